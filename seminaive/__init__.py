@@ -1,0 +1,1 @@
+"""seminaive: semi-naive Bayesian classification (the AnDE family)."""
