@@ -1,0 +1,360 @@
+"""AnDE estimators: NaiveBayes (A0DE), AODE (A1DE), A2DE, A3DE and AnDE(n) for any n.
+
+Webb, Boughton, Zheng, Ting & Salem (2012), "Learning by extrapolation from marginal to
+full-multivariate probability distributions: decreasingly naive Bayesian classification",
+Machine Learning 86 (seed 000), eq. (11): for every class,
+
+    P(y, x) ~ mean over qualifying parent sets s of size n of
+              P(y, x_s) * prod_{i not in s, x_i observed} P(x_i | y, x_s)
+
+cascading to A(n-1)DE for a row in which no parent set qualifies.  All the counting and
+arithmetic is done by :class:`seminaive.tables.FrequencyTable`; this module only handles the
+scikit-learn API around it.
+"""
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import persistence
+from .exceptions import InputError
+from .preprocessing.encoder import AttributeEncoder, as_frame
+from .tables import FrequencyTable
+
+DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
+
+
+def _check_target(y, n_rows):
+    """1-D target without missing values and with as many entries as X has rows."""
+    if isinstance(y, (pd.DataFrame,)):
+        if y.shape[1] != 1:
+            raise InputError(f"y must be one column, got a DataFrame of shape {y.shape}")
+        y = y.iloc[:, 0]
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise InputError(f"y must be one-dimensional, got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise InputError(f"X has {n_rows} rows but y has {arr.shape[0]} entries "
+                         "(inconsistent numbers of samples)")
+    missing = pd.isna(pd.Series(arr, dtype=object if arr.dtype.kind == "O" else None))
+    if missing.any():
+        rows = np.flatnonzero(missing.to_numpy())[:5].tolist()
+        raise InputError(f"y contains {int(missing.sum())} missing value(s) (NaN/None), "
+                         f"e.g. at rows {rows}: drop those rows or give them a class; a "
+                         "missing class cannot be learnt from")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise InputError("y contains infinity")
+    return arr
+
+
+def _check_weights(sample_weight, n_rows):
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n_rows, float(w))
+    if w.shape != (n_rows,):
+        raise InputError(f"sample_weight has shape {w.shape}, expected ({n_rows},)")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise InputError("sample_weight must be finite and non-negative")
+    return w
+
+
+def storage_codes(codes, sizes):
+    """Encoder codes (-1 = missing) to table storage codes (0 = missing), compact dtype."""
+    dtype = np.uint8 if sizes.max() <= 255 else np.int32
+    return (codes + 1).astype(dtype)
+
+
+class _BaseAnDE(ClassifierMixin, BaseEstimator):
+    """Shared implementation; subclasses fix the order ``n``."""
+
+    _aggregates = ("joint", "posterior", "vote")
+
+    def _order(self):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------- validation
+    def _check_params(self):
+        n = self._order()
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        if self.smoothing not in ("m_estimate", "laplace"):
+            raise ValueError(f"smoothing={self.smoothing!r}: use 'm_estimate' or 'laplace'")
+        if self.smoothing == "m_estimate" and not (np.isscalar(self.m) and self.m > 0):
+            raise ValueError(f"m must be a positive number, got {self.m!r}")
+        if self.aggregate not in self._aggregates:
+            raise ValueError(f"aggregate={self.aggregate!r}: use one of {self._aggregates}")
+        if not (np.isscalar(self.min_count) and self.min_count >= 0):
+            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}")
+
+    def _make_encoder(self):
+        return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
+                                missing=self.missing,
+                                categorical_features=self.categorical_features,
+                                random_state=self.random_state)
+
+    def _encode_target(self, y):
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, len(self.classes_) - 1)
+        bad = self.classes_[idx] != y
+        if np.any(bad):
+            unknown = pd.unique(np.asarray(y)[bad])[:5].tolist()
+            raise InputError(f"y contains classes {unknown} that are not in classes_="
+                             f"{self.classes_.tolist()[:20]}; declare every class in the "
+                             "first partial_fit call (classes=...)")
+        return idx.astype(np.int64)
+
+    def _new_table(self):
+        return FrequencyTable(self.encoder_.n_values_, len(self.classes_), self._order() + 1,
+                              self.max_table_bytes)
+
+    # ---------------------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None):
+        """Count the training data into the frequency tables (one pass).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Nominal and numeric columns; NaN / None are missing values.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights (a weight of 2 counts a row twice).
+        """
+        self._check_params()
+        frame = as_frame(X)
+        y = _check_target(y, frame.shape[0])
+        w = _check_weights(sample_weight, frame.shape[0])
+        for attr in ("classes_", "encoder_", "table_"):
+            self.__dict__.pop(attr, None)
+        self.classes_ = np.unique(y)
+        self.encoder_ = self._make_encoder().fit(frame, y)
+        self._sync_feature_attrs()
+        self.table_ = self._new_table()
+        codes = self.encoder_.transform(frame)
+        self.table_.add(storage_codes(codes, self.table_.sizes), self._encode_target(y), w)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of training data; chunk-by-chunk fitting gives the model of one fit.
+
+        The first call must list every class (``classes``).  Nominal values first seen in a
+        later chunk extend the tables; numeric cut points are fixed by the first chunk (or
+        by a discretiser fitted beforehand).
+        """
+        frame = as_frame(X)
+        y = _check_target(y, frame.shape[0])
+        w = _check_weights(sample_weight, frame.shape[0])
+        first = not hasattr(self, "table_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit "
+                                 "(all classes that will ever appear)")
+            self.classes_ = np.unique(np.asarray(classes))
+            self.encoder_ = self._make_encoder()
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={np.unique(classes).tolist()} is not the same as on the "
+                             f"first call to partial_fit: {self.classes_.tolist()}")
+        y_idx = self._encode_target(y)
+        self.encoder_.partial_fit(frame, y)
+        if first:
+            self._sync_feature_attrs()
+            self.table_ = self._new_table()
+        else:
+            self.table_.grow(self.encoder_.n_values_)
+        codes = self.encoder_.transform(frame)
+        self.table_.add(storage_codes(codes, self.table_.sizes), y_idx, w)
+        return self
+
+    def _sync_feature_attrs(self):
+        self.n_features_in_ = self.encoder_.n_features_in_
+        if hasattr(self.encoder_, "feature_names_in_"):
+            self.feature_names_in_ = self.encoder_.feature_names_in_
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+
+    # ------------------------------------------------------------------------- prediction
+    def _storage_codes(self, X):
+        check_is_fitted(self, "table_")
+        frame = as_frame(X)
+        if hasattr(self, "feature_names_in_") and not isinstance(X, pd.DataFrame):
+            # arrays are accepted positionally, as scikit-learn does
+            frame = frame.set_axis(self.encoder_.column_names_, axis=1) \
+                if frame.shape[1] == self.n_features_in_ else frame
+        elif not hasattr(self, "feature_names_in_") and isinstance(X, pd.DataFrame):
+            frame = frame.set_axis(self.encoder_.column_names_, axis=1) \
+                if frame.shape[1] == self.n_features_in_ else frame
+        codes = self.encoder_.transform(frame)
+        return storage_codes(codes, self.table_.sizes)
+
+    def _scores(self, X):
+        codes = self._storage_codes(X)
+        return self.table_.scores(codes, self._order(), self.smoothing, self.m,
+                                  self.min_count, self.aggregate)
+
+    def predict_log_proba(self, X):
+        """Log of P(y | x) for every class (log-sum-exp normalised)."""
+        scores = self._scores(X)
+        with np.errstate(invalid="ignore"):
+            return scores - logsumexp(scores, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """P(y | x) for every class; rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The most probable class of each row."""
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+    def joint_log_likelihood(self, X):
+        """Unnormalised per-class log scores (log of the AnDE estimate of P(y, x) with
+        ``aggregate="joint"``)."""
+        return self._scores(X)
+
+    # ------------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the fitted model to ``path`` (npz + JSON header; loading runs no code)."""
+        persistence.save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`; refuses corrupt or foreign files."""
+        model = persistence.load_model(path)
+        if not isinstance(model, cls):
+            from .exceptions import ModelFileError
+            raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+_COMMON_DOC = """
+    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+        m-estimation with a uniform prior (seed 000):
+        P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
+        P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m);
+        or Laplace (seed 003 eqs 15-16, Weka's AODE):
+        (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|).
+        With missing="ignore" every denominator counts only the rows in which the attributes
+        it involves are observed.
+    m : float, default=1.0
+        The m of m-estimation.
+    min_count : float, default=1
+        A parent combination x_s is used only if its training frequency is >= min_count;
+        when none qualifies the row cascades to A(n-1)DE (seed 000 eq 11).
+    aggregate : {"joint", "posterior", "vote"}, default="joint"
+        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
+        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
+    discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
+        How numeric columns are discretised (on the training data only).
+    n_bins : int, default=3
+        Bins for discretizer="equal_frequency".
+    missing : {"ignore", "value"}, default="ignore"
+        Leave missing values out of counting and classification, or treat them as a value.
+    categorical_features : "auto", "all", "none" or list, default="auto"
+        Which columns are nominal ("auto": object, string, category and bool dtypes).
+    max_table_bytes : int or None, default=4 GiB
+        Refuse, before allocating, a model whose tables would need more memory.
+    random_state : int, RandomState or None
+        Seeds the row sample on which cut points are computed.
+"""
+
+
+class AnDE(_BaseAnDE):
+    __doc__ = """Averaged n-Dependence Estimators (seed 000).
+
+    Parameters
+    ----------
+    n : int, default=1
+        Number of super-parent attributes: 0 is naive Bayes, 1 AODE, 2 A2DE, 3 A3DE.
+    """ + _COMMON_DOC + """
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_features_in_ : int
+    feature_names_in_ : ndarray (DataFrame input with string column names)
+    encoder_ : AttributeEncoder
+    table_ : FrequencyTable
+    """
+
+    def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        self.n = n
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.aggregate = aggregate
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+
+    def _order(self):
+        return self.n
+
+
+class _FixedOrder(_BaseAnDE):
+    _n = None
+
+    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.aggregate = aggregate
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+
+    def _order(self):
+        return self._n
+
+
+class NaiveBayes(_FixedOrder):
+    __doc__ = "Naive Bayes, A0DE (seed 000 eq 5).\n\n    Parameters\n    ----------" + \
+        _COMMON_DOC
+    _n = 0
+
+
+class AODE(_FixedOrder):
+    __doc__ = "Averaged One-Dependence Estimators, A1DE (seed 000 eq 9).\n\n    Parameters\n" \
+        "    ----------" + _COMMON_DOC
+    _n = 1
+
+
+class A2DE(_FixedOrder):
+    __doc__ = "Averaged 2-Dependence Estimators (seed 000 eq 11, n = 2).\n\n    Parameters\n" \
+        "    ----------" + _COMMON_DOC
+    _n = 2
+
+
+class A3DE(_FixedOrder):
+    __doc__ = "Averaged 3-Dependence Estimators (seed 000 eq 11, n = 3).\n\n    Parameters\n" \
+        "    ----------" + _COMMON_DOC
+    _n = 3
+
+
+ESTIMATORS = {"NaiveBayes": NaiveBayes, "AODE": AODE, "A2DE": A2DE, "A3DE": A3DE, "AnDE": AnDE}

@@ -1,0 +1,358 @@
+"""The frequency-table engine that every learner stands on.
+
+A :class:`FrequencyTable` holds the joint counts of the class with every combination of up to
+``max_order`` distinct attributes, one dense block per combination (in the spirit of Petal's
+yDist / xyDist / xxyDist, generalised to any order).  It counts in one pass (numba kernels on
+all cores), adds and removes instances, merges with another table, grows when new attribute
+values appear, estimates its memory exactly before allocating, and turns its counts into
+smoothed log-probability tables for classification.
+
+Every attribute block has one extra slot, index 0, for "missing": rows whose value is missing
+are still counted there.  Lower-order counts are therefore exact marginals of higher-order
+ones, and the counts needed to leave missing values out of a denominator (Weka's AODE) are at
+hand.
+"""
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from . import kernels
+from .exceptions import TableTooLargeError
+
+#: rows per cache block in the counting kernels
+COUNT_BLOCK_ROWS = 16_384
+
+
+def _combinations_by_order(n_attributes, max_order):
+    """Lexicographically ordered combinations of each order 0..max_order, and for every
+    combination the global index of its first one-element extension."""
+    by_order = [np.zeros((1, 0), dtype=np.int64)]
+    for _ in range(max_order):
+        prev = by_order[-1]
+        last = prev[:, -1] if prev.shape[1] else np.full(prev.shape[0], -1)
+        n_ext = n_attributes - 1 - last
+        parent = np.repeat(np.arange(prev.shape[0]), n_ext)
+        start = np.repeat(np.cumsum(n_ext) - n_ext, n_ext)
+        new_member = last[parent] + 1 + (np.arange(parent.size) - start)
+        by_order.append(np.column_stack([prev[parent], new_member]).astype(np.int64))
+    return by_order
+
+
+def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
+    """Exact bytes of the count and log-probability tables, computed without allocating.
+
+    Parameters
+    ----------
+    n_values : array-like of int
+        Number of values of each attribute (the missing slot is added here).
+    n_classes : int
+    max_order : int
+        Highest order of attribute combinations counted (n + 1 for AnDE).
+    n_parent_order : int, optional
+        Highest parent order (n); defaults to ``max_order - 1``.
+
+    Returns
+    -------
+    dict with ``counts``, ``log_tables`` and ``total`` in bytes.
+    """
+    sizes = np.asarray(n_values, dtype=np.float64) + 1.0
+    a = sizes.size
+    max_order = min(max_order, a)
+    if n_parent_order is None:
+        n_parent_order = max_order - 1
+    # e_d = sum over combinations of order d of prod of sizes (elementary symmetric poly.)
+    elem = np.zeros(max_order + 1)
+    elem[0] = 1.0
+    for s in sizes:
+        elem[1:] = elem[1:] + elem[:-1] * s
+    cells = n_classes * elem
+    counts = 8.0 * cells.sum()
+    log_joint = 8.0 * cells[: n_parent_order + 1].sum()
+    log_cond = 8.0 * sum(d * cells[d] for d in range(1, max_order + 1))
+    n_combos = sum(comb(a, d) for d in range(max_order + 1))
+    index = 8.0 * n_combos * (2 * max_order + 4)
+    return {
+        "counts": int(counts),
+        "log_tables": int(log_joint + log_cond),
+        "index": int(index),
+        "total": int(counts + log_joint + log_cond + index),
+    }
+
+
+def _format_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"
+
+
+def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model"):
+    """Raise :class:`TableTooLargeError` if the tables would exceed the budget."""
+    estimate = estimate_table_bytes(n_values, n_classes, max_order)
+    if max_table_bytes is not None and estimate["total"] > max_table_bytes:
+        a = len(n_values)
+        raise TableTooLargeError(
+            f"The frequency tables of {what} would need {_format_bytes(estimate['total'])} "
+            f"({a} attributes, {n_classes} classes, combinations of up to {max_order} "
+            f"attributes, mean {np.mean(n_values):.1f} values per attribute), more than "
+            f"max_table_bytes={_format_bytes(max_table_bytes)}. Use a smaller n, select "
+            f"fewer attributes, discretise into fewer bins, or raise max_table_bytes if the "
+            f"machine has the memory."
+        )
+    return estimate
+
+
+@dataclass
+class LogTables:
+    """Smoothed log-probability tables derived from a :class:`FrequencyTable`."""
+
+    log_joint: np.ndarray  # layout of the counts, orders 0..n; NaN where a parent is unusable
+    log_conditional: np.ndarray  # blocks (cells, d, k) for orders 1..max_order
+    lc_offsets: np.ndarray  # start of each combination's block in ``log_conditional``
+    n: int
+
+
+class FrequencyTable:
+    """Joint counts N(y, x_s) for every combination s of up to ``max_order`` attributes.
+
+    Parameters
+    ----------
+    n_values : array-like of int
+        Number of values of each attribute (codes 1..n_values; code 0 is missing).
+    n_classes : int
+    max_order : int
+        Highest combination order counted; AnDE needs ``n + 1``.  Clamped to the number of
+        attributes.
+    max_table_bytes : int or None
+        Refuse (before allocating) if the tables would exceed this many bytes.
+    """
+
+    def __init__(self, n_values, n_classes, max_order, max_table_bytes=None):
+        n_values = np.asarray(n_values, dtype=np.int64)
+        if n_values.ndim != 1:
+            raise ValueError("n_values must be one-dimensional")
+        self.n_classes = int(n_classes)
+        self.max_order = int(min(max_order, n_values.size))
+        self.max_table_bytes = max_table_bytes
+        check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes)
+        self.sizes = n_values + 1
+        self._build_index()
+        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        self.n_rows = 0.0
+        self._log_tables = None
+
+    # ----------------------------------------------------------------------------- layout
+    def _build_index(self):
+        by_order = _combinations_by_order(self.sizes.size, self.max_order)
+        n_per_order = np.array([c.shape[0] for c in by_order], dtype=np.int64)
+        self.order_first = np.concatenate([[0], np.cumsum(n_per_order)]).astype(np.int64)
+        total = int(self.order_first[-1])
+        self.combos = np.full((total, max(self.max_order, 1)), -1, dtype=np.int64)
+        self.orders = np.zeros(total, dtype=np.int64)
+        for d, c in enumerate(by_order):
+            lo, hi = self.order_first[d], self.order_first[d + 1]
+            self.combos[lo:hi, :d] = c
+            self.orders[lo:hi] = d
+        # global index of the first extension (combination + (last member + 1))
+        self.ext_first = np.zeros(total, dtype=np.int64)
+        for d in range(self.max_order):
+            c = by_order[d]
+            last = c[:, -1] if d else np.full(c.shape[0], -1)
+            n_ext = self.sizes.size - 1 - last
+            first = np.cumsum(n_ext) - n_ext
+            self.ext_first[self.order_first[d]: self.order_first[d + 1]] = (
+                self.order_first[d + 1] + first)
+        self._layout_offsets()
+        self.sub_index = np.full((total, max(self.max_order, 1)), -1, dtype=np.int64)
+        kernels.sub_combination_index(self.combos, self.orders, self.ext_first,
+                                      self.order_first, self.max_order, self.sub_index)
+
+    def _layout_offsets(self):
+        block = np.ones(self.orders.size, dtype=np.int64) * self.n_classes
+        for t in range(self.max_order):
+            member = self.combos[:, t]
+            has = member >= 0
+            block[has] *= self.sizes[member[has]]
+        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+
+    @property
+    def n_attributes(self):
+        return int(self.sizes.size)
+
+    @property
+    def n_values(self):
+        return self.sizes - 1
+
+    def combination_index(self, members):
+        """Global index of the combination with these (distinct) attribute indices."""
+        members = sorted(int(m) for m in members)
+        h, prev = 0, -1
+        for e in members:
+            h = int(self.ext_first[h]) + (e - prev - 1)
+            prev = e
+        return h
+
+    def block(self, members):
+        """Count block of a combination as an array of shape (sizes..., k) (a view)."""
+        members = sorted(int(m) for m in members)
+        g = self.combination_index(members)
+        shape = [int(self.sizes[m]) for m in members] + [self.n_classes]
+        return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
+
+    @property
+    def nbytes(self):
+        extra = 0
+        if self._log_tables is not None:
+            extra = self._log_tables.log_joint.nbytes + self._log_tables.log_conditional.nbytes
+        return self.counts.nbytes + extra
+
+    # ---------------------------------------------------------------------------- counting
+    def add(self, X, y, sample_weight=None):
+        """Count rows (storage codes ``X`` (n, a), class indices ``y``) into the tables.
+
+        Negative weights remove rows (see :meth:`remove`).
+        """
+        X = np.asfortranarray(X)
+        y = np.ascontiguousarray(y, dtype=np.int64)
+        if X.shape[1] != self.n_attributes:
+            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
+        if sample_weight is None:
+            w = np.ones(X.shape[0], dtype=np.float64)
+        else:
+            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        if X.shape[0] == 0:
+            return self
+        sizes = self.sizes
+        k = self.n_classes
+        of = self.order_first
+        kernels.count_order0(y, w, self.offsets[0], k, self.counts)
+        for d in range(1, self.max_order + 1):
+            lo, hi = of[d], of[d + 1]
+            combos = np.ascontiguousarray(self.combos[lo:hi, :d])
+            offsets = self.offsets[lo:hi]
+            if d == 1:
+                kernels.count_order1(X, y, w, offsets, sizes, k, self.counts)
+            elif d == 2:
+                kernels.count_order2(X, y, w, combos, offsets, sizes, k, self.counts,
+                                     COUNT_BLOCK_ROWS)
+            elif d == 3:
+                kernels.count_order3(X, y, w, combos, offsets, sizes, k, self.counts,
+                                     COUNT_BLOCK_ROWS)
+            else:
+                kernels.count_order_any(X, y, w, combos, offsets, sizes, k, self.counts,
+                                        COUNT_BLOCK_ROWS)
+        self.n_rows += float(w.sum())
+        self._log_tables = None
+        return self
+
+    def remove(self, X, y, sample_weight=None):
+        """Subtract rows previously added (incremental unlearning, leave-one-out)."""
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        return self.add(X, y, -w)
+
+    def grow(self, n_values):
+        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
+        n_values = np.asarray(n_values, dtype=np.int64)
+        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
+            raise ValueError("grow() only enlarges the value sets of the same attributes")
+        if np.array_equal(n_values + 1, self.sizes):
+            return self
+        check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes)
+        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
+        self.sizes = n_values + 1
+        self._layout_offsets()
+        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
+                       self.sizes, self.combos, self.orders, self.n_classes)
+        self._log_tables = None
+        return self
+
+    def merge(self, other):
+        """Add the counts of another table over the same attributes and classes (in place)."""
+        if (other.n_attributes != self.n_attributes or other.n_classes != self.n_classes
+                or other.max_order != self.max_order):
+            raise ValueError(
+                "can only merge tables over the same attributes, classes and order; got "
+                f"{other.n_attributes}/{other.n_classes}/{other.max_order} vs "
+                f"{self.n_attributes}/{self.n_classes}/{self.max_order}")
+        target = np.maximum(self.sizes, other.sizes) - 1
+        self.grow(target)
+        if not np.array_equal(other.sizes - 1, target):
+            other = other.copy().grow(target)
+        self.counts += other.counts
+        self.n_rows += other.n_rows
+        self._log_tables = None
+        return self
+
+    def copy(self):
+        new = object.__new__(FrequencyTable)
+        new.__dict__.update(self.__dict__)
+        new.counts = self.counts.copy()
+        new._log_tables = None
+        return new
+
+    # --------------------------------------------------------------------------- smoothing
+    def log_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1):
+        """Smoothed log-probability tables for parents of order ``n`` (cached).
+
+        See :func:`seminaive.kernels.log_joint_tables` and
+        :func:`seminaive.kernels.log_conditional_tables` for the formulas.
+        """
+        key = (n, smoothing, float(m), float(min_count))
+        if self._log_tables is not None and self._log_tables_key == key:
+            return self._log_tables
+        laplace = smoothing == "laplace"
+        n = min(n, self.max_order)
+        of = self.order_first
+        log_joint = np.empty(int(self.offsets[of[n + 1]]), dtype=np.float64)
+        kernels.log_joint_tables(self.counts, self.offsets, self.combos, self.orders,
+                                 self.sizes, self.n_classes, 0, int(of[n + 1]), float(m),
+                                 laplace, float(min_count), log_joint)
+        # log-conditional blocks are d times the count block of order d, same order
+        block = np.diff(self.offsets) * self.orders
+        lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
+        lc_offsets[1:] = np.cumsum(block)
+        log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
+        kernels.log_conditional_tables(self.counts, self.offsets, self.combos, self.orders,
+                                       self.sizes, self.n_classes, int(of[1]),
+                                       int(of[self.max_order + 1]), lc_offsets, float(m),
+                                       laplace, log_cond)
+        self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n)
+        self._log_tables_key = key
+        return self._log_tables
+
+    def scores(self, X, n, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint"):
+        """Per-class log scores of AnDE for rows of storage codes (see kernels.predict_scores)."""
+        modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
+                 "vote": kernels.AGGREGATE_VOTE}
+        tables = self.log_tables(n, smoothing, m, min_count)
+        X = np.ascontiguousarray(X)
+        out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
+        if X.shape[0]:
+            kernels.predict_scores(X, tables.n, self.max_order, self.combos, self.orders,
+                                   self.offsets, self.sizes, self.n_classes, self.order_first,
+                                   tables.log_joint, tables.log_conditional, tables.lc_offsets,
+                                   self.sub_index, modes[aggregate], out)
+        return out
+
+    # ------------------------------------------------------------------------- persistence
+    def state(self):
+        """Arrays that define the table (everything else is derived)."""
+        return {"sizes": self.sizes, "counts": self.counts,
+                "meta": np.array([self.n_classes, self.max_order], dtype=np.int64),
+                "n_rows": np.array([self.n_rows])}
+
+    @classmethod
+    def from_state(cls, state, max_table_bytes=None):
+        n_classes, max_order = (int(v) for v in state["meta"])
+        table = cls(np.asarray(state["sizes"]) - 1, n_classes, max_order, max_table_bytes)
+        counts = np.asarray(state["counts"], dtype=np.float64)
+        if counts.shape != table.counts.shape:
+            raise ValueError(f"count array has {counts.size} entries, the layout needs "
+                             f"{table.counts.size}")
+        table.counts[:] = counts
+        table.n_rows = float(np.asarray(state["n_rows"])[0])
+        return table
