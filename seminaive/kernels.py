@@ -25,10 +25,10 @@ from numba import njit, prange
 
 
 @njit(cache=True, nogil=True)
-def count_order0(y, w, offset, k, counts):
+def count_order0(y, w, weighted, offset, k, counts):
     """Class counts N(y) (serial: a single tiny block)."""
     for r in range(y.shape[0]):
-        counts[offset + y[r]] += w[r]
+        counts[offset + y[r]] += w[r] if weighted else 1.0
 
 
 LANES = 4  # independent partial histograms, so that consecutive rows hitting the same cell
@@ -40,25 +40,43 @@ def _flush_lanes(local, n_cells, counts, off):
     for q in range(n_cells):
         acc = 0.0
         for lane in range(LANES):
-            acc += local[lane * n_cells + q]
+            acc += float(local[lane * n_cells + q])
         counts[off + q] += acc
 
 
+@njit(cache=True, inline="always")
+def _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, off):
+    """Add the lane histogram of ``cells[r - start] * k + y[r]`` over rows start..stop to
+    ``counts[off:]``; ``n_cells`` counts attribute-value cells (the class axis is added)."""
+    total = n_cells * k
+    if weighted:
+        local = np.zeros(LANES * total)
+        for r in range(start, stop):
+            local[(r & 3) * total + cells[r - start] * k + y[r]] += w[r]
+        _flush_lanes(local, total, counts, off)
+    else:
+        ones = np.zeros(LANES * total, dtype=np.int32)
+        for r in range(start, stop):
+            ones[(r & 3) * total + cells[r - start] * k + y[r]] += 1
+        _flush_lanes(ones, total, counts, off)
+
+
 @njit(parallel=True, cache=True, nogil=True)
-def count_order1(X, y, w, offsets, sizes, k, counts):
-    """N(y, x_i) for every attribute; parallel over attributes, each column read once."""
+def count_order1(X, y, w, weighted, offsets, sizes, k, counts, block):
+    """N(y, x_i) for every attribute; parallel over attributes."""
     n, a = X.shape
     for i in prange(a):
-        off = offsets[i]
-        n_cells = sizes[i] * k
-        local = np.zeros(LANES * n_cells)
-        for r in range(n):
-            local[(r & 3) * n_cells + X[r, i] * k + y[r]] += w[r]
-        _flush_lanes(local, n_cells, counts, off)
+        n_cells = sizes[i]
+        cells = np.empty(block, dtype=np.int32)
+        for start in range(0, n, block):
+            stop = min(start + block, n)
+            for r in range(start, stop):
+                cells[r - start] = X[r, i]
+            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[i])
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def count_order2(X, y, w, combos, offsets, sizes, k, counts, block):
+def count_order2(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
     """N(y, x_i, x_j) for every pair; rows in cache-sized blocks, parallel over pairs."""
     n = X.shape[0]
     n_combos = combos.shape[0]
@@ -68,15 +86,14 @@ def count_order2(X, y, w, combos, offsets, sizes, k, counts, block):
             i = combos[c, 0]
             j = combos[c, 1]
             sj = sizes[j]
-            n_cells = sizes[i] * sj * k
-            local = np.zeros(LANES * n_cells)
+            cells = np.empty(stop - start, dtype=np.int32)
             for r in range(start, stop):
-                local[(r & 3) * n_cells + (X[r, i] * sj + X[r, j]) * k + y[r]] += w[r]
-            _flush_lanes(local, n_cells, counts, offsets[c])
+                cells[r - start] = X[r, i] * sj + X[r, j]
+            _histogram(cells, y, w, weighted, start, stop, k, sizes[i] * sj, counts, offsets[c])
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def count_order3(X, y, w, combos, offsets, sizes, k, counts, block):
+def count_order3(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
     """N(y, x_i, x_j, x_l) for every triple."""
     n = X.shape[0]
     n_combos = combos.shape[0]
@@ -88,16 +105,15 @@ def count_order3(X, y, w, combos, offsets, sizes, k, counts, block):
             l = combos[c, 2]
             sj = sizes[j]
             sl = sizes[l]
-            n_cells = sizes[i] * sj * sl * k
-            local = np.zeros(LANES * n_cells)
+            cells = np.empty(stop - start, dtype=np.int32)
             for r in range(start, stop):
-                cell = (X[r, i] * sj + X[r, j]) * sl + X[r, l]
-                local[(r & 3) * n_cells + cell * k + y[r]] += w[r]
-            _flush_lanes(local, n_cells, counts, offsets[c])
+                cells[r - start] = (X[r, i] * sj + X[r, j]) * sl + X[r, l]
+            n_cells = sizes[i] * sj * sl
+            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[c])
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def count_order_any(X, y, w, combos, offsets, sizes, k, counts, block):
+def count_order_any(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
     """Joint counts for combinations of any order (used for order >= 4)."""
     n = X.shape[0]
     n_combos, d = combos.shape
@@ -110,7 +126,7 @@ def count_order_any(X, y, w, combos, offsets, sizes, k, counts, block):
                 for t in range(d):
                     att = combos[c, t]
                     cell = cell * sizes[att] + X[r, att]
-                counts[off + cell * k + y[r]] += w[r]
+                counts[off + cell * k + y[r]] += w[r] if weighted else 1.0
 
 
 # --------------------------------------------------------------------------------------------

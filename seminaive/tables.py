@@ -22,7 +22,7 @@ from . import kernels
 from .exceptions import TableTooLargeError
 
 #: rows per cache block in the counting kernels
-COUNT_BLOCK_ROWS = 16_384
+COUNT_BLOCK_ROWS = 65_536
 
 
 def _combinations_by_order(n_attributes, max_order):
@@ -216,35 +216,35 @@ class FrequencyTable:
         Negative weights remove rows (see :meth:`remove`).
         """
         X = np.asfortranarray(X)
-        y = np.ascontiguousarray(y, dtype=np.int64)
+        y = np.ascontiguousarray(y, dtype=np.int32)
         if X.shape[1] != self.n_attributes:
             raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
-        if sample_weight is None:
-            w = np.ones(X.shape[0], dtype=np.float64)
-        else:
+        weighted = sample_weight is not None
+        if weighted:
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        else:
+            w = np.zeros(1, dtype=np.float64)  # unused
         if X.shape[0] == 0:
             return self
         sizes = self.sizes
         k = self.n_classes
         of = self.order_first
-        kernels.count_order0(y, w, self.offsets[0], k, self.counts)
+        block = COUNT_BLOCK_ROWS
+        kernels.count_order0(y, w, weighted, self.offsets[0], k, self.counts)
         for d in range(1, self.max_order + 1):
             lo, hi = of[d], of[d + 1]
             combos = np.ascontiguousarray(self.combos[lo:hi, :d])
             offsets = self.offsets[lo:hi]
+            args = (X, y, w, weighted, combos, offsets, sizes, k, self.counts, block)
             if d == 1:
-                kernels.count_order1(X, y, w, offsets, sizes, k, self.counts)
+                kernels.count_order1(X, y, w, weighted, offsets, sizes, k, self.counts, block)
             elif d == 2:
-                kernels.count_order2(X, y, w, combos, offsets, sizes, k, self.counts,
-                                     COUNT_BLOCK_ROWS)
+                kernels.count_order2(*args)
             elif d == 3:
-                kernels.count_order3(X, y, w, combos, offsets, sizes, k, self.counts,
-                                     COUNT_BLOCK_ROWS)
+                kernels.count_order3(*args)
             else:
-                kernels.count_order_any(X, y, w, combos, offsets, sizes, k, self.counts,
-                                        COUNT_BLOCK_ROWS)
-        self.n_rows += float(w.sum())
+                kernels.count_order_any(*args)
+        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
         self._log_tables = None
         return self
 
