@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from reference import exact_log, reference_exact, reference_proba, sub_model_joint
 
 from seminaive import A2DE, A3DE, AODE, AnDE, NaiveBayes
 from seminaive.ande import storage_codes
-
-from reference import exact_log, reference_exact, reference_proba, sub_model_joint
 
 
 def _ande(n):
@@ -389,21 +388,34 @@ def test_many_attributes_finite(cls):
         assert_allclose(log_proba[:3], want, rtol=1e-9, atol=1e-9)
 
 
+def _extreme_data(seed, n_attributes, n_rows=60, n_test=3):
+    """Ten values per attribute; training rows copy their class (0 or 1) into half of the
+    attributes, test rows only take values 2-9, rare in training: every factor is small."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_rows)
+    shape = (n_rows, n_attributes)
+    X = np.where(rng.random(shape) < 0.5, rng.integers(0, 10, shape), y[:, None])
+    Xt = rng.integers(2, 10, (n_test, n_attributes))
+    return X.astype(float), y, Xt.astype(float)
+
+
 @pytest.mark.parametrize("n", [0, 1])
 def test_extreme_underflow(n):
-    """Joint probabilities far below the float64 range: log scores stay finite and the
-    result equals the exact (Fraction) reference in log space."""
-    a = 2000 if n == 0 else 200
-    X, y, Xt = _binary_data(3, 40, a, 4, flip=0.02)
-    # the naive float product of one sub-model underflows to 0 for both classes
-    joint = sub_model_joint(X, y, Xt[0], () if n == 0 else (0,), [2] * a, 2)
+    """Joint probabilities far below the float64 range (e^-6000 for NB on 2,000 attributes,
+    e^-860 for AODE on 400): log scores stay finite and equal the exact (Fraction) reference
+    taken to log space only at the end."""
+    X, y, Xt = _extreme_data(3, 2000 if n == 0 else 400)
+    codes, codes_t, n_values = encode_for_reference(X, Xt, "ignore")
+    # the naive float product of a sub-model underflows to 0 for both classes
+    parent = () if n == 0 else (int(np.flatnonzero(codes_t[0] >= 0)[0]),)
+    joint = sub_model_joint(codes, y, codes_t[0], parent, n_values, 2)
     assert all(float(p) == 0.0 for p in joint)
     model = AnDE(n, categorical_features="all").fit(X, y)
     scores = model.joint_log_likelihood(Xt)
     log_proba = model.predict_log_proba(Xt)
     assert np.all(np.isfinite(scores)) and np.all(np.isfinite(log_proba))
-    assert np.all(scores < -745)  # exp() of these is 0 in float64
-    exact = reference_exact(X, y, Xt, n, [2] * a, 2)
+    assert np.all(scores < -745)  # exp() of every joint is 0 in float64
+    exact = reference_exact(codes, y, codes_t, n, n_values, 2)
     want = np.array([[exact_log(p) for p in row] for row in exact])
     assert_array_equal(np.argmax(log_proba, axis=1), [int(row[1] > row[0]) for row in exact])
     assert_allclose(log_proba, want, rtol=1e-9, atol=1e-9)
