@@ -145,9 +145,9 @@ CLASSIFIERS = [
 
 def write_nominal_arff(path, relation, attrs, cls, rows):
     with open(path, "w") as f:
-        f.write("@relation %s\n\n" % relation)
+        f.write(f"@relation {relation}\n\n")
         for name, values in list(attrs) + [cls]:
-            f.write("@attribute %s {%s}\n" % (name, ",".join(values)))
+            f.write("@attribute {} {{{}}}\n".format(name, ",".join(values)))
         f.write("\n@data\n")
         for row in rows:
             f.write(",".join("?" if v is None else v for v in row) + "\n")
@@ -179,8 +179,8 @@ def make_oracle(classdir):
         write_nominal_arff(test_path, name + "_test", attrs, cls,
                            [row + [None] for row in test])
         entry = {
-            "train_arff": "tests/oracle/%s.arff" % name,
-            "test_arff": "tests/oracle/%s_test.arff" % name,
+            "train_arff": f"tests/oracle/{name}.arff",
+            "test_arff": f"tests/oracle/{name}_test.arff",
             "attributes": [a for a, _ in attrs],
             "values": [list(v) for _, v in attrs],
             "class_name": cls[0],
@@ -207,11 +207,11 @@ def make_oracle(classdir):
 
 def write_numeric_arff(path, relation, names, X, y, classes):
     with open(path, "w") as f:
-        f.write("@relation %s\n\n" % relation)
+        f.write(f"@relation {relation}\n\n")
         for n in names:
-            f.write("@attribute '%s' numeric\n" % n.replace("'", "\\'"))
-        f.write("@attribute class {%s}\n\n@data\n" % ",".join(classes))
-        for xi, yi in zip(X, y):
+            f.write("@attribute '{}' numeric\n".format(n.replace("'", "\\'")))
+        f.write("@attribute class {{{}}}\n\n@data\n".format(",".join(classes)))
+        for xi, yi in zip(X, y, strict=False):
             f.write(",".join(repr(float(v)) for v in xi) + "," + classes[yi] + "\n")
 
 
@@ -231,7 +231,7 @@ def make_cuts(classdir, tmp):
         path = os.path.join(tmp, name + ".arff")
         write_numeric_arff(path, name, names, np.asarray(d.data, dtype=float),
                            np.asarray(d.target, dtype=int), classes)
-        entry = {"source": "sklearn.datasets.load_%s()" % name,
+        entry = {"source": f"sklearn.datasets.load_{name}()",
                  "attributes": names, "classes": classes,
                  "n_samples": int(d.data.shape[0])}
         for key, opts in [("fayyad_irani", []), ("kononenko", ["-E"])]:
