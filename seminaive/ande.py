@@ -12,37 +12,47 @@ arithmetic is done by :class:`seminaive.tables.FrequencyTable`; this module only
 scikit-learn API around it.
 """
 
+import numbers
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence
-from .exceptions import InputError
-from .preprocessing.encoder import AttributeEncoder, as_frame
+from .exceptions import InputError, ModelFileError
+from .preprocessing.encoder import AttributeEncoder, as_frame, check_sample_weight
 from .tables import FrequencyTable
 
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
 
 
-def _check_target(y, n_rows):
-    """1-D target without missing values and with as many entries as X has rows."""
+def _check_target(y, n_rows, owner="This estimator"):
+    """1-D discrete target without missing values and with as many entries as X has rows."""
+    if y is None:
+        raise InputError(f"{owner} requires y to be passed, but the target y is None: pass "
+                         "the class labels, fit(X, y)")
+    if hasattr(y, "toarray") or hasattr(y, "tocsr"):
+        raise InputError("y is a sparse matrix: pass the class labels as a 1-D array")
     if isinstance(y, (pd.DataFrame,)):
         if y.shape[1] != 1:
-            raise InputError(f"y must be one column, got a DataFrame of shape {y.shape}")
+            raise InputError(f"y must be one column, got a DataFrame of shape {y.shape}: "
+                             "multi-output classification is not supported")
         y = y.iloc[:, 0]
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        import warnings
-
-        from sklearn.exceptions import DataConversionWarning
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
                       "change the shape of y to (n_samples, ), for example using ravel().",
                       DataConversionWarning, stacklevel=3)
         arr = arr.ravel()
     if arr.ndim != 1:
-        raise InputError(f"y must be one-dimensional, got shape {arr.shape}")
+        raise InputError(f"y should be a 1d array, got an array of shape {arr.shape} instead: "
+                         "pass one class label per row (multi-output classification is not "
+                         "supported)")
     if arr.shape[0] != n_rows:
         raise InputError(f"X has {n_rows} rows but y has {arr.shape[0]} entries "
                          "(inconsistent numbers of samples)")
@@ -53,21 +63,26 @@ def _check_target(y, n_rows):
                          f"e.g. at rows {rows}: drop those rows or give them a class; a "
                          "missing class cannot be learnt from")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise InputError("y contains infinity")
+        raise InputError("y contains infinity: class labels must be finite")
+    if arr.dtype.kind == "c":
+        raise InputError("y contains complex numbers: class labels must be discrete values")
+    try:
+        kind = type_of_target(arr, input_name="y")
+    except (TypeError, ValueError) as err:
+        raise InputError(f"y cannot be used as class labels: {err}; labels must be all "
+                         "strings or all numbers") from err
+    if kind == "continuous":
+        raise InputError(
+            "Unknown label type: continuous. y holds non-integer numbers, i.e. a regression "
+            "target; a classifier needs discrete classes: bin y or convert its values to "
+            "class labels (ints or strings)")
+    if kind not in ("binary", "multiclass"):
+        raise InputError(f"Unknown label type: {kind}. y must hold one discrete class label "
+                         "per row, all strings or all numbers")
     return arr
 
 
-def _check_weights(sample_weight, n_rows):
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.ndim == 0:
-        w = np.full(n_rows, float(w))
-    if w.shape != (n_rows,):
-        raise InputError(f"sample_weight has shape {w.shape}, expected ({n_rows},)")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise InputError("sample_weight must be finite and non-negative")
-    return w
+_check_weights = check_sample_weight
 
 
 def storage_codes(codes, sizes):
@@ -97,6 +112,20 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             raise ValueError(f"aggregate={self.aggregate!r}: use one of {self._aggregates}")
         if not (np.isscalar(self.min_count) and self.min_count >= 0):
             raise ValueError(f"min_count must be >= 0, got {self.min_count!r}")
+        if self.missing not in ("ignore", "value"):
+            raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
+        if isinstance(self.discretizer, str):
+            if self.discretizer not in ("mdl", "equal_frequency"):
+                raise ValueError(f"discretizer={self.discretizer!r}: use 'mdl', "
+                                 "'equal_frequency' or a scikit-learn transformer")
+        elif not (hasattr(self.discretizer, "fit") and hasattr(self.discretizer, "transform")):
+            raise ValueError("discretizer must be 'mdl', 'equal_frequency' or an object with "
+                             "fit and transform (e.g. KBinsDiscretizer(encode='ordinal'))")
+        if self.max_table_bytes is not None and not (
+                isinstance(self.max_table_bytes, numbers.Real)
+                and not isinstance(self.max_table_bytes, bool) and self.max_table_bytes > 0):
+            raise ValueError(f"max_table_bytes must be a positive number or None, got "
+                             f"{self.max_table_bytes!r}")
 
     def _make_encoder(self):
         return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
@@ -105,9 +134,15 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                                 random_state=self.random_state)
 
     def _encode_target(self, y):
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        bad = self.classes_[idx] != y
+        try:
+            idx = np.searchsorted(self.classes_, y)
+            idx = np.clip(idx, 0, len(self.classes_) - 1)
+            bad = np.asarray(self.classes_[idx] != y, dtype=bool)
+        except TypeError:  # labels not comparable with classes_ (str vs int)
+            idx = np.zeros(len(y), dtype=np.int64)
+            bad = np.ones(len(y), dtype=bool)
+        if bad.shape != (len(y),):
+            bad = np.ones(len(y), dtype=bool)
         if np.any(bad):
             unknown = pd.unique(np.asarray(y)[bad])[:5].tolist()
             raise InputError(f"y contains classes {unknown} that are not in classes_="
@@ -115,8 +150,10 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                              "first partial_fit call (classes=...)")
         return idx.astype(np.int64)
 
-    def _new_table(self):
-        return FrequencyTable(self.encoder_.n_values_, len(self.classes_), self._order() + 1,
+    def _new_table(self, n_values=None):
+        if n_values is None:
+            n_values = self.encoder_.n_values_
+        return FrequencyTable(n_values, len(self.classes_), self._order() + 1,
                               self.max_table_bytes)
 
     # ---------------------------------------------------------------------------- fitting
@@ -129,16 +166,19 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             Nominal and numeric columns; NaN / None are missing values.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative weights (a weight of 2 counts a row twice).
+            Non-negative weights (a weight of 2 counts a row twice, a weight of 0 leaves the
+            row out).  With integer weights the cut points of numeric columns are those of
+            the data with rows repeated; with other weights they are computed on the rows
+            of positive weight, unweighted.
         """
         self._check_params()
         frame = as_frame(X)
-        y = _check_target(y, frame.shape[0])
+        y = _check_target(y, frame.shape[0], type(self).__name__)
         w = _check_weights(sample_weight, frame.shape[0])
-        for attr in ("classes_", "encoder_", "table_"):
+        for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)
         self.classes_ = np.unique(y)
-        self.encoder_ = self._make_encoder().fit(frame, y)
+        self.encoder_ = self._make_encoder().fit(frame, y, sample_weight=w)
         self._sync_feature_attrs()
         self.table_ = self._new_table()
         codes = self.encoder_.transform(frame)
@@ -146,34 +186,60 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a chunk of training data; chunk-by-chunk fitting gives the model of one fit.
+        """Add a chunk of training data to the counts.
 
         The first call must list every class (``classes``).  Nominal values first seen in a
-        later chunk extend the tables; numeric cut points are fixed by the first chunk (or
-        by a discretiser fitted beforehand).
+        later chunk extend the tables (appended after the known values); numeric cut points
+        are fixed by the first chunk.  The counts are those of one :meth:`fit` on all the
+        chunks whenever both see the same value lists in the same order (e.g. columns given
+        as pandas Categoricals, or all values present in the first chunk) and the same cut
+        points (no numeric columns, or cut points that the first chunk already determines).
         """
         frame = as_frame(X)
-        y = _check_target(y, frame.shape[0])
+        y = _check_target(y, frame.shape[0], type(self).__name__)
         w = _check_weights(sample_weight, frame.shape[0])
         first = not hasattr(self, "table_")
         if first:
             self._check_params()
             if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit "
-                                 "(all classes that will ever appear)")
-            self.classes_ = np.unique(np.asarray(classes))
-            self.encoder_ = self._make_encoder()
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={np.unique(classes).tolist()} is not the same as on the "
-                             f"first call to partial_fit: {self.classes_.tolist()}")
-        y_idx = self._encode_target(y)
-        self.encoder_.partial_fit(frame, y)
-        if first:
-            self._sync_feature_attrs()
-            self.table_ = self._new_table()
+                raise InputError("classes must be passed on the first call to partial_fit: "
+                                 "list all classes that will ever appear, e.g. "
+                                 "partial_fit(X, y, classes=np.unique(y_all))")
+            classes = np.unique(np.asarray(classes))
+            if classes.size == 0:
+                raise InputError("classes is empty: list all classes that will ever appear")
+            for attr in ("classes_", "encoder_", "n_features_in_", "feature_names_in_"):
+                self.__dict__.pop(attr, None)
+            self.classes_ = classes
+            encoder = self._make_encoder()
         else:
-            self.table_.grow(self.encoder_.n_values_)
-        codes = self.encoder_.transform(frame)
+            encoder = self.encoder_
+            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise InputError(f"classes={np.unique(classes).tolist()} is not the same as on "
+                                 f"the first call to partial_fit: {self.classes_.tolist()}")
+        y_idx = self._encode_target(y)
+        owner = type(self).__name__
+        saved = None if first else encoder._snapshot()
+        try:
+            # the encoder, the codes and the table's extents change together or not at all:
+            # codes beyond the table's extents must never reach the counting kernels
+            encoder._partial_fit(frame, y, w, owner)
+            with warnings.catch_warnings():
+                # already warned about by _partial_fit
+                warnings.filterwarnings("ignore", message="X (does not have valid|has) feature")
+                codes = encoder._encode(frame, owner)
+            if first:
+                table = self._new_table(encoder.n_values_)
+            else:
+                self.table_.grow(encoder.n_values_)
+        except BaseException:
+            if saved is not None:
+                encoder._restore(saved)
+            raise
+        if first:
+            self.encoder_ = encoder
+            self._sync_feature_attrs()
+            self.table_ = table
         self.table_.add(storage_codes(codes, self.table_.sizes), y_idx, w)
         return self
 
@@ -187,15 +253,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------- prediction
     def _storage_codes(self, X):
         check_is_fitted(self, "table_")
-        frame = as_frame(X)
-        if hasattr(self, "feature_names_in_") and not isinstance(X, pd.DataFrame):
-            # arrays are accepted positionally, as scikit-learn does
-            frame = frame.set_axis(self.encoder_.column_names_, axis=1) \
-                if frame.shape[1] == self.n_features_in_ else frame
-        elif not hasattr(self, "feature_names_in_") and isinstance(X, pd.DataFrame):
-            frame = frame.set_axis(self.encoder_.column_names_, axis=1) \
-                if frame.shape[1] == self.n_features_in_ else frame
-        codes = self.encoder_.transform(frame)
+        # column names are checked as scikit-learn does: an array is taken positionally
+        # (with a warning if the model was fitted on named columns)
+        codes = self.encoder_._encode(X, type(self).__name__)
         return storage_codes(codes, self.table_.sizes)
 
     def _scores(self, X):
@@ -215,7 +275,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable class of each row."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def joint_log_likelihood(self, X):
         """Unnormalised per-class log scores (log of the AnDE estimate of P(y, x) with
@@ -232,7 +293,6 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """Read a model written by :meth:`save`; refuses corrupt or foreign files."""
         model = persistence.load_model(path)
         if not isinstance(model, cls):
-            from .exceptions import ModelFileError
             raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 

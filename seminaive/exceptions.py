@@ -15,3 +15,11 @@ class TableTooLargeError(SeminaiveError, MemoryError):
 
 class ModelFileError(SeminaiveError, ValueError):
     """A model file is corrupt, truncated, of another format or of an unsupported version."""
+
+
+class InputTypeError(InputError, TypeError):
+    """The data is of a kind seminaive cannot use at all (sparse matrix, unhashable values).
+
+    Both an :class:`InputError` (so a ``ValueError``) and a ``TypeError``, as scikit-learn
+    expects for sparse input.
+    """

@@ -1,11 +1,19 @@
 """Versioned, code-free model files: an ``.npz`` archive of arrays plus a JSON header.
 
 Loading uses ``numpy.load(allow_pickle=False)`` and ``json``: no code from the file runs.
-A corrupt, truncated or foreign file is refused with :class:`ModelFileError`.
+Everything read is validated before it is used (the numba kernels index the tables without
+bounds checks, so a file whose tables and encoder disagree must never reach them).  A
+corrupt, truncated or foreign file is refused with :class:`ModelFileError`.
+
+Not storable in this format (use ``pickle`` / ``joblib`` for such models): a custom
+scikit-learn discretiser, class labels or nominal values that are not strings, numbers or
+booleans.  A ``random_state`` given as a ``RandomState`` instance is stored as ``None`` (it
+only matters for refitting).
 """
 
 import json
-import zipfile
+import numbers
+import os
 
 import numpy as np
 
@@ -14,6 +22,29 @@ from .exceptions import ModelFileError
 FORMAT_NAME = "seminaive-model"
 FORMAT_VERSION = 1
 _TABLE_ARRAYS = ("sizes", "counts", "meta", "n_rows")
+_CLASS_KINDS = "biufUO"
+
+
+def _jsonable(value, what):
+    """``value`` with numpy scalars and tuples made JSON-native; refuse anything else."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v, what) for v in (value.tolist() if isinstance(value, np.ndarray)
+                                             else value)]
+    raise TypeError(f"{what} = {value!r} cannot be stored in the code-free model file: use "
+                    "pickle / joblib for this model")
+
+
+def _params_to_json(params, what):
+    out = {}
+    for key, value in params.items():
+        if key == "random_state" and not (value is None or isinstance(value, numbers.Integral)):
+            value = None  # a RandomState instance: only used when refitting
+        out[key] = _jsonable(value, f"{what} parameter {key}")
+    return out
 
 
 def _classes_to_json(classes):
@@ -27,53 +58,174 @@ def _classes_to_json(classes):
 
 
 def save_model(model, path):
-    """Write a fitted estimator to ``path`` (conventionally ``*.npz``)."""
+    """Write a fitted estimator to ``path`` (conventionally ``*.npz``).
+
+    Raises ``TypeError`` (before writing anything) for a model the format cannot hold, e.g.
+    one with a custom scikit-learn discretiser: pickle such a model instead.
+    """
     from sklearn.utils.validation import check_is_fitted
     check_is_fitted(model, "table_")
-    params = model.get_params()
-    if not isinstance(params.get("discretizer"), str):
-        params["discretizer"] = None
+    if not isinstance(model.discretizer, str):
+        raise TypeError(
+            f"This model uses a custom scikit-learn discretizer "
+            f"({type(model.discretizer).__name__}), which cannot be stored in the code-free "
+            "model format: save it with pickle (or joblib) instead, or use "
+            "discretizer='mdl' or 'equal_frequency'.")
+    encoder_state = model.encoder_.state()
+    encoder_state["params"] = _params_to_json(encoder_state["params"], "encoder")
     header = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "estimator": type(model).__name__,
-        "params": params,
+        "params": _params_to_json(model.get_params(), type(model).__name__),
         "classes": _classes_to_json(model.classes_),
-        "encoder": model.encoder_.state(),
+        "encoder": encoder_state,
     }
     arrays = {f"table_{k}": v for k, v in model.table_.state().items()}
     arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-    with open(path, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+    # write next to the target, then rename: an interrupted save leaves no truncated model
+    tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _read_arrays(path):
+    """All arrays of the archive; any failure to read them is a ModelFileError."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except Exception as err:  # not an npz / npy file at all, or an unreadable one
+        # numpy's message for non-npz data suggests unpickling it: never relay that advice
+        detail = "not an .npz archive" if "pickle" in str(err) else str(err)
+        raise ModelFileError(f"{path} is not a readable seminaive model file (corrupt, "
+                             f"truncated or of another format): {detail}") from err
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ModelFileError(f"{path} is a single .npy array, not a seminaive model file")
+    try:
+        with archive:
+            if "header" not in archive.files:
+                raise ModelFileError(f"{path} is not a seminaive model file (an .npz archive "
+                                     "without a seminaive header)")
+            return {name: archive[name] for name in archive.files}
+    except ModelFileError:
+        raise
+    except Exception as err:  # bad CRC, zlib errors, truncated members, bad array headers
+        raise ModelFileError(f"{path} is corrupt or truncated (reading its arrays failed): "
+                             f"{type(err).__name__}: {err}") from err
+
+
+def _read_header(path, arrays):
+    raw = arrays["header"]
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ModelFileError(f"{path}: the model header is not a byte string")
+    try:
+        header = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelFileError(f"{path}: the model header is corrupt: {err}") from err
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        found = header.get("format") if isinstance(header, dict) else None
+        raise ModelFileError(f"{path} is not a seminaive model file (format {found!r}, "
+                             f"expected {FORMAT_NAME!r})")
+    version = header.get("version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise ModelFileError(f"{path} has model format version {version!r}; this seminaive "
+                             f"reads version {FORMAT_VERSION}: use the seminaive version that "
+                             "wrote it, or refit and save the model again")
+    return header
+
+
+def _expect(condition, message):
+    if not condition:
+        raise ValueError(message)
+
+
+def _int_list(values, what):
+    _expect(isinstance(values, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values), f"{what} is not a "
+        "list of integers")
+    return values
+
+
+def _validate_encoder(enc):
+    """Every code the encoder can produce must lie inside the table it feeds."""
+    from .preprocessing.encoder import MISSING_LABEL
+
+    a = enc.n_features_in_
+    _expect(a >= 1, "the encoder has no attributes")
+    _expect(len(enc.column_names_) == a and enc.nominal_.shape == (a,)
+            and len(enc.categories_) == a and enc.missing_code_.shape == (a,),
+            "the encoder's per-attribute lists have inconsistent lengths")
+    if hasattr(enc, "feature_names_in_"):
+        _expect(all(isinstance(c, str) for c in enc.column_names_),
+                "feature names are not strings")
+    for col in range(a):
+        cats = enc.categories_[col]
+        miss = int(enc.missing_code_[col])
+        _expect(-1 <= miss < len(cats), f"attribute {col}: missing-value code out of range")
+        if miss >= 0:
+            _expect(cats[miss] == MISSING_LABEL, f"attribute {col}: bad missing-value code")
+        values = [c for i, c in enumerate(cats) if i != miss]
+        _expect(all(c is None or isinstance(c, (str, int, float, bool)) for c in values),
+                f"attribute {col}: categories are not scalars")
+        if enc.nominal_[col]:
+            keys = [(type(c).__name__ if isinstance(c, bool) else "", c) for c in values]
+            _expect(len(set(keys)) == len(keys), f"attribute {col}: duplicate categories")
+    numeric = enc.numeric_columns_
+    if numeric.size:
+        cuts = enc.discretizer_.cut_points_
+        _expect(len(cuts) == numeric.size, "cut points do not match the numeric attributes")
+        for j, col in enumerate(numeric):
+            c = cuts[j]
+            _expect(c.ndim == 1 and np.all(np.isfinite(c)) and np.all(np.diff(c) > 0),
+                    f"attribute {col}: cut points are not finite and increasing")
+            n_bins = len(enc.categories_[col]) - (enc.missing_code_[col] >= 0)
+            _expect(n_bins == c.size + 1, f"attribute {col}: {n_bins} bin labels for "
+                    f"{c.size} cut points")
+
+
+def _count_cells(sizes, n_classes, max_order):
+    """Exact number of count cells of a table (elementary symmetric polynomials)."""
+    elem = [1] + [0] * max_order
+    for s in sizes:
+        for d in range(max_order, 0, -1):
+            elem[d] += elem[d - 1] * int(s)
+    return n_classes * sum(elem)
+
+
+def _validate_table_arrays(state, model):
+    sizes, meta, counts, n_rows = (state[k] for k in ("sizes", "meta", "counts", "n_rows"))
+    _expect(sizes.ndim == 1 and sizes.dtype.kind in "iu", "table sizes are not integers")
+    _expect(np.array_equal(sizes - 1, model.encoder_.n_values_),
+            "the tables and the encoder disagree on the attributes' numbers of values")
+    _expect(meta.shape == (2,) and meta.dtype.kind in "iu", "bad table metadata")
+    n_classes, max_order = (int(v) for v in meta)
+    _expect(n_classes == len(model.classes_), "the tables and classes_ disagree on the "
+            "number of classes")
+    _expect(max_order == min(model._order() + 1, sizes.size),
+            "the tables' order does not match the estimator's n")
+    _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
+    _expect(counts.size == _count_cells(sizes, n_classes, max_order),
+            "the count array does not have the size of the table layout")
+    _expect(bool(np.all(np.isfinite(counts))), "counts contain non-finite values")
+    _expect(n_rows.shape == (1,) and np.isfinite(n_rows[0]), "bad number of rows")
+    _expect(not np.any(counts < -1e-6 * max(1.0, float(n_rows[0]))),
+            "counts contain negative values")
 
 
 def load_model(path):
-    """Read a model written by :func:`save_model`."""
+    """Read a model written by :func:`save_model`; refuse anything else with ModelFileError."""
     from .ande import ESTIMATORS
     from .preprocessing.encoder import AttributeEncoder
     from .tables import FrequencyTable
 
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if "header" not in archive.files:
-                raise ModelFileError(f"{path} is not a seminaive model file (no header)")
-            arrays = {name: archive[name] for name in archive.files}
-    except ModelFileError:
-        raise
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as err:
-        raise ModelFileError(f"{path} is not a readable seminaive model file (corrupt, "
-                             f"truncated or of another format): {err}") from err
-    try:
-        header = json.loads(arrays["header"].tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path}: the model header is corrupt: {err}") from err
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path} is not a seminaive model file")
-    if header.get("version") != FORMAT_VERSION:
-        raise ModelFileError(f"{path} has model format version {header.get('version')}; this "
-                             f"seminaive reads version {FORMAT_VERSION}: upgrade seminaive")
+    arrays = _read_arrays(path)
+    header = _read_header(path, arrays)
     cls = ESTIMATORS.get(header.get("estimator"))
     if cls is None:
         raise ModelFileError(f"{path} holds an unknown estimator {header.get('estimator')!r}")
@@ -82,20 +234,30 @@ def load_model(path):
         if params.get("discretizer") is None:
             params["discretizer"] = "mdl"
         model = cls(**params)
+        model._check_params()
         cls_info = header["classes"]
         dtype = object if cls_info["dtype"] == "object" else np.dtype(cls_info["dtype"])
-        model.classes_ = np.asarray(cls_info["values"], dtype=dtype)
-        model.encoder_ = AttributeEncoder.from_state(header["encoder"])
-        state = {k: arrays[f"table_{k}"] for k in _TABLE_ARRAYS}
-        model.table_ = FrequencyTable.from_state(state, model.max_table_bytes)
-        if not np.array_equal(model.table_.n_values, model.encoder_.n_values_) or \
-                model.table_.n_classes != len(model.classes_):
-            raise ValueError("tables and encoder disagree on the attributes or classes")
-        if np.any(~np.isfinite(model.table_.counts)):
-            raise ValueError("counts contain non-finite values")
+        _expect(np.dtype(dtype).kind in _CLASS_KINDS, f"unsupported class dtype {dtype}")
+        _expect(isinstance(cls_info["values"], list) and len(cls_info["values"]) >= 1,
+                "no classes")
+        classes = np.asarray(cls_info["values"], dtype=dtype)
+        _expect(classes.ndim == 1 and np.array_equal(np.unique(classes), classes),
+                "classes are not sorted and unique")
+        model.classes_ = classes
+        enc_state = dict(header["encoder"])
+        _int_list(enc_state["missing_code"], "missing_code")
+        model.encoder_ = AttributeEncoder.from_state(enc_state)
+        _validate_encoder(model.encoder_)
+        table_state = {k[len("table_"):]: v for k, v in arrays.items()
+                       if k.startswith("table_")}
+        missing = [k for k in _TABLE_ARRAYS if k not in table_state]
+        _expect(not missing, f"table arrays {missing} are missing")
+        _validate_table_arrays(table_state, model)
+        model.table_ = FrequencyTable.from_state(table_state, model.max_table_bytes)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError) as err:
-        raise ModelFileError(f"{path}: the model file is inconsistent: {err}") from err
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        raise ModelFileError(f"{path}: the model file is inconsistent or corrupt: "
+                             f"{type(err).__name__}: {err}") from err
     model._sync_feature_attrs()
     return model

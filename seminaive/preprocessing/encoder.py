@@ -6,13 +6,15 @@ seen in training (which is treated as missing, as the issue tracker and Weka do)
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import InputError
+from ..exceptions import InputError, InputTypeError
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 
 MISSING_LABEL = "<missing>"
@@ -24,15 +26,29 @@ def _is_nominal_dtype(dtype):
 
 
 def as_frame(X, feature_names=None):
-    """Wrap ``X`` as a DataFrame without copying numeric arrays; reject empty or 1-D input."""
+    """Wrap ``X`` as a DataFrame without copying numeric arrays; reject empty or 1-D input.
+
+    A list (or tuple) of rows is read column by column, as ``pd.DataFrame(X)`` would: a
+    column of numbers stays numeric even if another column holds strings (``np.asarray``
+    would turn every value into a string).
+    """
     if isinstance(X, pd.DataFrame):
         frame = X
     else:
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError(
+        if hasattr(X, "toarray") or hasattr(X, "tocsr") or isinstance(
+                getattr(X, "dtype", None), pd.SparseDtype):
+            raise InputTypeError(
                 "Sparse input is not supported: AnDE counts attribute-value combinations, "
                 "so pass a dense array or a DataFrame (call X.toarray() first).")
-        arr = np.asarray(X)
+        if isinstance(X, pd.Series):
+            raise InputError(
+                "Expected 2D array, got a pandas Series (1D) instead: pass a DataFrame, e.g. "
+                "X.to_frame() if it is a single feature.")
+        rows = isinstance(X, (list, tuple))
+        try:
+            arr = np.asarray(X, dtype=object) if rows else np.asarray(X)
+        except ValueError as err:  # ragged nested lists
+            raise InputError(f"X could not be read as a 2D table: {err}") from err
         if arr.ndim == 0:
             raise InputError("Expected 2D array, got scalar array instead: reshape your data.")
         if arr.ndim == 1:
@@ -42,10 +58,14 @@ def as_frame(X, feature_names=None):
                 "contains a single sample.")
         if arr.ndim > 2:
             raise InputError(f"Found array with dim {arr.ndim}. Expected <= 2.")
-        if np.iscomplexobj(arr):
-            raise InputError("Complex data not supported.")
+        if np.iscomplexobj(arr) or (arr.dtype == object and arr.size and any(
+                isinstance(v, complex) for v in arr.ravel()[:1000])):
+            raise InputError("Complex data not supported: pass real numbers or nominal "
+                             "values.")
         columns = feature_names if feature_names is not None else range(arr.shape[1])
         frame = pd.DataFrame(arr, columns=list(columns), copy=False)
+        if rows:
+            frame = frame.infer_objects()
     if frame.shape[0] == 0:
         raise InputError(
             f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is "
@@ -57,13 +77,173 @@ def as_frame(X, feature_names=None):
     return frame
 
 
+def _feature_names(frame):
+    """Column names as sklearn's ``feature_names_in_`` if they are all strings, else None."""
+    names = list(frame.columns)
+    if names and all(isinstance(c, str) for c in names):
+        return np.asarray(names, dtype=object)
+    return None
+
+
+def _name_list(names):
+    shown = [f"- {n}" for n in list(names)[:5]]
+    if len(names) > 5:
+        shown.append("- ...")
+    return "".join(f"{line}\n" for line in shown)
+
+
+def check_feature_names(fitted_names, frame, owner):
+    """scikit-learn's feature-name validation (same messages), raising :class:`InputError`.
+
+    ``fitted_names`` is the ``feature_names_in_`` of the fitted model (or None), ``frame`` the
+    input as a DataFrame (arrays come with integer column names, i.e. no feature names).
+    """
+    given = _feature_names(frame)
+    if fitted_names is None and given is None:
+        return
+    if fitted_names is not None and given is None:
+        warnings.warn(f"X does not have valid feature names, but {owner} was fitted with "
+                      "feature names", UserWarning, stacklevel=4)
+        return
+    if fitted_names is None:
+        warnings.warn(f"X has feature names, but {owner} was fitted without feature names",
+                      UserWarning, stacklevel=4)
+        return
+    if len(given) == len(fitted_names) and np.all(given == fitted_names):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(given) - set(fitted_names))
+    missing = sorted(set(fitted_names) - set(given))
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + _name_list(unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _name_list(missing)
+    if not missing and not unexpected:
+        message += ("Feature names must be in the same order as they were in fit.\n"
+                    "Select the columns in the fitted order: X[model.feature_names_in_]")
+    else:
+        message += ("Pass the columns the model was fitted on (model.feature_names_in_), in "
+                    "that order.")
+    raise InputError(message)
+
+
 def _sorted_values(values):
     """Sorted unique non-missing values (in order of appearance if not sortable)."""
-    uniques = pd.unique(pd.Series(values, dtype=object).dropna())
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu":
+        if arr.size and int(arr.max()) - int(arr.min()) < 1 << 20:
+            low = int(arr.min())
+            present = np.bincount((arr - low).astype(np.int64)) > 0
+            return (np.flatnonzero(present) + low).tolist()
+        return np.unique(arr).tolist()
+    if arr.dtype.kind == "f":
+        return np.unique(arr[~np.isnan(arr)]).tolist()
+    try:
+        uniques = pd.unique(pd.Series(values).dropna())
+    except TypeError as err:  # unhashable values (dict, list, ...)
+        bad = next((v for v in np.asarray(values, dtype=object).ravel()
+                    if not _hashable(v)), None)
+        raise InputTypeError(
+            f"a nominal column holds a value of type {type(bad).__name__} ({bad!r:.40}), "
+            "which cannot be a nominal value: use strings, numbers or booleans") from err
     try:
         return sorted(uniques.tolist())
     except TypeError:
-        return uniques.tolist()
+        return list(uniques.tolist())
+
+
+def _hashable(v):
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def check_sample_weight(sample_weight, n_rows):
+    """Weights as a float array of shape (n_rows,), or None; refuse unusable weights."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"sample_weight could not be read as numbers: {err}") from err
+    if w.ndim == 0:
+        w = np.full(n_rows, float(w))
+    if w.shape != (n_rows,):
+        raise InputError(f"sample_weight has shape {w.shape}, expected ({n_rows},): one "
+                         "weight per row of X")
+    if not np.all(np.isfinite(w)):
+        raise InputError("sample_weight contains NaN or infinity: give every row a finite "
+                         "non-negative weight")
+    if np.any(w < 0):
+        raise InputError("sample_weight contains negative weights: weights must be >= 0 (use "
+                         "model.table_.remove to unlearn rows)")
+    if not np.any(w > 0):
+        raise InputError("Sample weights must contain at least one non-zero number: every "
+                         "row has weight zero, so there is nothing to learn from")
+    return w
+
+
+
+def _fill_nan(values):
+    """NaN replaced by the column median (0 for an all-NaN column)."""
+    nan = np.isnan(values)
+    if not nan.any():
+        return values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        median = np.nanmedian(values, axis=0)
+    median = np.where(np.isnan(median), 0.0, median)
+    return np.where(nan, median, values)
+
+
+def _weighted_rows(w, max_rows, random_state):
+    """Row indices that stand for weighted rows when a step cannot take weights.
+
+    Integer weights: every row repeated ``w`` times (a row of weight 0 left out), so that cut
+    points and value sets are those of the data with the rows repeated; if that would exceed
+    ``max_rows`` rows, the sample the discretiser would draw from the repeated rows (same
+    ``random_state``).  Other weights: the rows of positive weight, each once.
+    """
+    if w is None:
+        return None
+    if not np.all(w == np.round(w)):
+        return np.flatnonzero(w > 0)
+    reps = w.astype(np.int64)
+    total = int(reps.sum())
+    if max_rows is not None and total > max(int(max_rows), 1 << 26):
+        # too many repetitions to draw from exactly: a weighted sample with replacement
+        return check_random_state(random_state).choice(reps.size, size=int(max_rows),
+                                                       p=w / w.sum())
+    if max_rows is not None and total > int(max_rows):
+        picks = check_random_state(random_state).choice(total, size=int(max_rows),
+                                                        replace=False)
+        return np.searchsorted(np.cumsum(reps), picks, side="right")
+    return np.repeat(np.arange(reps.size), reps)
+
+
+def _numeric_codes(values, categories):
+    """Codes of numeric values against a list of numeric categories (-1 if absent)."""
+    if values.dtype.kind in "iu" and len(categories) and values.size:
+        cats_int = np.asarray(categories)
+        if cats_int.dtype.kind in "iu":
+            low = min(int(values.min()), int(cats_int.min()))
+            high = max(int(values.max()), int(cats_int.max()))
+            if high - low < 1 << 20:
+                table = np.full(high - low + 1, -1, dtype=np.int64)
+                table[cats_int.astype(np.int64) - low] = np.arange(len(cats_int))
+                return table[values.astype(np.int64) - low]
+    values = values.astype(np.float64)
+    cats = np.asarray(categories, dtype=np.float64)
+    order = np.argsort(cats, kind="stable")
+    sorted_cats = cats[order]
+    idx = np.searchsorted(sorted_cats, values)
+    idx = np.minimum(idx, max(len(cats) - 1, 0))
+    if len(cats) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    found = sorted_cats[idx] == values
+    return np.where(found, order[idx], -1)
 
 
 class AttributeEncoder(TransformerMixin, BaseEstimator):
@@ -162,19 +342,40 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                              "fit and transform")
         return clone(self.discretizer)
 
-    def fit(self, X, y=None):
-        """Learn value sets of nominal columns and cut points of numeric columns."""
-        self._fit(as_frame(X), y)
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn value sets of nominal columns and cut points of numeric columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Class labels; required by ``discretizer="mdl"`` when there are numeric columns.
+        sample_weight : array-like of shape (n_samples,), optional
+            Rows of weight 0 are left out; with integer weights the cut points are those of
+            the data with every row repeated ``weight`` times.  With other weights the cut
+            points are computed on the rows of positive weight, unweighted (the
+            discretisers do not take weights).
+        """
+        frame = as_frame(X)
+        self._fit(frame, y, check_sample_weight(sample_weight, frame.shape[0]))
         return self
 
-    def _fit(self, frame, y):
+    def _fit(self, frame, y, sample_weight=None):
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
+        for attr in ("feature_names_in_", "discretizer_"):
+            self.__dict__.pop(attr, None)
+        if y is not None:
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != frame.shape[0]:
+                raise InputError(f"y must be one-dimensional with one entry per row of X "
+                                 f"({frame.shape[0]}), got shape {y.shape}")
+        rows = _weighted_rows(sample_weight, self.max_sample_rows, self.random_state)
         self.n_features_in_ = frame.shape[1]
-        names = list(frame.columns)
-        if all(isinstance(c, str) for c in names) and isinstance(frame, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.column_names_ = names
+        names = _feature_names(frame)
+        if names is not None:
+            self.feature_names_in_ = names
+        self.column_names_ = list(frame.columns)
         self.nominal_ = self._nominal_mask(frame)
         self.categories_ = [None] * frame.shape[1]
         self.missing_code_ = np.full(frame.shape[1], -1, dtype=np.int64)
@@ -184,27 +385,48 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             values = self._numeric_matrix(frame, numeric)
             self.discretizer_ = self._make_discretizer()
             if y is None and self.discretizer == "mdl":
-                raise InputError("MDL discretisation is supervised: pass y")
-            self.discretizer_.fit(values, y)
+                raise InputError(
+                    f"{type(self).__name__} requires y to be passed, but the target y is "
+                    "None: MDL discretisation of the numeric columns is supervised (pass the "
+                    "class labels, or use discretizer='equal_frequency')")
+            fit_values, fit_y = values, y
+            if rows is not None:
+                fit_values = values[rows]
+                fit_y = None if y is None else y[rows]
+            if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
+                # a scikit-learn discretiser may not accept NaN: fit it on column medians
+                fit_values = _fill_nan(fit_values)
+            self.discretizer_.fit(fit_values, fit_y)
             n_bins = self._bins_of(values)
             for j, col in enumerate(numeric):
                 self.categories_[col] = self._bin_labels(j, n_bins[j])
+        present = None if sample_weight is None else sample_weight > 0
         for col in np.flatnonzero(self.nominal_):
             series = frame.iloc[:, col]
             if isinstance(series.dtype, pd.CategoricalDtype):
                 self.categories_[col] = list(series.cat.categories)
             else:
-                self.categories_[col] = _sorted_values(series.to_numpy())
+                values = series.to_numpy()
+                self.categories_[col] = _sorted_values(
+                    values if present is None else values[present])
         self._lookup_ = {}
         if self.missing == "value":
-            self._add_missing_codes(frame)
+            self._add_missing_codes(frame, present)
         return self
 
     def _numeric_matrix(self, frame, numeric):
         try:
-            return frame.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+            values = frame.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError) as err:
-            raise InputError(f"numeric columns could not be read as numbers: {err}") from err
+            raise InputError(f"numeric columns could not be read as numbers: {err}; declare "
+                             "nominal columns in categorical_features") from err
+        inf = np.isinf(values)
+        if inf.any():
+            col = frame.columns[numeric[np.flatnonzero(inf.any(axis=0))[0]]]
+            raise InputError(f"Input X contains infinity (column {col!r}, {int(inf.sum())} "
+                             "value(s)): replace it by a finite number, or by NaN to make it "
+                             "a missing value")
+        return values
 
     def _bins_of(self, values):
         disc = self.discretizer_
@@ -226,50 +448,70 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
             codes = np.asarray(self.discretizer_.transform(values), dtype=np.int64)
         else:
-            filled = np.where(nan, np.nanmedian(np.where(nan, np.nan, values), axis=0)
-                              if values.size else 0.0, values)
-            filled = np.where(np.isnan(filled), 0.0, filled)
-            codes = np.asarray(self.discretizer_.transform(filled)).astype(np.int64)
+            codes = np.asarray(self.discretizer_.transform(_fill_nan(values))).astype(np.int64)
             if codes.shape != values.shape:
                 raise ValueError("the discretizer must return one ordinal code per value "
                                  "(e.g. KBinsDiscretizer(encode='ordinal'))")
         codes[nan] = -1
         return codes
 
-    def _add_missing_codes(self, frame):
-        """With missing="value", give a missing value a code of its own where it occurs."""
+    def _add_missing_codes(self, frame, present=None):
+        """With missing="value", give a missing value a code of its own where it occurs
+        (in a row of positive weight)."""
         for col in range(frame.shape[1]):
-            if self.missing_code_[col] < 0 and frame.iloc[:, col].isna().any():
+            isna = frame.iloc[:, col].isna().to_numpy()
+            if present is not None:
+                isna = isna & present
+            if self.missing_code_[col] < 0 and isna.any():
                 self.categories_[col] = [*self.categories_[col], MISSING_LABEL]
                 self.missing_code_[col] = len(self.categories_[col]) - 1
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X, y=None, sample_weight=None):
         """First call fits; later calls append nominal values not seen before.
 
-        Numeric cut points stay those of the first call (or of a user-fitted discretiser).
-        Returns the list of columns whose value set grew.
+        Numeric cut points stay those of the first call.  New values of a nominal column are
+        appended after the known ones (codes of known values never change), in sorted order,
+        or in the declared order of a pandas Categorical column (whose declared categories
+        are all added, as in :meth:`fit`).  Returns ``self``.
         """
+        return self._partial_fit(X, y, sample_weight, type(self).__name__)
+
+    def _partial_fit(self, X, y, sample_weight, owner):
         frame = as_frame(X)
+        w = check_sample_weight(sample_weight, frame.shape[0])
         if not hasattr(self, "n_features_in_"):
-            self._fit(frame, y)
+            self._fit(frame, y, w)
             return self
-        self._check_columns(frame)
+        self._check_columns(frame, owner)
+        present = None if w is None else w > 0
+        grown = {}  # computed for every column first: a failure leaves the encoder unchanged
         for col in np.flatnonzero(self.nominal_):
             series = frame.iloc[:, col]
             known = self._category_index(col)
-            new = [v for v in _sorted_values(series.to_numpy()) if v not in known]
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                candidates = list(series.cat.categories)
+            else:
+                values = series.to_numpy()
+                candidates = _sorted_values(values if present is None else values[present])
+            new = [v for v in candidates if v not in known]
             if new:
-                cats = self.categories_[col]
-                if self.missing_code_[col] >= 0:
-                    # keep the missing value's code: append new values after it
-                    cats = [*cats, *new]
-                else:
-                    cats = [*cats, *new]
-                self.categories_[col] = cats
-                self._lookup_.pop(col, None)
+                # appended after every known value (and after the missing value's code)
+                grown[col] = [*self.categories_[col], *new]
+        for col, cats in grown.items():
+            self.categories_[col] = cats
+            self._lookup_.pop(col, None)
         if self.missing == "value":
-            self._add_missing_codes(frame)
+            self._add_missing_codes(frame, present)
         return self
+
+    def _snapshot(self):
+        """The value lists, to undo a partial_fit whose chunk could not be counted."""
+        return [list(c) for c in self.categories_], self.missing_code_.copy()
+
+    def _restore(self, snapshot):
+        self.categories_ = [list(c) for c in snapshot[0]]
+        self.missing_code_ = snapshot[1].copy()
+        self._lookup_ = {}
 
     # ------------------------------------------------------------------------------ encoding
     @property
@@ -287,29 +529,34 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._lookup_[col] = lookup
         return lookup
 
-    def _check_columns(self, frame):
+    def _check_columns(self, frame, owner):
+        """Column names (scikit-learn's rules and messages), then the number of columns."""
+        check_feature_names(getattr(self, "feature_names_in_", None), frame, owner)
         if frame.shape[1] != self.n_features_in_:
             raise InputError(
-                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
+                f"X has {frame.shape[1]} features, but {owner} is expecting "
                 f"{self.n_features_in_} features as input.")
-        if hasattr(self, "feature_names_in_") and isinstance(frame, pd.DataFrame):
-            if list(frame.columns) != list(self.feature_names_in_):
-                fitted, given = set(self.feature_names_in_), set(frame.columns)
-                raise InputError(
-                    "The feature names should match those that were passed during fit. "
-                    f"Missing: {sorted(map(str, fitted - given))[:10]}, unexpected: "
-                    f"{sorted(map(str, given - fitted))[:10]}; if the sets are equal, the "
-                    "columns are in another order: select them as X[model.feature_names_in_]")
 
     def transform(self, X):
         """Codes of shape (n_rows, n_attributes), int32; -1 marks missing / unseen."""
+        return self._encode(X, type(self).__name__)
+
+    def _encode(self, X, owner):
         check_is_fitted(self, "categories_")
         frame = as_frame(X)
-        self._check_columns(frame)
+        self._check_columns(frame, owner)
         codes = np.empty(frame.shape, dtype=np.int32)
         numeric = self.numeric_columns_
         if numeric.size:
-            codes[:, numeric] = self._discretize(self._numeric_matrix(frame, numeric))
+            bins = self._discretize(self._numeric_matrix(frame, numeric))
+            if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
+                # a custom discretiser's codes index the tables: they must be in range
+                n_bins = np.array([len(self.categories_[c]) - (self.missing_code_[c] >= 0)
+                                   for c in numeric])
+                if np.any(bins < -1) or np.any(bins >= n_bins):
+                    raise ValueError(f"the discretizer {type(self.discretizer_).__name__} "
+                                     "returned bin codes outside 0 .. n_bins - 1 of its fit")
+            codes[:, numeric] = bins
         for col in np.flatnonzero(self.nominal_):
             series = frame.iloc[:, col]
             lookup = self._category_index(col)
@@ -317,7 +564,11 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     series.cat.categories.equals(lookup):
                 codes[:, col] = series.cat.codes.to_numpy()
             else:
-                codes[:, col] = lookup.get_indexer(series.to_numpy(dtype=object))
+                values = series.to_numpy()
+                if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
+                    codes[:, col] = _numeric_codes(values, lookup)
+                else:
+                    codes[:, col] = lookup.get_indexer(series)
         if self.missing == "value":
             for col in np.flatnonzero(self.missing_code_ >= 0):
                 series = frame.iloc[:, col]
@@ -327,8 +578,31 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         return codes
 
     def get_feature_names_out(self, input_features=None):
+        """One output column per input column, named as the input (``x0, x1, ...`` for
+        input without column names)."""
         check_is_fitted(self, "categories_")
-        return np.asarray([str(c) for c in self.column_names_], dtype=object)
+        if input_features is not None:
+            input_features = np.asarray(input_features, dtype=object)
+            if input_features.shape != (self.n_features_in_,):
+                raise InputError(f"input_features should have length equal to number of "
+                                 f"features ({self.n_features_in_}), got "
+                                 f"{len(input_features)}")
+            if hasattr(self, "feature_names_in_") and not np.array_equal(
+                    input_features, self.feature_names_in_):
+                raise InputError("input_features is not equal to feature_names_in_")
+            return input_features
+        if hasattr(self, "feature_names_in_"):
+            return self.feature_names_in_.copy()
+        return np.asarray([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []  # output: int32 attribute codes
+        tags.target_tags.required = self.discretizer == "mdl"
+        return tags
 
     def state(self):
         """JSON-compatible description of the fitted encoder (for save/load)."""
