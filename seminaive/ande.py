@@ -88,7 +88,9 @@ _check_weights = check_sample_weight
 def storage_codes(codes, sizes):
     """Encoder codes (-1 = missing) to table storage codes (0 = missing), compact dtype."""
     dtype = np.uint8 if sizes.max() <= 255 else np.int32
-    return (codes + 1).astype(dtype)
+    out = np.empty(codes.shape, dtype=dtype, order="F")
+    np.add(codes, 1, out=out, casting="unsafe")
+    return out
 
 
 class _BaseAnDE(ClassifierMixin, BaseEstimator):

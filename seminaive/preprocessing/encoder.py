@@ -5,12 +5,14 @@ codes ``0 .. n_values_[i] - 1`` with ``-1`` for a value that is missing, or that
 seen in training (which is treated as missing, as the issue tracker and Weka do).
 """
 
+import copy
 import numbers
 import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -246,6 +248,17 @@ def _numeric_codes(values, categories):
     return np.where(found, order[idx], -1)
 
 
+def _is_fitted(estimator):
+    """Whether a discretiser object was fitted by the user beforehand."""
+    if isinstance(estimator, str):
+        return False
+    try:
+        check_is_fitted(estimator)
+    except (NotFittedError, TypeError):
+        return False
+    return True
+
+
 class AttributeEncoder(TransformerMixin, BaseEstimator):
     """Encode nominal columns and discretise numeric columns into attribute codes.
 
@@ -340,6 +353,9 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if not hasattr(self.discretizer, "fit") or not hasattr(self.discretizer, "transform"):
             raise ValueError("discretizer must be 'mdl', 'equal_frequency' or an object with "
                              "fit and transform")
+        if _is_fitted(self.discretizer):
+            # cut points supplied by the user: used as they are, never refitted
+            return copy.deepcopy(self.discretizer)
         return clone(self.discretizer)
 
     def fit(self, X, y=None, sample_weight=None):
@@ -396,7 +412,12 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
                 # a scikit-learn discretiser may not accept NaN: fit it on column medians
                 fit_values = _fill_nan(fit_values)
-            self.discretizer_.fit(fit_values, fit_y)
+            if not _is_fitted(self.discretizer_):
+                self.discretizer_.fit(fit_values, fit_y)
+            elif getattr(self.discretizer_, "n_features_in_", numeric.size) != numeric.size:
+                raise InputError(
+                    f"the fitted discretizer expects {self.discretizer_.n_features_in_} numeric "
+                    f"columns, the data has {numeric.size}")
             n_bins = self._bins_of(values)
             for j, col in enumerate(numeric):
                 self.categories_[col] = self._bin_labels(j, n_bins[j])
@@ -545,7 +566,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "categories_")
         frame = as_frame(X)
         self._check_columns(frame, owner)
-        codes = np.empty(frame.shape, dtype=np.int32)
+        # column-major: every column is written contiguously, and the tables count by column
+        codes = np.empty(frame.shape, dtype=np.int32, order="F")
         numeric = self.numeric_columns_
         if numeric.size:
             bins = self._discretize(self._numeric_matrix(frame, numeric))
