@@ -12,7 +12,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -252,11 +251,10 @@ def _is_fitted(estimator):
     """Whether a discretiser object was fitted by the user beforehand."""
     if isinstance(estimator, str):
         return False
-    try:
-        check_is_fitted(estimator)
-    except (NotFittedError, TypeError):
-        return False
-    return True
+    if hasattr(estimator, "__sklearn_is_fitted__"):
+        return bool(estimator.__sklearn_is_fitted__())
+    # scikit-learn's rule: a fitted estimator has attributes ending in "_"
+    return any(v.endswith("_") and not v.startswith("__") for v in vars(estimator))
 
 
 class AttributeEncoder(TransformerMixin, BaseEstimator):
