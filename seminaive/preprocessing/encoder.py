@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .. import kernels
 from ..exceptions import InputError, InputTypeError
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 
@@ -247,6 +248,15 @@ def _numeric_codes(values, categories):
     return np.where(found, order[idx], -1)
 
 
+def _single_int_dtype(frame):
+    """Whether all columns share one NumPy integer dtype (so to_numpy() is a plain view)."""
+    dtypes = set(frame.dtypes)
+    if len(dtypes) != 1:
+        return False
+    dtype = next(iter(dtypes))
+    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+
+
 def _is_fitted(estimator):
     """Whether a discretiser object was fitted by the user beforehand."""
     if isinstance(estimator, str):
@@ -420,7 +430,11 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             for j, col in enumerate(numeric):
                 self.categories_[col] = self._bin_labels(j, n_bins[j])
         present = None if sample_weight is None else sample_weight > 0
+        if present is None and self.nominal_.all():
+            self._int_categories(frame)
         for col in np.flatnonzero(self.nominal_):
+            if self.categories_[col] is not None:
+                continue
             series = frame.iloc[:, col]
             if isinstance(series.dtype, pd.CategoricalDtype):
                 self.categories_[col] = list(series.cat.categories)
@@ -556,6 +570,55 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 f"X has {frame.shape[1]} features, but {owner} is expecting "
                 f"{self.n_features_in_} features as input.")
 
+    def _int_categories(self, frame):
+        """Sorted values of every column of an all-integer frame, in one numba pass."""
+        if not _single_int_dtype(frame):
+            return
+        matrix = frame.to_numpy()
+        lows = np.empty(matrix.shape[1], dtype=np.int64)
+        highs = np.empty(matrix.shape[1], dtype=np.int64)
+        kernels.int_column_ranges(matrix, lows, highs)
+        spans = highs - lows + 1
+        if spans.sum() > 1 << 26:
+            return
+        starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
+        seen = np.zeros(int(starts[-1]), dtype=np.bool_)
+        kernels.int_column_presence(matrix, lows, starts, seen)
+        for j in range(matrix.shape[1]):
+            values = np.flatnonzero(seen[starts[j]:starts[j + 1]]) + lows[j]
+            self.categories_[j] = values.tolist()
+
+    def _int_matrix(self, frame):
+        """The data as one integer matrix when every column is an integer-coded nominal
+        attribute with numeric values (the common array case), else None."""
+        if not self.nominal_.all() or frame.shape[1] == 0:
+            return None
+        if not _single_int_dtype(frame):
+            return None
+        for col in range(frame.shape[1]):
+            if self._category_index(col).dtype.kind not in "iu":
+                return None
+        return frame.to_numpy()
+
+    def _encode_int_matrix(self, matrix, codes):
+        """Code an integer matrix with one lookup table per column (numba, all columns)."""
+        lows = np.empty(matrix.shape[1], dtype=np.int64)
+        highs = np.empty(matrix.shape[1], dtype=np.int64)
+        kernels.int_column_ranges(matrix, lows, highs)
+        cats = [np.asarray(self._category_index(c), dtype=np.int64)
+                for c in range(matrix.shape[1])]
+        lows = np.minimum(lows, [c.min() if c.size else 0 for c in cats])
+        highs = np.maximum(highs, [c.max() if c.size else 0 for c in cats])
+        spans = highs - lows + 1
+        if spans.sum() > 1 << 26:  # values too spread out for lookup tables
+            return False
+        starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
+        lookup = np.full(int(starts[-1]), -1, dtype=np.int32)
+        for j, c in enumerate(cats):
+            lookup[starts[j] + c - lows[j]] = np.arange(c.size, dtype=np.int32)
+        kernels.encode_int_columns(matrix, lows, starts, lookup, codes)
+        return True
+
     def transform(self, X):
         """Codes of shape (n_rows, n_attributes), int32; -1 marks missing / unseen."""
         return self._encode(X, type(self).__name__)
@@ -577,7 +640,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     raise ValueError(f"the discretizer {type(self.discretizer_).__name__} "
                                      "returned bin codes outside 0 .. n_bins - 1 of its fit")
             codes[:, numeric] = bins
-        for col in np.flatnonzero(self.nominal_):
+        fast = self._int_matrix(frame)
+        if fast is not None and not self._encode_int_matrix(fast, codes):
+            fast = None
+        for col in np.flatnonzero(self.nominal_) if fast is None else ():
             series = frame.iloc[:, col]
             lookup = self._category_index(col)
             if isinstance(series.dtype, pd.CategoricalDtype) and \
