@@ -248,6 +248,14 @@ def _numeric_codes(values, categories):
     return np.where(found, order[idx], -1)
 
 
+def _int_column_ranges(matrix):
+    """Per-column minimum and maximum of an integer matrix (one numba pass)."""
+    lows = np.empty(matrix.shape[1], dtype=np.int64)
+    highs = np.empty(matrix.shape[1], dtype=np.int64)
+    kernels.int_column_ranges(matrix, lows, highs)
+    return lows, highs
+
+
 def _single_int_dtype(frame):
     """Whether all columns share one NumPy integer dtype (so to_numpy() is a plain view)."""
     dtypes = set(frame.dtypes)
@@ -575,9 +583,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if not _single_int_dtype(frame):
             return
         matrix = frame.to_numpy()
-        lows = np.empty(matrix.shape[1], dtype=np.int64)
-        highs = np.empty(matrix.shape[1], dtype=np.int64)
-        kernels.int_column_ranges(matrix, lows, highs)
+        lows, highs = _int_column_ranges(matrix)
         spans = highs - lows + 1
         if spans.sum() > 1 << 26:
             return
@@ -602,9 +608,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
     def _encode_int_matrix(self, matrix, codes):
         """Code an integer matrix with one lookup table per column (numba, all columns)."""
-        lows = np.empty(matrix.shape[1], dtype=np.int64)
-        highs = np.empty(matrix.shape[1], dtype=np.int64)
-        kernels.int_column_ranges(matrix, lows, highs)
+        lows, highs = _int_column_ranges(matrix)
         cats = [np.asarray(self._category_index(c), dtype=np.int64)
                 for c in range(matrix.shape[1])]
         lows = np.minimum(lows, [c.min() if c.size else 0 for c in cats])
