@@ -359,16 +359,11 @@ class AnDE(_BaseAnDE):
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
         self.n = n
-        self.smoothing = smoothing
-        self.m = m
-        self.min_count = min_count
-        self.aggregate = aggregate
-        self.discretizer = discretizer
-        self.n_bins = n_bins
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.max_table_bytes = max_table_bytes
-        self.random_state = random_state
+        _FixedOrder.__init__(
+            self, smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
+            discretizer=discretizer, n_bins=n_bins, missing=missing,
+            categorical_features=categorical_features, max_table_bytes=max_table_bytes,
+            random_state=random_state)
 
     def _order(self):
         return self.n
