@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import persistence
 from .exceptions import InputError, ModelFileError
 from .preprocessing.encoder import AttributeEncoder, as_frame, check_sample_weight
+from .sources import ArraySource
 from .tables import FrequencyTable
 
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
@@ -93,13 +94,65 @@ def storage_codes(codes, sizes):
     return out
 
 
+#: every public estimator class built on :class:`_BaseAnDE`, by name (filled as the classes
+#: are defined; used by :mod:`seminaive.persistence` to load a model file)
+ESTIMATORS = {}
+
+
 class _BaseAnDE(ClassifierMixin, BaseEstimator):
-    """Shared implementation; subclasses fix the order ``n``."""
+    """Shared implementation of every learner on the frequency-table engine.
+
+    Input handling (encoder, classes, feature names), counting (fit / partial_fit),
+    prediction, persistence and scikit-learn tags live here.  A learner customises it through
+    a few hooks:
+
+    * :meth:`_order` -- the parent order n (AnDE) and :meth:`_table_order` -- the highest
+      order of attribute combinations counted (default ``n + 1``);
+    * :meth:`_learn_from_counts` -- called after the counting pass with a *source* that
+      replays the training data chunk by chunk, for learners that derive a structure or
+      weights (TAN, KDB, selection, weighting); the default does nothing;
+    * :meth:`_scores` -- per-class log scores of rows (default: AnDE over the tables);
+    * :meth:`_learned_state` / :meth:`_set_learned_state` -- arrays learnt beyond the counts,
+      stored in model files.
+
+    Subclasses with their own parameters write an explicit ``__init__`` (scikit-learn needs
+    the signature) and assign every argument, e.g. with :func:`_assign_params`.
+    """
 
     _aggregates = ("joint", "posterior", "vote")
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            ESTIMATORS[cls.__name__] = cls
+
     def _order(self):
         raise NotImplementedError
+
+    def _table_order(self):
+        """Highest order of attribute combinations the table counts (n + 1 for AnDE)."""
+        return self._order() + 1
+
+    def _learn_from_counts(self, source):
+        """Derive anything beyond the counts once ``self.table_`` holds the training data.
+
+        ``source`` (:class:`seminaive.sources.ArraySource` or a streamed / distributed
+        equivalent) replays the training rows as (storage codes, class indices, weights)
+        chunks: ``source.map_reduce(fn, combine)`` applies ``fn`` to every chunk and
+        combines the results, so a learner that needs extra passes (leave-one-out scores,
+        optimiser iterations) runs unchanged on arrays, files and clusters.  After
+        :meth:`partial_fit` the source holds only the chunk just added.
+        """
+
+    def _learned_state(self):
+        """Arrays learnt beyond the counts (name -> ndarray), written to model files."""
+        return {}
+
+    def _set_learned_state(self, arrays):
+        """Restore :meth:`_learned_state` from a model file; validate before trusting it
+        (raise ValueError when the arrays do not fit the tables)."""
+        if arrays:
+            raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
 
     # ------------------------------------------------------------------------- validation
     def _check_params(self):
@@ -155,7 +208,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
     def _new_table(self, n_values=None):
         if n_values is None:
             n_values = self.encoder_.n_values_
-        return FrequencyTable(n_values, len(self.classes_), self._order() + 1,
+        return FrequencyTable(n_values, len(self.classes_), self._table_order(),
                               self.max_table_bytes)
 
     # ---------------------------------------------------------------------------- fitting
@@ -183,8 +236,10 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self.encoder_ = self._make_encoder().fit(frame, y, sample_weight=w)
         self._sync_feature_attrs()
         self.table_ = self._new_table()
-        codes = self.encoder_.transform(frame)
-        self.table_.add(storage_codes(codes, self.table_.sizes), self._encode_target(y), w)
+        codes = storage_codes(self.encoder_.transform(frame), self.table_.sizes)
+        y_idx = self._encode_target(y)
+        self.table_.add(codes, y_idx, w)
+        self._learn_from_counts(ArraySource(codes, y_idx, w))
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -242,7 +297,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             self.encoder_ = encoder
             self._sync_feature_attrs()
             self.table_ = table
-        self.table_.add(storage_codes(codes, self.table_.sizes), y_idx, w)
+        codes = storage_codes(codes, self.table_.sizes)
+        self.table_.add(codes, y_idx, w)
+        self._learn_from_counts(ArraySource(codes, y_idx, w))
         return self
 
     def _sync_feature_attrs(self):
@@ -358,15 +415,17 @@ class AnDE(_BaseAnDE):
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        self.n = n
-        _FixedOrder.__init__(
-            self, smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
-            discretizer=discretizer, n_bins=n_bins, missing=missing,
-            categorical_features=categorical_features, max_table_bytes=max_table_bytes,
-            random_state=random_state)
+        _assign_params(self, locals())
 
     def _order(self):
         return self.n
+
+
+def _assign_params(estimator, arguments):
+    """Store constructor arguments as attributes (``_assign_params(self, locals())``)."""
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
 
 
 class _FixedOrder(_BaseAnDE):
@@ -375,16 +434,7 @@ class _FixedOrder(_BaseAnDE):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        self.smoothing = smoothing
-        self.m = m
-        self.min_count = min_count
-        self.aggregate = aggregate
-        self.discretizer = discretizer
-        self.n_bins = n_bins
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.max_table_bytes = max_table_bytes
-        self.random_state = random_state
+        _assign_params(self, locals())
 
     def _order(self):
         return self._n
@@ -413,5 +463,3 @@ class A3DE(_FixedOrder):
         "    ----------" + _COMMON_DOC
     _n = 3
 
-
-ESTIMATORS = {"NaiveBayes": NaiveBayes, "AODE": AODE, "A2DE": A2DE, "A3DE": A3DE, "AnDE": AnDE}

@@ -82,6 +82,12 @@ def save_model(model, path):
         "encoder": encoder_state,
     }
     arrays = {f"table_{k}": v for k, v in model.table_.state().items()}
+    for name, value in model._learned_state().items():
+        value = np.asarray(value)
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"learned array {name} has dtype {value.dtype}: only numeric "
+                            "arrays can be stored")
+        arrays[f"learned_{name}"] = value
     arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     # write next to the target, then rename: an interrupted save leaves no truncated model
     tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
@@ -207,7 +213,7 @@ def _validate_table_arrays(state, model):
     n_classes, max_order = (int(v) for v in meta)
     _expect(n_classes == len(model.classes_), "the tables and classes_ disagree on the "
             "number of classes")
-    _expect(max_order == min(model._order() + 1, sizes.size),
+    _expect(max_order == min(model._table_order(), sizes.size),
             "the tables' order does not match the estimator's n")
     _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
     _expect(counts.size == _count_cells(sizes, n_classes, max_order),
@@ -220,6 +226,8 @@ def _validate_table_arrays(state, model):
 
 def load_model(path):
     """Read a model written by :func:`save_model`; refuse anything else with ModelFileError."""
+    import seminaive  # noqa: F401  (defines every estimator class)
+
     from .ande import ESTIMATORS
     from .preprocessing.encoder import AttributeEncoder
     from .tables import FrequencyTable
@@ -254,6 +262,8 @@ def load_model(path):
         _expect(not missing, f"table arrays {missing} are missing")
         _validate_table_arrays(table_state, model)
         model.table_ = FrequencyTable.from_state(table_state, model.max_table_bytes)
+        model._set_learned_state({k[len("learned_"):]: v for k, v in arrays.items()
+                                  if k.startswith("learned_")})
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:

@@ -1,0 +1,220 @@
+"""Learners the experiment tools know by name: ours and the scikit-learn comparators.
+
+Every entry is a :class:`LearnerSpec`: a short CLI key (``nb``, ``aode``, ``rf100``...), the
+display label used in tables and plots, and a factory ``(random_state, discretizer, n_bins) ->
+estimator``.  ``input`` states what the learner sees:
+
+* ``"raw"``: the learner takes the raw mixed nominal/numeric columns itself (our learners
+  discretise numeric columns inside each training fold with the chosen discretiser);
+* ``"discretised"``: a comparator run on exactly the data our learners see -- the same
+  discretiser fitted on the training fold, nominal values and bins as ordinal codes;
+* ``"numeric"``: a comparator run on the raw data, nominal columns ordinal-coded, numeric
+  columns untouched, missing values as NaN.
+
+Our learners are looked up lazily by class name in :mod:`seminaive`, so registering a learner
+of a later module is one line in :data:`LEARNERS`.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.pipeline import make_pipeline
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """How to build one learner for an experiment."""
+
+    key: str
+    label: str
+    make: object  # callable(random_state, discretizer, n_bins) -> estimator
+    input: str = "raw"
+    description: str = ""
+    params: dict = field(default_factory=dict)
+
+    def build(self, random_state=None, discretizer="equal_frequency", n_bins=3):
+        return self.make(random_state, discretizer, n_bins)
+
+
+def _ours(class_name, **params):
+    """Factory for a seminaive estimator given by class name (resolved at build time)."""
+
+    def make(random_state, discretizer, n_bins):
+        import seminaive
+
+        cls = getattr(seminaive, class_name)
+        est = cls(**params)
+        names = est.get_params()
+        common = {"random_state": random_state, "discretizer": discretizer, "n_bins": n_bins}
+        est.set_params(**{k: v for k, v in common.items() if k in names})
+        return est
+
+    return make
+
+
+class OrdinalCodes(TransformerMixin, BaseEstimator):
+    """Columns as numbers for a scikit-learn comparator.
+
+    ``discretise=True``: the codes our learners count (same discretiser, fitted on the
+    training data), missing as NaN.  ``discretise=False``: nominal columns ordinal-coded in
+    order of first appearance, numeric columns as they are, missing as NaN.
+    """
+
+    def __init__(self, discretise=True, discretizer="equal_frequency", n_bins=3,
+                 random_state=None):
+        self.discretise = discretise
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        from ..preprocessing.encoder import AttributeEncoder
+
+        self.encoder_ = AttributeEncoder(
+            discretizer=self.discretizer, n_bins=self.n_bins, random_state=self.random_state)
+        self.encoder_.fit(X, y)
+        return self
+
+    def transform(self, X):
+        import pandas as pd
+
+        from ..preprocessing.encoder import as_frame
+
+        codes = self.encoder_.transform(X).astype(np.float64)
+        codes[codes < 0] = np.nan
+        if self.discretise:
+            return codes
+        frame = as_frame(X)
+        numeric = self.encoder_.numeric_columns_
+        for col in numeric:
+            codes[:, col] = pd.to_numeric(frame.iloc[:, col], errors="coerce").to_numpy(
+                dtype=np.float64, na_value=np.nan)
+        return codes
+
+
+class _Comparator(ClassifierMixin, BaseEstimator):
+    """A scikit-learn classifier behind :class:`OrdinalCodes` (keeps ``classes_``)."""
+
+    def __init__(self, model=None, discretise=True, discretizer="equal_frequency", n_bins=3,
+                 random_state=None):
+        self.model = model
+        self.discretise = discretise
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        model = clone(self.model)
+        if "random_state" in model.get_params():
+            model.set_params(random_state=self.random_state)
+        self.pipeline_ = make_pipeline(
+            OrdinalCodes(self.discretise, self.discretizer, self.n_bins, self.random_state),
+            model)
+        self.pipeline_.fit(X, y)
+        self.classes_ = self.pipeline_.classes_
+        return self
+
+    def predict(self, X):
+        return self.pipeline_.predict(X)
+
+    def predict_proba(self, X):
+        return self.pipeline_.predict_proba(X)
+
+
+def _sklearn(factory, discretise):
+    def make(random_state, discretizer, n_bins):
+        return _Comparator(factory(), discretise, discretizer, n_bins, random_state)
+
+    return make
+
+
+def _rf(n):
+    from sklearn.ensemble import RandomForestClassifier
+
+    return lambda: RandomForestClassifier(n_estimators=n, n_jobs=1)
+
+
+def _tree():
+    from sklearn.tree import DecisionTreeClassifier
+
+    return DecisionTreeClassifier()
+
+
+def _categorical_nb():
+
+    return _NaNCategoricalNB()
+
+
+class _NaNCategoricalNB(ClassifierMixin, BaseEstimator):
+    """scikit-learn's CategoricalNB with missing codes mapped to an extra category."""
+
+    def fit(self, X, y):
+        from sklearn.naive_bayes import CategoricalNB
+
+        X = np.where(np.isnan(X), -1, X).astype(np.int64) + 1
+        self.model_ = CategoricalNB(alpha=1.0, min_categories=X.max(axis=0) + 2).fit(X, y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def _codes(self, X):
+        X = np.where(np.isnan(X), -1, X).astype(np.int64) + 1
+        limit = self.model_.n_categories_ - 1
+        return np.minimum(X, limit)
+
+    def predict(self, X):
+        return self.model_.predict(self._codes(X))
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(self._codes(X))
+
+
+def _hist_gb():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier()
+
+
+_SPECS = [
+    LearnerSpec("nb", "NB", _ours("NaiveBayes"), description="naive Bayes, A0DE"),
+    LearnerSpec("aode", "AODE", _ours("AODE"), description="A1DE (seed 000)"),
+    LearnerSpec("a2de", "A2DE", _ours("A2DE"), description="A2DE (seed 000)"),
+    LearnerSpec("a3de", "A3DE", _ours("A3DE"), description="A3DE (seed 000)"),
+    LearnerSpec("pa2de", "PA2DE", _ours("A2DE", aggregate="posterior"),
+                description="A2DE averaging posteriors (seed 000 §4.4)"),
+    LearnerSpec("fa2de", "FA2DE", _ours("A2DE", aggregate="vote"),
+                description="A2DE voting, Feating of NB (seed 000 §4.4)"),
+    LearnerSpec("rf10", "RF10", _sklearn(_rf(10), True), "discretised",
+                "scikit-learn RandomForest, 10 trees, on the discretised data"),
+    LearnerSpec("rf100", "RF100", _sklearn(_rf(100), True), "discretised",
+                "scikit-learn RandomForest, 100 trees, on the discretised data"),
+    LearnerSpec("rf10-raw", "RF10-raw", _sklearn(_rf(10), False), "numeric",
+                "scikit-learn RandomForest, 10 trees, on the raw data"),
+    LearnerSpec("rf100-raw", "RF100-raw", _sklearn(_rf(100), False), "numeric",
+                "scikit-learn RandomForest, 100 trees, on the raw data"),
+    LearnerSpec("tree", "DecisionTree", _sklearn(_tree, True), "discretised",
+                "scikit-learn DecisionTree on the discretised data"),
+    LearnerSpec("cnb", "CategoricalNB", _sklearn(_categorical_nb, True), "discretised",
+                "scikit-learn CategoricalNB (Laplace) on the discretised data"),
+    LearnerSpec("hgb", "HistGB", _sklearn(_hist_gb, True), "discretised",
+                "scikit-learn HistGradientBoosting on the discretised data"),
+    LearnerSpec("hgb-raw", "HistGB-raw", _sklearn(_hist_gb, False), "numeric",
+                "scikit-learn HistGradientBoosting on the raw data"),
+]
+
+#: every learner known to the experiment tools, by CLI key
+LEARNERS = {spec.key: spec for spec in _SPECS}
+
+
+def register(spec):
+    """Add (or replace) a learner; returns the spec."""
+    LEARNERS[spec.key] = spec
+    return spec
+
+
+def get_learner(key):
+    try:
+        return LEARNERS[key.lower()]
+    except KeyError:
+        raise KeyError(f"unknown learner {key!r}; known: {', '.join(sorted(LEARNERS))}") \
+            from None

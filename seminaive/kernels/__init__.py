@@ -1,0 +1,51 @@
+"""Numba kernels: every hot loop of the library lives here.
+
+Conventions shared by all kernels
+---------------------------------
+* ``X`` holds *storage codes*: 0 means "missing / left out", ``1 .. n_values`` are the values.
+  ``sizes[i] = n_values[i] + 1`` is the extent of attribute ``i`` in a table block.
+* Combinations of distinct attributes are numbered globally, order by order, each order in
+  lexicographic order (see :mod:`seminaive.tables`).  ``combos[g, :d]`` are the members of
+  combination ``g`` of order ``d`` (padding ``-1``), ``offsets[g]`` the start of its block in
+  the flat ``counts`` array.
+* A count block of order ``d`` has shape ``(sizes[c0], ..., sizes[c_{d-1}], k)`` in C order:
+  the class is the fastest axis, so the ``k`` class counts of one cell are adjacent.
+* A log-conditional block of order ``d`` has shape ``(cells, d, k)``: for every cell, the log
+  probability of member ``p`` given the other members and the class, for every class.
+
+The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.scoring` and
+:mod:`.encoding`; learners that need their own hot loops add a submodule here.
+"""
+
+from .counting import (
+                       count_order0,
+                       count_order1,
+                       count_order2,
+                       count_order3,
+                       count_order_any,
+                       regrid,
+                       sub_combination_index,
+)
+from .encoding import encode_int_columns, int_column_presence, int_column_ranges
+from .scoring import (
+                       AGGREGATE_JOINT,
+                       AGGREGATE_POSTERIOR,
+                       AGGREGATE_VOTE,
+                       PREDICT_CHUNK_ROWS,
+                       predict_scores,
+)
+from .smoothing import (
+                       log_conditional_estimate,
+                       log_conditional_tables,
+                       log_joint_estimate,
+                       log_joint_tables,
+)
+
+__all__ = [
+    "AGGREGATE_JOINT", "AGGREGATE_POSTERIOR", "AGGREGATE_VOTE", "PREDICT_CHUNK_ROWS",
+    "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
+    "encode_int_columns", "int_column_presence", "int_column_ranges",
+    "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",
+    "log_joint_tables", "predict_scores", "regrid",
+    "sub_combination_index",
+]

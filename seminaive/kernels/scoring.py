@@ -1,0 +1,188 @@
+"""Classification kernels: AnDE scores from the log tables, with the cascade."""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+# --------------------------------------------------------------------------------------------
+# Classification
+# --------------------------------------------------------------------------------------------
+
+AGGREGATE_JOINT = 0
+AGGREGATE_POSTERIOR = 1
+AGGREGATE_VOTE = 2
+
+
+@njit(cache=True)
+def _aggregate_row(terms, n_par, k, aggregate, out_row):
+    """Combine the sub-model scores of one row (rows of non-qualifying parents are NaN).
+
+    Returns the number of sub-models used (0: the caller cascades to a lower order)."""
+    used = 0
+    for s in range(n_par):
+        if not math.isnan(terms[s, 0]):
+            used += 1
+    if used == 0:
+        return 0
+    if aggregate == AGGREGATE_VOTE:
+        for yy in range(k):
+            out_row[yy] = 0.0
+        for s in range(n_par):
+            if math.isnan(terms[s, 0]):
+                continue
+            best = 0
+            for yy in range(1, k):
+                if terms[s, yy] > terms[s, best]:
+                    best = yy
+            out_row[best] += 1.0
+        for yy in range(k):
+            out_row[yy] = math.log(out_row[yy] / used) if out_row[yy] > 0 else -np.inf
+        return used
+    if aggregate == AGGREGATE_POSTERIOR:
+        for s in range(n_par):
+            if math.isnan(terms[s, 0]):
+                continue
+            top = terms[s, 0]
+            for yy in range(1, k):
+                top = max(top, terms[s, yy])
+            acc = 0.0
+            for yy in range(k):
+                acc += math.exp(terms[s, yy] - top)
+            norm = top + math.log(acc)
+            for yy in range(k):
+                terms[s, yy] -= norm
+    # log-sum-exp over the used sub-models, per class
+    for yy in range(k):
+        top = -np.inf
+        for s in range(n_par):
+            if not math.isnan(terms[s, 0]) and terms[s, yy] > top:
+                top = terms[s, yy]
+        if top == -np.inf:
+            out_row[yy] = -np.inf
+            continue
+        acc = 0.0
+        for s in range(n_par):
+            if not math.isnan(terms[s, 0]):
+                acc += math.exp(terms[s, yy] - top)
+        out_row[yy] = top + math.log(acc) - math.log(used)
+    return used
+
+
+@njit(cache=True)
+def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms):
+    """terms[s, y] = log P(y, x_s) for every parent combination s (NaN if unusable)."""
+    p_first = order_first[level]
+    for g in range(p_first, order_first[level + 1]):
+        cell = 0
+        for t in range(level):
+            att = combos[g, t]
+            cell = cell * sizes[att] + xs[att]
+        base = offsets[g] + cell * k
+        for yy in range(k):
+            terms[g - p_first, yy] = lj[base + yy]
+
+
+@njit(cache=True)
+def _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                lc_offsets, sub_index, terms):
+    """Sub-model scores of one row at one order (used for rows that cascade)."""
+    _parent_terms(x, level, combos, offsets, sizes, k, order_first, lj, terms)
+    d = level + 1
+    if d > max_order:
+        return
+    p_first = order_first[level]
+    for h in range(order_first[d], order_first[d + 1]):
+        cell = 0
+        for t in range(d):
+            att = combos[h, t]
+            cell = cell * sizes[att] + x[att]
+        base = lc_offsets[h] + cell * d * k
+        for p in range(d):
+            if x[combos[h, p]] == 0:
+                continue
+            s = sub_index[h, p] - p_first
+            for yy in range(k):
+                terms[s, yy] += lc[base + p * k + yy]
+
+
+PREDICT_CHUNK_ROWS = 256
+
+
+@njit(parallel=True, cache=True)
+def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
+                   lc_offsets, sub_index, aggregate, out):
+    """Per-class scores of AnDE (seed 000 eq 11, with the cascade to A(n-1)DE).
+
+    aggregate = JOINT:      out = log( mean_s P(y, x_s) prod_i P(x_i | y, x_s) )
+    aggregate = POSTERIOR:  out = log( mean_s P_s(y | x) )          (PAnDE, seed 000 §4.4)
+    aggregate = VOTE:       out = log( fraction of sub-models whose argmax is y )  (FAnDE)
+
+    Rows are processed in chunks: every table block is visited once per chunk, so the tables
+    stream through the cache and per-combination constants are loaded once per chunk.
+    Super-parents are the qualifying combinations of order n; a row in which none qualifies
+    cascades to order n - 1, and so on down to naive Bayes.
+    """
+    n_rows, a = X.shape
+    max_parents = 0
+    for level in range(n + 1):
+        max_parents = max(max_parents, order_first[level + 1] - order_first[level])
+    chunk = PREDICT_CHUNK_ROWS
+    n_chunks = (n_rows + chunk - 1) // chunk
+    p_first = order_first[n]
+    n_par = order_first[n + 1] - p_first
+    d = n + 1
+    for ch in prange(n_chunks):
+        r0 = ch * chunk
+        r1 = min(n_rows, r0 + chunk)
+        m = r1 - r0
+        xs = np.empty((a, m), dtype=np.int64)
+        for r in range(m):
+            for i in range(a):
+                xs[i, r] = X[r0 + r, i]
+        # terms[s, r, y]: rows contiguous for a fixed sub-model
+        terms = np.empty((n_par, m, k))
+        for g in range(p_first, order_first[n + 1]):
+            off = offsets[g]
+            for r in range(m):
+                cell = 0
+                for t in range(n):
+                    att = combos[g, t]
+                    cell = cell * sizes[att] + xs[att, r]
+                for yy in range(k):
+                    terms[g - p_first, r, yy] = lj[off + cell * k + yy]
+        if d <= max_order:
+            cells = np.empty(m, dtype=np.int64)
+            for h in range(order_first[d], order_first[d + 1]):
+                for r in range(m):
+                    cells[r] = 0
+                for t in range(d):
+                    att = combos[h, t]
+                    s_att = sizes[att]
+                    for r in range(m):
+                        cells[r] = cells[r] * s_att + xs[att, r]
+                base_h = lc_offsets[h]
+                for p in range(d):
+                    s = sub_index[h, p] - p_first
+                    # a missing child reads the 0.0 of its missing slot: no branch needed
+                    for r in range(m):
+                        base = base_h + (cells[r] * d + p) * k
+                        for yy in range(k):
+                            terms[s, r, yy] += lc[base + yy]
+        row_terms = np.empty((max_parents, k))
+        x = np.empty(a, dtype=np.int64)
+        for r in range(m):
+            for s in range(n_par):
+                for yy in range(k):
+                    row_terms[s, yy] = terms[s, r, yy]
+            if _aggregate_row(row_terms, n_par, k, aggregate, out[r0 + r]) > 0:
+                continue
+            # cascade: no parent of order n qualifies in this row
+            for i in range(a):
+                x[i] = xs[i, r]
+            for level in range(n - 1, -1, -1):
+                _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
+                            lc, lc_offsets, sub_index, row_terms)
+                n_low = order_first[level + 1] - order_first[level]
+                if _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r]) > 0:
+                    break

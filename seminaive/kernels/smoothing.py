@@ -1,0 +1,143 @@
+"""Smoothing kernels: counts to smoothed log-probability tables.
+
+Seed 000 §2 (m-estimation) and seed 003 eqs 15-16 (Laplace).
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+# --------------------------------------------------------------------------------------------
+# Smoothing: counts -> log-probability tables
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
+    """log P(y, x_s) from counts (seed 000 §2 m-estimate; seed 003 eq 15 Laplace).
+
+    ``count`` = N(y, x_s), ``n_observed`` = rows with every attribute of s observed,
+    ``prod_values`` = prod |X_s|.  Shared by the table builder and by kernels that need the
+    estimate for adjusted counts (e.g. leave-one-out: counts minus the held-out row).
+    """
+    if laplace:
+        return math.log(count + 1.0) - math.log(n_observed + k * prod_values)
+    return math.log(count + m / (k * prod_values)) - math.log(n_observed + m)
+
+
+@njit(cache=True, inline="always")
+def log_conditional_estimate(count, parent_count, n_values, m, laplace):
+    """log P(x_c | y, x_s) from counts (seed 000 §2 m-estimate; seed 003 eq 16 Laplace).
+
+    ``count`` = N(y, x_s, x_c), ``parent_count`` = N(y, x_s) over rows with x_c observed,
+    ``n_values`` = |X_c|.
+    """
+    if laplace:
+        return math.log(count + 1.0) - math.log(parent_count + n_values)
+    return math.log(count + m / n_values) - math.log(parent_count + m)
+
+
+@njit(parallel=True, cache=True)
+def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
+                     min_count, out):
+    """log P(y, x_s) for every parent combination s and cell (seed 000 §2; seed 003 eq 15).
+
+    m-estimate:  (N(y, x_s) + m / (k * prod|X_s|)) / (N_obs(s) + m)
+    Laplace:     (N(y, x_s) + 1) / (N_obs(s) + k * prod|X_s|)
+
+    ``N_obs(s)`` counts the rows in which every attribute of s is observed (Weka's AODE uses
+    N - N(x_i missing)).  A cell with a missing parent value, or whose frequency N(x_s) is
+    below ``min_count``, is marked NaN: it is not used as a super-parent.
+    """
+    for g in prange(g_first, g_last):
+        d = orders[g]
+        off = offsets[g]
+        n_cells = (offsets[g + 1] - off) // k
+        prod_values = 1.0
+        for t in range(d):
+            prod_values *= max(sizes[combos[g, t]] - 1, 1)
+        n_observed = 0.0
+        for cell in range(n_cells):
+            rest = cell
+            observed = True
+            for t in range(d - 1, -1, -1):
+                s = sizes[combos[g, t]]
+                if rest % s == 0:
+                    observed = False
+                rest //= s
+            if observed:
+                for yy in range(k):
+                    n_observed += counts[off + cell * k + yy]
+        if laplace:
+            log_den = math.log(n_observed + k * prod_values)
+        else:
+            log_den = math.log(n_observed + m)
+        for cell in range(n_cells):
+            rest = cell
+            observed = True
+            for t in range(d - 1, -1, -1):
+                s = sizes[combos[g, t]]
+                if rest % s == 0:
+                    observed = False
+                rest //= s
+            freq = 0.0
+            for yy in range(k):
+                freq += counts[off + cell * k + yy]
+            usable = observed and (d == 0 or freq >= min_count)
+            for yy in range(k):
+                idx = off + cell * k + yy
+                if not usable:
+                    out[idx] = np.nan
+                elif laplace:
+                    out[idx] = math.log(counts[idx] + 1.0) - log_den
+                else:
+                    out[idx] = math.log(counts[idx] + m / (k * prod_values)) - log_den
+
+
+@njit(parallel=True, cache=True)
+def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
+                           lc_offsets, m, laplace, out):
+    """log P(x_c | y, x_rest) for every combination, member c and cell (seed 003 eq 16).
+
+    m-estimate:  (N(y, x_rest, x_c) + m / |X_c|) / (N(y, x_rest) - N(y, x_rest, x_c missing) + m)
+    Laplace:     (N(y, x_rest, x_c) + 1) / (N(y, x_rest) - N(y, x_rest, x_c missing) + |X_c|)
+
+    A missing child value gets log 1 = 0: it is left out of the product.
+    Output block layout: (cells, d, k).
+    """
+    for g in prange(g_first, g_last):
+        d = orders[g]
+        off = offsets[g]
+        total = offsets[g + 1] - off
+        out_off = lc_offsets[g]
+        for p in range(d):
+            child = combos[g, p]
+            s_child = sizes[child]
+            n_values = max(s_child - 1, 1)
+            cell_stride = 1
+            for t in range(p + 1, d):
+                cell_stride *= sizes[combos[g, t]]
+            stride = cell_stride * k
+            n_outer = total // (s_child * stride)
+            for hi in range(n_outer):
+                for lo in range(stride):
+                    base = hi * s_child * stride + lo
+                    den = 0.0
+                    for v in range(1, s_child):
+                        den += counts[off + base + v * stride]
+                    if laplace:
+                        log_den = math.log(den + n_values)
+                    else:
+                        log_den = math.log(den + m)
+                    yy = base % k
+                    for v in range(s_child):
+                        flat = base + v * stride
+                        cell = flat // k
+                        target = out_off + (cell * d + p) * k + yy
+                        if v == 0:
+                            out[target] = 0.0
+                        elif laplace:
+                            out[target] = math.log(counts[off + flat] + 1.0) - log_den
+                        else:
+                            out[target] = math.log(counts[off + flat] + m / n_values) - log_den

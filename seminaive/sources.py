@@ -1,0 +1,54 @@
+"""Training data replayed chunk by chunk, for learners that need passes after counting.
+
+A *source* yields (storage codes, class indices, weights) chunks and offers
+``map_reduce(fn, combine)``; learners written against it (leave-one-out selection, weight
+optimisation, structure statistics) run unchanged on in-memory arrays, on files streamed from
+disk and on a Dask cluster.
+"""
+
+import operator
+
+import numpy as np
+
+#: default rows per chunk: bounds the memory of per-row intermediate arrays
+DEFAULT_CHUNK_ROWS = 65_536
+
+
+class ArraySource:
+    """In-memory training data as a source.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_attributes)
+        Storage codes (0 = missing, 1..v values), as counted into the tables.
+    y : ndarray of shape (n_rows,)
+        Class indices into ``classes_``.
+    sample_weight : ndarray of shape (n_rows,) or None
+    chunk_rows : int, default=DEFAULT_CHUNK_ROWS
+    """
+
+    def __init__(self, codes, y, sample_weight=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+        self.codes = codes
+        self.y = np.asarray(y, dtype=np.int64)
+        self.sample_weight = None if sample_weight is None else np.asarray(
+            sample_weight, dtype=np.float64)
+        self.chunk_rows = int(chunk_rows)
+
+    @property
+    def n_rows(self):
+        return int(self.y.shape[0])
+
+    def chunks(self):
+        """Yield ``(codes, y, sample_weight_or_None)`` for consecutive row blocks."""
+        for start in range(0, self.n_rows, self.chunk_rows):
+            stop = min(start + self.chunk_rows, self.n_rows)
+            w = None if self.sample_weight is None else self.sample_weight[start:stop]
+            yield self.codes[start:stop], self.y[start:stop], w
+
+    def map_reduce(self, fn, combine=operator.add):
+        """``combine`` of ``fn(codes, y, w)`` over all chunks (None when there are no rows)."""
+        result = None
+        for i, chunk in enumerate(self.chunks()):
+            part = fn(*chunk)
+            result = part if i == 0 else combine(result, part)
+        return result
