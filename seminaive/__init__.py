@@ -4,11 +4,15 @@ Learners: :class:`NaiveBayes` (A0DE), :class:`AODE` (A1DE), :class:`A2DE`, :clas
 :class:`AnDE` for any n (Webb et al. 2012).
 """
 
+from . import selection, structure, weighting
 from .ande import A2DE, A3DE, AODE, AnDE, NaiveBayes
 from .exceptions import InputError, ModelFileError, SeminaiveError, TableTooLargeError
 from .persistence import load_model as load
 from .preprocessing.encoder import AttributeEncoder
+from .selection import *  # noqa: F403  (AODESR, FSSAODE, BSEAODE, ASAODE, SAODE, SWAODE, ...)
+from .structure import *  # noqa: F403  (TAN, SPTAN, KDB, LBR, HNB)
 from .tables import FrequencyTable, estimate_table_bytes
+from .weighting import *  # noqa: F403  (WAODE, MAPLMD, MAPLMG, BMAAODE)
 
 __version__ = "0.1.0"
 
@@ -16,4 +20,4 @@ __all__ = [
     "A2DE", "A3DE", "AODE", "AnDE", "NaiveBayes", "AttributeEncoder", "FrequencyTable",
     "estimate_table_bytes", "load", "InputError", "ModelFileError", "SeminaiveError",
     "TableTooLargeError",
-]
+] + structure.__all__ + weighting.__all__ + selection.__all__

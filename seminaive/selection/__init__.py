@@ -1,0 +1,3 @@
+"""Selecting sub-models: AODE-SR, FSS/BSE, ASAODE, SAODE, SWAODE, selective AnDE (issue 6)."""
+
+__all__ = []

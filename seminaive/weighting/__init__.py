@@ -1,0 +1,3 @@
+"""Weighted ensembles of sub-models: WAODE, MAPLMD, MAPLMG, BMAAODE (issue 5)."""
+
+__all__ = []
