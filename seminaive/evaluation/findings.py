@@ -1,0 +1,188 @@
+"""Checks of the source papers' headline findings against a summary of results.
+
+Each check states the published claim, computes the same statistic on our results and says
+whether it reproduces.  Checks whose learners or protocol are absent from the results are
+skipped with a note.
+"""
+
+import numpy as np
+
+from . import statistics
+from .learners import LEARNERS
+
+LARGE_ROWS = 8000
+
+
+def _label(key):
+    spec = LEARNERS.get(key)
+    return spec.label if spec else key
+
+
+def _pair(summary, a, b, metric, datasets=None):
+    data = summary[summary["learner"].isin([a, b])]
+    if datasets is not None:
+        data = data[data["dataset"].isin(datasets)]
+    wide = data.pivot_table(index="dataset", columns="learner", values=metric).dropna()
+    if a not in wide or b not in wide:
+        return None
+    return statistics.win_draw_loss(wide[a].to_numpy(), wide[b].to_numpy(), decimals=4)
+
+
+def _wdl_text(res):
+    star = "*" if res["p"] <= 0.05 else ""
+    return f"{res['win']}/{res['draw']}/{res['loss']} (p={res['p']:.3g}){star}"
+
+
+def _verdict(ok):
+    return "**reproduced**" if ok else "**not reproduced**"
+
+
+def seed000_findings(summary, curve=None):
+    """Markdown: seed 000's claims (Tables 3, 4, 10, 11 and Fig. 2) checked on our results.
+
+    ``summary`` is :func:`seminaive.evaluation.report.summarise` output (the bias/variance
+    protocol if present, else any); ``curve`` the learning-curve rows.
+    """
+    lines = ["## Seed 000's headline findings, checked", ""]
+    if "protocol" in summary and (summary["protocol"] == "biasvar").any():
+        summary = summary[summary["protocol"] == "biasvar"]
+        where = "50 x 2-fold cross-validation"
+    else:
+        where = "the protocol of the results"
+    learners = set(summary["learner"])
+    n_sets = summary["dataset"].nunique()
+    lines += [f"Results of {where} on {n_sets} data sets. W/D/L counts wins/draws/losses of "
+              "the first learner; p is the two-tailed sign test; * marks p <= 0.05.", ""]
+
+    # 1. AODE and A2DE beat NB significantly often (Table 3)
+    lines += ["**1. AODE and A2DE have lower zero-one loss and RMSE than NB significantly "
+              "often (Table 3).**", ""]
+    ok_all = True
+    found = False
+    for a in ("aode", "a2de"):
+        for metric in ("zero_one", "rmse"):
+            res = _pair(summary, a, "nb", metric)
+            if res is None:
+                continue
+            found = True
+            ok = res["win"] > res["loss"] and res["p"] <= 0.05
+            ok_all &= ok
+            lines.append(f"- {_label(a)} vs NB, {metric}: {_wdl_text(res)}")
+    lines += ["", f"Verdict: {_verdict(ok_all) if found else 'not run'}.", ""]
+
+    # 2. A2DE beats AODE on every large data set (Table 4)
+    lines += [f"**2. A2DE beats AODE on every data set with >= {LARGE_ROWS:,} rows "
+              "(Table 4).**", ""]
+    if {"a2de", "aode"} <= learners:
+        large = sorted(summary.loc[summary["n_rows"] >= LARGE_ROWS, "dataset"].unique())
+        if large:
+            wide = summary[summary["dataset"].isin(large)].pivot_table(
+                index="dataset", columns="learner", values="zero_one")
+            rows = []
+            all_win = True
+            for d in large:
+                a2, a1 = wide.loc[d, "a2de"], wide.loc[d, "aode"]
+                win = round(a2, 4) < round(a1, 4)
+                all_win &= win
+                rows.append(f"- {d}: A2DE {a2:.4f} vs AODE {a1:.4f} "
+                            f"({'A2DE wins' if win else 'A2DE does not win'})")
+            lines += rows + ["", f"Verdict: {_verdict(all_win)} on {len(large)} large sets.",
+                             ""]
+        else:
+            lines += ["No data set with that many rows in these results.", ""]
+    else:
+        lines += ["Not run (needs a2de and aode).", ""]
+
+    # 3. bias falls and variance rises with n (Table 3)
+    lines += ["**3. Bias falls and variance rises from NB to AODE to A2DE (Table 3).**", ""]
+    if summary["bias"].notna().any():
+        ok_all, found = True, False
+        for a, b in (("aode", "nb"), ("a2de", "aode"), ("a2de", "nb")):
+            bias = _pair(summary, a, b, "bias")
+            var = _pair(summary, a, b, "variance")
+            if bias is None or var is None:
+                continue
+            found = True
+            ok = bias["win"] > bias["loss"] and var["loss"] > var["win"]
+            ok_all &= ok
+            lines.append(f"- {_label(a)} vs {_label(b)}: bias {_wdl_text(bias)}, "
+                         f"variance {_wdl_text(var)}")
+        means = summary.groupby("learner")[["bias", "variance"]].mean()
+        for key in ("nb", "aode", "a2de"):
+            if key in means.index:
+                lines.append(f"- mean over data sets, {_label(key)}: bias "
+                             f"{means.loc[key, 'bias']:.4f}, variance "
+                             f"{means.loc[key, 'variance']:.4f}")
+        lines += ["", f"Verdict: {_verdict(ok_all) if found else 'not run'} (lower bias "
+                  "wins more often, higher variance loses more often).", ""]
+    else:
+        lines += ["Not run (needs the biasvar protocol).", ""]
+
+    # 4. learning-curve crossover (Fig. 2)
+    lines += ["**4. Learning-curve crossover: NB best at the smallest training sizes, the "
+              "largest n best at the largest (Fig. 2).**", ""]
+    if curve is not None and len(curve):
+        for dataset in sorted(curve["dataset"].unique()):
+            part = curve[curve["dataset"] == dataset]
+            table = part.pivot_table(index="train_size", columns="learner", values="zero_one")
+            order = [k for k in ("nb", "aode", "a2de", "a3de") if k in table.columns]
+            if len(order) < 2:
+                continue
+            table = table[order]
+            smallest, largest = table.index.min(), table.index.max()
+            best_small = table.loc[smallest].idxmin()
+            best_large = table.loc[largest].idxmin()
+            ok = best_small == "nb" and best_large == order[-1]
+            lines.append(f"- {dataset}: best at {smallest} rows {_label(best_small)}, best "
+                         f"at {largest:,} rows {_label(best_large)} — {_verdict(ok)}")
+            cross = _crossings(table)
+            if cross:
+                lines.append("  (zero-one loss of NB first exceeded by: " + ", ".join(
+                    f"{_label(k)} at {v:,} rows" for k, v in cross.items()) + ")")
+        lines.append("")
+    else:
+        lines += ["Not run (needs the curve protocol).", ""]
+
+    # 5. AnDE vs random forests (Tables 10-11)
+    lines += ["**5. AnDE against Random Forests (Tables 10-11): AnDE has higher bias and "
+              "lower variance; RF100 has lower zero-one loss on the large data sets.**", ""]
+    found = False
+    for rf in ("rf10", "rf100"):
+        if rf not in learners:
+            continue
+        for a in ("nb", "aode", "a2de"):
+            if a not in learners:
+                continue
+            found = True
+            cells = []
+            for metric in ("zero_one", "rmse", "bias", "variance"):
+                res = _pair(summary, a, rf, metric)
+                if res is not None and summary[metric].notna().any():
+                    cells.append(f"{metric} {_wdl_text(res)}")
+            large = sorted(summary.loc[summary["n_rows"] >= LARGE_ROWS, "dataset"].unique())
+            res_large = _pair(summary, a, rf, "zero_one", large) if large else None
+            if res_large is not None:
+                cells.append(f"zero_one on the {len(large)} large sets "
+                             f"{_wdl_text(res_large)}")
+            lines.append(f"- {_label(a)} vs {_label(rf)}: " + "; ".join(cells))
+    if not found:
+        lines.append("Not run (needs rf10/rf100).")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _crossings(table):
+    """For each learner, the smallest training size from which it beats NB at every size."""
+    out = {}
+    if "nb" not in table:
+        return out
+    for key in table.columns:
+        if key == "nb":
+            continue
+        better = (table[key] < table["nb"]).to_numpy()
+        idx = np.flatnonzero(~better)
+        first = 0 if idx.size == 0 else idx[-1] + 1
+        if first < len(table):
+            out[key] = int(table.index[first])
+    return out
+

@@ -1,0 +1,334 @@
+"""Summaries, markdown tables and plots from the raw results of :mod:`.runner`.
+
+``summarise`` turns the per-task rows into one row per (settings, data set, learner) -- the
+mean of every metric over the tasks, plus Kohavi & Wolpert's bias and variance for the
+bias/variance protocols -- and ``curves`` into one row per (data set, learner, training size,
+repeat) for learning curves.  ``render`` writes the markdown report (per-data-set tables,
+win/draw/loss matrices with sign-test p-values, geometric-mean ratios, Friedman test) and the
+PNG plots; it only reads the cache, so ``seminaive report`` can rebuild everything.
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from .. import metrics
+from . import plots, statistics
+from .learners import LEARNERS
+from .runner import METRICS, PREDICTION_PROTOCOLS, collect, predictions
+
+#: metrics reported, whether higher is better, and their labels
+METRIC_INFO = {
+    "zero_one": (False, "zero-one loss"),
+    "rmse": (False, "RMSE (seed definition: true class only)"),
+    "rmse_all": (False, "RMSE over all classes"),
+    "log_loss": (False, "log loss"),
+    "auc": (True, "AUC (Hand & Till for >2 classes)"),
+    "bias": (False, "bias (Kohavi-Wolpert)"),
+    "variance": (False, "variance (Kohavi-Wolpert)"),
+    "train_time": (False, "training time per instance (s)"),
+    "test_time": (False, "classification time per instance (s)"),
+}
+
+LARGE_ROWS = 8000
+
+
+def _label(key):
+    spec = LEARNERS.get(key)
+    return spec.label if spec else key
+
+
+def _learner_order(keys):
+    order = {k: i for i, k in enumerate(LEARNERS)}
+    return sorted(set(keys), key=lambda k: (order.get(k, len(order)), k))
+
+
+def summarise(out, raw=None):
+    """One row per (settings, protocol, dataset, learner): metric means over tasks,
+    ``n_tasks``, ``n_failed``, ``n_rows`` (the data set's rows seen by the protocol), and for
+    bias/variance protocols ``bias``, ``variance`` and ``kw_error``."""
+    raw = collect(out) if raw is None else raw
+    if raw.empty:
+        return raw
+    ok = raw[raw["error"] == ""]
+    if (raw["protocol"] == "curve").any():
+        ok = ok[ok["protocol"] != "curve"]
+    cols = [c for c in (*METRICS, "train_time", "test_time") if c in ok]
+    keys = ["settings", "protocol", "dataset", "learner"]
+    summary = ok.groupby(keys)[cols].mean()
+    summary["n_tasks"] = ok.groupby(keys).size()
+    failed = raw[raw["error"] != ""].groupby(keys).size()
+    summary["n_failed"] = failed.reindex(summary.index).fillna(0).astype(int)
+    sizes = ok.assign(n=ok["train_size"] + ok["test_size"]).groupby(keys)["n"].max()
+    summary["n_rows"] = sizes
+    summary = summary.reset_index()
+    bias, variance, kw_error = [], [], []
+    for row in summary.itertuples():
+        value = (np.nan, np.nan, np.nan)
+        if row.protocol in PREDICTION_PROTOCOLS:
+            found = predictions(out, row.settings, row.dataset, row.learner)
+            if found is not None:
+                matrix, truth = found
+                use = truth >= 0
+                n_classes = int(max(matrix.max(), truth.max())) + 1
+                kw = metrics.kohavi_wolpert(truth[use], matrix[use], n_classes)
+                value = (kw["bias"], kw["variance"], kw["error"])
+        bias.append(value[0])
+        variance.append(value[1])
+        kw_error.append(value[2])
+    summary["bias"], summary["variance"], summary["kw_error"] = bias, variance, kw_error
+    return summary
+
+
+def curves(out, raw=None):
+    """Learning-curve rows: settings, dataset, learner, repeat, train_size and metrics."""
+    raw = collect(out) if raw is None else raw
+    if raw.empty or not (raw["protocol"] == "curve").any():
+        return pd.DataFrame()
+    rows = raw[(raw["protocol"] == "curve") & (raw["error"] == "")]
+    return rows[["settings", "dataset", "learner", "repeat", "train_size",
+                 *[m for m in METRICS if m in rows]]].reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------------- markdown
+def _fmt(value, metric):
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    if metric in ("train_time", "test_time"):
+        return f"{value:.2e}"
+    return f"{value:.4f}"
+
+
+def _markdown_table(frame):
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def metric_table(summary, metric, learners):
+    """Data sets x learners table of one metric; the best value of each row in bold."""
+    higher, _ = METRIC_INFO[metric]
+    wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
+    wide = wide.reindex(columns=[lr for lr in learners if lr in wide.columns])
+    rows_info = summary.groupby("dataset")["n_rows"].max()
+    out = []
+    for dataset, values in wide.iterrows():
+        best = values.max() if higher else values.min()
+        cells = []
+        for lr in wide.columns:
+            text = _fmt(values[lr], metric)
+            if metric not in ("train_time", "test_time") and values[lr] == best:
+                text = f"**{text}**"
+            cells.append(text)
+        out.append([dataset, int(rows_info.get(dataset, 0)), *cells])
+    mean = wide.mean(axis=0)
+    if metric in ("train_time", "test_time"):
+        mean = np.exp(np.log(wide.clip(lower=1e-12)).mean(axis=0))
+        label = "geometric mean"
+    else:
+        label = "mean"
+    out.append([f"*{label}*", "", *[_fmt(mean[lr], metric) for lr in wide.columns]])
+    frame = pd.DataFrame(out, columns=["data set", "rows", *[_label(c) for c in wide.columns]])
+    return _markdown_table(frame)
+
+
+def wdl_section(summary, metric, learners, decimals=4):
+    """Win/draw/loss matrix (row learner vs column learner) with sign-test p-values."""
+    higher, _ = METRIC_INFO[metric]
+    present = [lr for lr in learners if lr in set(summary["learner"])]
+    data = summary[["dataset", "learner", metric]].dropna()
+    wdl, pvals = statistics.wdl_matrix(data, metric, present, higher_is_better=higher,
+                                       decimals=decimals)
+    rows = []
+    for a in present:
+        cells = []
+        for b in present:
+            if a == b:
+                cells.append("")
+                continue
+            text = str(wdl.loc[a, b])
+            p = pvals.loc[a, b]
+            if p is not None and not pd.isna(p):
+                text += f" (p={p:.3g}){'*' if p <= 0.05 else ''}"
+            cells.append(text)
+        rows.append([_label(a), *cells])
+    frame = pd.DataFrame(rows, columns=["W/D/L of row vs column", *[_label(b) for b in present]])
+    return _markdown_table(frame)
+
+
+def ratio_section(summary, metric, learners):
+    """Geometric mean over data sets of metric(row) / metric(column) (seed 001 style)."""
+    wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
+    present = [lr for lr in learners if lr in wide.columns]
+    rows = []
+    for a in present:
+        cells = []
+        for b in present:
+            if a == b:
+                cells.append("")
+                continue
+            both = wide[[a, b]].dropna()
+            ratio, n_used = statistics.geometric_mean_ratio(both[a].to_numpy(),
+                                                             both[b].to_numpy())
+            cells.append(f"{ratio:.3f}" if n_used else "–")
+        rows.append([_label(a), *cells])
+    frame = pd.DataFrame(rows, columns=["ratio row / column", *[_label(b) for b in present]])
+    return _markdown_table(frame)
+
+
+def _settings_title(settings):
+    protocol = settings.split("-")[0]
+    titles = {
+        "cv": "Stratified cross-validation",
+        "biasvar": "Bias/variance: 50 x 2-fold cross-validation (seed 000)",
+        "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows, 10 repeats (seed 002)",
+        "holdout": "Holdout",
+        "curve": "Learning curves (seed 000)",
+    }
+    return titles.get(protocol, protocol)
+
+
+def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamble=None,
+           findings=None):
+    """Write the markdown report and PNG plots of one or more result directories.
+
+    Parameters
+    ----------
+    out_dirs : str or list of str
+        Directories written by :func:`seminaive.evaluation.runner.run`.
+    markdown_path : str, optional
+        Where to write the report (default ``<first dir>/report.md``).
+    plots_dir : str, optional
+        Where to write the plots (default ``<directory of the report>/plots``); the report
+        links them relative to itself.
+    preamble : str, optional
+        Markdown placed after the title (e.g. the reading of the findings).
+    findings : callable, optional
+        ``findings(summary, curves) -> markdown``: checks of published claims
+        (see :mod:`.findings`).
+
+    Returns
+    -------
+    The markdown text.
+    """
+    if isinstance(out_dirs, str):
+        out_dirs = [out_dirs]
+    markdown_path = markdown_path or os.path.join(out_dirs[0], "report.md")
+    base = os.path.dirname(os.path.abspath(markdown_path))
+    plots_dir = plots_dir or os.path.join(base, "plots")
+    os.makedirs(plots_dir, exist_ok=True)
+    summaries, curve_frames = [], []
+    for out in out_dirs:
+        raw = collect(out)
+        if raw.empty:
+            continue
+        summaries.append(summarise(out, raw))
+        curve_frames.append(curves(out, raw))
+    summary = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
+    curve = pd.concat(curve_frames, ignore_index=True) if curve_frames else pd.DataFrame()
+    parts = [f"# {title}", ""]
+    if preamble:
+        parts += [preamble.strip(), ""]
+    if findings is not None and not summary.empty:
+        parts += [findings(summary, curve).strip(), ""]
+    for settings in (sorted(summary["settings"].unique()) if not summary.empty else []):
+        parts += _settings_section(summary[summary["settings"] == settings], settings,
+                                   plots_dir, base)
+    if not curve.empty:
+        parts += _curve_section(curve, plots_dir, base)
+    text = "\n".join(parts).rstrip() + "\n"
+    with open(markdown_path, "w") as fh:
+        fh.write(text)
+    return text
+
+
+def _rel(path, base):
+    return os.path.relpath(path, base).replace(os.sep, "/")
+
+
+def _settings_section(summary, settings, plots_dir, base):
+    learners = _learner_order(summary["learner"])
+    slug = settings.replace("/", "_")
+    parts = [f"## {_settings_title(settings)}", "",
+             f"Settings `{settings}`: {summary['dataset'].nunique()} data sets, learners "
+             + ", ".join(f"{_label(lr)} (`{lr}`)" for lr in learners) + ".", ""]
+    failed = summary[summary["n_failed"] > 0]
+    if not failed.empty:
+        parts += ["Failed tasks (left out of the means): " + ", ".join(
+            f"{_label(r.learner)} on {r.dataset} ({r.n_failed})" for r in failed.itertuples())
+            + ".", ""]
+    metric_list = ["zero_one", "rmse"]
+    if summary["bias"].notna().any():
+        metric_list += ["bias", "variance"]
+    metric_list += ["log_loss", "auc", "rmse_all", "train_time", "test_time"]
+    parts += ["### Win/draw/loss", "",
+              "Each cell: wins/draws/losses of the row learner against the column learner "
+              "over data sets (lower is better except AUC; values rounded to 4 decimals "
+              "before comparing), two-tailed binomial sign test p-value, `*` when p <= 0.05.",
+              ""]
+    for metric in metric_list:
+        if summary[metric].notna().any() and len(learners) > 1:
+            parts += [f"**{METRIC_INFO[metric][1]}**", "",
+                      wdl_section(summary, metric, learners), ""]
+    if len(learners) > 1:
+        parts += ["### Geometric mean of error ratios (seed 001 style)", "",
+                  "Geometric mean over data sets of row / column: below 1 means the row "
+                  "learner has the lower value.", ""]
+        for metric in ("zero_one", "rmse"):
+            parts += [f"**{METRIC_INFO[metric][1]}**", "",
+                      ratio_section(summary, metric, learners), ""]
+        complete = summary.pivot_table(index="dataset", columns="learner",
+                                       values="zero_one").dropna()
+        if len(complete) >= 2 and len(learners) >= 3:
+            fr = statistics.friedman(summary[summary["dataset"].isin(complete.index)],
+                                     "zero_one", learners)
+            cd = statistics.nemenyi_critical_difference(len(learners), fr["n_datasets"])
+            png = os.path.join(plots_dir, f"cd-{slug}.png")
+            ranks = fr["average_ranks"].rename(index=_label)
+            plots.plot_cd_diagram(ranks, cd, png, title="zero-one loss")
+            parts += ["### Friedman test and critical difference (zero-one loss)", "",
+                      f"Friedman chi-square {fr['statistic']:.2f}, p = {fr['p']:.3g} over "
+                      f"{fr['n_datasets']} data sets; Nemenyi critical difference {cd:.2f} "
+                      "(alpha 0.05). Average ranks: " + ", ".join(
+                          f"{k} {v:.2f}" for k, v in ranks.sort_values().items()) + ".", "",
+                      f"![critical difference diagram]({_rel(png, base)})", ""]
+    labelled = summary.assign(learner=summary["learner"].map(_label))
+    if summary["bias"].notna().any():
+        png = os.path.join(plots_dir, f"biasvar-{slug}.png")
+        plots.plot_bias_variance(labelled, png)
+        parts += [f"![bias and variance]({_rel(png, base)})", ""]
+    png = os.path.join(plots_dir, f"times-{slug}.png")
+    plots.plot_times(labelled, png)
+    parts += [f"![training and classification time per instance]({_rel(png, base)})", ""]
+    parts += ["### Per data set", ""]
+    for metric in metric_list:
+        if summary[metric].notna().any():
+            parts += [f"**{METRIC_INFO[metric][1]}**", "",
+                      metric_table(summary, metric, learners), ""]
+    return parts
+
+
+def _curve_section(curve, plots_dir, base):
+    parts = ["## Learning curves (seed 000 §4.1)", "",
+             "Per repeat 1,000 random test rows; nested training sets of 23, 46, 92, ... rows "
+             "drawn from the rest. Points are means over repeats, error bars standard errors.",
+             ""]
+    labelled = curve.assign(learner=curve["learner"].map(_label))
+    for dataset in sorted(curve["dataset"].unique()):
+        for metric in ("zero_one", "rmse"):
+            png = os.path.join(plots_dir, f"curve-{dataset}-{metric}.png")
+            plots.plot_learning_curves(labelled[labelled["dataset"] == dataset], png,
+                                       metric=metric, dataset=dataset)
+            parts += [f"![{dataset} {metric}]({_rel(png, base)})", ""]
+        table = curve[curve["dataset"] == dataset].pivot_table(
+            index="train_size", columns="learner", values="zero_one")
+        table = table.reindex(columns=_learner_order(table.columns))
+        rows = [[size, *[_fmt(v, "zero_one") for v in values]]
+                for size, values in table.iterrows()]
+        parts += [f"**{dataset}: mean zero-one loss by training size**", "",
+                  _markdown_table(pd.DataFrame(
+                      rows, columns=["training rows", *[_label(c) for c in table.columns]])),
+                  ""]
+    return parts

@@ -1,0 +1,281 @@
+"""Run learners over protocol tasks, in parallel, with a resumable on-disk cache.
+
+Every finished task -- one (data set, learner, protocol, repeat, fold) -- is written at once to
+its own small file under ``<out>/raw/``; a run that is interrupted and started again skips the
+tasks whose files exist, so it continues where it stopped.  The task file holds the task's
+metrics and timings and, for the bias/variance protocols, the predicted class of every test
+row.  Files are written to a temporary name and renamed, so a killed worker never leaves a
+half-written result behind.
+"""
+
+import functools
+import json
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .. import metrics
+from .learners import get_learner
+from .protocols import make_tasks, protocol_parameters
+
+#: protocols whose per-row predictions are kept (for Kohavi-Wolpert bias and variance)
+PREDICTION_PROTOCOLS = ("biasvar", "biasvar1000")
+METRICS = ("zero_one", "rmse", "rmse_all", "log_loss", "auc")
+
+
+@dataclass
+class RunConfig:
+    """Everything that determines the results of a comparison run."""
+
+    datasets: list
+    learners: list
+    protocol: str = "cv"
+    seed: int = 0
+    discretizer: str = "equal_frequency"
+    n_bins: int = 3
+    protocol_params: dict = field(default_factory=dict)
+    max_rows: int = None
+
+    def params(self):
+        return protocol_parameters(self.protocol, **self.protocol_params)
+
+    def settings_key(self):
+        """Directory name that separates incompatible settings in the cache."""
+        p = self.params()
+        parts = [self.protocol, f"seed{self.seed}", f"{self.discretizer}{self.n_bins}"]
+        parts += [f"{k}{v:g}" if isinstance(v, float) else f"{k}{v}" for k, v in sorted(p.items())]
+        if self.max_rows:
+            parts.append(f"max{self.max_rows}")
+        return "-".join(str(s) for s in parts)
+
+
+@functools.lru_cache(maxsize=4)
+def load_dataset(name, max_rows=None, seed=0):
+    """(X, y) of a data set by name (cached per process); optionally a seeded row sample."""
+    from ..datasets import load
+
+    X, y = load(name)
+    X = X.reset_index(drop=True)
+    y = pd.Series(np.asarray(y)).reset_index(drop=True)
+    if max_rows and len(y) > max_rows:
+        rng = np.random.default_rng(seed)
+        keep = np.sort(rng.choice(len(y), size=max_rows, replace=False))
+        X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+    return X, y
+
+
+def task_path(out, config, dataset, learner, task_key):
+    return os.path.join(out, "raw", config.settings_key(), dataset, learner, f"{task_key}.npz")
+
+
+def _proba_full(model, proba, classes):
+    """Probabilities as columns of the data set's full class list (absent classes get 0)."""
+    full = np.zeros((proba.shape[0], len(classes)))
+    index = {c: i for i, c in enumerate(classes)}
+    for j, c in enumerate(model.classes_):
+        full[:, index[c]] = proba[:, j]
+    return full
+
+
+def evaluate_task(spec_key, task, X, y, classes, config):
+    """Fit one learner on the task's training rows and score it on its test rows."""
+    spec = get_learner(spec_key)
+    model = spec.build(random_state=config.seed, discretizer=config.discretizer,
+                       n_bins=config.n_bins)
+    X_train, y_train = X.iloc[task.train], y.iloc[task.train].to_numpy()
+    X_test, y_test = X.iloc[task.test], y.iloc[task.test].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        model.fit(X_train, y_train)
+        train_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        proba = model.predict_proba(X_test)
+        test_seconds = time.perf_counter() - start
+    proba = _proba_full(model, np.asarray(proba, dtype=np.float64), classes)
+    class_index = {c: i for i, c in enumerate(classes)}
+    y_idx = np.array([class_index[v] for v in y_test], dtype=np.int64)
+    pred_idx = np.argmax(proba, axis=1)
+    result = {
+        "zero_one": float(np.mean(pred_idx != y_idx)),
+        "rmse": metrics.rmse(y_idx, proba, np.arange(len(classes))),
+        "rmse_all": metrics.rmse_all_classes(y_idx, proba, np.arange(len(classes))),
+        "log_loss": metrics.log_loss(y_idx, proba, np.arange(len(classes))),
+        "auc": _safe_auc(y_idx, proba, len(classes)),
+        "train_time": train_seconds / max(len(task.train), 1),
+        "test_time": test_seconds / max(len(task.test), 1),
+        "train_size": len(task.train),
+        "test_size": len(task.test),
+    }
+    return result, pred_idx.astype(np.int16), y_idx.astype(np.int16)
+
+
+def _safe_auc(y_idx, proba, n_classes):
+    if len(np.unique(y_idx)) < 2:
+        return float("nan")
+    return float(metrics.auc(y_idx, proba, np.arange(n_classes)))
+
+
+def _write_task(path, result, task, pred, truth, keep_predictions):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}.npz"
+    arrays = {"metrics": np.frombuffer(json.dumps(result).encode(), dtype=np.uint8)}
+    if keep_predictions:
+        arrays["test_index"] = task.test.astype(np.int32)
+        arrays["prediction"] = pred
+        arrays["truth"] = truth
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def read_task(path):
+    """(metrics dict, test_index, prediction, truth) of a cached task file; the last three
+    are None unless the protocol keeps predictions."""
+    with np.load(path, allow_pickle=False) as archive:
+        result = json.loads(archive["metrics"].tobytes().decode())
+        if "prediction" in archive.files:
+            return result, archive["test_index"], archive["prediction"], archive["truth"]
+    return result, None, None, None
+
+
+def _run_one(spec_key, task, config, path):
+    """Worker: load the data (cached per process), evaluate, write the task file."""
+    X, y = load_dataset(task.dataset, config.max_rows, config.seed)
+    classes = np.unique(y.to_numpy())
+    try:
+        result, pred, truth = evaluate_task(spec_key, task, X, y, classes, config)
+    except Exception as err:  # a learner that fails on a data set is recorded, not fatal
+        result = {"error": f"{type(err).__name__}: {err}", "train_size": len(task.train),
+                  "test_size": len(task.test)}
+        pred = np.full(len(task.test), -1, dtype=np.int16)
+        truth = np.full(len(task.test), -1, dtype=np.int16)
+    _write_task(path, result, task, pred, truth, config.protocol in PREDICTION_PROTOCOLS)
+    return spec_key, task.dataset, task.key
+
+
+def plan(config, out):
+    """All (learner, task, path) of a run, and which of them are already done."""
+    todo, done = [], []
+    for dataset in config.datasets:
+        X, y = load_dataset(dataset, config.max_rows, config.seed)
+        tasks = make_tasks(config.protocol, dataset, y.to_numpy(), config.seed,
+                           **config.protocol_params)
+        for learner in config.learners:
+            for task in tasks:
+                path = task_path(out, config, dataset, learner, task.key)
+                (done if os.path.exists(path) else todo).append((learner, task, path))
+    return todo, done
+
+
+def run(config, out, n_jobs=1, progress=True):
+    """Evaluate every learner on every task not yet in the cache; return the raw results.
+
+    Parameters
+    ----------
+    config : RunConfig
+    out : str
+        Output directory (the cache lives in ``out/raw``).
+    n_jobs : int
+        Parallel worker processes (joblib).  Timings are per instance and measured inside the
+        workers; with several workers sharing cores they are inflated alike for all learners.
+    progress : bool
+        Show a progress bar (tqdm).
+
+    Returns
+    -------
+    pandas.DataFrame of the raw results (see :func:`collect`).
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    for learner in config.learners:
+        get_learner(learner)  # fail fast on unknown names
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as fh:
+        json.dump({"datasets": config.datasets, "learners": config.learners,
+                   "protocol": config.protocol, "seed": config.seed,
+                   "discretizer": config.discretizer, "n_bins": config.n_bins,
+                   "protocol_params": config.params(), "max_rows": config.max_rows,
+                   "settings_key": config.settings_key()}, fh, indent=2)
+    todo, done = plan(config, out)
+    bar = tqdm(total=len(todo) + len(done), initial=len(done), disable=not progress,
+               desc=f"{config.protocol}", unit="task")
+    if n_jobs == 1:
+        for learner, task, path in todo:
+            _run_one(learner, task, config, path)
+            bar.update()
+    else:
+        env = os.environ.get("NUMBA_NUM_THREADS")
+        os.environ["NUMBA_NUM_THREADS"] = "1"  # one kernel thread per worker process
+        try:
+            jobs = (delayed(_run_one)(learner, task, config, path)
+                    for learner, task, path in todo)
+            for _ in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+                bar.update()
+        finally:
+            if env is None:
+                os.environ.pop("NUMBA_NUM_THREADS", None)
+            else:
+                os.environ["NUMBA_NUM_THREADS"] = env
+    bar.close()
+    return collect(out)
+
+
+def collect(out):
+    """All cached task results under ``out/raw`` as one tidy DataFrame.
+
+    Columns: settings, protocol, dataset, learner, repeat, fold, the metrics of
+    :data:`METRICS`, train_time and test_time (seconds per instance), train_size, test_size,
+    error (message of a failed task, else empty).
+    """
+    rows = []
+    root = os.path.join(out, "raw")
+    if not os.path.isdir(root):
+        return pd.DataFrame()
+    for settings in sorted(os.listdir(root)):
+        for dataset in sorted(os.listdir(os.path.join(root, settings))):
+            for learner in sorted(os.listdir(os.path.join(root, settings, dataset))):
+                folder = os.path.join(root, settings, dataset, learner)
+                for name in sorted(os.listdir(folder)):
+                    if not name.endswith(".npz") or ".tmp-" in name:
+                        continue
+                    result = read_task(os.path.join(folder, name))[0]
+                    repeat, fold = name[:-4].split("-")
+                    rows.append({"settings": settings, "protocol": settings.split("-")[0],
+                                 "dataset": dataset, "learner": learner,
+                                 "repeat": int(repeat[1:]), "fold": int(fold[1:]),
+                                 **result})
+    frame = pd.DataFrame(rows)
+    if "error" not in frame:
+        frame["error"] = ""
+    frame["error"] = frame["error"].fillna("")
+    return frame
+
+
+def predictions(out, settings, dataset, learner):
+    """Predictions of a bias/variance run: ``(matrix, truth)`` where ``matrix`` is
+    (n_rows, n_repeats) predicted class indices, -1 where a row was not predicted in a repeat,
+    and ``truth`` the true class index of every row (-1 for rows never tested).  None if the
+    run kept no predictions."""
+    folder = os.path.join(out, "raw", settings, dataset, learner)
+    parts = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".npz") and ".tmp-" not in name:
+            repeat = int(name[1:4])
+            _, index, pred, truth = read_task(os.path.join(folder, name))
+            if index is not None:
+                parts.append((repeat, index, pred, truth))
+    if not parts:
+        return None
+    n_rows = max(int(p[1].max()) for p in parts) + 1
+    n_repeats = max(p[0] for p in parts) + 1
+    matrix = np.full((n_rows, n_repeats), -1, dtype=np.int64)
+    truth_all = np.full(n_rows, -1, dtype=np.int64)
+    for repeat, index, pred, truth in parts:
+        matrix[index, repeat] = pred
+        truth_all[index] = truth
+    return matrix, truth_all

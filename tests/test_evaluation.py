@@ -1,0 +1,217 @@
+"""Evaluation protocols, the resumable runner, reports and the compare/report CLI."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from seminaive.cli import main
+from seminaive.evaluation import protocols, report, runner
+from seminaive.evaluation.learners import LEARNERS, get_learner
+
+
+def test_curve_sizes_follow_seed_000_progression():
+    # Adult: 48,842 rows, 1,000 test rows -> 23 ... 47,104 (seed 000 §4.1)
+    sizes = protocols.curve_sizes(48_842 - 1000)
+    assert sizes[0] == 23 and sizes[-1] == 47_104
+    assert all(b == 2 * a for a, b in zip(sizes, sizes[1:], strict=False))
+    assert protocols.curve_sizes(22) == []
+
+
+def test_cv_tasks_partition_rows_and_are_deterministic():
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    tasks = protocols.make_tasks("cv", "toy", y, seed=3, folds=5, repeats=2)
+    assert len(tasks) == 10
+    for r in range(2):
+        tests = np.concatenate([t.test for t in tasks if t.repeat == r])
+        assert np.array_equal(np.sort(tests), np.arange(100))
+        for t in tasks:
+            assert not set(t.train) & set(t.test)
+    # stratified: every test fold holds 10 / 6 / 4 of the classes
+    assert all(np.bincount(y[t.test]).tolist() == [10, 6, 4] for t in tasks)
+    again = protocols.make_tasks("cv", "toy", y, seed=3, folds=5, repeats=2)
+    assert all(np.array_equal(a.test, b.test) for a, b in zip(tasks, again, strict=True))
+    other = protocols.make_tasks("cv", "toy", y, seed=4, folds=5, repeats=2)
+    assert not all(np.array_equal(a.test, b.test) for a, b in zip(tasks, other, strict=True))
+
+
+def test_biasvar_is_50_times_two_fold():
+    y = np.arange(40) % 2
+    tasks = protocols.make_tasks("biasvar", "toy", y)
+    assert len(tasks) == 100
+    for r in range(50):
+        pair = [t for t in tasks if t.repeat == r]
+        assert len(pair) == 2
+        assert np.array_equal(np.sort(np.concatenate([p.test for p in pair])), np.arange(40))
+
+
+def test_biasvar1000_shares_its_test_set():
+    y = np.arange(2500) % 3
+    tasks = protocols.make_tasks("biasvar1000", "toy", y)
+    assert len(tasks) == 10
+    assert all(np.array_equal(t.test, tasks[0].test) for t in tasks)
+    assert all(len(t.train) == 1000 and not set(t.train) & set(t.test) for t in tasks)
+    with pytest.raises(ValueError, match="at least 2000"):
+        protocols.make_tasks("biasvar1000", "small", np.arange(1500) % 2)
+
+
+def test_curve_tasks_nested_training_sets():
+    y = np.arange(1200) % 2
+    tasks = protocols.make_tasks("curve", "toy", y, repeats=2)
+    sizes = sorted({len(t.train) for t in tasks})
+    assert sizes == [23, 46, 92, 184]
+    r0 = [t for t in tasks if t.repeat == 0]
+    assert all(set(a.train) <= set(b.train) for a, b in zip(r0, r0[1:], strict=False))
+    assert all(len(t.test) == 1000 for t in tasks)
+
+
+def test_unknown_protocol_parameter():
+    with pytest.raises(ValueError, match="no parameter"):
+        protocols.protocol_parameters("cv", sizes=3)
+    with pytest.raises(ValueError, match="unknown protocol"):
+        protocols.protocol_parameters("loo")
+
+
+def test_registry_knows_comparators_and_states_their_input():
+    for key in ("nb", "aode", "a2de", "rf10", "rf100", "tree", "cnb", "hgb"):
+        assert key in LEARNERS
+    assert LEARNERS["rf100"].input == "discretised"
+    assert LEARNERS["rf100-raw"].input == "numeric"
+    with pytest.raises(KeyError, match="unknown learner"):
+        get_learner("nope")
+
+
+def test_comparators_fit_on_mixed_data_with_missing_values():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(["x", "y", "z"], 200)})
+    X.loc[::7, "a"] = np.nan
+    X.loc[::11, "b"] = None
+    y = np.where(X["a"].fillna(0) > 0, "p", "n")
+    for key in ("rf10", "rf10-raw", "tree", "cnb", "hgb", "hgb-raw"):
+        model = get_learner(key).build(random_state=0)
+        proba = model.fit(X, y).predict_proba(X)
+        assert np.allclose(proba.sum(axis=1), 1.0)
+        assert list(model.classes_) == ["n", "p"]
+
+
+def _config(**kw):
+    base = dict(datasets=["iris"], learners=["nb", "aode"], protocol="cv",
+                protocol_params={"folds": 3})
+    base.update(kw)
+    return runner.RunConfig(**base)
+
+
+def test_run_caches_every_task_and_resumes_after_interruption(tmp_path, monkeypatch):
+    out = str(tmp_path / "res")
+    config = _config()
+    calls = []
+    real = runner._run_one
+
+    def flaky(learner, task, cfg, path):
+        if len(calls) == 4:
+            raise KeyboardInterrupt  # the run is interrupted after four tasks
+        calls.append((learner, task.key))
+        return real(learner, task, cfg, path)
+
+    monkeypatch.setattr(runner, "_run_one", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(config, out, progress=False)
+    todo, done = runner.plan(config, out)
+    assert len(done) == 4 and len(todo) == 2
+    stamps = {p: os.path.getmtime(p) for _, _, p in done}
+    calls.clear()
+    raw = runner.run(config, out, progress=False)
+    assert len(calls) == 2  # only the unfinished tasks ran
+    assert all(os.path.getmtime(p) == t for p, t in stamps.items())
+    assert len(raw) == 6 and set(raw["learner"]) == {"nb", "aode"}
+    assert (raw["error"] == "").all()
+    # a completed run recomputes nothing
+    calls.clear()
+    runner.run(config, out, progress=False)
+    assert calls == []
+
+
+def test_results_are_deterministic_for_a_seed(tmp_path):
+    a = runner.run(_config(), str(tmp_path / "a"), progress=False)
+    b = runner.run(_config(), str(tmp_path / "b"), progress=False)
+    cols = ["zero_one", "rmse", "log_loss", "auc"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_parallel_run_equals_serial(tmp_path):
+    a = runner.run(_config(), str(tmp_path / "a"), progress=False)
+    b = runner.run(_config(), str(tmp_path / "b"), n_jobs=2, progress=False)
+    cols = ["dataset", "learner", "repeat", "fold", "zero_one", "rmse", "log_loss"]
+    pd.testing.assert_frame_equal(a[cols].reset_index(drop=True),
+                                  b[cols].reset_index(drop=True))
+
+
+def test_biasvar_summary_has_kohavi_wolpert_terms(tmp_path):
+    out = str(tmp_path / "bv")
+    config = _config(protocol="biasvar", protocol_params={"repeats": 3})
+    runner.run(config, out, progress=False)
+    summary = report.summarise(out)
+    assert set(summary["learner"]) == {"nb", "aode"}
+    # without a noise term, bias + variance is the mean error over the repeats
+    assert np.allclose(summary["bias"] + summary["variance"], summary["kw_error"])
+    assert np.allclose(summary["kw_error"], summary["zero_one"])
+    matrix, truth = runner.predictions(out, summary["settings"][0], "iris", "nb")
+    assert matrix.shape == (150, 3) and (matrix >= 0).all() and (truth >= 0).all()
+
+
+def test_failing_learner_is_recorded_not_fatal(tmp_path):
+    from seminaive.evaluation.learners import LearnerSpec, register
+
+    def make(random_state, discretizer, n_bins):
+        from seminaive import AODE
+
+        return AODE(max_table_bytes=10)  # always refuses its tables
+
+    register(LearnerSpec("tiny-aode", "TinyAODE", make))
+    try:
+        raw = runner.run(_config(learners=["nb", "tiny-aode"]), str(tmp_path / "f"),
+                         progress=False)
+    finally:
+        LEARNERS.pop("tiny-aode")
+    failed = raw[raw["learner"] == "tiny-aode"]
+    assert len(failed) == 3 and failed["error"].str.contains("TableTooLargeError").all()
+
+
+def test_cli_compare_and_report_end_to_end(tmp_path, capsys):
+    out = str(tmp_path / "cli")
+    code = main(["compare", "--data", "iris,wine", "--learners", "nb,aode,a2de",
+                 "--protocol", "biasvar", "--repeats", "2", "--out", out, "--quiet"])
+    assert code == 0
+    for name in ("raw.csv", "summary.csv", "report.md", "config.json"):
+        assert os.path.getsize(os.path.join(out, name)) > 0
+    raw = pd.read_csv(os.path.join(out, "raw.csv"))
+    assert len(raw) == 2 * 3 * 2 * 2
+    text = open(os.path.join(out, "report.md")).read()
+    assert "W/D/L" in text and "A2DE" in text and "bias" in text
+    pngs = [f for f in os.listdir(os.path.join(out, "plots")) if f.endswith(".png")]
+    assert any(p.startswith("biasvar") for p in pngs) and any(p.startswith("cd") for p in pngs)
+    os.remove(os.path.join(out, "report.md"))
+    md = str(tmp_path / "results.md")
+    assert main(["report", out, "--markdown", md, "--findings", "--title", "T"]) == 0
+    text = open(md).read()
+    assert text.startswith("# T") and "Seed 000's headline findings" in text
+    assert "plots/" in text
+
+
+def test_cli_rejects_unknown_learner(tmp_path, capsys):
+    code = main(["compare", "--data", "iris", "--learners", "nb,zzz", "--out",
+                 str(tmp_path), "--quiet"])
+    assert code == 2
+    assert "unknown learner" in capsys.readouterr().err
+
+
+def test_learning_curve_report(tmp_path):
+    out = str(tmp_path / "curve")
+    config = runner.RunConfig(datasets=["led24"], learners=["nb", "aode"], protocol="curve",
+                              protocol_params={"repeats": 2})
+    runner.run(config, out, progress=False)
+    curve = report.curves(out)
+    assert sorted(curve["train_size"].unique())[:3] == [23, 46, 92]
+    text = report.render([out], markdown_path=str(tmp_path / "r.md"))
+    assert "Learning curves" in text and "curve-led24-zero_one.png" in text
