@@ -1,4 +1,5 @@
-"""Data sets: synthetic generators with known Bayes error and small bundled real data."""
+"""Data sets: synthetic generators with known Bayes error, small bundled real data, file
+readers (ARFF, CSV, Parquet) and the registry of named data sets used by experiments."""
 
 from seminaive.datasets.bundled import load_kr_vs_kp
 from seminaive.datasets.generators import (
@@ -8,6 +9,8 @@ from seminaive.datasets.generators import (
     make_random_bn,
     make_waveform,
 )
+from seminaive.datasets.loaders import read_arff, read_csv, read_parquet
+from seminaive.datasets.registry import available, dataset_info, load
 
 __all__ = [
     "make_led",
@@ -16,4 +19,10 @@ __all__ = [
     "RandomBayesianNetwork",
     "make_random_bn",
     "load_kr_vs_kp",
+    "read_arff",
+    "read_csv",
+    "read_parquet",
+    "load",
+    "available",
+    "dataset_info",
 ]
