@@ -2,29 +2,26 @@
 
 import argparse
 import sys
-import time
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from . import A2DE, AODE, NaiveBayes
-from .metrics import log_loss, rmse, zero_one_loss
 
 
-def _cross_validate(make_model, X, y, folds, seed):
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+def _cross_validate(learner, X, y, folds, seed):
+    """Per-fold (zero-one, RMSE, log loss, fit s, predict s) of a registered learner."""
+    from .evaluation.protocols import make_tasks
+    from .evaluation.runner import RunConfig, evaluate_task
+
+    config = RunConfig(datasets=["kr-vs-kp"], learners=[learner], seed=seed,
+                       discretizer="mdl")
+    classes = np.unique(y.to_numpy())
     rows = []
-    for train, test in splitter.split(X, y):
-        model = make_model()
-        t0 = time.perf_counter()
-        model.fit(X.iloc[train], y.iloc[train])
-        t1 = time.perf_counter()
-        proba = model.predict_proba(X.iloc[test])
-        t2 = time.perf_counter()
-        y_test = y.iloc[test].to_numpy()
-        pred = model.classes_[np.argmax(proba, axis=1)]
-        rows.append((zero_one_loss(y_test, pred), rmse(y_test, proba, model.classes_),
-                     log_loss(y_test, proba, model.classes_), t1 - t0, t2 - t1))
+    for task in make_tasks("cv", "kr-vs-kp", y.to_numpy(), seed, folds=folds):
+        result = evaluate_task(learner, task, X, y, classes, config)[0]
+        rows.append((result["zero_one"], result["rmse"], result["log_loss"],
+                     result["train_time"] * result["train_size"],
+                     result["test_time"] * result["test_size"]))
     return np.array(rows)
 
 
@@ -37,16 +34,16 @@ def demo(args):
           f"attributes, {y.nunique()} classes (CC BY 4.0; see seminaive/datasets/data/README.md)")
     print(f"Protocol: stratified {args.folds}-fold cross-validation, seed {args.seed}; "
           "m-estimation (m = 1)\n")
-    learners = {"NB": NaiveBayes, "AODE": AODE, "A2DE": A2DE}
+    learners = {"NB": (NaiveBayes, "nb"), "AODE": (AODE, "aode"), "A2DE": (A2DE, "a2de")}
     # compile the numba kernels once so the timings measure learning, not compilation
-    for cls in learners.values():
+    for cls, _ in learners.values():
         cls().fit(X.iloc[:50], y.iloc[:50]).predict_proba(X.iloc[:5])
     header = (f"{'learner':<8}{'0-1 loss':>10}{'RMSE':>9}{'log loss':>10}"
               f"{'fit (s)':>10}{'predict (s)':>13}")
     print(header)
     print("-" * len(header))
-    for name, cls in learners.items():
-        res = _cross_validate(cls, X, y, args.folds, args.seed)
+    for name, (_, key) in learners.items():
+        res = _cross_validate(key, X, y, args.folds, args.seed)
         mean = res.mean(axis=0)
         print(f"{name:<8}{mean[0]:>10.4f}{mean[1]:>9.4f}{mean[2]:>10.4f}"
               f"{mean[3]:>10.4f}{mean[4]:>13.4f}")

@@ -46,7 +46,7 @@ def seed000_findings(summary, curve=None):
     lines = ["## Seed 000's headline findings, checked", ""]
     if "protocol" in summary and (summary["protocol"] == "biasvar").any():
         summary = summary[summary["protocol"] == "biasvar"]
-        where = "50 x 2-fold cross-validation"
+        where = "repeated 2-fold cross-validation (the bias/variance protocol)"
     else:
         where = "the protocol of the results"
     learners = set(summary["learner"])

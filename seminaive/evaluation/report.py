@@ -182,7 +182,7 @@ def _settings_title(settings):
     protocol = settings.split("-")[0]
     titles = {
         "cv": "Stratified cross-validation",
-        "biasvar": "Bias/variance: 50 x 2-fold cross-validation (seed 000)",
+        "biasvar": "Bias/variance: repeated 2-fold cross-validation (seed 000: 50 repeats)",
         "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows, 10 repeats (seed 002)",
         "holdout": "Holdout",
         "curve": "Learning curves (seed 000)",
