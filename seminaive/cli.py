@@ -74,7 +74,8 @@ def compare(args):
                               protocol=args.protocol, seed=args.seed,
                               discretizer=args.discretizer, n_bins=args.bins,
                               protocol_params=overrides, max_rows=args.max_rows)
-    raw = runner.run(config, args.out, n_jobs=args.jobs, progress=not args.quiet)
+    raw = runner.run(config, args.out, n_jobs=args.jobs, progress=not args.quiet,
+                     retry_failed=args.retry_failed)
     raw.to_csv(f"{args.out}/raw.csv", index=False)
     failed = raw[raw["error"] != ""]
     if len(failed):
@@ -137,6 +138,8 @@ def main(argv=None):
                        help="use a seeded random sample of at most this many rows")
     p_cmp.add_argument("--jobs", type=int, default=1, help="parallel worker processes")
     p_cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_cmp.add_argument("--retry-failed", action="store_true",
+                       help="run again the tasks recorded as failed")
     p_cmp.set_defaults(func=compare)
 
     p_rep = sub.add_parser("report", help="render the report from cached raw results")

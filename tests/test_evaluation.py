@@ -215,3 +215,20 @@ def test_learning_curve_report(tmp_path):
     assert sorted(curve["train_size"].unique())[:3] == [23, 46, 92]
     text = report.render([out], markdown_path=str(tmp_path / "r.md"))
     assert "Learning curves" in text and "curve-led24-zero_one.png" in text
+
+
+def test_failed_tasks_can_be_retried(tmp_path, monkeypatch):
+    out = str(tmp_path / "retry")
+    config = _config(learners=["nb"])
+    real = runner.evaluate_task
+
+    def broken(*args, **kw):
+        raise RuntimeError("transient")
+
+    monkeypatch.setattr(runner, "evaluate_task", broken)
+    raw = runner.run(config, out, progress=False)
+    assert (raw["error"] != "").all()
+    monkeypatch.setattr(runner, "evaluate_task", real)
+    assert len(runner.plan(config, out)[0]) == 0
+    raw = runner.run(config, out, progress=False, retry_failed=True)
+    assert (raw["error"] == "").all() and len(raw) == 3

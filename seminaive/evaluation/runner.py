@@ -157,8 +157,13 @@ def _run_one(spec_key, task, config, path):
     return spec_key, task.dataset, task.key
 
 
-def plan(config, out):
-    """All (learner, task, path) of a run, and which of them are already done."""
+def _failed(path):
+    return "error" in read_task(path)[0]
+
+
+def plan(config, out, retry_failed=False):
+    """All (learner, task, path) of a run, and which of them are already done (a task
+    recorded as failed counts as done unless ``retry_failed``)."""
     todo, done = [], []
     for dataset in config.datasets:
         X, y = load_dataset(dataset, config.max_rows, config.seed)
@@ -167,11 +172,12 @@ def plan(config, out):
         for learner in config.learners:
             for task in tasks:
                 path = task_path(out, config, dataset, learner, task.key)
-                (done if os.path.exists(path) else todo).append((learner, task, path))
+                finished = os.path.exists(path) and not (retry_failed and _failed(path))
+                (done if finished else todo).append((learner, task, path))
     return todo, done
 
 
-def run(config, out, n_jobs=1, progress=True):
+def run(config, out, n_jobs=1, progress=True, retry_failed=False):
     """Evaluate every learner on every task not yet in the cache; return the raw results.
 
     Parameters
@@ -184,6 +190,8 @@ def run(config, out, n_jobs=1, progress=True):
         workers; with several workers sharing cores they are inflated alike for all learners.
     progress : bool
         Show a progress bar (tqdm).
+    retry_failed : bool
+        Run again the tasks recorded as failed (by default they are kept as failures).
 
     Returns
     -------
@@ -201,7 +209,7 @@ def run(config, out, n_jobs=1, progress=True):
                    "discretizer": config.discretizer, "n_bins": config.n_bins,
                    "protocol_params": config.params(), "max_rows": config.max_rows,
                    "settings_key": config.settings_key()}, fh, indent=2)
-    todo, done = plan(config, out)
+    todo, done = plan(config, out, retry_failed)
     bar = tqdm(total=len(todo) + len(done), initial=len(done), disable=not progress,
                desc=f"{config.protocol}", unit="task")
     if n_jobs == 1:
