@@ -1,0 +1,381 @@
+"""Kernels of the single-model structure learners: TAN, SP-TAN, KDB and HNB (issue 4).
+
+Pair statistics read the order-2 blocks of a :class:`seminaive.tables.FrequencyTable`
+directly: ``pair_offsets[i, j]`` (symmetric) is the start of the block of the sorted pair
+(min(i, j), max(i, j)), of shape ``(sizes[min], sizes[max], k)``.  A *family* block (an
+attribute with its parents) has the child as its first, slowest axis (see
+:class:`seminaive.tables.CombinationTable`); ``strides[f, t]`` is the flat stride of member t.
+
+Estimates use the shared smoothing helpers (:func:`.smoothing.log_joint_estimate`,
+:func:`.smoothing.log_conditional_estimate`, seed 000 §2, seed 003 eqs 15-16).  A missing
+child value is left out of the product; a missing parent value, or one whose frequency is
+below ``min_count``, is dropped (the child falls back to P(x_i | y, remaining parents)).
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .smoothing import log_conditional_estimate, log_joint_estimate
+
+# --------------------------------------------------------------------------------------------
+# Pair statistics
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _pair_cell(off, i, xi, j, xj, sizes, k):
+    """Flat index (class 0) of cell (x_i, x_j) in the block of the pair {i, j}."""
+    if i < j:
+        return off + (xi * sizes[j] + xj) * k
+    return off + (xj * sizes[i] + xi) * k
+
+
+@njit(parallel=True, cache=True)
+def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
+    """``out[den_offsets[i, j] + x_j * k + y]`` = N(y, x_j, x_i observed) for child i, parent j
+    (the denominator of P(x_i | y, x_j))."""
+    a = sizes.size
+    for i in prange(a):
+        for j in range(a):
+            off = pair_offsets[i, j]
+            if j == i or off < 0:
+                continue
+            base = den_offsets[i, j]
+            for xj in range(sizes[j]):
+                for yy in range(k):
+                    acc = 0.0
+                    for v in range(1, sizes[i]):
+                        acc += counts[_pair_cell(off, i, v, j, xj, sizes, k) + yy]
+                    out[base + xj * k + yy] = acc
+
+
+@njit(parallel=True, cache=True)
+def conditional_mutual_information(counts, pair_offsets, sizes, k, out):
+    """I(X_i; X_j | Y) (nats) for every pair, maximum likelihood from the rows in which both
+    attributes are observed (the missing slot 0 is left out).
+
+    I = sum_{y, x_i, x_j} P(y, x_i, x_j) log[P(y, x_i, x_j) P(y) / (P(y, x_i) P(y, x_j))]
+    (Friedman, Geiger & Goldszmidt 1997, the edge weight of TAN)."""
+    a = sizes.size
+    for i in prange(a):
+        out[i, i] = 0.0
+        for j in range(i + 1, a):
+            off = pair_offsets[i, j]
+            if off < 0:
+                out[i, j] = 0.0
+                out[j, i] = 0.0
+                continue
+            si = sizes[i]
+            sj = sizes[j]
+            ny = np.zeros(k)
+            nxi = np.zeros((si, k))
+            nxj = np.zeros((sj, k))
+            total = 0.0
+            for xi in range(1, si):
+                for xj in range(1, sj):
+                    cell = off + (xi * sj + xj) * k
+                    for yy in range(k):
+                        c = counts[cell + yy]
+                        ny[yy] += c
+                        nxi[xi, yy] += c
+                        nxj[xj, yy] += c
+                        total += c
+            cmi = 0.0
+            if total > 0:
+                for xi in range(1, si):
+                    for xj in range(1, sj):
+                        cell = off + (xi * sj + xj) * k
+                        for yy in range(k):
+                            c = counts[cell + yy]
+                            if c > 0:
+                                cmi += c * math.log(c * ny[yy] / (nxi[xi, yy] * nxj[xj, yy]))
+                cmi /= total
+            cmi = max(cmi, 0.0)
+            out[i, j] = cmi
+            out[j, i] = cmi
+
+
+# --------------------------------------------------------------------------------------------
+# Classification with one parent family per attribute (TAN, SP-TAN, KDB)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
+                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class.
+
+    ``members[i, :orders[i]]`` = (i, parents of i); the family block of i (child first) starts
+    at ``fam_offsets[i]`` in ``fam_counts``.  Parents whose value is missing are summed out of
+    the family block (exact marginal counts, the missing slot included); if no parent is
+    observed, or the observed parent values have frequency < ``min_count``, the child uses
+    P(x_i | y) from ``uni_counts`` (order-1 blocks at ``uni_offsets``, denominators
+    ``den_uni``).
+    """
+    n, a = X.shape
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    prior = np.empty(k)
+    for yy in range(k):
+        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    for r in prange(n):
+        num = np.empty(k)
+        den = np.empty(k)
+        for yy in range(k):
+            out[r, yy] = prior[yy]
+        for i in range(a):
+            xi = X[r, i]
+            if xi == 0:
+                continue
+            s_i = sizes[i]
+            d = orders[i]
+            off = fam_offsets[i]
+            n_missing = 0
+            mult = 1
+            for t in range(1, d):
+                p = members[i, t]
+                xp = X[r, p]
+                if xp == 0:
+                    n_missing += 1
+                    mult *= sizes[p]
+                else:
+                    off += xp * strides[i, t]
+            use_family = d > 1 and n_missing < d - 1
+            if use_family:
+                for yy in range(k):
+                    num[yy] = 0.0
+                    den[yy] = 0.0
+                freq = 0.0
+                for q in range(mult):
+                    rest = q
+                    cell = off
+                    for t in range(d - 1, 0, -1):
+                        p = members[i, t]
+                        if X[r, p] == 0:
+                            cell += (rest % sizes[p]) * strides[i, t]
+                            rest //= sizes[p]
+                    for v in range(s_i):
+                        base = cell + v * strides[i, 0]
+                        for yy in range(k):
+                            c = fam_counts[base + yy]
+                            freq += c
+                            if v >= 1:
+                                den[yy] += c
+                            if v == xi:
+                                num[yy] += c
+                if freq < min_count:
+                    use_family = False
+            if not use_family:
+                base = uni_offsets[i] + xi * k
+                for yy in range(k):
+                    num[yy] = uni_counts[base + yy]
+                    den[yy] = den_uni[i, yy]
+            for yy in range(k):
+                out[r, yy] += log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
+
+
+# --------------------------------------------------------------------------------------------
+# Leave-one-out scores from the tables (SP-TAN): the held-out row is subtracted, never refit
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _parents_usable(row, u, counts, uni_offsets, sizes, k, min_count, ok):
+    """ok[j]: attribute j is observed in ``row`` and, with the row's weight ``u`` removed,
+    its value has frequency >= min_count (it can serve as a parent)."""
+    for j in range(sizes.size):
+        xj = row[j]
+        if xj == 0:
+            ok[j] = False
+            continue
+        base = uni_offsets[j] + xj * k
+        freq = -u
+        for c in range(k):
+            freq += counts[base + c]
+        ok[j] = freq >= min_count
+
+
+@njit(cache=True, inline="always")
+def _pair_log_cond(i, xi, j, xj, parent_ok, yy, rm, counts, pair_offsets, sizes, k,
+                   uni_offsets, den_uni, den_pair, den_offsets, m, laplace):
+    """log P(x_i | y, x_j) with ``rm`` subtracted from the counts of class yy (j < 0 or a
+    parent that is not usable: log P(x_i | y))."""
+    if j >= 0 and parent_ok:
+        num = counts[_pair_cell(pair_offsets[i, j], i, xi, j, xj, sizes, k) + yy] - rm
+        den = den_pair[den_offsets[i, j] + xj * k + yy] - rm
+    else:
+        num = counts[uni_offsets[i] + xi * k + yy] - rm
+        den = den_uni[i, yy] - rm
+    return log_conditional_estimate(num, den, sizes[i] - 1, m, laplace)
+
+
+@njit(cache=True, inline="always")
+def _argmax(v):
+    best = 0
+    for c in range(1, v.size):
+        if v[c] > v[best]:
+            best = c
+    return best
+
+
+@njit(cache=True, inline="always")
+def _row_removal(w, weighted, r):
+    """(weight, removed amount) of row r: a row of weight w stands for w copies, so leaving
+    one out removes min(w, 1) and its result counts w times (integer weights = repeated
+    rows)."""
+    wr = w[r] if weighted else 1.0
+    return wr, min(wr, 1.0)
+
+
+@njit(parallel=True, cache=True)
+def loo_tree_scores(X, y, w, weighted, parents, counts, pair_offsets, sizes, k, uni_offsets,
+                    den_uni, den_pair, den_offsets, class_counts, m, laplace, min_count, out):
+    """Leave-one-out per-class log scores of a one-parent structure (``parents[i]`` or -1):
+    the scores of each training row under the model counted from all rows but itself."""
+    n, a = X.shape
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    for r in prange(n):
+        ok = np.empty(a, dtype=np.bool_)
+        _, u = _row_removal(w, weighted, r)
+        yr = y[r]
+        _parents_usable(X[r], u, counts, uni_offsets, sizes, k, min_count, ok)
+        for yy in range(k):
+            rm = u if yy == yr else 0.0
+            acc = log_joint_estimate(class_counts[yy] - rm, n_total - u, k, 1.0, m, laplace)
+            for i in range(a):
+                xi = X[r, i]
+                if xi == 0:
+                    continue
+                p = parents[i]
+                acc += _pair_log_cond(i, xi, p, X[r, p] if p >= 0 else 0,
+                                      p >= 0 and ok[p], yy, rm, counts, pair_offsets, sizes, k,
+                                      uni_offsets, den_uni, den_pair, den_offsets, m, laplace)
+            out[r, yy] = acc
+
+
+@njit(parallel=True, cache=True)
+def sptan_pass(X, y, w, weighted, parents, eligible, counts, pair_offsets, sizes, k,
+               uni_offsets, den_uni, den_pair, den_offsets, class_counts, m, laplace,
+               min_count, cur_out, sp_out, arc_out):
+    """One SP-TAN evaluation pass (Keogh & Pazzani 1999) over training rows, leave-one-out.
+
+    For every row (weight w, leave-one-out as in :func:`_row_removal`), adds w where the
+    prediction is right to: ``cur_out[b]`` (current structure ``parents``),
+    ``sp_out[b, s]`` (s made the parent of every orphan c with ``eligible[s, c]``) and
+    ``arc_out[b, s, c]`` (only the arc s -> c added); b = the row block of the row.
+    """
+    n, a = X.shape
+    n_blocks = cur_out.size
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    for b in prange(n_blocks):
+        start = b * n // n_blocks
+        stop = (b + 1) * n // n_blocks
+        ok = np.empty(a, dtype=np.bool_)
+        cur = np.zeros((a, k))
+        base = np.empty(k)
+        score = np.empty(k)
+        arc = np.empty(k)
+        for r in range(start, stop):
+            wr, u = _row_removal(w, weighted, r)
+            if wr <= 0:
+                continue
+            yr = y[r]
+            _parents_usable(X[r], u, counts, uni_offsets, sizes, k, min_count, ok)
+            for yy in range(k):
+                rm = u if yy == yr else 0.0
+                base[yy] = log_joint_estimate(class_counts[yy] - rm, n_total - u, k, 1.0, m,
+                                              laplace)
+            for i in range(a):
+                xi = X[r, i]
+                p = parents[i]
+                for yy in range(k):
+                    if xi == 0:
+                        cur[i, yy] = 0.0
+                        continue
+                    rm = u if yy == yr else 0.0
+                    cur[i, yy] = _pair_log_cond(i, xi, p, X[r, p] if p >= 0 else 0,
+                                                p >= 0 and ok[p], yy, rm, counts,
+                                                pair_offsets, sizes, k, uni_offsets, den_uni,
+                                                den_pair, den_offsets, m, laplace)
+                    base[yy] += cur[i, yy]
+            base_right = _argmax(base) == yr
+            if base_right:
+                cur_out[b] += wr
+            for s in range(a):
+                for yy in range(k):
+                    score[yy] = base[yy]
+                for c in range(a):
+                    if not eligible[s, c]:
+                        continue
+                    xc = X[r, c]
+                    if xc == 0 or not ok[s]:
+                        # the orphan keeps P(x_c | y): the arc changes nothing for this row
+                        if base_right:
+                            arc_out[b, s, c] += wr
+                        continue
+                    for yy in range(k):
+                        rm = u if yy == yr else 0.0
+                        diff = _pair_log_cond(c, xc, s, X[r, s], True, yy, rm, counts,
+                                              pair_offsets, sizes, k, uni_offsets, den_uni,
+                                              den_pair, den_offsets, m, laplace) - cur[c, yy]
+                        score[yy] += diff
+                        arc[yy] = base[yy] + diff
+                    if _argmax(arc) == yr:
+                        arc_out[b, s, c] += wr
+                if _argmax(score) == yr:
+                    sp_out[b, s] += wr
+
+
+# --------------------------------------------------------------------------------------------
+# Hidden naive Bayes (Jiang, Zhang & Cai 2009)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def hnb_scores(X, cmi, counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair,
+               den_offsets, class_counts, m, laplace, min_count, out):
+    """log P(y) + sum_i log sum_{j != i} W_ij P(x_i | y, x_j), W_ij = cmi[i, j] / sum_j cmi[i, j].
+
+    Parents j that are missing in the row (or whose value has frequency < min_count) leave the
+    mixture and the weights of the others are renormalised; with no weight left the child
+    uses P(x_i | y), as Weka's HNB does when the CMI sum is 0.
+    """
+    n, a = X.shape
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    prior = np.empty(k)
+    for yy in range(k):
+        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    for r in prange(n):
+        ok = np.empty(a, dtype=np.bool_)
+        _parents_usable(X[r], 0.0, counts, uni_offsets, sizes, k, min_count, ok)
+        for yy in range(k):
+            acc = prior[yy]
+            for i in range(a):
+                xi = X[r, i]
+                if xi == 0:
+                    continue
+                total_weight = 0.0
+                mixture = 0.0
+                for j in range(a):
+                    if j == i or not ok[j] or cmi[i, j] <= 0.0:
+                        continue
+                    total_weight += cmi[i, j]
+                    mixture += cmi[i, j] * math.exp(_pair_log_cond(
+                        i, xi, j, X[r, j], True, yy, 0.0, counts, pair_offsets, sizes, k,
+                        uni_offsets, den_uni, den_pair, den_offsets, m, laplace))
+                if total_weight > 0.0:
+                    acc += math.log(mixture / total_weight)
+                else:
+                    acc += _pair_log_cond(i, xi, -1, 0, False, yy, 0.0, counts, pair_offsets,
+                                          sizes, k, uni_offsets, den_uni, den_pair,
+                                          den_offsets, m, laplace)
+            out[r, yy] = acc

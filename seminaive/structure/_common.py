@@ -1,0 +1,309 @@
+"""Shared parts of the single-model structure learners (TAN, SP-TAN, KDB, LBR, HNB).
+
+* :class:`_StructureBase` -- the estimator base: the common parameters of the AnDE learners
+  (without ``aggregate``: these learners have a single model), fresh learned state on fit.
+* :class:`PairStatistics` -- everything a learner reads from the pair tables of the shared
+  :class:`~seminaive.tables.FrequencyTable`: class counts, mutual information with the class,
+  conditional mutual information of every pair, leave-one-out denominators.
+* :class:`_FamilyLearner` -- learners with one parent set per attribute (TAN, SP-TAN, KDB):
+  family count blocks, prediction (numba kernel), persistence checks and Graphviz export.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ande import _BaseAnDE
+from ..kernels import structure as kernels
+
+STRUCTURE_COMMON_DOC = """
+    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+        m-estimation with a uniform prior (seed 000 §2):
+        P(y) = (N(y) + m / k) / (N + m), P(x_i | y, pa) = (N(y, pa, x_i) + m / |X_i|) /
+        (N(y, pa) + m); or Laplace (seed 003 eqs 15-16): (N(y) + 1) / (N + k) and
+        (N(y, pa, x_i) + 1) / (N(y, pa) + |X_i|).  With missing="ignore" every denominator
+        counts only the rows in which the child is observed.
+    m : float, default=1.0
+        The m of m-estimation.
+    discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
+        How numeric columns are discretised (on the training data only).
+    n_bins : int, default=3
+        Bins for discretizer="equal_frequency".
+    missing : {"ignore", "value"}, default="ignore"
+        "ignore": a missing child value is left out of the product and a missing parent
+        value is dropped (the child is estimated given its other parents, or P(x_i | y));
+        structure statistics use the rows in which the attributes involved are observed.
+        "value": missing is a value of its own.
+    categorical_features : "auto", "all", "none" or list, default="auto"
+        Which columns are nominal ("auto": object, string, category and bool dtypes).
+    max_table_bytes : int or None, default=4 GiB
+        Refuse, before allocating, a model whose tables would need more memory.
+    random_state : int, RandomState or None
+        Seeds the row sample on which cut points are computed.
+"""
+
+MIN_COUNT_DOC = """
+    min_count : float, default=1
+        A parent value (combination) is used only if its training frequency is >= min_count;
+        otherwise the child falls back to P(x_i | y) (as AnDE cascades, seed 000 eq 11).
+"""
+
+
+class _StructureBase(_BaseAnDE):
+    """Base of the structure learners: AnDE's input handling, counting and persistence."""
+
+    #: not a parameter: these learners combine no sub-models (checked by the base class)
+    aggregate = "joint"
+
+    def _order(self):
+        return 1
+
+    def _table_order(self):
+        return 2
+
+    def _reset_learned(self):
+        """Forget state that :meth:`partial_fit` would otherwise extend (before a fresh fit)."""
+
+    def fit(self, X, y, sample_weight=None):
+        self._reset_learned()
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    fit.__doc__ = _BaseAnDE.fit.__doc__
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        if not hasattr(self, "table_"):
+            self._reset_learned()
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    partial_fit.__doc__ = _BaseAnDE.partial_fit.__doc__
+
+    def _laplace(self):
+        return self.smoothing == "laplace"
+
+    def _feature_labels(self):
+        if hasattr(self, "feature_names_in_"):
+            return [str(c) for c in self.feature_names_in_]
+        return [f"x{i}" for i in range(self.n_features_in_)]
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics of the pair tables
+# --------------------------------------------------------------------------------------------
+
+
+def mutual_information_with_class(block):
+    """I(X_i; Y) (nats) from an order-1 count block (sizes[i], k), missing slot left out."""
+    counts = np.asarray(block, dtype=np.float64)[1:]
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    p = counts / total
+    px = p.sum(axis=1, keepdims=True)
+    py = p.sum(axis=0, keepdims=True)
+    nz = p > 0
+    return float(max(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz])), 0.0))
+
+
+class PairStatistics:
+    """What the structure learners read from a :class:`~seminaive.tables.FrequencyTable`.
+
+    Attributes
+    ----------
+    counts : ndarray
+        The table's flat counts (shared, not copied).
+    sizes : ndarray
+        ``n_values + 1`` per attribute.
+    class_counts : ndarray of shape (k,)
+    uni_offsets : ndarray of shape (a,)
+        Start of the order-1 block (sizes[i], k) of every attribute in ``counts``.
+    den_uni : ndarray of shape (a, k)
+        N(y, x_i observed).
+    pair_offsets : ndarray of shape (a, a)
+        Start of the block of the sorted pair {i, j} (-1 on the diagonal, or without pairs).
+    den_pair, den_offsets
+        N(y, x_j, x_i observed) for child i and parent j, block (sizes[j], k) at
+        ``den_offsets[i, j]``.
+    mi : ndarray of shape (a,)
+        I(X_i; Y).
+    cmi : ndarray of shape (a, a)
+        I(X_i; X_j | Y) (symmetric, zero diagonal).
+    """
+
+    def __init__(self, table):
+        a, k = table.n_attributes, table.n_classes
+        self.counts = table.counts
+        self.sizes = table.sizes
+        self.n_classes = k
+        of = table.order_first
+        self.class_counts = np.array(table.block(()), dtype=np.float64)
+        self.uni_offsets = np.ascontiguousarray(table.offsets[of[1]:of[2]], dtype=np.int64)
+        blocks = [table.block((i,)) for i in range(a)]
+        self.den_uni = np.ascontiguousarray([b[1:].sum(axis=0) for b in blocks],
+                                            dtype=np.float64).reshape(a, k)
+        self.mi = np.array([mutual_information_with_class(b) for b in blocks])
+        self.pair_offsets = np.full((a, a), -1, dtype=np.int64)
+        if table.max_order >= 2:
+            pairs = table.combos[of[2]:of[3], :2]
+            starts = table.offsets[of[2]:of[3]]
+            self.pair_offsets[pairs[:, 0], pairs[:, 1]] = starts
+            self.pair_offsets[pairs[:, 1], pairs[:, 0]] = starts
+        has = self.pair_offsets >= 0
+        block = np.where(has, self.sizes[None, :] * k, 0).ravel()
+        starts = np.concatenate([[0], np.cumsum(block)])
+        self.den_offsets = np.where(has.ravel(), starts[:-1], -1).reshape(a, a).astype(np.int64)
+        self.den_pair = np.zeros(int(starts[-1]), dtype=np.float64)
+        kernels.pair_denominators(self.counts, self.pair_offsets, self.sizes, k,
+                                  self.den_offsets, self.den_pair)
+        self.cmi = np.zeros((a, a), dtype=np.float64)
+        kernels.conditional_mutual_information(self.counts, self.pair_offsets, self.sizes, k,
+                                               self.cmi)
+
+    @property
+    def n_attributes(self):
+        return int(self.sizes.size)
+
+    def kernel_args(self):
+        """Arguments shared by the pair kernels (counts ... den_offsets)."""
+        return (self.counts, self.pair_offsets, self.sizes, self.n_classes, self.uni_offsets,
+                self.den_uni, self.den_pair, self.den_offsets)
+
+
+# --------------------------------------------------------------------------------------------
+# Structures: parents per attribute
+# --------------------------------------------------------------------------------------------
+
+
+def check_parents(parents, n_attributes, max_parents=None):
+    """Validate a parent array (a, width) of int (-1 = none, padding last): indices in range,
+    no attribute its own parent, no repeated parent, no directed cycle.  Raises ValueError."""
+    parents = np.asarray(parents)
+    if parents.ndim != 2 or parents.shape[0] != n_attributes or parents.dtype.kind not in "iu":
+        raise ValueError(f"parents must be an integer array with {n_attributes} rows, got "
+                         f"shape {parents.shape} and dtype {parents.dtype}")
+    if parents.size and (parents.min() < -1 or parents.max() >= n_attributes):
+        raise ValueError("parent indices out of range")
+    graph = []
+    for i, row in enumerate(parents.tolist()):
+        pa = [p for p in row if p >= 0]
+        if row[:len(pa)] != pa:
+            raise ValueError(f"attribute {i}: parents must come before the -1 padding")
+        if i in pa or len(set(pa)) != len(pa):
+            raise ValueError(f"attribute {i}: invalid parents {pa}")
+        if max_parents is not None and len(pa) > max_parents:
+            raise ValueError(f"attribute {i} has {len(pa)} parents, at most {max_parents} "
+                             "allowed")
+        graph.append(pa)
+    state = [0] * n_attributes  # 0 new, 1 on stack, 2 done
+    for start in range(n_attributes):
+        stack = [(start, iter(graph[start]))]
+        if state[start]:
+            continue
+        state[start] = 1
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state[nxt] == 1:
+                raise ValueError("the parent structure has a directed cycle")
+            elif state[nxt] == 0:
+                state[nxt] = 1
+                stack.append((nxt, iter(graph[nxt])))
+    return parents.astype(np.int64)
+
+
+@dataclass
+class Families:
+    """Count blocks of every attribute's family (child, parents...), child axis first."""
+
+    members: np.ndarray  # (a, width): i, then its parents, -1 padding
+    orders: np.ndarray  # (a,): 1 + number of parents
+    offsets: np.ndarray  # (a,): start of the block in ``counts``
+    strides: np.ndarray  # (a, width): flat stride of each member's axis
+    counts: np.ndarray
+
+
+def assemble_families(table, parents, extra=None):
+    """Family blocks for ``parents`` (a, width): families with one parent are read from the
+    table's pair blocks, families with more parents from ``extra`` (a
+    :class:`~seminaive.tables.CombinationTable` holding exactly those families)."""
+    a, k, sizes = table.n_attributes, table.n_classes, table.sizes
+    width = 1 + parents.shape[1]
+    members = np.full((a, width), -1, dtype=np.int64)
+    orders = np.ones(a, dtype=np.int64)
+    strides = np.zeros((a, width), dtype=np.int64)
+    offsets = np.zeros(a, dtype=np.int64)
+    index = {} if extra is None else {c: g for g, c in enumerate(extra.combinations)}
+    blocks, position = [], 0
+    for i in range(a):
+        pa = [int(p) for p in parents[i] if p >= 0]
+        family = (i, *pa)
+        members[i, :len(family)] = family
+        orders[i] = len(family)
+        stride = k
+        for t in range(len(family) - 1, -1, -1):
+            strides[i, t] = stride
+            stride *= int(sizes[family[t]])
+        offsets[i] = position
+        if len(pa) == 0:
+            continue  # P(x_i | y) comes from the order-1 block
+        if len(pa) == 1:
+            block = table.block((i, pa[0]))
+            if i > pa[0]:
+                block = block.transpose(1, 0, 2)
+        else:
+            block = extra.block(index[family])
+        blocks.append(np.ascontiguousarray(block).ravel())
+        position += blocks[-1].size
+    counts = np.concatenate(blocks) if blocks else np.zeros(0)
+    return Families(members, orders, offsets, strides, counts)
+
+
+def _dot_id(name):
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _FamilyLearner(_StructureBase):
+    """A Bayesian network classifier with a fixed parent set per attribute."""
+
+    def _install(self, stats, parents, extra=None):
+        """Make ``parents`` (a, width) the model (called at the end of every fit)."""
+        self._stats = stats
+        self._parents = np.ascontiguousarray(parents, dtype=np.int64)
+        self._families = assemble_families(self.table_, self._parents, extra)
+
+    def _scores(self, X):
+        codes = np.ascontiguousarray(self._storage_codes(X))
+        stats, fam = self._stats, self._families
+        out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
+        if codes.shape[0]:
+            kernels.family_scores(codes, fam.members, fam.orders, fam.offsets, fam.strides,
+                                  fam.counts, stats.sizes, stats.n_classes,
+                                  stats.class_counts, stats.counts, stats.uni_offsets,
+                                  stats.den_uni, float(self.m), self._laplace(),
+                                  float(self.min_count), out)
+        return out
+
+    def to_dot(self, class_name="class"):
+        """The network as Graphviz DOT text: the class node points to every attribute, each
+        parent to its children; nodes carry the feature names."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "table_")
+        names = self._feature_labels()
+        if class_name in names:
+            raise ValueError(f"a feature is named {class_name!r}: pass another class_name")
+        lines = [f"digraph {type(self).__name__} {{",
+                 f"  {_dot_id(class_name)} [shape=doublecircle];"]
+        lines += [f"  {_dot_id(name)};" for name in names]
+        lines += [f"  {_dot_id(class_name)} -> {_dot_id(name)};" for name in names]
+        for i, row in enumerate(self._parents):
+            lines += [f"  {_dot_id(names[p])} -> {_dot_id(names[i])};" for p in row if p >= 0]
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def _check_loaded_parents(self, arrays, max_parents):
+        if set(arrays) - {"parents", "family_counts"} or "parents" not in arrays:
+            raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
+        return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

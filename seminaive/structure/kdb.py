@@ -1,0 +1,152 @@
+"""k-dependence Bayesian classifier, KDB(k) (Sahami 1996).
+
+Attributes are ranked by mutual information with the class I(X_i; Y); each attribute takes
+as parents the (up to) k higher-ranked attributes with the highest conditional mutual
+information I(X_i; X_j | Y) (Sahami's algorithm without the optional CMI threshold, as in
+the KDB of seed 004).  k = 0 is naive Bayes.
+
+Counting: the pair tables (``_table_order() = 2``) give MI and CMI; the families (x_i, pa_i, y)
+with two or more parents are counted in a second pass over the training data
+(``source.map_reduce``) into a :class:`~seminaive.tables.CombinationTable`; families with one
+parent are read from the pair tables.
+"""
+
+import operator
+
+import numpy as np
+
+from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..tables import CombinationTable, estimate_table_bytes
+from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
+
+
+def kdb_parents(mi, cmi, k):
+    """Parents (a, max(k, 1)) of KDB(k), ascending per row, -1 padding; and the ranking.
+
+    Ranking: decreasing I(X_i; Y), ties by attribute index.  Parents of the attribute at rank
+    r: the min(k, r) attributes of rank < r with the highest I(X_i; X_j | Y), ties by rank.
+    """
+    a = len(mi)
+    order = np.argsort(-np.asarray(mi), kind="stable")
+    parents = np.full((a, max(k, 1)), -1, dtype=np.int64)
+    for rank, i in enumerate(order):
+        candidates = order[:rank]
+        best = candidates[np.argsort(-cmi[i, candidates], kind="stable")[:k]]
+        parents[i, :best.size] = np.sort(best)
+    return parents, order
+
+
+class KDB(_FamilyLearner):
+    __doc__ = """k-dependence Bayesian classifier (Sahami 1996).
+
+    Each attribute depends on the class and on up to ``k`` higher-ranked attributes (ranking
+    by I(X_i; Y), parents by I(X_i; X_j | Y)).
+
+    Parameters
+    ----------
+    k : int, default=1
+        Maximum number of attribute parents; 0 is naive Bayes exactly.""" + MIN_COUNT_DOC \
+        + STRUCTURE_COMMON_DOC + """
+    A missing parent value is summed out of the family's counts (P(x_i | y, observed
+    parents)); with no observed parent (or observed parent values rarer than min_count) the
+    child uses P(x_i | y).
+
+    Families with two or more parents are counted in a second pass over the data.
+    :meth:`partial_fit` re-learns the structure from the updated pair counts and counts the
+    chunk into the families; a family whose parent set is unchanged keeps its earlier counts,
+    a family whose parents changed starts again from the current chunk (the earlier rows are
+    not kept), so for k >= 2 partial_fit equals fit on all the chunks only while the
+    structure does not change.  For k <= 1 it always equals fit.
+
+    Attributes
+    ----------
+    structure_ : ndarray of shape (n_features_in_, max(k, 1))
+        Parents of every attribute (ascending, -1 padding).
+    order_ : ndarray of shape (n_features_in_,)
+        Attributes by decreasing mutual information with the class.
+    mutual_info_, conditional_mutual_info_ : ndarray
+        I(X_i; Y) and I(X_i; X_j | Y) in nats.
+    classes_, n_features_in_, feature_names_in_, encoder_, table_
+        As for :class:`~seminaive.AODE`.
+    """
+
+    def __init__(self, k=1, *, smoothing="m_estimate", m=1.0, min_count=1,
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        _assign_params(self, locals())
+
+    def _check_params(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0:
+            raise ValueError(f"k must be a non-negative integer (0 is naive Bayes), got "
+                             f"{self.k!r}")
+        super()._check_params()
+
+    def _order(self):
+        return self.k
+
+    def _table_order(self):
+        return 2 if self.k >= 1 else 1
+
+    def _reset_learned(self):
+        self.__dict__.pop("_family_table", None)
+
+    def _families_budget(self):
+        if self.max_table_bytes is None:
+            return None
+        used = estimate_table_bytes(self.table_.sizes - 1, self.table_.n_classes,
+                                    self.table_.max_order)["total"]
+        return max(int(self.max_table_bytes) - used, 0)
+
+    def _learn_from_counts(self, source):
+        stats = PairStatistics(self.table_)
+        parents, order = kdb_parents(stats.mi, stats.cmi, int(self.k))
+        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
+                    if (row >= 0).sum() >= 2]
+        n_values, k = self.table_.sizes - 1, self.table_.n_classes
+        extra = CombinationTable(families, n_values, k, self._families_budget())
+        if families:
+            def count(codes, y, w):
+                return CombinationTable(families, n_values, k).add(codes, y, w).counts
+
+            counted = source.map_reduce(count, operator.add)
+            if counted is not None:
+                extra.counts += counted
+            previous = getattr(self, "_family_table", None)
+            if previous is not None:
+                previous.grow(n_values)
+                index = {c: g for g, c in enumerate(previous.combinations)}
+                for g, family in enumerate(extra.combinations):
+                    if family in index:
+                        extra.block(g)[...] += previous.block(index[family])
+        self._family_table = extra
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.order_ = order
+        self.structure_ = parents
+        self._install(stats, parents, extra)
+
+    def _learned_state(self):
+        return {"parents": self._parents, "family_counts": self._family_table.counts}
+
+    def _set_learned_state(self, arrays):
+        parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
+        if parents.shape[1] != max(int(self.k), 1) or "family_counts" not in arrays:
+            raise ValueError("the KDB structure does not match k")
+        counts = np.asarray(arrays["family_counts"])
+        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
+                    if (row >= 0).sum() >= 2]
+        n_values, k = self.table_.sizes - 1, self.table_.n_classes
+        extra = CombinationTable(families, n_values, k, self._families_budget())
+        if counts.dtype != np.float64 or counts.shape != extra.counts.shape:
+            raise ValueError(f"family counts: expected {extra.counts.size} float64 values, "
+                             f"got {counts.size} of {counts.dtype}")
+        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+            raise ValueError("family counts must be finite and non-negative")
+        extra.counts[:] = counts
+        stats = PairStatistics(self.table_)
+        self._family_table = extra
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.order_ = np.argsort(-stats.mi, kind="stable")
+        self.structure_ = parents
+        self._install(stats, parents, extra)

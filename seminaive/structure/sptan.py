@@ -1,0 +1,149 @@
+"""Super-parent TAN, SP-TAN (Keogh & Pazzani 1999).
+
+Greedy search over one-parent structures scored by leave-one-out accuracy, starting from
+naive Bayes:
+
+1. evaluate the current classifier;
+2. try every attribute s as *super-parent*: the parent of every orphan (attribute without
+   an attribute parent) other than s and its ancestors; take the s with the best accuracy;
+3. try every single arc from s to one of those orphans; if the best ("favourite child")
+   improves on the current accuracy, add it and go to 1, otherwise stop.
+
+Leave-one-out accuracy is computed from the frequency tables by subtracting each training
+row from the counts it contributed (never by refitting), in a numba kernel over chunks of the
+training rows (``source.map_reduce``).  Ties: lowest attribute index.
+"""
+
+import numpy as np
+
+from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..kernels import structure as kernels
+from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
+
+#: rows of a chunk are split into this many blocks for the parallel accumulation
+_ROW_BLOCKS = 16
+
+
+def eligible_children(parents):
+    """``eligible[s, c]``: c is an orphan, not s, and not an ancestor of s (no cycle)."""
+    a = parents.size
+    eligible = np.zeros((a, a), dtype=bool)
+    orphans = parents < 0
+    for s in range(a):
+        eligible[s] = orphans
+        eligible[s, s] = False
+        p = parents[s]
+        while p >= 0:
+            eligible[s, p] = False
+            p = parents[p]
+    return eligible
+
+
+def loo_tree_scores(stats, codes, y, w, parents, m, laplace, min_count):
+    """Leave-one-out per-class log scores of training rows for a one-parent structure."""
+    codes = np.ascontiguousarray(codes)
+    out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
+    weighted = w is not None
+    w_arr = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
+    kernels.loo_tree_scores(codes, np.ascontiguousarray(y, dtype=np.int64), w_arr, weighted,
+                            np.ascontiguousarray(parents, dtype=np.int64), *stats.kernel_args(),
+                            stats.class_counts, float(m), bool(laplace), float(min_count), out)
+    return out
+
+
+def _add_tuples(left, right):
+    return tuple(a + b for a, b in zip(left, right, strict=True))
+
+
+def super_parent_search(stats, source, m, laplace, min_count):
+    """The SP-TAN structure: parents (a,) and the history of accepted arcs
+    (super-parent, child, weighted number of right leave-one-out predictions)."""
+    a = stats.n_attributes
+    parents = np.full(a, -1, dtype=np.int64)
+    history = []
+    while True:
+        eligible = eligible_children(parents)
+        if not eligible.any():
+            break
+        trial = parents.copy()  # the structure this pass evaluates (parents changes later)
+
+        def evaluate(codes, y, w, parents=trial, eligible=eligible):
+            n = codes.shape[0]
+            blocks = max(1, min(n, _ROW_BLOCKS))
+            cur = np.zeros(blocks)
+            sp = np.zeros((blocks, a))
+            arc = np.zeros((blocks, a, a))
+            if n:
+                weighted = w is not None
+                kernels.sptan_pass(np.ascontiguousarray(codes), np.asarray(y, dtype=np.int64),
+                                   np.ascontiguousarray(w, dtype=np.float64) if weighted
+                                   else np.zeros(1), weighted, parents, eligible,
+                                   *stats.kernel_args(), stats.class_counts, float(m),
+                                   bool(laplace), float(min_count), cur, sp, arc)
+            return cur.sum(), sp.sum(axis=0), arc.sum(axis=0)
+
+        result = source.map_reduce(evaluate, _add_tuples)
+        if result is None:
+            break
+        current, sp, arc = result
+        tolerance = 1e-9 * max(1.0, abs(current))
+        has_children = eligible.any(axis=1)
+        super_parent = int(np.argmax(np.where(has_children, sp, -np.inf)))
+        child = int(np.argmax(np.where(eligible[super_parent], arc[super_parent], -np.inf)))
+        if arc[super_parent, child] > current + tolerance:
+            parents[child] = super_parent
+            history.append((super_parent, child, float(arc[super_parent, child])))
+        else:
+            break
+    return parents, history
+
+
+class SPTAN(_FamilyLearner):
+    __doc__ = """Super-parent TAN (Keogh & Pazzani 1999).
+
+    A one-parent Bayesian network classifier (at most one attribute parent per attribute,
+    a forest) grown greedily from naive Bayes by the super-parent / favourite-child search,
+    each step scored by leave-one-out accuracy on the training data.  Leave-one-out removes
+    each row from the counts (a row of weight w stands for w copies: one copy, min(w, 1), is
+    removed and the result counts w times).
+
+    :meth:`partial_fit` repeats the search from naive Bayes with the updated counts; the
+    leave-one-out accuracies are then those of the rows of the chunk just added (earlier
+    chunks are not kept), each left out of the full counts.
+
+    Parameters
+    ----------""" + MIN_COUNT_DOC + STRUCTURE_COMMON_DOC + """
+    Attributes
+    ----------
+    structure_ : ndarray of shape (n_features_in_,)
+        Parent attribute of every attribute, -1 for none.
+    search_history_ : list of (int, int, float)
+        Accepted arcs in order: (super-parent, favourite child, weighted number of right
+        leave-one-out predictions after adding the arc).
+    classes_, n_features_in_, feature_names_in_, encoder_, table_
+        As for :class:`~seminaive.AODE`.
+    """
+
+    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
+                 n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        _assign_params(self, locals())
+
+    def _learn_from_counts(self, source):
+        stats = PairStatistics(self.table_)
+        parents, history = super_parent_search(stats, source, self.m, self._laplace(),
+                                               self.min_count)
+        self.structure_ = parents
+        self.search_history_ = history
+        self._install(stats, parents[:, None])
+
+    def _learned_state(self):
+        return {"parents": self._parents}
+
+    def _set_learned_state(self, arrays):
+        parents = self._check_loaded_parents(arrays, max_parents=1)
+        if parents.shape[1] != 1:
+            raise ValueError("an SP-TAN structure has at most one parent per attribute")
+        self.structure_ = parents[:, 0].copy()
+        self.search_history_ = []
+        self._install(PairStatistics(self.table_), parents)

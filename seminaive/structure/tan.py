@@ -1,0 +1,90 @@
+"""Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
+
+Every attribute has the class and at most one other attribute as parents (seed 001:
+argmax_y P(y) prod_i P(x_i | y, parent(x_i))).  The tree is the maximum weighted spanning
+tree of the complete graph whose edge weights are the conditional mutual information
+I(X_i; X_j | Y), read from the pair tables of the shared frequency table; it is directed
+away from a root.  Root: the attribute with the highest mutual information with the class
+(lowest index on ties), so that the model does not depend on the column order; Weka's TAN
+instead directs the edges in the order its greedy search adds them.
+"""
+
+import numpy as np
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
+
+
+def maximum_spanning_tree(weights, root=0):
+    """Parent of every node (-1 for the root) in a maximum weighted spanning tree.
+
+    ``weights`` is a symmetric (a, a) matrix; every pair is an edge, zero weights included
+    (SciPy's ``minimum_spanning_tree`` reads a zero entry as "no edge", so it is given the
+    positive costs ``max(weights) + 1 - weights``, whose minimum spanning trees are the
+    maximum spanning trees of ``weights``).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    a = weights.shape[0]
+    parents = np.full(a, -1, dtype=np.int64)
+    if a < 2:
+        return parents
+    cost = np.triu(weights.max() + 1.0 - weights, k=1)
+    tree = minimum_spanning_tree(cost)
+    tree = tree + tree.T
+    _, predecessors = breadth_first_order(tree, root, directed=False,
+                                          return_predecessors=True)
+    parents[:] = predecessors
+    parents[parents < 0] = -1
+    return parents
+
+
+class TAN(_FamilyLearner):
+    __doc__ = """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
+
+    Edge weights I(X_i; X_j | Y) from the pair tables (rows in which both attributes are
+    observed), maximum weighted spanning tree (SciPy), directed away from the attribute with
+    the highest I(X_i; Y); probabilities from the pair counts.  :meth:`partial_fit` re-learns
+    the tree from the updated counts, so it equals :meth:`fit` on all the chunks.
+
+    Parameters
+    ----------""" + MIN_COUNT_DOC + STRUCTURE_COMMON_DOC + """
+    Attributes
+    ----------
+    structure_ : ndarray of shape (n_features_in_,)
+        Parent attribute of every attribute, -1 for the root.
+    root_ : int
+    conditional_mutual_info_ : ndarray of shape (n_features_in_, n_features_in_)
+        I(X_i; X_j | Y) in nats.
+    mutual_info_ : ndarray of shape (n_features_in_,)
+        I(X_i; Y) in nats.
+    classes_, n_features_in_, feature_names_in_, encoder_, table_
+        As for :class:`~seminaive.AODE`.
+    """
+
+    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
+                 n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        _assign_params(self, locals())
+
+    def _learn_from_counts(self, source):
+        stats = PairStatistics(self.table_)
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.root_ = int(np.argmax(stats.mi))
+        self.structure_ = maximum_spanning_tree(stats.cmi, self.root_)
+        self._install(stats, self.structure_[:, None])
+
+    def _learned_state(self):
+        return {"parents": self._parents}
+
+    def _set_learned_state(self, arrays):
+        parents = self._check_loaded_parents(arrays, max_parents=1)
+        if parents.shape[1] != 1 or (parents < 0).sum() != 1:
+            raise ValueError("a TAN structure has one parent per attribute and one root")
+        stats = PairStatistics(self.table_)
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.structure_ = parents[:, 0].copy()
+        self.root_ = int(np.flatnonzero(self.structure_ < 0)[0])
+        self._install(stats, parents)
