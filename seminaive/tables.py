@@ -324,18 +324,36 @@ class FrequencyTable:
         self._log_tables_key = key
         return self._log_tables
 
-    def scores(self, X, n, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint"):
-        """Per-class log scores of AnDE for rows of storage codes (see kernels.predict_scores)."""
+    def scores(self, X, n, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
+               log_weights=None):
+        """Per-class log scores of AnDE for rows of storage codes (see kernels.predict_scores).
+
+        ``log_weights`` (optional): weighted AnDE, one log weight per cell of the blocks of
+        orders 0..n (``log_weights[offsets[g] // k + cell]``; -inf leaves a sub-model out),
+        see :func:`seminaive.kernels.scoring.predict_scores_weighted`.
+        """
         modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
                  "vote": kernels.AGGREGATE_VOTE}
         tables = self.log_tables(n, smoothing, m, min_count)
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
-        if X.shape[0]:
+        if log_weights is not None:
+            log_weights = np.ascontiguousarray(log_weights, dtype=np.float64)
+            n_cells = int(self.offsets[self.order_first[tables.n + 1]]) // self.n_classes
+            if log_weights.shape != (n_cells,):
+                raise ValueError(f"log_weights must hold one entry per parent cell of orders "
+                                 f"0..{tables.n} ({n_cells}), got shape {log_weights.shape}")
+        if X.shape[0] and log_weights is None:
             kernels.predict_scores(X, tables.n, self.max_order, self.combos, self.orders,
                                    self.offsets, self.sizes, self.n_classes, self.order_first,
                                    tables.log_joint, tables.log_conditional, tables.lc_offsets,
                                    self.sub_index, modes[aggregate], out)
+        elif X.shape[0]:
+            kernels.scoring.predict_scores_weighted(
+                X, tables.n, self.max_order, self.combos, self.orders,
+                self.offsets, self.sizes, self.n_classes, self.order_first, tables.log_joint,
+                tables.log_conditional, tables.lc_offsets, self.sub_index, modes[aggregate],
+                log_weights, out)
         return out
 
     # ------------------------------------------------------------------------- persistence
@@ -356,3 +374,125 @@ class FrequencyTable:
         table.counts[:] = counts
         table.n_rows = float(np.asarray(state["n_rows"])[0])
         return table
+
+
+# --------------------------------------------------------------------------------------------
+# Counts of an explicit list of attribute combinations (e.g. the parent families of KDB)
+# --------------------------------------------------------------------------------------------
+
+
+def estimate_combination_bytes(combinations, n_values, n_classes):
+    """Exact bytes of the count array of a :class:`CombinationTable`, without allocating."""
+    sizes = np.asarray(n_values, dtype=np.float64) + 1.0
+    cells = sum(float(np.prod(sizes[list(c)])) for c in combinations)
+    return int(8.0 * n_classes * cells)
+
+
+class CombinationTable:
+    """Joint counts N(y, x_c) for an explicit list of attribute combinations.
+
+    Where :class:`FrequencyTable` counts *every* combination up to an order, this table counts
+    only the combinations it is given, e.g. the families (x_i, pa_i) of a k-dependence
+    Bayesian classifier.  A combination keeps the order of its members: its block has shape
+    ``(sizes[c0], ..., sizes[c_{d-1}], k)`` (first member slowest, class fastest, index 0 of
+    an attribute axis = missing).  Combinations may differ in order (1 or more members).
+
+    Parameters
+    ----------
+    combinations : sequence of sequences of int
+        Distinct attribute indices of every combination (at least one member each).
+    n_values : array-like of int
+        Number of values of each attribute (codes 1..n_values; 0 is missing).
+    n_classes : int
+    max_table_bytes : int or None
+        Refuse (before allocating) if the counts would exceed this many bytes.
+    """
+
+    def __init__(self, combinations, n_values, n_classes, max_table_bytes=None):
+        n_values = np.asarray(n_values, dtype=np.int64)
+        combinations = [tuple(int(m) for m in c) for c in combinations]
+        for c in combinations:
+            if not c or len(set(c)) != len(c) or min(c) < 0 or max(c) >= n_values.size:
+                raise ValueError(f"bad combination {c}: give distinct attribute indices in "
+                                 f"0..{n_values.size - 1}")
+        self.n_classes = int(n_classes)
+        self.max_table_bytes = max_table_bytes
+        self.sizes = n_values + 1
+        width = max((len(c) for c in combinations), default=1)
+        self.combos = np.full((len(combinations), width), -1, dtype=np.int64)
+        self.orders = np.array([len(c) for c in combinations], dtype=np.int64)
+        for g, c in enumerate(combinations):
+            self.combos[g, :len(c)] = c
+        self._check_budget()
+        self._layout_offsets()
+        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        self.n_rows = 0.0
+
+    @property
+    def combinations(self):
+        return [tuple(int(m) for m in self.combos[g, :d]) for g, d in enumerate(self.orders)]
+
+    def _check_budget(self):
+        need = estimate_combination_bytes(self.combinations, self.sizes - 1, self.n_classes)
+        if self.max_table_bytes is not None and need > self.max_table_bytes:
+            raise TableTooLargeError(
+                f"The counts of {len(self.orders)} attribute combinations (up to "
+                f"{int(self.orders.max(initial=0))} attributes each, {self.n_classes} classes) "
+                f"would need {_format_bytes(need)}, more than max_table_bytes="
+                f"{_format_bytes(self.max_table_bytes)}. Use fewer parents (a smaller k), "
+                f"discretise into fewer bins, or raise max_table_bytes if the machine has "
+                f"the memory.")
+
+    def _layout_offsets(self):
+        block = np.full(self.orders.size, self.n_classes, dtype=np.int64)
+        for t in range(self.combos.shape[1]):
+            member = self.combos[:, t]
+            has = member >= 0
+            block[has] *= self.sizes[member[has]]
+        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+
+    @property
+    def n_attributes(self):
+        return int(self.sizes.size)
+
+    def block(self, g):
+        """Count block of combination number ``g`` (a view)."""
+        members = self.combos[g, :self.orders[g]]
+        shape = [int(self.sizes[m]) for m in members] + [self.n_classes]
+        return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
+
+    def add(self, X, y, sample_weight=None):
+        """Count rows (storage codes ``X``, class indices ``y``); negative weights remove."""
+        X = np.asfortranarray(X)
+        y = np.ascontiguousarray(y, dtype=np.int32)
+        if X.shape[1] != self.n_attributes:
+            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
+        weighted = sample_weight is not None
+        w = (np.ascontiguousarray(sample_weight, dtype=np.float64) if weighted
+             else np.zeros(1, dtype=np.float64))
+        if X.shape[0] == 0:
+            return self
+        for d in np.unique(self.orders):
+            group = np.flatnonzero(self.orders == d)
+            combos = np.ascontiguousarray(self.combos[group, :d])
+            offsets = np.ascontiguousarray(self.offsets[group])
+            kernels.count_order_any(X, y, w, weighted, combos, offsets, self.sizes,
+                                    self.n_classes, self.counts, COUNT_BLOCK_ROWS)
+        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
+        return self
+
+    def grow(self, n_values):
+        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
+        n_values = np.asarray(n_values, dtype=np.int64)
+        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
+            raise ValueError("grow() only enlarges the value sets of the same attributes")
+        if np.array_equal(n_values + 1, self.sizes):
+            return self
+        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
+        self.sizes = n_values + 1
+        self._check_budget()
+        self._layout_offsets()
+        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
+                       self.sizes, self.combos, self.orders, self.n_classes)
+        return self

@@ -70,6 +70,89 @@ def _aggregate_row(terms, n_par, k, aggregate, out_row):
 
 
 @njit(cache=True)
+def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
+    """Weighted combination of the sub-model scores of one row.
+
+    Sub-model s enters with weight w_s = exp(log_w[s]); it is used when it qualifies (its
+    terms are not NaN) and w_s > 0.  With W = sum of the used weights:
+
+    JOINT:      out = log( sum_s w_s P_s(y, x) / W )     (weighted AnDE, WAODE, MAPLMG)
+    POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )    (linear opinion pool, MAPLMD)
+    VOTE:       out = log( weight of the sub-models whose argmax is y / W )
+
+    Returns the number of sub-models used (0: the caller cascades to a lower order).
+    """
+    used = 0
+    top_w = -np.inf
+    for s in range(n_par):
+        if not math.isnan(terms[s, 0]) and log_w[s] > -np.inf:
+            used += 1
+            if log_w[s] > top_w:
+                top_w = log_w[s]
+    if used == 0:
+        return 0
+    acc = 0.0
+    for s in range(n_par):
+        if not math.isnan(terms[s, 0]) and log_w[s] > -np.inf:
+            acc += math.exp(log_w[s] - top_w)
+    log_total = top_w + math.log(acc)
+    if aggregate == AGGREGATE_VOTE:
+        for yy in range(k):
+            out_row[yy] = 0.0
+        for s in range(n_par):
+            if math.isnan(terms[s, 0]) or log_w[s] == -np.inf:
+                continue
+            best = 0
+            for yy in range(1, k):
+                if terms[s, yy] > terms[s, best]:
+                    best = yy
+            out_row[best] += math.exp(log_w[s] - log_total)
+        for yy in range(k):
+            out_row[yy] = math.log(out_row[yy]) if out_row[yy] > 0 else -np.inf
+        return used
+    if aggregate == AGGREGATE_POSTERIOR:
+        for s in range(n_par):
+            if math.isnan(terms[s, 0]) or log_w[s] == -np.inf:
+                continue
+            top = terms[s, 0]
+            for yy in range(1, k):
+                top = max(top, terms[s, yy])
+            acc = 0.0
+            for yy in range(k):
+                acc += math.exp(terms[s, yy] - top)
+            norm = top + math.log(acc)
+            for yy in range(k):
+                terms[s, yy] -= norm
+    for yy in range(k):
+        top = -np.inf
+        for s in range(n_par):
+            if not math.isnan(terms[s, 0]) and log_w[s] > -np.inf:
+                top = max(top, terms[s, yy] + log_w[s])
+        if top == -np.inf:
+            out_row[yy] = -np.inf
+            continue
+        acc = 0.0
+        for s in range(n_par):
+            if not math.isnan(terms[s, 0]) and log_w[s] > -np.inf:
+                acc += math.exp(terms[s, yy] + log_w[s] - top)
+        out_row[yy] = top + math.log(acc) - log_total
+    return used
+
+
+@njit(cache=True)
+def _parent_log_weights(xs, level, combos, offsets, sizes, k, order_first, lw, log_w):
+    """log_w[s] = log weight of the cell x_s of every parent combination s of one order
+    (``lw`` holds one entry per cell of the count layout: index offsets[g] // k + cell)."""
+    p_first = order_first[level]
+    for g in range(p_first, order_first[level + 1]):
+        cell = 0
+        for t in range(level):
+            att = combos[g, t]
+            cell = cell * sizes[att] + xs[att]
+        log_w[g - p_first] = lw[offsets[g] // k + cell]
+
+
+@njit(cache=True)
 def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms):
     """terms[s, y] = log P(y, x_s) for every parent combination s (NaN if unusable)."""
     p_first = order_first[level]
@@ -109,9 +192,29 @@ def _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
 PREDICT_CHUNK_ROWS = 256
 
 
-@njit(parallel=True, cache=True)
 def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
                    lc_offsets, sub_index, aggregate, out):
+    """Per-class scores of AnDE (seed 000 eq 11, with the cascade to A(n-1)DE); see
+    :func:`_predict_scores` (unweighted: every qualifying sub-model has the same weight)."""
+    _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, aggregate, False, _NO_WEIGHTS, out)
+
+
+def predict_scores_weighted(X, n, max_order, combos, orders, offsets, sizes, k, order_first,
+                            lj, lc, lc_offsets, sub_index, aggregate, lw, out):
+    """Per-class scores of a weighted AnDE: sub-model s with parent cell x_s has weight
+    exp(lw[offsets[s] // k + cell(x_s)]) (one log weight per cell of orders 0..n; -inf leaves
+    the sub-model out); see :func:`_aggregate_row_weighted` and :func:`_predict_scores`."""
+    _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, aggregate, True, lw, out)
+
+
+_NO_WEIGHTS = np.zeros(1, dtype=np.float64)
+
+
+@njit(parallel=True, cache=True)
+def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, aggregate, weighted, lw, out):
     """Per-class scores of AnDE (seed 000 eq 11, with the cascade to A(n-1)DE).
 
     aggregate = JOINT:      out = log( mean_s P(y, x_s) prod_i P(x_i | y, x_s) )
@@ -122,6 +225,11 @@ def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fir
     stream through the cache and per-combination constants are loaded once per chunk.
     Super-parents are the qualifying combinations of order n; a row in which none qualifies
     cascades to order n - 1, and so on down to naive Bayes.
+
+    ``weighted``: the sub-models are combined with the per-cell weights ``lw`` (log weights,
+    layout of :func:`predict_scores_weighted`) by :func:`_aggregate_row_weighted`; a row in
+    which no qualifying sub-model has a positive weight cascades.  The unweighted path runs
+    exactly the arithmetic of the plain average.
     """
     n_rows, a = X.shape
     max_parents = 0
@@ -151,6 +259,16 @@ def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fir
                     cell = cell * sizes[att] + xs[att, r]
                 for yy in range(k):
                     terms[g - p_first, r, yy] = lj[off + cell * k + yy]
+        chunk_w = np.empty((n_par if weighted else 0, m))
+        if weighted:
+            for g in range(p_first, order_first[n + 1]):
+                cell_first = offsets[g] // k
+                for r in range(m):
+                    cell = 0
+                    for t in range(n):
+                        att = combos[g, t]
+                        cell = cell * sizes[att] + xs[att, r]
+                    chunk_w[g - p_first, r] = lw[cell_first + cell]
         if d <= max_order:
             cells = np.empty(m, dtype=np.int64)
             for h in range(order_first[d], order_first[d + 1]):
@@ -170,12 +288,19 @@ def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fir
                         for yy in range(k):
                             terms[s, r, yy] += lc[base + yy]
         row_terms = np.empty((max_parents, k))
+        row_w = np.empty(max_parents if weighted else 0)
         x = np.empty(a, dtype=np.int64)
         for r in range(m):
             for s in range(n_par):
                 for yy in range(k):
                     row_terms[s, yy] = terms[s, r, yy]
-            if _aggregate_row(row_terms, n_par, k, aggregate, out[r0 + r]) > 0:
+            if weighted:
+                for s in range(n_par):
+                    row_w[s] = chunk_w[s, r]
+                if _aggregate_row_weighted(row_terms, row_w, n_par, k, aggregate,
+                                           out[r0 + r]) > 0:
+                    continue
+            elif _aggregate_row(row_terms, n_par, k, aggregate, out[r0 + r]) > 0:
                 continue
             # cascade: no parent of order n qualifies in this row
             for i in range(a):
@@ -184,5 +309,13 @@ def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fir
                 _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
                             lc, lc_offsets, sub_index, row_terms)
                 n_low = order_first[level + 1] - order_first[level]
-                if _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r]) > 0:
+                if weighted:
+                    _parent_log_weights(x, level, combos, offsets, sizes, k, order_first, lw,
+                                        row_w)
+                    if _aggregate_row_weighted(row_terms, row_w, n_low, k, aggregate,
+                                               out[r0 + r]) > 0:
+                        break
+                    if level == 0:  # naive Bayes, the single sub-model of order 0
+                        _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r])
+                elif _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r]) > 0:
                     break
