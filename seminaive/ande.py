@@ -302,6 +302,77 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self._learn_from_counts(ArraySource(codes, y_idx, w))
         return self
 
+    def fit_stream(self, source, target, *, features=None, chunk_rows=None,
+                   sample_rows=100_000, classes=None, csv_options=None, progress=None):
+        """Fit on data read chunk by chunk, larger than memory (two passes).
+
+        Pass 1 reads every chunk and keeps the class labels, the values of every nominal
+        column and a random sample of ``sample_rows`` rows for the cut points of numeric
+        columns (seed 002); pass 2 counts every chunk into the tables.  Memory: the tables,
+        one chunk and the sample.  Learners with extra passes re-read the source through a
+        :class:`seminaive.streaming.StreamSource`.  See :mod:`seminaive.streaming`.
+
+        Parameters
+        ----------
+        source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+            Parquet file or directory (``*.parquet``), CSV file (``*.csv``), a list of such
+            files, DataFrames, a callable returning a fresh iterator of DataFrames, or a
+            one-shot iterator of DataFrames (read once: encoder fitted on the first chunk as
+            in :meth:`partial_fit`; a learner needing an extra pass raises an error).
+        target : str
+            Column holding the class labels.
+        features : list of str, optional
+            Feature columns (default: every column but the target).
+        chunk_rows : int, optional
+            Rows per chunk (default: about 8 million values per chunk).
+        sample_rows : int or None, default=100_000
+            Rows sampled for the cut points (None: all rows, kept in memory).  With at least
+            as many rows as the data the cut points, and so the counts, are those of
+            :meth:`fit` on all the rows.
+        classes : array-like, optional
+            Every class, for a one-shot iterator whose first chunk may lack some.
+        csv_options : dict, optional
+            Keyword arguments of ``pandas.read_csv`` (e.g. ``{"sep": ";", "dtype": ...}``).
+        progress : bool, optional
+            Show progress bars (default: when stderr is a terminal).
+
+        Returns
+        -------
+        self
+        """
+        from .streaming import fit_stream
+
+        return fit_stream(self, source, target, features=features, chunk_rows=chunk_rows,
+                          sample_rows=sample_rows, classes=classes, csv_options=csv_options,
+                          progress=progress)
+
+    def predict_stream(self, source, out, *, proba=True, chunk_rows=None, csv_options=None,
+                       progress=None):
+        """Predict data read chunk by chunk and write the results to a Parquet file.
+
+        Parameters
+        ----------
+        source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+            As in :meth:`fit_stream`; the model's feature columns are read (extra columns,
+            e.g. the target, are ignored when the model was fitted with column names).
+        out : str or path
+            Parquet file written with columns ``prediction`` and, with ``proba``,
+            ``proba_<class>`` for every class (equal to :meth:`predict` and
+            :meth:`predict_proba`).
+        proba : bool, default=True
+        chunk_rows, csv_options, progress
+            As in :meth:`fit_stream`.
+
+        Returns
+        -------
+        n_rows : int
+            Rows predicted and written.
+        """
+        from .streaming import predict_stream
+
+        return predict_stream(self, source, out, proba=proba, chunk_rows=chunk_rows,
+                              csv_options=csv_options, progress=progress)
+
     def _sync_feature_attrs(self):
         self.n_features_in_ = self.encoder_.n_features_in_
         if hasattr(self.encoder_, "feature_names_in_"):
@@ -400,9 +471,19 @@ class AnDE(_BaseAnDE):
 
     Parameters
     ----------
-    n : int, default=1
+    n : int or "auto", default=1
         Number of super-parent attributes: 0 is naive Bayes, 1 AODE, 2 A2DE, 3 A3DE.
-    """ + _COMMON_DOC + """
+        "auto" chooses n in {0, 1, 2} together with the parents and children, by
+        leave-one-out RMSE over one nested space, n by the one-standard-error rule
+        (:mod:`seminaive.selection.auto`; sets ``n_``, ``n_parents_``, ``n_children_``,
+        ``parents_``, ``children_``; aggregate="joint", weights=None only).
+    """ + _COMMON_DOC + """    weights : None, "mi", "kl" or array-like, default=None
+        Weights of the sub-models (:mod:`seminaive.weighting`): None averages them uniformly;
+        "mi" weights parent combination s by I(X_s; Y) (WAODE-MI generalised to n); "kl"
+        weights parent value x_s by KL(P(Y | x_s) || P(Y)) (WAODE-KL); an array gives one
+        non-negative weight per combination of n attributes, in the order of
+        ``itertools.combinations(range(n_features_in_), n)``.
+
     Attributes
     ----------
     classes_ : ndarray
@@ -410,15 +491,67 @@ class AnDE(_BaseAnDE):
     feature_names_in_ : ndarray (DataFrame input with string column names)
     encoder_ : AttributeEncoder
     table_ : FrequencyTable
+    weights_ : ndarray (only when ``weights`` is given; see seminaive.weighting)
     """
 
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None):
         _assign_params(self, locals())
 
+    # weights=...: the weighted path lives in seminaive.weighting (imported lazily: it builds
+    # on this module)
+    def _check_params(self):
+        if (auto := _auto(self)) is not None:
+            auto.check_params(self)
+        super()._check_params()
+        from .weighting.information import check_scheme
+        check_scheme(self.weights)
+
+    def _learn_from_counts(self, source):
+        super()._learn_from_counts(source)
+        if (auto := _auto(self)) is not None:
+            auto.learn(self, source)
+        if self.weights is not None:
+            from .weighting.information import ande_learn_weights
+            ande_learn_weights(self)
+
+    def _scores(self, X):
+        if (auto := _auto(self)) is not None:
+            return auto.scores(self, X)
+        if self.weights is None:
+            return super()._scores(X)
+        codes = self._storage_codes(X)
+        return self.table_.scores(codes, self._order(), self.smoothing, self.m,
+                                  self.min_count, self.aggregate,
+                                  log_weights=self._cell_log_weights_)
+
+    def _learned_state(self):
+        if (auto := _auto(self)) is not None:
+            return auto.learned_state(self)
+        return {} if self.weights is None else {"weights": np.asarray(self.weights_, float)}
+
+    def _set_learned_state(self, arrays):
+        if (auto := _auto(self)) is not None:
+            return auto.set_learned_state(self, arrays)
+        if self.weights is None:
+            return super()._set_learned_state(arrays)
+        from .weighting.information import ande_set_learned_state
+        ande_set_learned_state(self, arrays)
+
     def _order(self):
+        if (auto := _auto(self)) is not None:
+            return auto.MAX_N  # tables for parent orders up to 2
         return self.n
+
+
+def _auto(estimator):
+    """The ``n="auto"`` machinery (:mod:`seminaive.selection.auto`, imported lazily: it builds
+    on this module) when ``estimator.n == "auto"``, else None."""
+    if isinstance(estimator.n, str) and estimator.n == "auto":
+        from .selection import auto
+        return auto
+    return None
 
 
 def _assign_params(estimator, arguments):

@@ -1,0 +1,710 @@
+"""Kernels for selecting sub-models: leave-one-out losses, selective scoring, subsumption.
+
+Leave-one-out (seed 002 §3.3, "incremental cross validation"): the held-out row's
+contribution is subtracted from every count an estimate reads, analytically, so the estimate
+is that of the tables refitted without the row; nothing is refitted.  For a row (x, y_t) of
+weight w the held-out amount is h = min(w, 1) (one copy of a row of integer weight w, whose
+other copies stay in the tables, exactly as for w repeated rows) and its loss counts w times.
+
+With held-out amount h, for a parent combination s of order L and a child c not in s
+(m-estimate; Laplace analogously, see :mod:`.smoothing`):
+
+    P(y, x_s)       = (N(y, x_s) - h[y = y_t] + m / (k prod|X_s|)) / (N_obs(s) - h + m)
+    P(x_c | y, x_s) = (N(y, x_s, x_c) - h[y = y_t] + m / |X_c|)
+                      / (N(y, x_s, x_c observed) - h[y = y_t] + m)
+
+and a parent value qualifies when it is observed and N(x_s) - h >= min_count.
+
+Nested model spaces (seed 002 §3.2, seed 004 eq 6): attributes ranked by mutual information
+with the class; model (L, r, s) averages, over the parent combinations of size L drawn from the
+top-r attributes, P(y, x_s) prod_{c in top s, c not in s} P(x_c | y, x_s), cascading to
+(L - 1, r, s) when no combination qualifies and ending at naive Bayes over the top-s children.
+One pass evaluates every (L, r, s): per row, the LOO joint of each combination, prefix sums
+of its children's LOO log terms along the ranking, and running log-sum-exps over the
+combinations in the order of their highest rank (a snapshot at every r).
+"""
+
+import math
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from .smoothing import log_conditional_estimate, log_joint_estimate
+
+LOSS_RMSE = 0
+LOSS_ZERO_ONE = 1
+LOSS_LOG = 2
+LOSSES = {"rmse": LOSS_RMSE, "zero_one": LOSS_ZERO_ONE, "log_loss": LOSS_LOG}
+
+
+def row_blocks(n_rows):
+    """Number of row blocks for a parallel pass (a few per thread, each >= 16 rows)."""
+    return max(1, min(4 * get_num_threads(), (n_rows + 15) // 16))
+
+
+# --------------------------------------------------------------------------------------------
+# Indexing helpers
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _combo_cell(members, n_members, x, sizes, ext_first):
+    """Global index and cell of the combination of the sorted attributes ``members[:n]``."""
+    g = 0
+    prev = -1
+    cell = 0
+    for t in range(n_members):
+        e = members[t]
+        g = ext_first[g] + (e - prev - 1)
+        prev = e
+        cell = cell * sizes[e] + x[e]
+    return g, cell
+
+
+@njit(cache=True, inline="always")
+def _union_cell(members, n_members, c, x, sizes, ext_first):
+    """The combination ``members[:n] + {c}`` (c not a member): its global index, its cell with
+    the child's value set to 0, the stride of the child's axis (in cells) and the child's
+    position among the sorted members."""
+    g = 0
+    prev = -1
+    cell = 0
+    stride = 1
+    pos = -1
+    t = 0
+    placed = False
+    for step in range(n_members + 1):
+        if not placed and (t == n_members or c < members[t]):
+            e = c
+            placed = True
+            pos = step
+            cell = cell * sizes[e]
+        else:
+            e = members[t]
+            t += 1
+            cell = cell * sizes[e] + x[e]
+            if placed:
+                stride *= sizes[e]
+        g = ext_first[g] + (e - prev - 1)
+        prev = e
+    return g, cell, stride, pos
+
+
+@njit(cache=True, inline="always")
+def _is_member(members, n_members, c):
+    for t in range(n_members):
+        if members[t] == c:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _lse_add(top, acc, row, values, k):
+    """Running log-sum-exp: add ``values[y]`` to the state (top[row, y], acc[row, y])."""
+    for yy in range(k):
+        v = values[yy]
+        if v == -np.inf:
+            continue
+        t = top[row, yy]
+        if v > t:
+            acc[row, yy] = acc[row, yy] * math.exp(t - v) + 1.0
+            top[row, yy] = v
+        else:
+            acc[row, yy] += math.exp(v - t)
+
+
+@njit(cache=True, inline="always")
+def _row_loss(score, k, yt, kind):
+    """Loss of one row from its per-class log joint scores.
+
+    rmse: (1 - P(y_t | x))^2 (seed 002 §3.3, seed 004 RMSE equation; the root of the mean is
+    taken by the caller); zero_one: argmax (first maximum) != y_t; log_loss: -log P(y_t | x).
+    """
+    top = -np.inf
+    best = 0
+    for yy in range(k):
+        if score[yy] > top:
+            top = score[yy]
+            best = yy
+    if kind == LOSS_ZERO_ONE:
+        return 0.0 if best == yt else 1.0
+    if top == -np.inf:
+        return 1.0 if kind == LOSS_RMSE else np.inf
+    acc = 0.0
+    for yy in range(k):
+        acc += math.exp(score[yy] - top)
+    log_post = score[yt] - top - math.log(acc)
+    if kind == LOSS_RMSE:
+        e = 1.0 - math.exp(log_post)
+        return e * e
+    return -log_post
+
+
+@njit(cache=True, inline="always")
+def _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values, yy, yt, h, m, laplace):
+    """LOO log P(y, x_s) of the combination whose cell starts at ``base_off``."""
+    c = counts[base_off + yy]
+    if yy == yt:
+        c -= h
+    return log_joint_estimate(max(c, 0.0), max(n_obs_loo, 0.0), k, prod_values, m, laplace)
+
+
+@njit(cache=True, inline="always")
+def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, has_missing,
+                  yy, yt, h, k, m, laplace):
+    """LOO log P(x_c | y, x_s): numerator from the union block, denominator the parent count
+    over rows with x_c observed (the parent's own count when c is never missing)."""
+    hy = h if yy == yt else 0.0
+    num = counts[off2 + (cell0 + xc * stride) * k + yy] - hy
+    if has_missing:
+        den = 0.0
+        for v in range(1, n_child_values + 1):
+            den += counts[off2 + (cell0 + v * stride) * k + yy]
+    else:
+        den = counts[parent_off + yy]
+    den -= hy
+    return log_conditional_estimate(max(num, 0.0), max(den, 0.0), max(n_child_values, 1), m,
+                                    laplace)
+
+
+@njit(parallel=True, cache=True)
+def observed_totals(counts, offsets, combos, orders, sizes, k, g_last, out):
+    """out[g] = N_obs(s): rows in which every attribute of combination g is observed."""
+    for g in prange(g_last):
+        d = orders[g]
+        off = offsets[g]
+        n_cells = (offsets[g + 1] - off) // k
+        total = 0.0
+        for cell in range(n_cells):
+            rest = cell
+            observed = True
+            for t in range(d - 1, -1, -1):
+                s = sizes[combos[g, t]]
+                if rest % s == 0:
+                    observed = False
+                rest //= s
+            if observed:
+                for yy in range(k):
+                    total += counts[off + cell * k + yy]
+        out[g] = total
+
+
+# --------------------------------------------------------------------------------------------
+# Nested model space: leave-one-out losses of every (L, r, s) in one pass
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def nested_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, has_missing,
+                    lc, lc_offsets, rank, combo_members, level_first, combo_maxrank,
+                    combo_weight, n_levels, m, laplace, min_count, loss_kind, n_blocks, out,
+                    out_sq):
+    """Accumulate into ``out[L, r, s]`` the weighted LOO loss of every nested model (and into
+    ``out_sq`` the weighted sum of the squared per-row losses, for standard errors).
+
+    ``rank[j]`` is the attribute of rank j.  Level L's parent combinations are
+    ``combo_members[level_first[L]:level_first[L + 1], :L]`` (sorted attribute indices),
+    ordered by their highest rank ``combo_maxrank`` (-1 for the empty combination of level
+    0), with weights ``combo_weight`` (<= 0: never used).  ``out`` has shape
+    (n_levels, a + 1, a + 1); entries for r < L (and r > 0 at level 0) are left untouched.
+
+    A model's per-class score is kept as (top, scale) with score = top + log(scale): the
+    running log-sum-exp state divided by the weight sum, so snapshots and losses need no
+    logarithm.  Holding a row out changes only the counts of its own class: the children's
+    terms of the other classes are read from the full log-conditional tables ``lc``.
+    """
+    n_rows, a = X.shape
+    partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
+    partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
+    for b in prange(n_blocks):
+        r0 = b * n_rows // n_blocks
+        r1 = (b + 1) * n_rows // n_blocks
+        xr = np.empty(a, dtype=np.int64)
+        cur_top = np.empty((a + 1, a + 1, k))
+        cur_scale = np.empty((a + 1, a + 1, k))
+        prev_top = np.empty((a + 1, a + 1, k))
+        prev_scale = np.empty((a + 1, a + 1, k))
+        top = np.empty((a + 1, k))
+        acc = np.empty((a + 1, k))
+        pre = np.empty(k)
+        for rr in range(r0, r1):
+            wt = w[rr]
+            if wt <= 0.0:
+                continue
+            h = min(wt, 1.0)
+            yt = y[rr]
+            for i in range(a):
+                xr[i] = X[rr, i]
+            for L in range(n_levels):
+                top[:, :] = -np.inf
+                acc[:, :] = 0.0
+                wsum = 0.0
+                next_r = 0
+                for q in range(level_first[L], level_first[L + 1]):
+                    mr = combo_maxrank[q]
+                    while next_r <= mr:
+                        _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum,
+                                  next_r, a, k, L)
+                        next_r += 1
+                    wq = combo_weight[q]
+                    if wq <= 0.0:
+                        continue
+                    members = combo_members[q]
+                    observed = True
+                    for t in range(L):
+                        if xr[members[t]] == 0:
+                            observed = False
+                    if not observed:
+                        continue
+                    g, cell = _combo_cell(members, L, xr, sizes, ext_first)
+                    base_off = offsets[g] + cell * k
+                    if L > 0:
+                        freq = -h
+                        for yy in range(k):
+                            freq += counts[base_off + yy]
+                        if freq < min_count:
+                            continue
+                    prod_values = 1.0
+                    for t in range(L):
+                        prod_values *= max(sizes[members[t]] - 1, 1)
+                    log_w = math.log(wq)
+                    n_obs_loo = n_observed[g] - h
+                    for yy in range(k):
+                        pre[yy] = log_w + _loo_log_joint(counts, base_off, n_obs_loo, k,
+                                                         prod_values, yy, yt, h, m, laplace)
+                    _lse_add(top, acc, 0, pre, k)
+                    for j in range(a):
+                        c = rank[j]
+                        xc = xr[c]
+                        if xc != 0 and not _is_member(members, L, c):
+                            g2, cell0, stride, pos = _union_cell(members, L, c, xr, sizes,
+                                                                 ext_first)
+                            lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * (L + 1)
+                                                       + pos) * k
+                            for yy in range(k):
+                                if yy == yt:
+                                    pre[yy] += _loo_log_cond(
+                                        counts, base_off, offsets[g2], cell0, stride, xc,
+                                        sizes[c] - 1, has_missing[c], yy, yt, h, k, m, laplace)
+                                else:
+                                    pre[yy] += lc[lc_idx + yy]
+                        _lse_add(top, acc, j + 1, pre, k)
+                    wsum += wq
+                while next_r <= a:
+                    _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum,
+                              next_r, a, k, L)
+                    next_r += 1
+                r_first = L
+                r_last = a if L > 0 else 0
+                for r in range(r_first, r_last + 1):
+                    for s in range(a + 1):
+                        loss = _scaled_row_loss(cur_top[r, s], cur_scale[r, s], k, yt,
+                                                loss_kind)
+                        partial[b, L, r, s] += wt * loss
+                        partial_sq[b, L, r, s] += wt * loss * loss
+                cur_top, prev_top = prev_top, cur_top
+                cur_scale, prev_scale = prev_scale, cur_scale
+    for b in range(n_blocks):
+        out += partial[b]
+        out_sq += partial_sq[b]
+
+
+@njit(cache=True)
+def _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum, r, a, k, L):
+    """Scores of the models (L, r, s) for every s: mean of the combinations so far, or the
+    cascade to level L - 1 when none qualified."""
+    if wsum > 0.0:
+        inv = 1.0 / wsum
+        for s in range(a + 1):
+            for yy in range(k):
+                cur_top[r, s, yy] = top[s, yy]
+                cur_scale[r, s, yy] = acc[s, yy] * inv
+    elif L > 0:
+        for s in range(a + 1):
+            for yy in range(k):
+                cur_top[r, s, yy] = prev_top[r, s, yy]
+                cur_scale[r, s, yy] = prev_scale[r, s, yy]
+    else:
+        for s in range(a + 1):
+            for yy in range(k):
+                cur_top[r, s, yy] = -np.inf
+                cur_scale[r, s, yy] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _scaled_row_loss(top, scale, k, yt, kind):
+    """:func:`_row_loss` of the scores top[y] + log(scale[y])."""
+    t = -np.inf
+    for yy in range(k):
+        if scale[yy] > 0.0 and top[yy] > t:
+            t = top[yy]
+    if t == -np.inf:
+        return 1.0 if kind != LOSS_LOG else np.inf
+    total = 0.0
+    best = 0
+    best_e = -1.0
+    e_true = 0.0
+    for yy in range(k):
+        e = scale[yy] * math.exp(top[yy] - t) if scale[yy] > 0.0 else 0.0
+        total += e
+        if e > best_e:
+            best_e = e
+            best = yy
+        if yy == yt:
+            e_true = e
+    if kind == LOSS_ZERO_ONE:
+        return 0.0 if best == yt else 1.0
+    if kind == LOSS_RMSE:
+        err = 1.0 - e_true / total
+        return err * err
+    if e_true <= 0.0:
+        return np.inf
+    return math.log(total) - math.log(e_true)
+
+
+# --------------------------------------------------------------------------------------------
+# Wrapper search (FSS / BSE): leave-one-out losses of one-attribute moves in one pass
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def wrapper_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, has_missing,
+                     lc, lc_offsets, parent_mask, child_mask, cand_attr, cand_parent,
+                     cand_child, m, laplace, min_count, loss_kind, n_blocks, out):
+    """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
+    by the masks, changed by candidate j: attribute ``cand_attr[j]`` (-1: no change) becomes a
+    parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (seed 002 §2.4 eq for
+    P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
+    parent qualifies)."""
+    n_rows, a = X.shape
+    n_cand = cand_attr.shape[0]
+    partial = np.zeros((n_blocks, n_cand))
+    for b in prange(n_blocks):
+        r0 = b * n_rows // n_blocks
+        r1 = (b + 1) * n_rows // n_blocks
+        xr = np.empty(a, dtype=np.int64)
+        base = np.empty((a, k))
+        qual = np.zeros(a, dtype=np.bool_)
+        term = np.zeros((a, a, k))
+        total = np.empty((a, k))
+        nb_term = np.zeros((a, k))
+        nb_total = np.empty(k)
+        top = np.empty((1, k))
+        acc = np.empty((1, k))
+        vals = np.empty(k)
+        score = np.empty(k)
+        one = np.empty(1, dtype=np.int64)
+        empty = np.empty(1, dtype=np.int64)
+        for rr in range(r0, r1):
+            wt = w[rr]
+            if wt <= 0.0:
+                continue
+            h = min(wt, 1.0)
+            yt = y[rr]
+            for i in range(a):
+                xr[i] = X[rr, i]
+            # naive Bayes terms (level 0)
+            for yy in range(k):
+                nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
+                                              yy, yt, h, m, laplace)
+            for j in range(a):
+                xc = xr[j]
+                for yy in range(k):
+                    nb_term[j, yy] = 0.0
+                if xc == 0:
+                    continue
+                g2, cell0, stride, _ = _union_cell(empty, 0, j, xr, sizes, ext_first)
+                for yy in range(k):
+                    nb_term[j, yy] = _loo_log_cond(counts, offsets[0], offsets[g2], cell0,
+                                                   stride, xc, sizes[j] - 1, has_missing[j],
+                                                   yy, yt, h, k, m, laplace)
+                    if child_mask[j]:
+                        nb_total[yy] += nb_term[j, yy]
+            # one-dependence terms
+            for i in range(a):
+                qual[i] = False
+                for j in range(a):
+                    for yy in range(k):
+                        term[i, j, yy] = 0.0
+                if xr[i] == 0:
+                    continue
+                one[0] = i
+                g, cell = _combo_cell(one, 1, xr, sizes, ext_first)
+                base_off = offsets[g] + cell * k
+                freq = -h
+                for yy in range(k):
+                    freq += counts[base_off + yy]
+                if freq < min_count:
+                    continue
+                qual[i] = True
+                n_obs_loo = n_observed[g] - h
+                prod_values = max(sizes[i] - 1, 1) * 1.0
+                for yy in range(k):
+                    base[i, yy] = _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values,
+                                                 yy, yt, h, m, laplace)
+                    total[i, yy] = base[i, yy]
+                for j in range(a):
+                    xc = xr[j]
+                    if j == i or xc == 0:
+                        continue
+                    g2, cell0, stride, pos = _union_cell(one, 1, j, xr, sizes, ext_first)
+                    lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * 2 + pos) * k
+                    for yy in range(k):
+                        if yy == yt:
+                            t = _loo_log_cond(counts, base_off, offsets[g2], cell0, stride, xc,
+                                              sizes[j] - 1, has_missing[j], yy, yt, h, k, m,
+                                              laplace)
+                        else:  # the other classes' counts are those of the full tables
+                            t = lc[lc_idx + yy]
+                        term[i, j, yy] = t
+                        if child_mask[j]:
+                            total[i, yy] += t
+            for ci in range(n_cand):
+                q = cand_attr[ci]
+                top[0, :] = -np.inf
+                acc[0, :] = 0.0
+                used = 0
+                child_delta = 0.0
+                if q >= 0:
+                    if child_mask[q] and not cand_child[ci]:
+                        child_delta = -1.0
+                    elif cand_child[ci] and not child_mask[q]:
+                        child_delta = 1.0
+                for i in range(a):
+                    is_parent = parent_mask[i]
+                    if i == q:
+                        is_parent = cand_parent[ci]
+                    if not is_parent or not qual[i]:
+                        continue
+                    for yy in range(k):
+                        vals[yy] = total[i, yy]
+                        if q >= 0 and q != i:
+                            vals[yy] += child_delta * term[i, q, yy]
+                    _lse_add(top, acc, 0, vals, k)
+                    used += 1
+                if used > 0:
+                    for yy in range(k):
+                        score[yy] = top[0, yy] + math.log(acc[0, yy]) - math.log(used)
+                else:
+                    for yy in range(k):
+                        score[yy] = nb_total[yy]
+                        if q >= 0:
+                            score[yy] += child_delta * nb_term[q, yy]
+                partial[b, ci] += wt * _row_loss(score, k, yt, loss_kind)
+    for b in range(n_blocks):
+        out += partial[b]
+
+
+# --------------------------------------------------------------------------------------------
+# Classification with a selected structure
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def selective_scores(X, lj, lc, lc_offsets, offsets, ext_first, sizes, k, combo_members,
+                     level_first, combo_weight, n_levels, children, out):
+    """Per-class log scores of a selected AnDE structure (seed 002 eq for P(y, x) with parent
+    set p and child set c; seed 004 eq 9 with weights).
+
+    Level L's parents are ``combo_members[level_first[L]:level_first[L + 1], :L]``; from the
+    highest level down, the first level with a qualifying parent (observed, frequency >=
+    min_count as marked by NaN in ``lj``, positive weight) gives
+    log( sum_s w_s P(y, x_s) prod_{c in children, c not in s} P(x_c | y, x_s) / sum_s w_s ).
+    Level 0 is naive Bayes over the children and always qualifies.
+    """
+    n_rows, a = X.shape
+    n_children = children.shape[0]
+    for r in prange(n_rows):
+        xr = np.empty(a, dtype=np.int64)
+        for i in range(a):
+            xr[i] = X[r, i]
+        top = np.empty((1, k))
+        acc = np.empty((1, k))
+        pre = np.empty(k)
+        for L in range(n_levels - 1, -1, -1):
+            top[0, :] = -np.inf
+            acc[0, :] = 0.0
+            wsum = 0.0
+            d = L + 1
+            for q in range(level_first[L], level_first[L + 1]):
+                wq = combo_weight[q]
+                if wq <= 0.0:
+                    continue
+                members = combo_members[q]
+                g, cell = _combo_cell(members, L, xr, sizes, ext_first)
+                base = offsets[g] + cell * k
+                if math.isnan(lj[base]):
+                    continue
+                log_w = math.log(wq)
+                for yy in range(k):
+                    pre[yy] = lj[base + yy] + log_w
+                for j in range(n_children):
+                    c = children[j]
+                    xc = xr[c]
+                    if xc == 0 or _is_member(members, L, c):
+                        continue
+                    g2, cell0, stride, pos = _union_cell(members, L, c, xr, sizes, ext_first)
+                    idx = lc_offsets[g2] + ((cell0 + xc * stride) * d + pos) * k
+                    for yy in range(k):
+                        pre[yy] += lc[idx + yy]
+                _lse_add(top, acc, 0, pre, k)
+                wsum += wq
+            if wsum > 0.0:
+                log_wsum = math.log(wsum)
+                for yy in range(k):
+                    if acc[0, yy] > 0.0:
+                        out[r, yy] = top[0, yy] + math.log(acc[0, yy]) - log_wsum
+                    else:
+                        out[r, yy] = -np.inf
+                break
+
+
+# --------------------------------------------------------------------------------------------
+# Subsumption resolution (Zheng & Webb 2006; Zheng, Webb, Suraweera & Zhu 2012)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _value_count(counts, offsets, k, i, v):
+    """#(x_i = v): training frequency of one attribute value (order-1 block, all classes)."""
+    base = offsets[1 + i] + v * k
+    total = 0.0
+    for yy in range(k):
+        total += counts[base + yy]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _pair_count(counts, offsets, ext_first, sizes, k, i, vi, j, vj):
+    """#(x_i = vi, x_j = vj) for i != j (pair block, all classes)."""
+    if i < j:
+        g = ext_first[1 + i] + (j - i - 1)
+        cell = vi * sizes[j] + vj
+    else:
+        g = ext_first[1 + j] + (i - j - 1)
+        cell = vj * sizes[i] + vi
+    base = offsets[g] + cell * k
+    total = 0.0
+    for yy in range(k):
+        total += counts[base + yy]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _generalises(count_u, count_uv, threshold, ratio):
+    """Is v a (near-)generalisation of u?  #(u) >= threshold and #(u, v) >= ratio * #(u)
+    (ratio 1: #(u, v) = #(u), with a relative tolerance of 1e-9 for fractional weights)."""
+    if count_u < threshold or count_u <= 0.0:
+        return False
+    return count_uv >= ratio * count_u - 1e-9 * max(count_u, 1.0)
+
+
+@njit(cache=True)
+def _resolution_order(xr, counts, offsets, k, present, keys):
+    """Observed attributes of the row sorted by (value frequency, attribute index)."""
+    a = xr.shape[0]
+    n = 0
+    for i in range(a):
+        if xr[i] != 0:
+            present[n] = i
+            keys[n] = _value_count(counts, offsets, k, i, xr[i])
+            n += 1
+    order = np.argsort(keys[:n], kind="mergesort")
+    out = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        out[t] = present[order[t]]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def lazy_subsumption(X, counts, offsets, ext_first, sizes, k, threshold, ratio, deleted):
+    """Mark in ``deleted`` the attribute values that subsumption resolution removes.
+
+    Values are visited from the most specific (lowest frequency; ties: lower attribute
+    index); a visited value that is not deleted deletes every later value of the row that
+    is a (near-)generalisation of it (see :func:`_generalises`).  With ratio 1 this deletes
+    exactly the generalisations of the row's values, keeping the lowest-index one of values
+    that generalise each other.
+    """
+    n_rows, a = X.shape
+    for r in prange(n_rows):
+        xr = np.empty(a, dtype=np.int64)
+        for i in range(a):
+            xr[i] = X[r, i]
+            deleted[r, i] = False
+        present = np.empty(a, dtype=np.int64)
+        keys = np.empty(a)
+        order = _resolution_order(xr, counts, offsets, k, present, keys)
+        n = order.shape[0]
+        for t in range(n):
+            u = order[t]
+            if deleted[r, u]:
+                continue
+            cu = _value_count(counts, offsets, k, u, xr[u])
+            if cu < threshold:
+                continue
+            for t2 in range(t + 1, n):
+                v = order[t2]
+                if deleted[r, v]:
+                    continue
+                cuv = _pair_count(counts, offsets, ext_first, sizes, k, u, xr[u], v, xr[v])
+                if _generalises(cu, cuv, threshold, ratio):
+                    deleted[r, v] = True
+
+
+@njit(cache=True)
+def generalisation_graph(counts, offsets, ext_first, sizes, k, value_first, threshold, ratio):
+    """Eager SR: every (near-)generalisation relation between attribute values, as a CSR
+    graph over flat value ids ``value_first[i] + v - 1``: ``indices[indptr[u]:indptr[u+1]]``
+    are the values that generalise u."""
+    a = sizes.shape[0]
+    n_total = value_first[a]
+    indptr = np.zeros(n_total + 1, dtype=np.int64)
+    edges = []
+    for i in range(a):
+        for vi in range(1, sizes[i]):
+            u = value_first[i] + vi - 1
+            cu = _value_count(counts, offsets, k, i, vi)
+            if cu >= threshold and cu > 0.0:
+                for j in range(a):
+                    if j == i:
+                        continue
+                    for vj in range(1, sizes[j]):
+                        cuv = _pair_count(counts, offsets, ext_first, sizes, k, i, vi, j, vj)
+                        if _generalises(cu, cuv, threshold, ratio):
+                            edges.append(value_first[j] + vj - 1)
+            indptr[u + 1] = len(edges)
+    indices = np.empty(len(edges), dtype=np.int64)
+    for t in range(len(edges)):
+        indices[t] = edges[t]
+    return indptr, indices
+
+
+@njit(parallel=True, cache=True)
+def eager_subsumption(X, counts, offsets, k, value_first, value_attr, indptr, indices,
+                      deleted):
+    """Subsumption resolution of rows with a precomputed generalisation graph; the same
+    visiting order and decisions as :func:`lazy_subsumption`."""
+    n_rows, a = X.shape
+    for r in prange(n_rows):
+        xr = np.empty(a, dtype=np.int64)
+        for i in range(a):
+            xr[i] = X[r, i]
+            deleted[r, i] = False
+        present = np.empty(a, dtype=np.int64)
+        keys = np.empty(a)
+        order = _resolution_order(xr, counts, offsets, k, present, keys)
+        n = order.shape[0]
+        position = np.full(a, -1, dtype=np.int64)
+        for t in range(n):
+            position[order[t]] = t
+        for t in range(n):
+            u = order[t]
+            if deleted[r, u]:
+                continue
+            uid = value_first[u] + xr[u] - 1
+            for e in range(indptr[uid], indptr[uid + 1]):
+                vid = indices[e]
+                v = value_attr[vid]
+                if xr[v] == vid - value_first[v] + 1 and position[v] > t:
+                    deleted[r, v] = True

@@ -1,0 +1,237 @@
+"""A selected sub-model structure, its leave-one-out passes and its scoring.
+
+A *selected structure* is the AnDE model restricted to a set of parent attributes P and a set
+of child attributes C, with an optional weight per parent (seed 002 §2.4 and §3.2, seed 004
+eqs 6 and 9), generalised to parent order n:
+
+    P(y, x) ~ sum_{s in A^n(P), qualifying} w_s P(y, x_s) prod_{c in C \\ s} P(x_c | y, x_s)
+              / sum_{s qualifying} w_s
+
+where A^n(P) are the n-subsets of P, w_s is the product of the weights of the members of s and
+a combination qualifies when its values are observed and N(x_s) >= min_count (seed 000 eq 11).
+When none qualifies the row cascades to order n - 1 over the same P and C, down to naive Bayes
+over C (order 0).  This module holds the helpers the learners share: ranking by mutual
+information, the leave-one-out passes over a source (kernels in
+:mod:`seminaive.kernels.selection`) and the scoring of a structure.
+"""
+
+from itertools import combinations
+
+import numpy as np
+
+from ..kernels import selection as kernels
+
+
+def mutual_information(table):
+    """I(X_i; Y) of every attribute from the order-1 counts, over the rows where X_i is
+    observed (seed 004 eq 8; seed 002 §3.1)."""
+    mi = np.zeros(table.n_attributes)
+    for i in range(table.n_attributes):
+        joint = table.block([i])[1:, :]
+        total = joint.sum()
+        if total <= 0:
+            continue
+        p = joint / total
+        px = p.sum(axis=1, keepdims=True)
+        py = p.sum(axis=0, keepdims=True)
+        nz = p > 0
+        mi[i] = float(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz])))
+    return np.maximum(mi, 0.0)
+
+
+def rank_attributes(mi):
+    """Attribute indices by decreasing mutual information (ties: lower index first)."""
+    return np.lexsort((np.arange(mi.size), -mi)).astype(np.int64)
+
+
+def combination_levels(attributes, n, weights=None):
+    """Parent combinations of sizes 0..n drawn from ``attributes`` (in the given order).
+
+    Returns ``members`` (n_total, max(n, 1)) sorted attribute indices, ``level_first``
+    (n + 2,), ``max_rank`` (position in ``attributes`` of each combination's last member; -1
+    for the empty one) and ``weight`` (product of the members' weights).  Within a level the
+    combinations are ordered by their highest position, so those drawn from the first r
+    attributes form a prefix (the nesting of seed 002 §3.2).
+    """
+    attributes = np.asarray(attributes, dtype=np.int64)
+    if weights is None:
+        weights = np.ones(int(attributes.max()) + 1 if attributes.size else 0)
+    width = max(n, 1)
+    rows, max_rank, weight, level_first = [np.full(width, -1, np.int64)], [-1], [1.0], [0, 1]
+    for level in range(1, n + 1):
+        for last in range(attributes.size):
+            for rest in combinations(range(last), level - 1):
+                members = np.sort(attributes[[*rest, last]])
+                row = np.full(width, -1, dtype=np.int64)
+                row[:level] = members
+                rows.append(row)
+                max_rank.append(last)
+                weight.append(float(np.prod(weights[members])))
+        level_first.append(len(rows))
+    return (np.array(rows, dtype=np.int64).reshape(-1, width),
+            np.array(level_first, dtype=np.int64), np.array(max_rank, dtype=np.int64),
+            np.array(weight, dtype=np.float64))
+
+
+class _CountContext:
+    """Arrays of a table that the leave-one-out kernels read, computed once per pass."""
+
+    def __init__(self, table, n_max, smoothing, m, min_count):
+        self.table = table
+        of = table.order_first
+        n_max = min(n_max, table.max_order)
+        # the held-out row leaves the other classes' conditional estimates unchanged
+        tables = table.log_tables(max(n_max - 1, 0), smoothing, m, min_count)
+        self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
+        g_last = int(of[n_max + 1])
+        self.n_observed = np.zeros(table.orders.size, dtype=np.float64)
+        kernels.observed_totals(table.counts, table.offsets, table.combos, table.orders,
+                                table.sizes, table.n_classes, g_last, self.n_observed)
+        # an attribute never missing in training: N(y, x_s, x_c observed) = N(y, x_s)
+        a = table.n_attributes
+        self.has_missing = np.array(
+            [table.block([i])[0].sum() > 0 for i in range(a)], dtype=np.bool_)
+
+
+def _chunk_weights(y, w):
+    if w is None:
+        return np.ones(len(y), dtype=np.float64)
+    return np.ascontiguousarray(w, dtype=np.float64)
+
+
+def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
+                  squares=False):
+    """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
+
+    Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
+    weighted sums of the squared per-row losses in the middle); ``losses[L, r, s]`` is
+    defined for L >= 1 and L <= r <= a, for L = 0 at r = 0 (NaN elsewhere), s = 0..a.
+    """
+    a = table.n_attributes
+    n = min(n, a)
+    members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
+    ctx = _CountContext(table, n + 1, smoothing, m, min_count)
+    laplace = smoothing == "laplace"
+    kind = kernels.LOSSES[loss]
+
+    def one_chunk(codes, y, w):
+        w = _chunk_weights(y, w)
+        out = np.zeros((n + 1, a + 1, a + 1))
+        out_sq = np.zeros_like(out)
+        X = np.ascontiguousarray(codes)
+        if X.shape[0]:
+            kernels.nested_loo_loss(
+                X, np.ascontiguousarray(y, dtype=np.int64), w, table.counts, table.offsets,
+                table.ext_first, table.sizes, table.n_classes, ctx.n_observed,
+                ctx.has_missing, ctx.lc, ctx.lc_offsets, ranking, members, level_first,
+                max_rank, combo_weight, n + 1, float(m), laplace, float(min_count), kind,
+                kernels.row_blocks(X.shape[0]), out, out_sq)
+        return out, out_sq, float(w.sum())
+
+    result = source.map_reduce(
+        one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1], u[2] + v[2]))
+    if result is None:
+        return (None, None, 0.0) if squares else (None, 0.0)
+    losses, squared, total = result
+    valid = np.zeros_like(losses, dtype=bool)
+    valid[0, 0, :] = True
+    for level in range(1, n + 1):
+        valid[level, level:, :] = True
+    losses[~valid] = np.nan
+    squared[~valid] = np.nan
+    return (losses, squared, total) if squares else (losses, total)
+
+
+def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing, m,
+                   min_count, loss):
+    """Weighted LOO loss sums of AODE(P, C) changed by each candidate move.
+
+    ``candidates``: list of (attribute, is_parent, is_child) with attribute -1 for "no
+    change".  Returns (losses, total weight).
+    """
+    ctx = _CountContext(table, 2, smoothing, m, min_count)
+    laplace = smoothing == "laplace"
+    kind = kernels.LOSSES[loss]
+    cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
+    cand_parent = np.array([c[1] for c in candidates], dtype=np.bool_)
+    cand_child = np.array([c[2] for c in candidates], dtype=np.bool_)
+    parent_mask = np.ascontiguousarray(parent_mask, dtype=np.bool_)
+    child_mask = np.ascontiguousarray(child_mask, dtype=np.bool_)
+
+    def one_chunk(codes, y, w):
+        w = _chunk_weights(y, w)
+        out = np.zeros(len(candidates))
+        X = np.ascontiguousarray(codes)
+        if X.shape[0]:
+            kernels.wrapper_loo_loss(
+                X, np.ascontiguousarray(y, dtype=np.int64), w, table.counts, table.offsets,
+                table.ext_first, table.sizes, table.n_classes, ctx.n_observed,
+                ctx.has_missing, ctx.lc, ctx.lc_offsets, parent_mask, child_mask, cand_attr,
+                cand_parent, cand_child, float(m), laplace, float(min_count), kind,
+                kernels.row_blocks(X.shape[0]), out)
+        return out, float(w.sum())
+
+    result = source.map_reduce(one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1]))
+    if result is None:
+        return None, 0.0
+    return result
+
+
+def mean_loss(loss_sum, total_weight, loss):
+    """Mean loss from a weighted sum (the root of the mean for RMSE)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.asarray(loss_sum, dtype=np.float64) / max(total_weight, 1e-300)
+    return np.sqrt(mean) if loss == "rmse" else mean
+
+
+def structure_scores(table, codes, order, parents, children, weights, smoothing, m,
+                     min_count):
+    """Per-class log scores of the selected structure (see the module docstring)."""
+    n = min(int(order), table.max_order)
+    members, level_first, _, combo_weight = combination_levels(
+        np.asarray(parents, dtype=np.int64), n, weights)
+    tables = table.log_tables(n, smoothing, m, min_count)
+    X = np.ascontiguousarray(codes)
+    out = np.empty((X.shape[0], table.n_classes), dtype=np.float64)
+    if X.shape[0]:
+        kernels.selective_scores(X, tables.log_joint, tables.log_conditional,
+                                 tables.lc_offsets, table.offsets, table.ext_first,
+                                 table.sizes, table.n_classes, members, level_first,
+                                 combo_weight, n + 1,
+                                 np.ascontiguousarray(children, dtype=np.int64), out)
+    return out
+
+
+def argmin_first(values, tolerance=1e-12):
+    """Index (in C order) of the first entry within a relative ``tolerance`` of the minimum
+    of the finite entries, or None when there is none."""
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    finite = np.isfinite(flat)
+    if not finite.any():
+        return None
+    best = flat[finite].min()
+    close = finite & (flat <= best + tolerance * max(abs(best), 1e-300))
+    return int(np.flatnonzero(close)[0])
+
+
+def check_structure(table, order, parents, children, weights):
+    """Validate a structure read from a model file against the tables (ValueError)."""
+    a = table.n_attributes
+    order = np.asarray(order)
+    if order.shape != (1,) or order.dtype.kind not in "iu":
+        raise ValueError("the selected order must be one integer")
+    n = int(order[0])
+    # children of an order-n parent are read from combinations of order n + 1
+    if not (0 <= n <= a and (n + 1 <= table.max_order or n == table.max_order == a)):
+        raise ValueError(f"the selected order {n} does not fit tables of order "
+                         f"{table.max_order} over {a} attributes")
+    for name, idx in (("parents", parents), ("children", children)):
+        idx = np.asarray(idx)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise ValueError(f"{name} must be a 1-D integer array")
+        if idx.size and (idx.min() < 0 or idx.max() >= a or np.unique(idx).size != idx.size):
+            raise ValueError(f"{name} must be distinct attribute indices in [0, {a})")
+    weights = np.asarray(weights)
+    if weights.shape != (a,) or weights.dtype.kind != "f" or not np.all(np.isfinite(weights)) \
+            or np.any(weights < 0):
+        raise ValueError("parent weights must be finite, non-negative, one per attribute")

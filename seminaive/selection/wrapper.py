@@ -1,0 +1,187 @@
+"""Wrapper selection of parents and children for AODE: FSS and BSE (seed 002 §2.4).
+
+Zheng & Webb's hill climbing: starting from a parent set p and a child set c, every pass
+over the training data scores, by leave-one-out, all the models one attribute move away
+(held-out counts subtracted analytically from the tables, never refitted; one pass scores
+all the candidate moves at once) and applies the move that lowers the loss most; the search
+stops when no move lowers it.  AODE with parent set p and child set c (seed 002 §2.4):
+
+    P(y, x) ~ sum_{i in p, F(x_i) >= min_count} P(y, x_i) prod_{j in c, j != i}
+              P(x_j | y, x_i) / |{i in p : F(x_i) >= min_count}|
+
+with naive Bayes over c when no parent qualifies.
+"""
+
+import numpy as np
+
+from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from . import _structure as st
+from ._base import _STRUCTURE_ATTRIBUTES_DOC, _SelectionBase, loss_doc, set_structure
+from .nested import _COMMON
+
+_BSE_MODES = ("pe", "ce", "p_and_ce", "p_or_ce")
+_FSS_MODES = ("pa", "ca", "p_and_ca", "p_or_ca")
+
+_WRAPPER_ATTRIBUTES_DOC = """    loo_loss_ : float
+        Leave-one-out loss of the selected model (RMSE for loss="rmse").
+    loo_path_ : ndarray
+        Leave-one-out loss after each accepted move (the first entry: the start model).
+    n_passes_ : int
+        Passes over the training data made by the search.
+"""
+
+
+class _WrapperSelection(_SelectionBase):
+    _modes = ()
+
+    def _order(self):
+        return 1
+
+    def _check_params(self):
+        if not isinstance(self.mode, str) or self.mode not in self._modes:
+            raise ValueError(f"mode={self.mode!r}: use one of {self._modes}")
+        super()._check_params()
+
+    def _start(self, a):
+        raise NotImplementedError
+
+    def _moves(self, parents, children):
+        raise NotImplementedError
+
+    def _learn_from_counts(self, source):
+        table = self.table_
+        a = table.n_attributes
+        parents, children = self._start(a)
+        path = []
+        passes = 0
+        while True:
+            moves = self._moves(parents, children)
+            candidates = [(-1, False, False)] + moves
+            losses, total = st.wrapper_losses(table, source, parents, children, candidates,
+                                              self.smoothing, self.m, self.min_count,
+                                              self.loss)
+            passes += 1
+            if losses is None:
+                break
+            current = losses[0]
+            if not path:
+                path.append(current)
+            best = st.argmin_first(losses[1:]) if moves else None
+            if best is None:
+                break
+            tolerance = 1e-12 * max(abs(current), 1e-300)
+            if not losses[1 + best] < current - tolerance:
+                break
+            q, as_parent, as_child = moves[best]
+            parents[q], children[q] = as_parent, as_child
+            path.append(losses[1 + best])
+        if losses is None and hasattr(self, "n_"):
+            return  # an empty chunk: keep the current selection
+        total = total if losses is not None else 0.0
+        self.loo_path_ = st.mean_loss(np.array(path, dtype=np.float64), total, self.loss)
+        self.loo_loss_ = float(self.loo_path_[-1]) if path else float("nan")
+        self.n_passes_ = passes
+        set_structure(self, 1, np.flatnonzero(parents), np.flatnonzero(children), np.ones(a))
+
+    def _learned_state(self):
+        state = super()._learned_state()
+        state["loo_path"] = self.loo_path_
+        return state
+
+    def _set_learned_state(self, arrays):
+        arrays = dict(arrays)
+        path = arrays.pop("loo_path", None)
+        if path is None or path.ndim != 1 or path.dtype.kind != "f" or path.size == 0:
+            raise ValueError("loo_path must be a non-empty 1-D float array")
+        super()._set_learned_state(arrays)
+        if self.n_ != 1:
+            raise ValueError(f"{type(self).__name__} selects an AODE (order 1), the file "
+                             f"holds order {self.n_}")
+        self.loo_path_ = path
+        self.loo_loss_ = float(path[-1]) if path.size else float("nan")
+
+
+class BSEAODE(_WrapperSelection):
+    __doc__ = """AODE with backward sequential elimination of parents and children
+    (Zheng & Webb; seed 002 §2.4).
+
+    Starts from AODE (every attribute a parent and a child) and repeatedly applies the
+    elimination that most lowers the leave-one-out loss, until none lowers it; so the
+    selected model's leave-one-out loss is never above AODE's.
+
+    Parameters
+    ----------
+    mode : {"pe", "ce", "p_and_ce", "p_or_ce"}, default="ce"
+        Parent elimination, child elimination (seed 002's BSEAODE), elimination of an
+        attribute in both roles, or the best of the three at every step.""" + \
+        loss_doc("zero_one") + _COMMON + """
+    Attributes
+    ----------""" + _STRUCTURE_ATTRIBUTES_DOC + _WRAPPER_ATTRIBUTES_DOC
+
+    _modes = _BSE_MODES
+
+    def __init__(self, mode="ce", *, loss="zero_one", smoothing="m_estimate", m=1.0,
+                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
+        _assign_params(self, locals())
+
+    def _start(self, a):
+        return np.ones(a, dtype=bool), np.ones(a, dtype=bool)
+
+    def _moves(self, parents, children):
+        moves = []
+        for q in range(parents.size):
+            p, c = bool(parents[q]), bool(children[q])
+            if self.mode in ("pe", "p_or_ce") and p:
+                moves.append((q, False, c))
+            if self.mode in ("ce", "p_or_ce") and c:
+                moves.append((q, p, False))
+            if self.mode in ("p_and_ce", "p_or_ce") and p and c:
+                moves.append((q, False, False))
+        return moves
+
+
+class FSSAODE(_WrapperSelection):
+    __doc__ = """AODE with forward sequential selection of parents and children
+    (Zheng & Webb; seed 002 §2.4).
+
+    Starts from the sets the mode searches empty (the others full) and repeatedly applies the
+    addition that most lowers the leave-one-out loss, until none lowers it.  With no parent
+    the model is naive Bayes over the children; with no child, the mean of the parents'
+    P(y, x_i) (the class prior when both are empty).
+
+    Parameters
+    ----------
+    mode : {"pa", "ca", "p_and_ca", "p_or_ca"}, default="p_and_ca"
+        Parent addition (children: all), child addition (parents: all), addition of an
+        attribute in both roles (classic forward attribute selection), or the best of the
+        three at every step.""" + \
+        loss_doc("zero_one") + _COMMON + """
+    Attributes
+    ----------""" + _STRUCTURE_ATTRIBUTES_DOC + _WRAPPER_ATTRIBUTES_DOC
+
+    _modes = _FSS_MODES
+
+    def __init__(self, mode="p_and_ca", *, loss="zero_one", smoothing="m_estimate", m=1.0,
+                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
+        _assign_params(self, locals())
+
+    def _start(self, a):
+        parents = np.full(a, self.mode == "ca")
+        children = np.full(a, self.mode == "pa")
+        return parents, children
+
+    def _moves(self, parents, children):
+        moves = []
+        for q in range(parents.size):
+            p, c = bool(parents[q]), bool(children[q])
+            if self.mode in ("pa", "p_or_ca") and not p:
+                moves.append((q, True, c))
+            if self.mode in ("ca", "p_or_ca") and not c:
+                moves.append((q, p, True))
+            if self.mode in ("p_and_ca", "p_or_ca") and not p and not c:
+                moves.append((q, True, True))
+        return moves

@@ -1,0 +1,197 @@
+"""Incremental leave-one-out of the selection kernels against refitting without the row.
+
+The reference refits a FrequencyTable on the training rows minus the held-out one (minus one
+copy of it: held-out amount min(w, 1)) and scores the held-out row with a plain-NumPy
+implementation of the selected structure written from its definition (no kernel shared).
+"""
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.special import logsumexp
+
+from seminaive.selection import _structure as st
+from seminaive.sources import ArraySource
+from seminaive.tables import FrequencyTable
+
+
+def _data(n_rows=36, n_values=(2, 3, 2, 3), k=3, missing=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    a = len(n_values)
+    X = np.column_stack([rng.integers(1, v + 1, n_rows) for v in n_values])
+    y = rng.integers(0, k, n_rows)
+    X[:, 1] = np.where(rng.random(n_rows) < 0.7, (X[:, 0] + y) % n_values[1] + 1, X[:, 1])
+    X[rng.random((n_rows, a)) < missing] = 0
+    return np.asfortranarray(X.astype(np.uint8)), y.astype(np.int64)
+
+
+def _table(X, y, w, n_values, k, order):
+    t = FrequencyTable(np.asarray(n_values), k, order)
+    t.add(X, y, w)
+    return t
+
+
+def _ref_scores(table, x, order, parents, children, weights, m, laplace, min_count):
+    """Per-class log scores of the structure at row x (storage codes), from table blocks."""
+    k = table.n_classes
+    nv = table.n_values
+    for level in range(order, -1, -1):
+        terms, total_w = [], 0.0
+        for s in combinations(sorted(parents), level):
+            if any(x[i] == 0 for i in s):
+                continue
+            w = float(np.prod([weights[i] for i in s])) if s else 1.0
+            if w <= 0:
+                continue
+            blk = table.block(s)
+            cnt = blk[tuple(int(x[i]) for i in s)]
+            if level > 0 and cnt.sum() < min_count:
+                continue
+            n_obs = blk[tuple(slice(1, None) for _ in s)].sum()
+            pv = float(np.prod([nv[i] for i in s])) if s else 1.0
+            if laplace:
+                logt = np.log(cnt + 1) - np.log(n_obs + k * pv)
+            else:
+                logt = np.log(cnt + m / (k * pv)) - np.log(n_obs + m)
+            for c in children:
+                if c in s or x[c] == 0:
+                    continue
+                members = sorted((*s, c))
+                col = table.block(members)[tuple(int(x[i]) if i != c else slice(None)
+                                                 for i in members)]
+                num, den = col[int(x[c])], col[1:].sum(axis=0)
+                if laplace:
+                    logt = logt + np.log(num + 1) - np.log(den + nv[c])
+                else:
+                    logt = logt + np.log(num + m / nv[c]) - np.log(den + m)
+            terms.append(logt + math.log(w))
+            total_w += w
+        if terms:
+            return logsumexp(np.array(terms), axis=0) - math.log(total_w)
+    raise AssertionError("level 0 always qualifies")
+
+
+def _ref_loss(score, yt, loss):
+    logp = score - logsumexp(score)
+    if loss == "rmse":
+        return (1 - math.exp(logp[yt])) ** 2
+    if loss == "zero_one":
+        return float(np.argmax(score) != yt)
+    return -logp[yt]
+
+
+def _ref_loo(X, y, w, n_values, k, order, models, weights, m, laplace, min_count, loss):
+    """Weighted LOO loss sums of several structures ``models`` = [(level, parents,
+    children)], refitting the tables once per held-out row."""
+    totals = np.zeros(len(models))
+    for t in range(len(y)):
+        if w[t] <= 0:
+            continue
+        w_minus = w.copy()
+        w_minus[t] -= min(w[t], 1.0)
+        table = _table(X, y, w_minus, n_values, k, order + 1)
+        for j, (level, parents, children) in enumerate(models):
+            score = _ref_scores(table, X[t], level, parents, children, weights, m, laplace,
+                                min_count)
+            totals[j] += w[t] * _ref_loss(score, y[t], loss)
+    return totals
+
+
+CASES = [
+    # (smoothing, m, min_count, loss, weights kind, seed)
+    ("m_estimate", 1.0, 1, "rmse", "none", 0),
+    ("laplace", 1.0, 2, "log_loss", "int", 1),
+    ("m_estimate", 0.5, 1, "zero_one", "frac", 2),
+]
+
+
+@pytest.mark.parametrize("smoothing, m, min_count, loss, wkind, seed", CASES)
+def test_nested_loo_equals_refit_for_every_model(smoothing, m, min_count, loss, wkind, seed):
+    n_values, k = (2, 3, 2, 3), 3
+    X, y = _data(n_values=n_values, k=k, seed=seed)
+    rng = np.random.default_rng(seed + 10)
+    w = {"none": np.ones(len(y)), "int": rng.integers(0, 3, len(y)).astype(float),
+         "frac": rng.uniform(0.2, 2.5, len(y))}[wkind]
+    a, n = len(n_values), 2
+    table = _table(X, y, w, n_values, k, n + 1)
+    ranking = np.array([2, 0, 3, 1], dtype=np.int64)
+    attr_weights = np.array([0.5, 1.0, 2.0, 0.25]) if wkind == "frac" else np.ones(a)
+    source = ArraySource(X, y, None if wkind == "none" else w, chunk_rows=13)
+    losses, total = st.nested_losses(table, source, ranking, n, attr_weights, smoothing, m,
+                                     min_count, loss)
+    assert total == pytest.approx(w.sum())
+    keys = [(level, r, s) for level in range(n + 1)
+            for r in ([0] if level == 0 else range(level, a + 1)) for s in range(a + 1)]
+    ref = _ref_loo(X, y, w, n_values, k, n, [(lv, ranking[:r], ranking[:s]) for lv, r, s in keys],
+                   attr_weights, m, smoothing == "laplace", min_count, loss)
+    for key, expected in zip(keys, ref, strict=True):
+        assert_allclose(losses[key], expected, rtol=1e-9, atol=1e-12, err_msg=f"model {key}")
+    assert np.isnan(losses[1, 0]).all() and np.isnan(losses[2, 1]).all()
+
+
+@pytest.mark.parametrize("loss", ["zero_one", "rmse"])
+def test_wrapper_loo_equals_refit_for_every_move(loss):
+    n_values, k = (3, 2, 3, 2, 2), 2
+    X, y = _data(n_rows=30, n_values=n_values, k=k, seed=5)
+    w = np.ones(len(y))
+    a = len(n_values)
+    table = _table(X, y, w, n_values, k, 2)
+    parents = np.array([True, False, True, True, False])
+    children = np.array([True, True, False, True, False])
+    candidates = [(-1, False, False)] + [(q, p, c) for q in range(a)
+                                         for p in (False, True) for c in (False, True)]
+    losses, total = st.wrapper_losses(table, ArraySource(X, y), parents, children, candidates,
+                                      "m_estimate", 1.0, 1, loss)
+    assert total == len(y)
+    models = []
+    for q, p, c in candidates:
+        par, chi = parents.copy(), children.copy()
+        if q >= 0:
+            par[q], chi[q] = p, c
+        models.append((1, np.flatnonzero(par), np.flatnonzero(chi)))
+    ref = _ref_loo(X, y, w, n_values, k, 1, models, np.ones(a), 1.0, False, 1, loss)
+    for j, move in enumerate(candidates):
+        assert_allclose(losses[j], ref[j], rtol=1e-9, atol=1e-12, err_msg=f"move {move}")
+
+
+def test_structure_scores_match_the_reference():
+    n_values, k = (2, 3, 2, 3), 3
+    X, y = _data(n_values=n_values, k=k, seed=3)
+    table = _table(X, y, None, n_values, k, 3)
+    weights = np.array([0.3, 1.0, 0.0, 2.0])
+    for order, parents, children in [(0, [], [1, 3]), (1, [0, 2, 3], [0, 1, 2]),
+                                     (2, [0, 1, 3], [0, 1, 2, 3]), (1, [], [0, 1])]:
+        got = st.structure_scores(table, X, order, parents, children, weights, "m_estimate",
+                                  1.0, 2)
+        for t in range(len(y)):
+            ref = _ref_scores(table, X[t], order, parents, children, weights, 1.0, False, 2)
+            assert_allclose(got[t], ref, rtol=1e-10)
+
+
+def test_combination_levels_are_nested_by_rank():
+    members, first, max_rank, weight = st.combination_levels(
+        np.array([3, 0, 2, 1]), 2, np.array([1.0, 2.0, 3.0, 4.0]))
+    assert first.tolist() == [0, 1, 5, 11]
+    assert members[1:5, 0].tolist() == [3, 0, 2, 1]
+    # pairs ordered by their lowest-ranked member: {3,0}, {3,2}, {0,2}, {3,1}, {0,1}, {2,1}
+    assert [tuple(r) for r in members[5:]] == [(0, 3), (2, 3), (0, 2), (1, 3), (0, 1), (1, 2)]
+    assert max_rank.tolist() == [-1, 0, 1, 2, 3, 1, 2, 2, 3, 3, 3]
+    assert weight[5:].tolist() == [4.0, 12.0, 3.0, 8.0, 2.0, 6.0]
+
+
+def test_nested_loo_of_order_three_equals_refit():
+    n_values, k = (2, 3, 2, 2, 3), 2
+    X, y = _data(n_rows=25, n_values=n_values, k=k, seed=7)
+    w = np.ones(len(y))
+    table = _table(X, y, w, n_values, k, 4)
+    ranking = np.array([4, 0, 3, 1, 2], dtype=np.int64)
+    losses, _ = st.nested_losses(table, ArraySource(X, y), ranking, 3, np.ones(5),
+                                 "m_estimate", 1.0, 1, "rmse")
+    keys = [(3, r, s) for r in range(3, 6) for s in (1, 3, 5)] + [(2, 4, 2), (1, 2, 5)]
+    ref = _ref_loo(X, y, w, n_values, k, 3, [(lv, ranking[:r], ranking[:s]) for lv, r, s in keys],
+                   np.ones(5), 1.0, False, 1, "rmse")
+    for key, expected in zip(keys, ref, strict=True):
+        assert_allclose(losses[key], expected, rtol=1e-9, err_msg=f"model {key}")
