@@ -1,0 +1,408 @@
+"""Leave-one-out kernels: every sub-model's log joint for a training row with that row taken
+out of the counts, and the MAPLMG / MAPLMD statistics accumulated from them.
+
+Cerquides & de Màntaras (2005), seed 003 §6, eqs 30-32: the leave-one-out probability of
+the ODE with parent u is the ODE's estimate from the counts minus the held-out instance,
+
+    P_loo(c, x_u)       = (N(c, x_u) + 1 - [c = x_C]) / (N + #C #A_u - 1)                (31)
+    P_loo(x_v | c, x_u) = (N(c, x_u, x_v) + 1 - [c = x_C]) / (N(c, x_u) + #A_v - [c = x_C])  (32)
+
+(Laplace, complete data).  Here the same subtraction is applied to whichever estimate the
+model uses (:func:`~seminaive.kernels.smoothing.log_joint_estimate` and
+:func:`~seminaive.kernels.smoothing.log_conditional_estimate`: m-estimate or Laplace, missing
+values left out of every count) and to parents of any order n.  A row of weight w is removed
+with weight min(w, 1): a row of integer weight w stands for w identical instances, of which
+one is held out (so integer weights are equivalent to repeated rows); a fractional row is
+removed entirely.  Nothing is refitted: the held-out row's own cells are read from the table
+and adjusted.  For the held-out row's class and a removal of exactly 1 the conditionals are
+read from a precomputed "minus one" table (:func:`loo_conditional_tables`), for the other
+classes from the model's own log tables, so a row costs about as much as classifying it.
+
+A parent combination qualifies for a row when all its attributes are observed and its
+frequency without the row is >= min_count (the same rule as prediction); the terms of a
+sub-model that does not qualify are NaN.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .smoothing import log_conditional_estimate, log_joint_estimate
+
+#: rows processed together by one thread (tables stream through the cache once per block)
+LOO_BLOCK_ROWS = 256
+
+
+@njit(parallel=True, cache=True)
+def loo_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
+                           lc_offsets, m, laplace, out):
+    """log P(x_c | y, x_rest) with one instance of this cell removed (seed 003 eq 32).
+
+    Same layout as :func:`~seminaive.kernels.smoothing.log_conditional_tables`:
+    ``log_conditional_estimate(N(y, x_rest, x_c) - 1, N(y, x_rest, x_c observed) - 1)``.
+    Entries of cells that hold no instance are NaN (never read: a training row's own cell
+    holds at least that row).  A missing child value gets log 1 = 0.
+    """
+    for g in prange(g_first, g_last):
+        d = orders[g]
+        off = offsets[g]
+        total = offsets[g + 1] - off
+        out_off = lc_offsets[g]
+        for p in range(d):
+            child = combos[g, p]
+            s_child = sizes[child]
+            n_values = max(s_child - 1, 1)
+            cell_stride = 1
+            for t in range(p + 1, d):
+                cell_stride *= sizes[combos[g, t]]
+            stride = cell_stride * k
+            n_outer = total // (s_child * stride)
+            for hi in range(n_outer):
+                for lo in range(stride):
+                    base = hi * s_child * stride + lo
+                    den = 0.0
+                    for v in range(1, s_child):
+                        den += counts[off + base + v * stride]
+                    yy = base % k
+                    for v in range(s_child):
+                        flat = base + v * stride
+                        cell = flat // k
+                        target = out_off + (cell * d + p) * k + yy
+                        if v == 0:
+                            out[target] = 0.0
+                            continue
+                        count = counts[off + flat] - 1.0
+                        prior = 1.0 if laplace else m / n_values
+                        if count + prior > 0.0:
+                            out[target] = log_conditional_estimate(count, den - 1.0, n_values,
+                                                                   m, laplace)
+                        else:
+                            out[target] = np.nan
+
+
+@njit(parallel=True, cache=True)
+def loo_joint_tables(counts, offsets, n_obs, prod_values, k, g_first, g_last, m, laplace,
+                     lj_other, lj_own):
+    """log P_loo(y, x_s) after removing one instance of cell x_s (seed 003 eq 31), for the
+    combinations g_first .. g_last - 1 (one order), indexed from offsets[g_first]:
+
+    lj_other: classes other than the removed instance's (only N_obs(s) loses it);
+    lj_own:   its own class (N(y, x_s) loses it too); NaN where the cell holds no instance.
+    """
+    base0 = offsets[g_first]
+    for g in prange(g_first, g_last):
+        s = g - g_first
+        prior = 1.0 if laplace else m / (k * prod_values[s])
+        total = k * prod_values[s] if laplace else m
+        for idx in range(offsets[g], offsets[g + 1]):
+            rel = idx - base0
+            if n_obs[s] - 1.0 + total <= 0.0:
+                lj_other[rel] = np.nan
+                lj_own[rel] = np.nan
+                continue
+            count = counts[idx]
+            lj_other[rel] = log_joint_estimate(count, n_obs[s] - 1.0, k, prod_values[s], m,
+                                               laplace)
+            if count - 1.0 + prior > 0.0:
+                lj_own[rel] = log_joint_estimate(count - 1.0, n_obs[s] - 1.0, k,
+                                                 prod_values[s], m, laplace)
+            else:
+                lj_own[rel] = np.nan
+
+
+@njit(cache=True)
+def _loo_block(X, y, w, weighted, r0, n_rows, n, max_order, combos, offsets, sizes, k,
+               order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
+               lc_offsets, lc1, m, laplace, min_count, xs, cells, terms):
+    """terms[s, r, y] = leave-one-out log P_s(y, x_r) for rows r0 .. r0 + n_rows - 1 (NaN
+    where parent combination s does not qualify without the row)."""
+    a = X.shape[1]
+    for r in range(n_rows):
+        for i in range(a):
+            xs[i, r] = X[r0 + r, i]
+    p_first = order_first[n]
+    # P_loo(y, x_s): the joint's numerator (held-out class only) and denominator (all
+    # classes) lose the row (eq 31)
+    for g in range(p_first, order_first[n + 1]):
+        s = g - p_first
+        off = offsets[g]
+        for r in range(n_rows):
+            cell = 0
+            observed = True
+            for t in range(n):
+                att = combos[g, t]
+                v = xs[att, r]
+                if v == 0:
+                    observed = False
+                cell = cell * sizes[att] + v
+            removed = min(w[r0 + r], 1.0) if weighted else 1.0
+            base = off + cell * k
+            freq = 0.0
+            for yy in range(k):
+                freq += counts[base + yy]
+            if not observed or (n > 0 and freq - removed < min_count):
+                for yy in range(k):
+                    terms[s, r, yy] = np.nan
+                continue
+            c = y[r0 + r]
+            if removed == 1.0:  # precomputed (see loo_joint_tables)
+                rel = base - offsets[p_first]
+                for yy in range(k):
+                    terms[s, r, yy] = lj_other[rel + yy]
+                terms[s, r, c] = lj_own[rel + c]
+                continue
+            for yy in range(k):
+                count = counts[base + yy]
+                if yy == c:
+                    count -= removed
+                terms[s, r, yy] = log_joint_estimate(count, n_obs[s] - removed, k,
+                                                     prod_values[s], m, laplace)
+    d = n + 1
+    if d > max_order:
+        return
+    # P_loo(x_child | y, x_s) from every combination h of order n + 1 and member p (eq 32)
+    for h in range(order_first[d], order_first[d + 1]):
+        for r in range(n_rows):
+            cells[r] = 0
+        for t in range(d):
+            att = combos[h, t]
+            s_att = sizes[att]
+            for r in range(n_rows):
+                cells[r] = cells[r] * s_att + xs[att, r]
+        base_h = lc_offsets[h]
+        for p in range(d):
+            s = sub_index[h, p] - p_first
+            child = combos[h, p]
+            s_child = sizes[child]
+            n_child = max(s_child - 1, 1)
+            stride = 1
+            for t in range(p + 1, d):
+                stride *= sizes[combos[h, t]]
+            for r in range(n_rows):
+                xc = xs[child, r]
+                if xc == 0 or math.isnan(terms[s, r, 0]):
+                    continue  # missing child (log 1) or parent not used
+                c = y[r0 + r]
+                base = base_h + (cells[r] * d + p) * k
+                for yy in range(k):
+                    if yy != c:
+                        terms[s, r, yy] += lc[base + yy]
+                removed = min(w[r0 + r], 1.0) if weighted else 1.0
+                if removed == 1.0:
+                    terms[s, r, c] += lc1[base + c]
+                else:
+                    own = offsets[h] + cells[r] * k + c
+                    first = own - xc * stride * k
+                    den = 0.0
+                    for v in range(1, s_child):
+                        den += counts[first + v * stride * k]
+                    terms[s, r, c] += log_conditional_estimate(counts[own] - removed,
+                                                               den - removed, n_child, m,
+                                                               laplace)
+
+
+@njit(parallel=True, cache=True)
+def loo_log_joint(X, y, w, weighted, n, max_order, combos, offsets, sizes, k, order_first,
+                  sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets,
+                  lc1, m, laplace, min_count, out):
+    """out[r, s, y] = leave-one-out log P_s(y, x_r) of every row, parent combination of
+    order n and class (NaN where s does not qualify); see the module docstring."""
+    n_rows_total = X.shape[0]
+    a = X.shape[1]
+    n_par = order_first[n + 1] - order_first[n]
+    block = LOO_BLOCK_ROWS
+    n_blocks = (n_rows_total + block - 1) // block
+    for b in prange(n_blocks):
+        r0 = b * block
+        rows = min(n_rows_total, r0 + block) - r0
+        xs = np.empty((a, rows), dtype=np.int64)
+        cells = np.empty(rows, dtype=np.int64)
+        terms = np.empty((n_par, rows, k))
+        _loo_block(X, y, w, weighted, r0, rows, n, max_order, combos, offsets, sizes, k,
+                   order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
+                   lc_offsets, lc1, m, laplace, min_count, xs, cells, terms)
+        for r in range(rows):
+            for s in range(n_par):
+                for yy in range(k):
+                    out[r0 + r, s, yy] = terms[s, r, yy]
+
+
+# --------------------------------------------------------------------------------------------
+# Per-row statistics of the two mixtures (seed 003 §3)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _lmg_row(terms, r, c, weight, log_alpha, scratch, acc):
+    """One row's term of the LMG log supervised posterior (seed 003 eq 10) and of its
+    gradient (eq 13), over the qualifying sub-models Q of the row:
+
+        acc[0]     += weight * (log sum_Q a_s P_s(c, x) - log sum_Q sum_y a_s P_s(y, x))
+        acc[1 + s] += weight * a_s * d/da_s (same),  i.e.
+                      a_s P_s(c, x) / sum_Q a P(c, x) - a_s P_s(x) / sum_Q a P(x)
+
+    (the gradient times a_s, which lies in [-1, 1] whatever the scale of the joints).
+    ``scratch`` (n_par, k + 1) keeps the exponentials between the two sums.
+    """
+    n_par = terms.shape[0]
+    k = terms.shape[2]
+    top_a = -np.inf
+    top_b = -np.inf
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        top_a = max(top_a, log_alpha[s] + terms[s, r, c])
+        for yy in range(k):
+            top_b = max(top_b, log_alpha[s] + terms[s, r, yy])
+    if top_b == -np.inf:
+        return
+    sum_a = 0.0
+    sum_b = 0.0
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        e = math.exp(log_alpha[s] + terms[s, r, c] - top_a)
+        scratch[s, k] = e
+        sum_a += e
+        for yy in range(k):
+            e = math.exp(log_alpha[s] + terms[s, r, yy] - top_b)
+            scratch[s, yy] = e
+            sum_b += e
+    acc[0] += weight * (top_a + math.log(sum_a) - top_b - math.log(sum_b))
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        g = 0.0
+        for yy in range(k):
+            g += scratch[s, yy]
+        acc[1 + s] += weight * (scratch[s, k] / sum_a - g / sum_b)
+
+
+@njit(cache=True)
+def _lmd_row(terms, r, c, weight, log_alpha, scratch, acc):
+    """One row's expectation-step statistics of the LMD (seed 003 eqs 1, 8), over the
+    qualifying sub-models Q of the row, with M = sum_Q a_s P_s(c | x) and S = sum_Q a_s:
+
+        acc[0]              += weight * (log M - log S)           (log-likelihood term)
+        acc[1 + s]          += weight * a_s P_s(c | x) / M        (responsibility of s)
+        acc[1 + n_par + s]  += weight / S                         (s in Q)
+    """
+    n_par = terms.shape[0]
+    k = terms.shape[2]
+    top_m = -np.inf
+    top_s = -np.inf
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        top = terms[s, r, 0]
+        for yy in range(1, k):
+            top = max(top, terms[s, r, yy])
+        norm = 0.0
+        for yy in range(k):
+            norm += math.exp(terms[s, r, yy] - top)
+        scratch[s, 0] = log_alpha[s] + terms[s, r, c] - top - math.log(norm)  # a_s P_s(c|x)
+        top_m = max(top_m, scratch[s, 0])
+        top_s = max(top_s, log_alpha[s])
+    if top_s == -np.inf:
+        return
+    sum_m = 0.0
+    sum_s = 0.0
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        sum_m += math.exp(scratch[s, 0] - top_m)
+        sum_s += math.exp(log_alpha[s] - top_s)
+    log_m = top_m + math.log(sum_m)
+    log_s = top_s + math.log(sum_s)
+    acc[0] += weight * (log_m - log_s)
+    inv_s = math.exp(-log_s)
+    for s in range(n_par):
+        if math.isnan(terms[s, r, 0]):
+            continue
+        acc[1 + s] += weight * math.exp(scratch[s, 0] - log_m)
+        acc[1 + n_par + s] += weight * inv_s
+
+
+STAT_LMG = 0
+STAT_LMD = 1
+
+
+@njit(cache=True)
+def _row_statistics(kind, terms, r, c, weight, log_alpha, scratch, acc):
+    if kind == STAT_LMG:
+        _lmg_row(terms, r, c, weight, log_alpha, scratch, acc)
+    else:
+        _lmd_row(terms, r, c, weight, log_alpha, scratch, acc)
+
+
+def statistics_size(kind, n_par):
+    """Length of the accumulator of :func:`mixture_statistics` for ``kind``: the row
+    statistics of :func:`_lmg_row` / :func:`_lmd_row`, then the total weight of the rows."""
+    return (2 + n_par) if kind == STAT_LMG else 2 + 2 * n_par
+
+
+@njit(parallel=True, cache=True)
+def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, sizes, k,
+                       order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own,
+                       lc, lc_offsets, lc1, m, laplace, min_count, log_alpha, out):
+    """Add the LMG (``kind`` = STAT_LMG) or LMD (STAT_LMD) statistics of a chunk of training
+    rows to ``out``, computing the leave-one-out joints on the fly (memory: one block of
+    LOO_BLOCK_ROWS rows per thread).  Rows of weight 0 are skipped; a row without any
+    qualifying sub-model adds nothing (its mixture does not depend on the weights) but its
+    weight: the last entry of ``out`` accumulates the total weight of the rows."""
+    n_rows_total = X.shape[0]
+    a = X.shape[1]
+    n_par = order_first[n + 1] - order_first[n]
+    block = LOO_BLOCK_ROWS
+    n_blocks = (n_rows_total + block - 1) // block
+    partial = np.zeros((n_blocks, out.shape[0]))
+    total_slot = out.shape[0] - 1
+    for b in prange(n_blocks):
+        r0 = b * block
+        rows = min(n_rows_total, r0 + block) - r0
+        xs = np.empty((a, rows), dtype=np.int64)
+        cells = np.empty(rows, dtype=np.int64)
+        terms = np.empty((n_par, rows, k))
+        scratch = np.empty((n_par, k + 1))
+        _loo_block(X, y, w, weighted, r0, rows, n, max_order, combos, offsets, sizes, k,
+                   order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
+                   lc_offsets, lc1, m, laplace, min_count, xs, cells, terms)
+        for r in range(rows):
+            weight = w[r0 + r] if weighted else 1.0
+            if weight == 0.0:
+                continue
+            partial[b, total_slot] += weight
+            _row_statistics(kind, terms, r, y[r0 + r], weight, log_alpha, scratch, partial[b])
+    for b in range(n_blocks):
+        for j in range(out.shape[0]):
+            out[j] += partial[b, j]
+
+
+@njit(parallel=True, cache=True)
+def mixture_statistics_cached(kind, loo, y, w, weighted, log_alpha, out):
+    """:func:`mixture_statistics` from a precomputed leave-one-out tensor ``loo`` of shape
+    (rows, n_par, k) (see :func:`loo_log_joint`); ``loo`` is not modified."""
+    n_rows_total, n_par, k = loo.shape
+    block = LOO_BLOCK_ROWS
+    n_blocks = (n_rows_total + block - 1) // block
+    partial = np.zeros((n_blocks, out.shape[0]))
+    total_slot = out.shape[0] - 1
+    for b in prange(n_blocks):
+        r0 = b * block
+        rows = min(n_rows_total, r0 + block) - r0
+        terms = np.empty((n_par, rows, k))
+        scratch = np.empty((n_par, k + 1))
+        for r in range(rows):
+            for s in range(n_par):
+                for yy in range(k):
+                    terms[s, r, yy] = loo[r0 + r, s, yy]
+        for r in range(rows):
+            weight = w[r0 + r] if weighted else 1.0
+            if weight == 0.0:
+                continue
+            partial[b, total_slot] += weight
+            _row_statistics(kind, terms, r, y[r0 + r], weight, log_alpha, scratch, partial[b])
+    for b in range(n_blocks):
+        for j in range(out.shape[0]):
+            out[j] += partial[b, j]

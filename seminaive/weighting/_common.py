@@ -1,0 +1,197 @@
+"""Shared machinery of the weighted ensembles: weights per parent combination or per parent
+cell, information-theoretic weights from the count blocks, validation, and the estimator
+base class that scores with the weighted kernel path.
+
+Weights reach the scoring kernel (:func:`seminaive.kernels.scoring.predict_scores_weighted`)
+as one log weight per *cell* of the count blocks of orders 0..n (``lw[offsets[g] // k +
+cell]``): a weight per parent combination is repeated over its cells, a weight per parent
+value (WAODE-KL) varies across them.  Order-n cells weight the sub-models; lower orders
+weight the sub-models a row cascades to when no order-n parent qualifies.
+"""
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..ande import _BaseAnDE
+
+#: tolerance on the sum of saved weights (they are normalised in float64 before saving)
+SUM_TOLERANCE = 1e-9
+
+
+def effective_order(table, n):
+    """Parent order actually used with this table (n is clamped to the attributes)."""
+    return min(int(n), table.n_attributes)
+
+
+def parent_slice(table, level):
+    """Global indices of the combinations of order ``level``."""
+    return slice(int(table.order_first[level]), int(table.order_first[level + 1]))
+
+
+def parent_combinations(table, level):
+    """Attribute indices of every combination of order ``level``, shape (n_combos, level)."""
+    return table.combos[parent_slice(table, level), :level].copy()
+
+
+def n_parent_cells(table, n):
+    """Number of cells of the blocks of orders 0..n (length of a per-cell weight array)."""
+    return int(table.offsets[table.order_first[n + 1]]) // table.n_classes
+
+
+def cell_log_weights(table, n, level_log_weights):
+    """Per-cell log weights (orders 0..n) from per-combination log weights.
+
+    ``level_log_weights`` maps an order to an array with one log weight per combination of
+    that order; orders not given get weight 1 (log 0).
+    """
+    n_combos = int(table.order_first[n + 1])
+    per_combo = np.zeros(n_combos)
+    for level, values in level_log_weights.items():
+        per_combo[parent_slice(table, level)] = values
+    cells = np.diff(table.offsets[: n_combos + 1]) // table.n_classes
+    return np.repeat(per_combo, cells)
+
+
+def _observed_cells(table, g):
+    """Count block of combination ``g`` restricted to observed values, shape (cells, k)."""
+    d = int(table.orders[g])
+    members = table.combos[g, :d]
+    shape = [int(table.sizes[i]) for i in members] + [table.n_classes]
+    block = table.counts[table.offsets[g]: table.offsets[g + 1]].reshape(shape)
+    return block[(slice(1, None),) * d].reshape(-1, table.n_classes)
+
+
+def mutual_information(table, level):
+    """I(X_s; Y) for every combination s of order ``level`` (natural log).
+
+    Maximum-likelihood estimates from the order-``level`` count blocks over the rows in which
+    every attribute of s is observed: I = sum_{x_s, y} p(x_s, y) log(p(x_s, y) / (p(x_s)
+    p(y))), as Weka's WAODE (Jiang & Zhang 2006) computes it for single attributes.
+    """
+    out = np.zeros(table.order_first[level + 1] - table.order_first[level])
+    for j, g in enumerate(range(table.order_first[level], table.order_first[level + 1])):
+        joint = _observed_cells(table, g)
+        total = joint.sum()
+        if total <= 0:
+            continue
+        p = joint / total
+        px = p.sum(axis=1, keepdims=True)
+        py = p.sum(axis=0, keepdims=True)
+        nz = p > 0
+        out[j] = max(float(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz]))), 0.0)
+    return out
+
+
+def kl_cell_weights(table, n, smoothing, m, min_count):
+    """Per-cell log weights log KL(P(Y | x_s) || P(Y)) for every cell of orders 1..n.
+
+    The weight of the sub-model with parent value x_s is the Kullback-Leibler divergence of
+    the class distribution given x_s from the class prior (the KL measure of attribute
+    values, Lee, Gutierrez & Dou 2011, as used for WAODE-KL, seed 004 ref. [21]); both
+    distributions are the model's own smoothed estimates (P(Y | x_s) normalises P(y, x_s)).
+    Order 0 (naive Bayes, one sub-model) gets weight 1; unusable cells get -inf.
+    """
+    tables = table.log_tables(n, smoothing, m, min_count)
+    k = table.n_classes
+    lj = tables.log_joint
+    log_prior = lj[:k] - logsumexp(lj[:k])
+    out = np.zeros(n_parent_cells(table, n))
+    start = int(table.offsets[table.order_first[1]])
+    stop = int(table.offsets[table.order_first[n + 1]])
+    cells = lj[start:stop].reshape(-1, k)
+    usable = ~np.isnan(cells[:, 0])
+    log_post = np.full(cells.shape, np.nan)
+    log_post[usable] = cells[usable] - logsumexp(cells[usable], axis=1, keepdims=True)
+    kl = np.full(cells.shape[0], 0.0)
+    kl[usable] = np.maximum(np.sum(np.exp(log_post[usable]) * (log_post[usable] - log_prior),
+                                   axis=1), 0.0)
+    with np.errstate(divide="ignore"):
+        out[start // k:] = np.log(kl)
+    out[start // k:][~usable] = -np.inf
+    return out
+
+
+def normalise(weights, what="weights"):
+    """Weights scaled to sum to 1 (uniform if they are all 0)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights.sum()
+    if total <= 0:
+        return np.full(weights.shape, 1.0 / max(weights.size, 1))
+    return weights / total
+
+
+def check_weight_vector(weights, n_expected, what, strictly_positive=False):
+    """Validate user-given or loaded weights: shape, finite, >= 0 (or > 0), not all 0."""
+    arr = np.asarray(weights, dtype=np.float64) if not isinstance(weights, str) else None
+    if arr is None or arr.ndim != 1 or arr.shape[0] != n_expected:
+        shape = None if arr is None else arr.shape
+        raise ValueError(f"{what} must be a 1-D array with one weight per parent combination "
+                         f"({n_expected}), got shape {shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} contains non-finite values")
+    if np.any(arr < 0) or (strictly_positive and np.any(arr <= 0)):
+        raise ValueError(f"{what} must be {'positive' if strictly_positive else 'non-negative'}")
+    if not arr.sum() > 0:
+        raise ValueError(f"{what} are all zero: at least one weight must be positive")
+    return arr
+
+
+def check_saved_weights(weights, n_expected, what, strictly_positive=False):
+    """Validate weights read from a model file: also they must sum to 1."""
+    arr = check_weight_vector(weights, n_expected, what, strictly_positive)
+    if abs(arr.sum() - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"{what} sum to {arr.sum()!r}, not 1")
+    return arr
+
+
+class _WeightedAnDE(_BaseAnDE):
+    """An AnDE whose sub-models are combined with learnt weights.
+
+    Subclasses implement :meth:`_learn_weights` (set ``weights_`` and return the per-cell log
+    weights); scoring goes through the weighted kernel path with ``aggregate``.
+    """
+
+    aggregate = "joint"
+
+    def _order(self):
+        return self.n if hasattr(self, "n") else 1
+
+    def _effective_order(self):
+        return effective_order(self.table_, self._order())
+
+    def _learn_from_counts(self, source):
+        self._cell_log_weights_ = self._learn_weights(source)
+
+    def _learn_weights(self, source):
+        raise NotImplementedError
+
+    def _scores(self, X):
+        codes = self._storage_codes(X)
+        return self.table_.scores(codes, self._order(), self.smoothing, self.m, self.min_count,
+                                  self.aggregate, log_weights=self._cell_log_weights_)
+
+    @property
+    def parent_combinations_(self):
+        """Attribute indices of the parent combination of each entry of ``weights_``."""
+        return parent_combinations(self.table_, self._effective_order())
+
+    def _n_parents(self):
+        t = self.table_
+        n = self._effective_order()
+        return int(t.order_first[n + 1] - t.order_first[n])
+
+    def _learned_state(self):
+        return {"weights": np.asarray(self.weights_, dtype=np.float64)}
+
+    def _set_learned_state(self, arrays):
+        unexpected = sorted(set(arrays) - {"weights"})
+        if unexpected or "weights" not in arrays:
+            raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
+        self.weights_ = check_saved_weights(arrays["weights"], self._n_parents(),
+                                            f"{type(self).__name__} weights")
+        self._cell_log_weights_ = self._cells_from_weights(self.weights_)
+
+    def _cells_from_weights(self, weights):
+        n = self._effective_order()
+        with np.errstate(divide="ignore"):
+            return cell_log_weights(self.table_, n, {n: np.log(weights)})

@@ -1,0 +1,186 @@
+"""Information-theoretic weights for the sub-models of AODE and AnDE: WAODE-MI and WAODE-KL.
+
+* WAODE-MI (Jiang & Zhang 2006; seed 004 eq 8 and §4.1, seed 002 §1): the ODE with
+  super-parent X_i gets weight I(X_i; Y).  For AnDE the parent combination s gets
+  I(X_s; Y), computed from the order-n count blocks (X_s taken as one joint variable).
+* WAODE-KL (seed 004 §5 names it, with reference [21], without giving its formula): the
+  sub-model with parent value x_s gets weight KL(P(Y | x_s) || P(Y)), the divergence of the
+  class distribution given the parent's value from the class prior -- the Kullback-Leibler
+  measure of an attribute value (Lee, Gutierrez & Dou 2011) used as an ODE weight, which
+  varies with the instance's parent value.  Its expectation over x_s is I(X_s; Y).
+
+Either way (seed 004 eq 9, generalised to n):
+
+    P(y, x) ~ sum_s w_s P(y, x_s) prod_j P(x_j | y, x_s) / sum_s w_s
+
+over the qualifying parent combinations s (log-sum-exp in the scoring kernel).
+"""
+
+import numbers
+
+import numpy as np
+
+from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ._common import (
+    _WeightedAnDE,
+    cell_log_weights,
+    check_saved_weights,
+    check_weight_vector,
+    effective_order,
+    kl_cell_weights,
+    mutual_information,
+    n_parent_cells,
+    normalise,
+)
+
+SCHEMES = ("mi", "kl")
+
+
+def check_scheme(weights, what="weights"):
+    """Validate a weights parameter: None, "mi", "kl" or a 1-D array-like of numbers."""
+    if weights is None or (isinstance(weights, str) and weights in SCHEMES):
+        return
+    if isinstance(weights, str):
+        raise ValueError(f"{what}={weights!r}: use None, 'mi', 'kl' or an array with one "
+                         "weight per parent combination")
+    arr = np.asarray(weights)
+    if arr.ndim != 1 or arr.dtype.kind not in "biuf" or not all(
+            isinstance(v, numbers.Real) for v in arr.tolist()):
+        raise ValueError(f"{what} must be None, 'mi', 'kl' or a 1-D array of numbers, got "
+                         f"{weights!r}")
+
+
+def information_weights(table, n, scheme, smoothing="m_estimate", m=1.0, min_count=1):
+    """Weights of the sub-models of order n and the per-cell log weights for scoring.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+    n : int
+        Parent order (clamped to the attributes).
+    scheme : "mi", "kl" or array-like
+        "mi": w_s = I(X_s; Y) normalised; lower orders (used by rows that cascade) also get
+        their mutual information.  "kl": per parent value, see the module docstring.  An
+        array: one non-negative weight per combination of order n (normalised); lower
+        orders uniform.
+
+    Returns
+    -------
+    weights : ndarray
+        "mi" / array: one weight per combination of order n, summing to 1.  "kl": the KL
+        weight of every cell of the order-n blocks (unnormalised; 0 where unusable).
+    cell_log_weights : ndarray
+        Log weight of every cell of orders 0..n (see :mod:`seminaive.weighting._common`).
+    """
+    n = effective_order(table, n)
+    if isinstance(scheme, str) and scheme == "mi":
+        levels = {}
+        with np.errstate(divide="ignore"):
+            for level in range(1, n + 1):
+                levels[level] = np.log(normalise(mutual_information(table, level)))
+        return np.exp(levels[n]) if n else np.ones(1), cell_log_weights(table, n, levels)
+    if isinstance(scheme, str) and scheme == "kl":
+        cells = kl_cell_weights(table, n, smoothing, m, min_count)
+        first = n_parent_cells(table, n - 1) if n else 0
+        return np.exp(cells[first:]), cells
+    n_par = int(table.order_first[n + 1] - table.order_first[n])
+    weights = normalise(check_weight_vector(scheme, n_par, "weights"))
+    with np.errstate(divide="ignore"):
+        return weights, cell_log_weights(table, n, {n: np.log(weights)})
+
+
+def restore_information_weights(table, n, scheme, saved, smoothing, m, min_count, owner):
+    """Per-cell log weights from weights read from a model file (validated): order n from
+    the file, lower orders recomputed from the counts as :func:`information_weights` does."""
+    n = effective_order(table, n)
+    expected, cells = information_weights(table, n, scheme, smoothing, m, min_count)
+    if isinstance(scheme, str) and scheme == "kl":
+        saved = np.asarray(saved, dtype=np.float64)
+        if saved.shape != expected.shape or not np.all(np.isfinite(saved)) or np.any(
+                saved < 0):
+            raise ValueError(f"{owner} KL weights must be {expected.shape[0]} finite "
+                             "non-negative values")
+        first = n_parent_cells(table, n - 1) if n else 0
+        with np.errstate(divide="ignore"):
+            cells[first:] = np.where(np.isneginf(cells[first:]), -np.inf, np.log(saved))
+        return saved, cells
+    saved = check_saved_weights(saved, expected.shape[0], f"{owner} weights")
+    first = n_parent_cells(table, n - 1) if n else 0
+    combos = slice(int(table.order_first[n]), int(table.order_first[n + 1]))
+    per_cell = np.diff(table.offsets[combos.start: combos.stop + 1]) // table.n_classes
+    with np.errstate(divide="ignore"):
+        cells[first:] = np.repeat(np.log(saved), per_cell)
+    return saved, cells
+
+
+class WAODE(_WeightedAnDE):
+    __doc__ = """Weighted AODE: ODEs weighted by mutual information or KL divergence.
+
+    WAODE-MI (Jiang & Zhang 2006): the ODE with super-parent X_i has weight I(X_i; Y);
+    WAODE-KL (seed 004 §5, ref. [21]): the ODE with super-parent value x_i has weight
+    KL(P(Y | x_i) || P(Y)).  P(y, x) ~ sum_i w_i P(y, x_i) prod_j P(x_j | y, x_i) /
+    sum_i w_i over the qualifying super-parents (seed 004 eq 9).
+
+    Parameters
+    ----------
+    weights : {"mi", "kl"}, default="mi"
+    """ + _COMMON_DOC.replace(
+        """    aggregate : {"joint", "posterior", "vote"}, default="joint"
+        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
+        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
+""", "") + """
+    Attributes
+    ----------
+    weights_ : ndarray
+        "mi": the normalised weight of each super-parent (order of ``parent_combinations_``).
+        "kl": the KL weight of every value of every super-parent (cells of the order-1
+        blocks, index 0 of each attribute = missing, weight 0).
+    classes_, n_features_in_, feature_names_in_, encoder_, table_ : as AODE
+    """
+
+    n = 1
+
+    def __init__(self, weights="mi", *, smoothing="m_estimate", m=1.0, min_count=1,
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+        _assign_params(self, locals())
+
+    def _check_params(self):
+        super()._check_params()
+        if not (isinstance(self.weights, str) and self.weights in SCHEMES):
+            raise ValueError(f"weights={self.weights!r}: use 'mi' or 'kl'")
+
+    def _learn_weights(self, source):
+        self.weights_, cells = information_weights(self.table_, 1, self.weights,
+                                                   self.smoothing, self.m, self.min_count)
+        return cells
+
+    def _set_learned_state(self, arrays):
+        unexpected = sorted(set(arrays) - {"weights"})
+        if unexpected or "weights" not in arrays:
+            raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
+        self.weights_, self._cell_log_weights_ = restore_information_weights(
+            self.table_, 1, self.weights, arrays["weights"], self.smoothing, self.m,
+            self.min_count, type(self).__name__)
+
+
+# ------------------------------------------------------------------------------------------
+# AnDE(weights=...) support (called from seminaive.ande.AnDE)
+# ------------------------------------------------------------------------------------------
+
+
+def ande_learn_weights(model):
+    """Set ``weights_`` and the per-cell log weights of an AnDE with ``weights`` given."""
+    model.weights_, model._cell_log_weights_ = information_weights(
+        model.table_, model._order(), model.weights, model.smoothing, model.m,
+        model.min_count)
+
+
+def ande_set_learned_state(model, arrays):
+    """Restore the weights of an AnDE from a model file (validated)."""
+    unexpected = sorted(set(arrays) - {"weights"})
+    if unexpected or "weights" not in arrays:
+        raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
+    model.weights_, model._cell_log_weights_ = restore_information_weights(
+        model.table_, model._order(), model.weights, arrays["weights"], model.smoothing,
+        model.m, model.min_count, "AnDE")

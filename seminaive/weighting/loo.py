@@ -1,0 +1,152 @@
+"""Leave-one-out sub-model joints over a data source (seed 003 §6, eqs 30-32).
+
+:class:`LeaveOneOut` holds what the kernels of :mod:`seminaive.kernels.loo` need from a
+fitted :class:`~seminaive.tables.FrequencyTable` and evaluates, over a source
+(:mod:`seminaive.sources`) in one ``map_reduce`` pass, the statistics of the MAPLMG objective
+and gradient or of MAPLMD's expectation step.  The leave-one-out joints are recomputed in
+every pass (memory bounded by one chunk), or, when rows x parents x classes x 8 bytes fit
+``cache_bytes``, computed once and kept.
+"""
+
+import functools
+import operator
+
+import numpy as np
+
+from ..kernels import loo as loo_kernels
+from ._common import effective_order
+
+
+class LeaveOneOut:
+    """Leave-one-out log joints of the sub-models of order n of a fitted table.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Counts of the training data (every row later evaluated must be in them).
+    n : int
+        Parent order (clamped to the attributes).
+    smoothing, m, min_count
+        The model's estimates and parent threshold.
+    """
+
+    def __init__(self, table, n, smoothing="m_estimate", m=1.0, min_count=1):
+        self.n = effective_order(table, n)
+        self.laplace = smoothing == "laplace"
+        self.m = float(m)
+        self.min_count = float(min_count)
+        tables = table.log_tables(self.n, smoothing, m, min_count)
+        of = table.order_first
+        self.k = table.n_classes
+        self.max_order = table.max_order
+        self.combos, self.offsets, self.sizes = table.combos, table.offsets, table.sizes
+        self.order_first, self.sub_index = of, table.sub_index
+        self.counts = table.counts
+        self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
+        # log P_loo(x_c | y, x_s) of the held-out row's own class (eq 32), orders n + 1 only
+        self.lc1 = np.zeros(self.lc.shape[0])
+        if self.n + 1 <= self.max_order:
+            loo_kernels.loo_conditional_tables(
+                self.counts, self.offsets, self.combos, table.orders, self.sizes, self.k,
+                int(of[self.n + 1]), int(of[self.n + 2]), self.lc_offsets, self.m,
+                self.laplace, self.lc1)
+        # per parent combination: rows with every parent observed, and prod |X_s| (eq 31)
+        parents = range(int(of[self.n]), int(of[self.n + 1]))
+        self.n_par = len(parents)
+        self.n_obs = np.empty(self.n_par)
+        self.prod_values = np.empty(self.n_par)
+        for j, g in enumerate(parents):
+            members = table.combos[g, :self.n]
+            shape = [int(table.sizes[i]) for i in members] + [self.k]
+            block = table.counts[table.offsets[g]: table.offsets[g + 1]].reshape(shape)
+            self.n_obs[j] = block[(slice(1, None),) * self.n].sum()
+            self.prod_values[j] = float(np.prod(np.maximum(table.sizes[members] - 1, 1)))
+        # log P_loo(y, x_s) of rows removed with weight 1 (eq 31), looked up by the kernels
+        size = int(table.offsets[of[self.n + 1]] - table.offsets[of[self.n]])
+        self.lj_other, self.lj_own = np.empty(size), np.empty(size)
+        loo_kernels.loo_joint_tables(self.counts, self.offsets, self.n_obs, self.prod_values,
+                                     self.k, int(of[self.n]), int(of[self.n + 1]), self.m,
+                                     self.laplace, self.lj_other, self.lj_own)
+
+    def _common_args(self):
+        return (self.n, self.max_order, self.combos, self.offsets, self.sizes, self.k,
+                self.order_first, self.sub_index, self.counts, self.n_obs, self.prod_values,
+                self.lj_other, self.lj_own, self.lc, self.lc_offsets, self.lc1, self.m,
+                self.laplace, self.min_count)
+
+    @staticmethod
+    def _weights(w, n_rows):
+        if w is None:
+            return False, np.zeros(1)
+        return True, np.ascontiguousarray(w, dtype=np.float64)
+
+    def log_joint(self, codes, y, w=None):
+        """LOO log P_s(y, x_r) of every row, parent combination and class, shape
+        (rows, n_par, k); NaN where s does not qualify without the row."""
+        y = np.ascontiguousarray(y, dtype=np.int64)
+        weighted, w = self._weights(w, len(y))
+        out = np.empty((len(y), self.n_par, self.k))
+        if len(y):
+            loo_kernels.loo_log_joint(codes, y, w, weighted, *self._common_args(), out)
+        return out
+
+    def statistics(self, kind, codes, y, w, log_alpha):
+        """Sum over the rows of the LMG (kind = STAT_LMG) or LMD statistics at weights
+        exp(log_alpha), see :func:`seminaive.kernels.loo.mixture_statistics`."""
+        y = np.ascontiguousarray(y, dtype=np.int64)
+        weighted, w = self._weights(w, len(y))
+        out = np.zeros(loo_kernels.statistics_size(kind, self.n_par))
+        if len(y):
+            loo_kernels.mixture_statistics(kind, codes, y, w, weighted, *self._common_args(),
+                                           np.ascontiguousarray(log_alpha, dtype=np.float64),
+                                           out)
+        return out
+
+
+def _chunk_statistics(loo, kind, log_alpha, codes, y, w):
+    return loo.statistics(kind, codes, y, w, log_alpha)
+
+
+def _chunk_loo(loo, codes, y, w):
+    y = np.asarray(y, dtype=np.int64)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    return [(loo.log_joint(codes, y, w), y, w)]
+
+
+class Evaluator:
+    """One pass of the optimiser over a source: ``evaluator(log_alpha)`` returns the summed
+    statistics of ``kind`` (see :class:`LeaveOneOut`), counting passes.
+
+    The leave-one-out tensor is cached when rows x n_par x k x 8 <= ``cache_bytes`` (one
+    extra pass to build it); otherwise every call streams the source through the kernel.
+    """
+
+    def __init__(self, loo, source, kind, cache_bytes=0):
+        self.loo, self.source, self.kind = loo, source, kind
+        self.n_passes = 0
+        self._cache = None
+        size = float(source.n_rows) * loo.n_par * loo.k * 8
+        if source.n_rows and cache_bytes and size <= cache_bytes:
+            parts = source.map_reduce(functools.partial(_chunk_loo, loo), operator.add)
+            self.n_passes += 1
+            self._cache = (np.concatenate([p[0] for p in parts]),
+                           np.concatenate([p[1] for p in parts]),
+                           np.concatenate([p[2] for p in parts]))
+
+    @property
+    def cached(self):
+        return self._cache is not None
+
+    def __call__(self, log_alpha):
+        log_alpha = np.ascontiguousarray(log_alpha, dtype=np.float64)
+        self.n_passes += 1
+        if self._cache is not None:
+            loo, y, w = self._cache
+            out = np.zeros(loo_kernels.statistics_size(self.kind, self.loo.n_par))
+            loo_kernels.mixture_statistics_cached(self.kind, loo, y, w, True, log_alpha, out)
+            return out
+        result = self.source.map_reduce(
+            functools.partial(_chunk_statistics, self.loo, self.kind, log_alpha), operator.add)
+        if result is None:
+            return np.zeros(loo_kernels.statistics_size(self.kind, self.loo.n_par))
+        return result

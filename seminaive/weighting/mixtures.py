@@ -1,0 +1,271 @@
+"""MAPLMD and MAPLMG: maximum-a-posteriori weights of linear mixtures of n-dependence
+estimators (Cerquides & de Màntaras 2005, seed 003 §3 and §6).
+
+Both maximise a supervised posterior over the mixture weights a (on the simplex) under the
+Dirichlet prior P(a) ~ prod_u a_u (eq 6), with every sub-model's probabilities taken
+leave-one-out (eqs 30-32, :mod:`seminaive.weighting.loo`):
+
+* MAPLMD, the linear mixture of the sub-models' posteriors (eq 1):
+  log P(a | D) = sum_x w_x log sum_u a_u P_u(x_C | x) + sum_u log a_u + const (eq 8),
+  maximised by expectation-maximisation;
+* MAPLMG, the linear mixture of their joints (eq 2):
+  log P(a | D) = sum_x w_x log [sum_u a_u P_u(x_C, x) / sum_c sum_u a_u P_u(c, x)]
+  + sum_u log a_u + const (eq 10), with gradient (eq 13, divided by P(a | D))
+  d/da_u = sum_x w_x [P_u(x_C, x) / sum_v a_v P_v(x_C, x) - P_u(x) / sum_v a_v P_v(x)]
+  + 1 / a_u,
+  maximised on the simplex.  The paper uses an augmented Lagrangian with BFGS; here the
+  simplex is parametrised exactly by a = softmax(theta) and the (unconstrained) problem is
+  solved by scipy's L-BFGS-B: the same optimum, since the prior keeps it interior (a_u > 0,
+  log a_u -> -inf on the boundary).  At the optimum every gradient component equals the
+  Lagrange multiplier, which is sum_u a_u d/da_u = n_par (the number of sub-models).
+
+Sub-models that do not qualify for a row (a parent value missing, or seen fewer than
+min_count times without the row) are left out of that row's mixture, which is renormalised
+over the qualifying ones, as in prediction.  For the LMG the renormalisation cancels; for the
+LMD it is handled in the maximisation step by a tangent minorizer of -log sum_Q a (below), so
+each iteration still never decreases the objective, and with every sub-model qualifying it is
+the usual EM update a_u = (R_u + 1) / (W + n_par).
+
+One optimiser iteration (function + gradient evaluation, or one EM step) is one pass over the
+training source, memory bounded by a chunk (or by ``loo_cache_bytes`` when caching).
+"""
+
+import numbers
+
+import numpy as np
+from scipy.optimize import brentq, minimize
+from scipy.special import logsumexp
+
+from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..kernels.loo import STAT_LMD, STAT_LMG
+from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
+from .loo import Evaluator, LeaveOneOut
+
+#: default budget of the cached leave-one-out tensor (rows x sub-models x classes x 8 bytes)
+DEFAULT_LOO_CACHE_BYTES = 64 * 2**20
+
+_DOC_COMMON = _COMMON_DOC.replace(
+    """    aggregate : {"joint", "posterior", "vote"}, default="joint"
+        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
+        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
+""", "").lstrip("\n")
+
+_DOC_OPTIM = """    n : int, default=1
+        Parent order of the sub-models: 1 mixes the ODEs of AODE (the paper), 2 the
+        sub-models of A2DE (seed 000 §2.3 names this as future work), and so on.
+    max_iter : int, default=100
+        Maximum number of optimiser iterations: an EM step is one pass over the training
+        data; an L-BFGS-B iteration one pass per function evaluation (line search included).
+    tol : float, default=1e-7
+        Convergence tolerance on the objective per training row (see Notes).
+    loo_cache_bytes : int, default=64 MiB
+        Keep the leave-one-out joints in memory (one extra pass, then iterations without
+        reading the data) when rows x sub-models x classes x 8 bytes fit; 0 never caches, so
+        memory stays bounded by one chunk whatever the number of rows.
+"""
+
+_DOC_ATTRS = """
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_sub_models,)
+        Mixture weights (positive, sum to 1), in the order of ``parent_combinations_``.
+    parent_combinations_ : ndarray of shape (n_sub_models, n)
+        Attribute indices of each sub-model's parents.
+    objective_trace_ : list of float
+        Log supervised posterior (up to a constant) at each evaluated iterate.
+    n_iter_ : int
+        Optimiser iterations of the last fit / partial_fit.
+    n_passes_ : int
+        Passes over the training data of the last fit / partial_fit (iterations, line-search
+        evaluations and, when caching, the pass that builds the cache).
+    classes_, n_features_in_, feature_names_in_, encoder_, table_ : as AnDE
+"""
+
+
+def lmd_maximisation(responsibilities, inverse_mass):
+    """Maximisation step of MAPLMD: the weights maximising the minorizer
+
+        sum_u (R_u + 1) log a_u - sum_u a_u B_u   subject to sum_u a_u = 1,
+
+    where R_u = sum_x w_x r_xu (expected counts) and B_u = sum_{x: u in Q_x} w_x / S_x(a_old)
+    comes from the tangent of -log S_x(a) = -log sum_{u in Q_x} a_u at a_old (convex, so the
+    tangent bounds it from below).  Stationarity gives a_u = (R_u + 1) / (lambda + B_u) with
+    lambda the root of sum_u a_u = 1 (unique on lambda > -min B).  With every sub-model in
+    every Q_x, B_u = W and a_u = (R_u + 1) / (W + n_par) (the EM of seed 003 with eq 6).
+    """
+    numer = np.asarray(responsibilities, dtype=np.float64) + 1.0
+    mass = np.asarray(inverse_mass, dtype=np.float64)
+    lo = -mass.min() + 0.5  # sum numer / (lo + B) >= 1 / 0.5 > 1
+    hi = numer.sum() - mass.min() + 1.0  # sum numer / (hi + B) < 1
+    lam = brentq(lambda t: np.sum(numer / (t + mass)) - 1.0, lo, hi, xtol=1e-14, rtol=1e-15)
+    alpha = numer / (lam + mass)
+    return alpha / alpha.sum()
+
+
+class _Mixture(_WeightedAnDE):
+    """Shared fitting of MAPLMD / MAPLMG."""
+
+    _kind = None
+
+    def _check_params(self):
+        super()._check_params()
+        if not isinstance(self.n, numbers.Integral) or isinstance(self.n, bool) or self.n < 1:
+            raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
+        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not (isinstance(self.loo_cache_bytes, numbers.Real)
+                and not isinstance(self.loo_cache_bytes, bool) and self.loo_cache_bytes >= 0):
+            raise ValueError(f"loo_cache_bytes must be a number >= 0, got "
+                             f"{self.loo_cache_bytes!r}")
+
+    def _learn_weights(self, source):
+        n_par = self._n_parents()
+        # partial_fit (same table) continues from the current weights; fit starts afresh
+        start = getattr(self, "weights_", None)
+        if getattr(self, "_weights_table", None) is not self.table_ or np.shape(start) != (
+                n_par,):
+            start = np.full(n_par, 1.0 / n_par)
+        self._weights_table = self.table_
+        self.objective_trace_ = []
+        self.n_iter_ = 0
+        self.n_passes_ = 0
+        if n_par == 1:
+            self.weights_ = np.ones(1)
+        else:
+            loo = LeaveOneOut(self.table_, self._order(), self.smoothing, self.m,
+                              self.min_count)
+            evaluator = Evaluator(loo, source, self._kind, self.loo_cache_bytes)
+            self.weights_ = self._optimise(evaluator, np.asarray(start, dtype=np.float64))
+            self.n_passes_ = evaluator.n_passes
+        return self._cells_from_weights(self.weights_)
+
+    def _set_learned_state(self, arrays):
+        unexpected = sorted(set(arrays) - {"weights"})
+        if unexpected or "weights" not in arrays:
+            raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
+        self.weights_ = check_saved_weights(arrays["weights"], self._n_parents(),
+                                            f"{type(self).__name__} weights",
+                                            strictly_positive=True)
+        self._cell_log_weights_ = self._cells_from_weights(self.weights_)
+        self._weights_table = self.table_
+
+    def _cells_from_weights(self, weights):
+        n = self._effective_order()
+        return cell_log_weights(self.table_, n, {n: np.log(weights)})
+
+
+class MAPLMD(_Mixture):
+    __doc__ = """MAP linear mixture of the sub-models' posteriors (seed 003 §3.2, MAPLMD).
+
+    P(y | x) = sum_u a_u P_u(y | x) / sum_u a_u over the qualifying sub-models u, with a the
+    maximum-a-posteriori weights under the Dirichlet prior of seed 003 eq 6, learnt by
+    expectation-maximisation from leave-one-out posteriors (eqs 30-32).
+
+    Parameters
+    ----------
+""" + _DOC_OPTIM + _DOC_COMMON + _DOC_ATTRS + """
+    Notes
+    -----
+    Stops when an iteration raises the log posterior by less than ``tol`` times the total
+    row weight, or after ``max_iter`` iterations.  Every iteration is one pass over the data
+    and never decreases the objective (``objective_trace_``).  partial_fit re-learns the
+    weights on the chunk given, starting from the current weights.
+    """
+
+    aggregate = "posterior"
+    _kind = STAT_LMD
+
+    def __init__(self, n=1, *, max_iter=100, tol=1e-7,
+                 loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
+                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
+        _assign_params(self, locals())
+
+    def _optimise(self, evaluate, alpha):
+        n_par = alpha.size
+        previous = -np.inf
+        for iteration in range(self.max_iter):
+            stats = evaluate(np.log(alpha))
+            objective = stats[0] + np.sum(np.log(alpha))  # eq 8 with the prior of eq 6
+            self.objective_trace_.append(float(objective))
+            self.n_iter_ = iteration + 1
+            if objective - previous <= self.tol * max(stats[-1], 1.0):
+                break
+            previous = objective
+            alpha = lmd_maximisation(stats[1:1 + n_par], stats[1 + n_par:-1])
+        return alpha
+
+
+class MAPLMG(_Mixture):
+    __doc__ = """MAP linear mixture of the sub-models' joint distributions (seed 003 §3.2,
+    MAPLMG).
+
+    P(y, x) ~ sum_u a_u P_u(y, x) / sum_u a_u over the qualifying sub-models u, with a the
+    maximum-a-posteriori weights of the supervised posterior of seed 003 eq 10 under the
+    Dirichlet prior of eq 6, computed from leave-one-out joints (eqs 30-32) with the gradient
+    of eq 13, on the simplex (softmax parametrisation, L-BFGS-B; see
+    :mod:`seminaive.weighting.mixtures`).
+
+    Parameters
+    ----------
+""" + _DOC_OPTIM + _DOC_COMMON + _DOC_ATTRS + """
+    Notes
+    -----
+    The objective is divided by the total row weight for the optimiser, which stops when
+    the relative decrease of that objective falls below ``tol`` or its projected gradient
+    below ``tol`` (L-BFGS-B ``ftol`` / ``gtol``), or after ``max_iter`` iterations; each
+    function-and-gradient evaluation is one pass over the data.  partial_fit re-learns the
+    weights on the chunk given, starting from the current weights.
+    """
+
+    aggregate = "joint"
+    _kind = STAT_LMG
+
+    def __init__(self, n=1, *, max_iter=100, tol=1e-7,
+                 loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
+                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
+        _assign_params(self, locals())
+
+    def _optimise(self, evaluate, alpha):
+        scale = []  # total row weight, from the first pass: objective per unit of weight
+
+        def negative_log_posterior(theta):
+            log_alpha = theta - logsumexp(theta)
+            stats = evaluate(log_alpha)
+            if not scale:
+                scale.append(max(stats[-1], 1.0))
+            objective = stats[0] + np.sum(log_alpha)  # eq 10 with the prior of eq 6
+            self.objective_trace_.append(float(objective))
+            # a_u * d/da_u of the log posterior (eq 13 / P(a | D), prior term a_u / a_u = 1)
+            scaled_gradient = stats[1:-1] + 1.0
+            alpha_now = np.exp(log_alpha)
+            grad_theta = scaled_gradient - alpha_now * scaled_gradient.sum()
+            return -objective / scale[0], -grad_theta / scale[0]
+
+        result = minimize(negative_log_posterior, np.log(alpha), jac=True, method="L-BFGS-B",
+                          options={"maxiter": self.max_iter, "ftol": self.tol,
+                                   "gtol": self.tol})
+        self.n_iter_ = int(result.nit)
+        theta = result.x
+        return np.exp(theta - logsumexp(theta))
+
+
+def lmg_log_posterior(evaluate, alpha):
+    """log supervised posterior of the LMG (eq 10 with eq 6, up to a constant) and its
+    gradient in a (eq 13 / P(a | D)) at weights ``alpha``; ``evaluate`` as in
+    :class:`seminaive.weighting.loo.Evaluator` with kind STAT_LMG."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    stats = evaluate(np.log(alpha))
+    return stats[0] + np.sum(np.log(alpha)), (stats[1:-1] + 1.0) / alpha
+
+
+def lmd_log_posterior(evaluate, alpha):
+    """log supervised posterior of the LMD (eq 8 with eq 6, up to a constant) at ``alpha``;
+    ``evaluate`` with kind STAT_LMD."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    return evaluate(np.log(alpha))[0] + np.sum(np.log(alpha))
