@@ -1,0 +1,416 @@
+"""Fit and predict on a Dask cluster: counts per partition, merged as a tree.
+
+AnDE's tables add up, so a cluster learns them as a single machine does, with exactly the
+same counts:
+
+1. a distributed scan: every partition is summarised (class labels, the value set of every
+   nominal column, missing-value flags and a random row sample, as the first pass of
+   :func:`seminaive.streaming.fit_stream`) and the summaries are tree-reduced; the encoder is
+   fitted from the merged summary (cut points on the sample of at most ``sample_rows`` rows,
+   seed 002; nominal values from the whole data);
+2. every partition is encoded on its worker and counted into a table of its own; the count
+   arrays are tree-reduced by addition (``split_every`` at a time) and the sum is the table
+   of the estimator on the client;
+3. the learner's ``_learn_from_counts`` receives a :class:`DaskSource`, whose ``map_reduce``
+   maps a function over the encoded partitions on the workers and tree-reduces the results,
+   for learners that need further passes.
+
+Prediction maps the fitted model over the partitions (:func:`predict`,
+:func:`predict_proba`).
+
+On a real cluster
+-----------------
+Connect a client before calling :func:`fit`; Dask then runs every pass on the cluster::
+
+    from dask.distributed import Client
+    import dask.dataframe as dd
+    import seminaive, seminaive.dask
+
+    client = Client("tcp://scheduler:8786")
+    ddf = dd.read_parquet("s3://bucket/training/")     # storage every worker can read
+    model = seminaive.dask.fit(seminaive.AODE(), ddf, target="class")
+    predictions = seminaive.dask.predict(model, dd.read_parquet("s3://bucket/new/"))
+    predictions.to_frame().to_parquet("s3://bucket/predictions/")
+
+The data must be readable from every worker (shared file system, object store), not from
+the client's disk.  Memory per worker is about one partition (with its codes) plus the tables
+(:func:`seminaive.estimate_table_bytes`) times ``split_every`` during the reduction; the
+client holds the tables and the sample.
+"""
+
+import functools
+import operator
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .exceptions import InputError
+from .preprocessing.encoder import as_frame
+from .streaming import (
+    DEFAULT_SAMPLE_ROWS,
+    ChunkEncoder,
+    ScanSummary,
+    _Layout,
+    _select,
+    build_encoder,
+    install,
+    model_columns,
+    prediction_columns,
+    seed_of,
+)
+
+#: partitions (or partial results) combined per task of a tree reduction
+DEFAULT_SPLIT_EVERY = 8
+
+
+def _dask():
+    try:
+        import dask
+        import dask.array as da
+        import dask.dataframe as dd
+    except ImportError as err:  # pragma: no cover - dask is an optional dependency
+        raise ImportError("seminaive.dask needs Dask: pip install 'seminaive[dask]'") from err
+    return dask, da, dd
+
+
+# --------------------------------------------------------------------------------------------
+# Partitions as delayed (features frame, labels) pairs
+# --------------------------------------------------------------------------------------------
+
+
+def _split_frame(pdf, layout, index, owner):
+    if pdf.shape[0] == 0:
+        frame = _select(pdf, layout.columns, f"partition {index}")
+        return frame.iloc[:, :-1], frame.iloc[:, -1].to_numpy()
+    return layout.split(pdf, f"partition {index}", owner, None)
+
+
+def _pair(X, y, columns, index, owner):
+    """Features of one partition with the labels of the matching partition of y."""
+    from .ande import _check_target
+
+    X = as_frame(X) if not isinstance(X, pd.DataFrame) else X
+    if columns is not None:
+        X = _select(X, columns, f"partition {index}")
+    y = np.asarray(y)
+    if y.shape[0] != X.shape[0]:
+        raise InputError(f"partition {index} of X has {X.shape[0]} rows but the matching "
+                         f"partition of y has {y.shape[0]}: X and y must be partitioned "
+                         "alike")
+    if X.shape[0]:
+        y = _check_target(y, X.shape[0], owner)
+    return X, y
+
+
+class _Partitions:
+    """The training data as a list of delayed ``(X frame, y)`` pairs, one per partition."""
+
+    def __init__(self, data, y, target, features, owner):
+        dask, da, dd = _dask()
+        self.owner = owner
+        if isinstance(data, dd.DataFrame):
+            if y is None:
+                if target is None:
+                    raise InputError(f"{owner} requires y to be passed, but the target y is "
+                                     "None: name the label column (target='class') or pass "
+                                     "the labels as y")
+                layout = _Layout(list(data.columns), target, features, "the Dask DataFrame")
+                data = data[layout.columns]
+                self.meta = data._meta[layout.features]
+                self.parts = [dask.delayed(_split_frame)(p, layout, i, owner)
+                              for i, p in enumerate(data.to_delayed())]
+                return
+            if target is not None:
+                raise InputError("pass either y or target, not both")
+            columns = list(data.columns) if features is None else list(features)
+            data = data[columns]
+            self.meta = data._meta
+            self.parts = self._zip(data.to_delayed(), y, data.npartitions, columns, dask, da,
+                                   dd)
+            return
+        if isinstance(data, da.Array):
+            if data.ndim != 2:
+                raise InputError(f"X must be a 2-D Dask Array, got {data.ndim} dimension(s)")
+            if target is not None or features is not None:
+                raise InputError("target and features name DataFrame columns: with a Dask "
+                                 "Array pass the labels as y")
+            data = data.rechunk({1: -1})
+            self.meta = pd.DataFrame(np.empty((0, data.shape[1]), dtype=data.dtype))
+            blocks = data.to_delayed().ravel().tolist()
+            if y is not None and not isinstance(y, (da.Array, dd.Series)):
+                y = da.from_array(np.asarray(y), chunks=(data.chunks[0],))
+            elif isinstance(y, da.Array):
+                y = y.rechunk((data.chunks[0],))
+            self.parts = self._zip(blocks, y, len(blocks), None, dask, da, dd)
+            return
+        raise InputError(f"seminaive.dask.fit takes a Dask DataFrame or Dask Array, got a "
+                         f"{type(data).__name__}: use estimator.fit for in-memory data or "
+                         "estimator.fit_stream for files")
+
+    def _zip(self, x_parts, y, n_parts, columns, dask, da, dd):
+        if y is None:
+            raise InputError(f"{self.owner} requires y to be passed, but the target y is None: "
+                             "pass the labels as y, or a DataFrame with target='column'")
+        if isinstance(y, dd.DataFrame):
+            if len(y.columns) != 1:
+                raise InputError("y must be one column")
+            y = y[y.columns[0]]
+        if isinstance(y, dd.Series):
+            y_parts = y.to_delayed()
+        elif isinstance(y, da.Array):
+            if y.ndim != 1:
+                raise InputError(f"y should be a 1d array, got {y.ndim} dimensions")
+            y_parts = y.to_delayed().ravel().tolist()
+        else:
+            raise InputError("with a Dask DataFrame X, pass y as a Dask Series partitioned "
+                             "like X, or use target='column'")
+        if len(y_parts) != n_parts:
+            raise InputError(f"X has {n_parts} partitions and y {len(y_parts)}: partition them "
+                             "alike (e.g. take both from one DataFrame with target=...)")
+        return [dask.delayed(_pair)(xp, yp, columns, i, self.owner)
+                for i, (xp, yp) in enumerate(zip(x_parts, y_parts, strict=True))]
+
+
+# --------------------------------------------------------------------------------------------
+# Tree reduction
+# --------------------------------------------------------------------------------------------
+
+
+class _Empty:
+    """Result of a partition without rows (left out of a reduction)."""
+
+
+_EMPTY = _Empty()
+
+
+def _combine_many(combine, *parts):
+    parts = [p for p in parts if not isinstance(p, _Empty)]
+    if not parts:
+        return _EMPTY
+    return functools.reduce(combine, parts)
+
+
+def tree_reduce(items, combine, split_every=DEFAULT_SPLIT_EVERY):
+    """One delayed result: ``combine`` applied over delayed ``items`` as a tree, keeping their
+    order (``split_every`` items per task)."""
+    dask, _, _ = _dask()
+    split_every = max(int(split_every), 2)
+    combine = dask.delayed(combine)  # sent to the workers once
+    items = list(items)
+    if len(items) == 1:
+        return dask.delayed(_combine_many)(combine, items[0])
+    while len(items) > 1:
+        items = [dask.delayed(_combine_many)(combine, *items[i: i + split_every])
+                 for i in range(0, len(items), split_every)]
+    return items[0]
+
+
+def _scan_partition(part, index, seed, nominal, sample_rows, track_missing):
+    X, y = part
+    if X.shape[0] == 0:
+        return _EMPTY
+    return ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing)
+
+
+def _merge_summaries(a, b):
+    return a.merged(b)
+
+
+def _apply(fn, part, encode):
+    X, y = part
+    if X.shape[0] == 0:
+        return _EMPTY
+    codes, y_idx = encode(X, y)
+    return fn(codes, y_idx, None)
+
+
+def _count_partition(template, codes, y, w):
+    table = template.copy()
+    table.add(codes, y, w)
+    return table.counts, table.n_rows
+
+
+def _add_counts(a, b):
+    return a[0] + b[0], a[1] + b[1]
+
+
+class DaskSource:
+    """Training data on a cluster, encoded partition by partition on the workers.
+
+    Same interface as :class:`seminaive.sources.ArraySource`: ``map_reduce(fn, combine)``
+    applies ``fn(codes, y, None)`` to every non-empty partition on its worker and
+    tree-reduces the results with ``combine`` (in partition order); ``fn`` and ``combine``
+    must be picklable (cloudpickle: closures and lambdas are fine).  Each call is one pass
+    over the data, computed with the current Dask scheduler (the client's cluster if one is
+    connected).
+    """
+
+    sample_weight = None
+
+    def __init__(self, partitions, estimator, n_rows, split_every=DEFAULT_SPLIT_EVERY):
+        self._partitions = partitions
+        self._encode = ChunkEncoder(estimator)
+        self.split_every = split_every
+        self._n_rows = int(n_rows)
+
+    @property
+    def n_rows(self):
+        return self._n_rows
+
+    def chunks(self):
+        """Yield ``(codes, y, None)`` partition by partition, computed one at a time and
+        brought to the client (prefer :meth:`map_reduce`, which runs on the workers)."""
+        for part in self._partitions.parts:
+            X, y = part.compute()
+            if X.shape[0] == 0:
+                continue
+            codes, y_idx = self._encode(X, y)
+            del X, y
+            yield codes, y_idx, None
+            del codes, y_idx
+
+    def map_reduce(self, fn, combine=operator.add):
+        """``combine`` of ``fn(codes, y, None)`` over the partitions (None without rows)."""
+        dask, _, _ = _dask()
+        fn = dask.delayed(fn)
+        encode = dask.delayed(self._encode)
+        results = [dask.delayed(_apply)(fn, part, encode) for part in self._partitions.parts]
+        result = tree_reduce(results, combine, self.split_every).compute()
+        return None if isinstance(result, _Empty) else result
+
+
+# --------------------------------------------------------------------------------------------
+# fit / predict
+# --------------------------------------------------------------------------------------------
+
+
+def fit(estimator, data, y=None, *, target=None, features=None,
+        sample_rows=DEFAULT_SAMPLE_ROWS, split_every=DEFAULT_SPLIT_EVERY):
+    """Fit ``estimator`` on a Dask DataFrame or Dask Array, counting on the cluster.
+
+    The counts are exactly those of ``estimator.fit`` on the whole data whenever the cut
+    points are (no numeric column, or ``sample_rows`` >= the number of rows); the learner's
+    extra passes run on the workers through a :class:`DaskSource`.
+
+    Parameters
+    ----------
+    estimator : seminaive learner
+        Fitted in place (every learner built on the frequency-table engine).
+    data : dask.dataframe.DataFrame or dask.array.Array
+        The features (and the target column, named by ``target``).
+    y : dask Series or Dask / NumPy array, optional
+        Class labels, partitioned like ``data``, when they are not a column of ``data``.
+    target : str, optional
+        Column of ``data`` holding the class labels.
+    features : list of str, optional
+        Feature columns (default: every column but the target).
+    sample_rows : int or None, default=100_000
+        Rows sampled (uniformly, over all partitions) for the cut points of numeric columns.
+    split_every : int, default=8
+        Partial results combined per task of the tree reductions.
+
+    Returns
+    -------
+    estimator
+    """
+    dask, _, _ = _dask()
+    estimator._check_params()
+    if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
+        raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
+    owner = type(estimator).__name__
+    partitions = _Partitions(data, y, target, features, owner)
+    nominal = estimator._make_encoder()._nominal_mask(partitions.meta)
+    seed = seed_of(estimator.random_state)
+    track_missing = estimator.missing == "value"
+    summaries = [dask.delayed(_scan_partition)(part, i, seed, nominal, sample_rows,
+                                               track_missing)
+                 for i, part in enumerate(partitions.parts)]
+    summary = tree_reduce(summaries, _merge_summaries, split_every).compute()
+    if isinstance(summary, _Empty):
+        raise InputError("the Dask collection holds no rows: there is nothing to learn from")
+    encoder = build_encoder(estimator, summary, sample_rows)
+    install(estimator, summary.classes(), encoder)
+    source = DaskSource(partitions, estimator, summary.n_rows, split_every)
+    table = estimator.table_
+    counts, n_rows = source.map_reduce(functools.partial(_count_partition, table.copy()),
+                                       _add_counts)
+    table.counts[:] = counts
+    table.n_rows = float(n_rows)
+    estimator._learn_from_counts(source)
+    return estimator
+
+
+def _predict_columns(X, estimator, proba):
+    if X.shape[0] == 0:
+        columns = {"prediction": estimator.classes_[:0]}
+        if proba:
+            columns.update({f"proba_{c}": np.empty(0) for c in estimator.classes_})
+        return columns
+    if not isinstance(X, pd.DataFrame):
+        X = as_frame(X)
+    return prediction_columns(estimator, X, proba)
+
+
+def _predict_partition(pdf, estimator):
+    pred = _predict_columns(pdf, estimator, proba=False)["prediction"]
+    return pd.Series(pred, index=pdf.index, name="prediction")
+
+
+def _proba_partition(pdf, estimator):
+    columns = _predict_columns(pdf, estimator, proba=True)
+    del columns["prediction"]
+    return pd.DataFrame(columns, index=pdf.index)
+
+
+def _predict_block(block, estimator):
+    return np.asarray(_predict_columns(block, estimator, proba=False)["prediction"])
+
+
+def _proba_block(block, estimator):
+    columns = _predict_columns(block, estimator, proba=True)
+    del columns["prediction"]
+    return np.column_stack(list(columns.values())) if columns else np.empty((0, 0))
+
+
+def _model_input(estimator, data):
+    check_is_fitted(estimator, "table_")
+    dask, da, dd = _dask()
+    if isinstance(data, dd.DataFrame):
+        columns = model_columns(estimator)
+        if columns is not None:
+            missing = [c for c in columns if c not in data.columns]
+            if missing:
+                raise InputError(f"the Dask DataFrame lacks the column(s) {missing[:10]} the "
+                                 "model was fitted on")
+            data = data[columns]
+        return data, dask.delayed(estimator), True
+    if isinstance(data, da.Array):
+        if data.ndim != 2:
+            raise InputError(f"X must be a 2-D Dask Array, got {data.ndim} dimension(s)")
+        return data.rechunk({1: -1}), dask.delayed(estimator), False
+    raise InputError(f"expected a Dask DataFrame or Dask Array, got {type(data).__name__}")
+
+
+def predict(estimator, data):
+    """Predicted classes of a Dask DataFrame (a Series ``prediction``) or Array (1-D), lazily
+    computed partition by partition (equal to ``estimator.predict``)."""
+    data, model, is_frame = _model_input(estimator, data)
+    classes = estimator.classes_
+    if is_frame:
+        meta = pd.Series(classes[:0], name="prediction")
+        return data.map_partitions(_predict_partition, model, meta=meta)
+    return data.map_blocks(_predict_block, model, drop_axis=1, dtype=classes.dtype,
+                           meta=classes[:0])
+
+
+def predict_proba(estimator, data):
+    """P(y | x) of a Dask DataFrame (columns ``proba_<class>``) or Array (n, k), lazily
+    computed partition by partition (equal to ``estimator.predict_proba``)."""
+    data, model, is_frame = _model_input(estimator, data)
+    k = len(estimator.classes_)
+    if is_frame:
+        meta = pd.DataFrame({f"proba_{c}": np.empty(0) for c in estimator.classes_})
+        return data.map_partitions(_proba_partition, model, meta=meta)
+    return data.map_blocks(_proba_block, model, chunks=(data.chunks[0], (k,)),
+                           dtype=np.float64, meta=np.empty((0, 0)))

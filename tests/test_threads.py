@@ -1,0 +1,62 @@
+"""The counting and classification kernels run in parallel (numba prange): with 2 threads
+they give exactly the results of 1 thread."""
+
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+from numba import njit, prange
+from numpy.testing import assert_array_equal
+
+from seminaive import A2DE, AODE
+from seminaive.datasets import RandomBayesianNetwork
+
+
+@njit(parallel=True)
+def _thread_ids(n):
+    out = np.empty(n, dtype=np.int64)
+    for i in prange(n):
+        out[i] = numba.get_thread_id()
+    return out
+
+
+def compare_one_and_two_threads():
+    """Fit and predict with 1 then 2 threads; the results must be identical."""
+    net = RandomBayesianNetwork(n_attributes=12, n_values=4, n_classes=3, random_state=0)
+    X, y = net.sample(20_000, random_state=1)
+    X_test, _ = net.sample(5_000, random_state=2)
+    results = {}
+    saved = numba.get_num_threads()
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            assert np.unique(_thread_ids(1000)).size == threads  # really that many threads
+            runs = []
+            for cls in (AODE, A2DE):
+                model = cls(categorical_features="all").fit(X, y)
+                runs.append((model.table_.counts.copy(), model.predict_proba(X_test)))
+            results[threads] = runs
+    finally:
+        numba.set_num_threads(saved)
+    for (counts1, proba1), (counts2, proba2) in zip(results[1], results[2], strict=True):
+        assert_array_equal(counts1, counts2)
+        assert_array_equal(proba1, proba2)
+
+
+def test_two_threads_equal_one_thread():
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        compare_one_and_two_threads()
+        return
+    # a one-core machine: start a process whose numba thread pool has two threads
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "identical" in done.stdout
+
+
+if __name__ == "__main__":
+    compare_one_and_two_threads()
+    print("identical")
