@@ -28,57 +28,23 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .smoothing import log_conditional_estimate, log_joint_estimate
+from .smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
 
 #: rows processed together by one thread (tables stream through the cache once per block)
 LOO_BLOCK_ROWS = 256
 
 
-@njit(parallel=True, cache=True)
 def loo_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                            lc_offsets, m, laplace, out):
     """log P(x_c | y, x_rest) with one instance of this cell removed (seed 003 eq 32).
 
-    Same layout as :func:`~seminaive.kernels.smoothing.log_conditional_tables`:
-    ``log_conditional_estimate(N(y, x_rest, x_c) - 1, N(y, x_rest, x_c observed) - 1)``.
+    Same layout as :func:`~seminaive.kernels.smoothing.log_conditional_tables`, of which this
+    is the ``held_out=1`` case: N(y, x_rest, x_c) - 1 over N(y, x_rest, x_c observed) - 1.
     Entries of cells that hold no instance are NaN (never read: a training row's own cell
     holds at least that row).  A missing child value gets log 1 = 0.
     """
-    for g in prange(g_first, g_last):
-        d = orders[g]
-        off = offsets[g]
-        total = offsets[g + 1] - off
-        out_off = lc_offsets[g]
-        for p in range(d):
-            child = combos[g, p]
-            s_child = sizes[child]
-            n_values = max(s_child - 1, 1)
-            cell_stride = 1
-            for t in range(p + 1, d):
-                cell_stride *= sizes[combos[g, t]]
-            stride = cell_stride * k
-            n_outer = total // (s_child * stride)
-            for hi in range(n_outer):
-                for lo in range(stride):
-                    base = hi * s_child * stride + lo
-                    den = 0.0
-                    for v in range(1, s_child):
-                        den += counts[off + base + v * stride]
-                    yy = base % k
-                    for v in range(s_child):
-                        flat = base + v * stride
-                        cell = flat // k
-                        target = out_off + (cell * d + p) * k + yy
-                        if v == 0:
-                            out[target] = 0.0
-                            continue
-                        count = counts[off + flat] - 1.0
-                        prior = 1.0 if laplace else m / n_values
-                        if count + prior > 0.0:
-                            out[target] = log_conditional_estimate(count, den - 1.0, n_values,
-                                                                   m, laplace)
-                        else:
-                            out[target] = np.nan
+    log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
+                           lc_offsets, m, laplace, out, 1.0)
 
 
 @njit(parallel=True, cache=True)

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .smoothing import log_conditional_estimate, log_joint_estimate
+from .smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
 
 LOSS_RMSE = 0
 LOSS_ZERO_ONE = 1
@@ -176,14 +176,7 @@ def observed_totals(counts, offsets, combos, orders, sizes, k, g_last, out):
         n_cells = (offsets[g + 1] - off) // k
         total = 0.0
         for cell in range(n_cells):
-            rest = cell
-            observed = True
-            for t in range(d - 1, -1, -1):
-                s = sizes[combos[g, t]]
-                if rest % s == 0:
-                    observed = False
-                rest //= s
-            if observed:
+            if cell_observed(cell, g, d, combos, sizes):
                 for yy in range(k):
                     total += counts[off + cell * k + yy]
         out[g] = total

@@ -14,6 +14,18 @@ from numba import njit, prange
 
 
 @njit(cache=True, inline="always")
+def cell_observed(cell, g, d, combos, sizes):
+    """True when no attribute of cell ``cell`` of combination ``g`` (order d) is missing."""
+    rest = cell
+    for t in range(d - 1, -1, -1):
+        s = sizes[combos[g, t]]
+        if rest % s == 0:
+            return False
+        rest //= s
+    return True
+
+
+@njit(cache=True, inline="always")
 def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
     """log P(y, x_s) from counts (seed 000 §2 m-estimate; seed 003 eq 15 Laplace).
 
@@ -59,13 +71,7 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
             prod_values *= max(sizes[combos[g, t]] - 1, 1)
         n_observed = 0.0
         for cell in range(n_cells):
-            rest = cell
-            observed = True
-            for t in range(d - 1, -1, -1):
-                s = sizes[combos[g, t]]
-                if rest % s == 0:
-                    observed = False
-                rest //= s
+            observed = cell_observed(cell, g, d, combos, sizes)
             if observed:
                 for yy in range(k):
                     n_observed += counts[off + cell * k + yy]
@@ -74,13 +80,7 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
         else:
             log_den = math.log(n_observed + m)
         for cell in range(n_cells):
-            rest = cell
-            observed = True
-            for t in range(d - 1, -1, -1):
-                s = sizes[combos[g, t]]
-                if rest % s == 0:
-                    observed = False
-                rest //= s
+            observed = cell_observed(cell, g, d, combos, sizes)
             freq = 0.0
             for yy in range(k):
                 freq += counts[off + cell * k + yy]
@@ -97,7 +97,7 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
 
 @njit(parallel=True, cache=True)
 def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                           lc_offsets, m, laplace, out):
+                           lc_offsets, m, laplace, out, held_out=0.0):
     """log P(x_c | y, x_rest) for every combination, member c and cell (seed 003 eq 16).
 
     m-estimate:  (N(y, x_rest, x_c) + m / |X_c|) / (N(y, x_rest) - N(y, x_rest, x_c missing) + m)
@@ -105,6 +105,10 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
 
     A missing child value gets log 1 = 0: it is left out of the product.
     Output block layout: (cells, d, k).
+
+    ``held_out`` > 0 gives the estimates with that much weight of one instance of the cell
+    removed from its counts (leave-one-out, seed 003 eq 32): N(y, x_rest, x_c) - held_out
+    over N(y, x_rest)_obs - held_out; cells that cannot hold the instance are NaN.
     """
     for g in prange(g_first, g_last):
         d = orders[g]
@@ -126,18 +130,21 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
                     den = 0.0
                     for v in range(1, s_child):
                         den += counts[off + base + v * stride]
+                    den -= held_out
                     if laplace:
                         log_den = math.log(den + n_values)
                     else:
                         log_den = math.log(den + m)
+                    prior = 1.0 if laplace else m / n_values
                     yy = base % k
                     for v in range(s_child):
                         flat = base + v * stride
                         cell = flat // k
                         target = out_off + (cell * d + p) * k + yy
+                        count = counts[off + flat] - held_out
                         if v == 0:
                             out[target] = 0.0
-                        elif laplace:
-                            out[target] = math.log(counts[off + flat] + 1.0) - log_den
+                        elif count + prior > 0.0:
+                            out[target] = math.log(count + prior) - log_den
                         else:
-                            out[target] = math.log(counts[off + flat] + m / n_values) - log_den
+                            out[target] = np.nan
