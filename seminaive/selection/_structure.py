@@ -19,24 +19,15 @@ from itertools import combinations
 
 import numpy as np
 
+from ..information import mutual_information_with_class
 from ..kernels import selection as kernels
 
 
 def mutual_information(table):
     """I(X_i; Y) of every attribute from the order-1 counts, over the rows where X_i is
     observed (seed 004 eq 8; seed 002 §3.1)."""
-    mi = np.zeros(table.n_attributes)
-    for i in range(table.n_attributes):
-        joint = table.block([i])[1:, :]
-        total = joint.sum()
-        if total <= 0:
-            continue
-        p = joint / total
-        px = p.sum(axis=1, keepdims=True)
-        py = p.sum(axis=0, keepdims=True)
-        nz = p > 0
-        mi[i] = float(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz])))
-    return np.maximum(mi, 0.0)
+    return np.array([mutual_information_with_class(table.block([i])[1:, :])
+                     for i in range(table.n_attributes)])
 
 
 def rank_attributes(mi):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import information
 from ..ande import _BaseAnDE
 from ..kernels import structure as kernels
 
@@ -93,15 +94,7 @@ class _StructureBase(_BaseAnDE):
 
 def mutual_information_with_class(block):
     """I(X_i; Y) (nats) from an order-1 count block (sizes[i], k), missing slot left out."""
-    counts = np.asarray(block, dtype=np.float64)[1:]
-    total = counts.sum()
-    if total <= 0:
-        return 0.0
-    p = counts / total
-    px = p.sum(axis=1, keepdims=True)
-    py = p.sum(axis=0, keepdims=True)
-    nz = p > 0
-    return float(max(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz])), 0.0))
+    return information.mutual_information_with_class(np.asarray(block)[1:])
 
 
 class PairStatistics:

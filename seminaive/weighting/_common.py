@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..ande import _BaseAnDE
+from ..information import mutual_information_with_class
 
 #: tolerance on the sum of saved weights (they are normalised in float64 before saving)
 SUM_TOLERANCE = 1e-9
@@ -70,15 +71,7 @@ def mutual_information(table, level):
     """
     out = np.zeros(table.order_first[level + 1] - table.order_first[level])
     for j, g in enumerate(range(table.order_first[level], table.order_first[level + 1])):
-        joint = _observed_cells(table, g)
-        total = joint.sum()
-        if total <= 0:
-            continue
-        p = joint / total
-        px = p.sum(axis=1, keepdims=True)
-        py = p.sum(axis=0, keepdims=True)
-        nz = p > 0
-        out[j] = max(float(np.sum(p[nz] * np.log(p[nz] / (px * py)[nz]))), 0.0)
+        out[j] = mutual_information_with_class(_observed_cells(table, g))
     return out
 
 
