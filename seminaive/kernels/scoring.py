@@ -14,6 +14,20 @@ AGGREGATE_POSTERIOR = 1
 AGGREGATE_VOTE = 2
 
 
+@njit(cache=True, inline="always")
+def _normalise_sub_model(terms, s, k):
+    """Turn sub-model s's log joint scores into its log posterior (log-sum-exp over y)."""
+    top = terms[s, 0]
+    for yy in range(1, k):
+        top = max(top, terms[s, yy])
+    acc = 0.0
+    for yy in range(k):
+        acc += math.exp(terms[s, yy] - top)
+    norm = top + math.log(acc)
+    for yy in range(k):
+        terms[s, yy] -= norm
+
+
 @njit(cache=True)
 def _aggregate_row(terms, n_par, k, aggregate, out_row):
     """Combine the sub-model scores of one row (rows of non-qualifying parents are NaN).
@@ -43,15 +57,7 @@ def _aggregate_row(terms, n_par, k, aggregate, out_row):
         for s in range(n_par):
             if math.isnan(terms[s, 0]):
                 continue
-            top = terms[s, 0]
-            for yy in range(1, k):
-                top = max(top, terms[s, yy])
-            acc = 0.0
-            for yy in range(k):
-                acc += math.exp(terms[s, yy] - top)
-            norm = top + math.log(acc)
-            for yy in range(k):
-                terms[s, yy] -= norm
+            _normalise_sub_model(terms, s, k)
     # log-sum-exp over the used sub-models, per class
     for yy in range(k):
         top = -np.inf
@@ -114,15 +120,7 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
         for s in range(n_par):
             if math.isnan(terms[s, 0]) or log_w[s] == -np.inf:
                 continue
-            top = terms[s, 0]
-            for yy in range(1, k):
-                top = max(top, terms[s, yy])
-            acc = 0.0
-            for yy in range(k):
-                acc += math.exp(terms[s, yy] - top)
-            norm = top + math.log(acc)
-            for yy in range(k):
-                terms[s, yy] -= norm
+            _normalise_sub_model(terms, s, k)
     for yy in range(k):
         top = -np.inf
         for s in range(n_par):
