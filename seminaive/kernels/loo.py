@@ -308,6 +308,18 @@ def statistics_size(kind, n_par):
     return (2 + n_par) if kind == STAT_LMG else 2 + 2 * n_par
 
 
+@njit(cache=True, inline="always")
+def _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch, partial):
+    """Add the statistics of a block of rows (their leave-one-out terms) to ``partial``;
+    its last slot accumulates the total weight."""
+    for r in range(rows):
+        weight = w[r0 + r] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        partial[partial.shape[0] - 1] += weight
+        _row_statistics(kind, terms, r, y[r0 + r], weight, log_alpha, scratch, partial)
+
+
 @njit(parallel=True, cache=True)
 def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, sizes, k,
                        order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own,
@@ -323,7 +335,6 @@ def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, s
     block = LOO_BLOCK_ROWS
     n_blocks = (n_rows_total + block - 1) // block
     partial = np.zeros((n_blocks, out.shape[0]))
-    total_slot = out.shape[0] - 1
     for b in prange(n_blocks):
         r0 = b * block
         rows = min(n_rows_total, r0 + block) - r0
@@ -334,12 +345,8 @@ def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, s
         _loo_block(X, y, w, weighted, r0, rows, n, max_order, combos, offsets, sizes, k,
                    order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
                    lc_offsets, lc1, m, laplace, min_count, xs, cells, terms)
-        for r in range(rows):
-            weight = w[r0 + r] if weighted else 1.0
-            if weight == 0.0:
-                continue
-            partial[b, total_slot] += weight
-            _row_statistics(kind, terms, r, y[r0 + r], weight, log_alpha, scratch, partial[b])
+        _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
+                          partial[b])
     for b in range(n_blocks):
         for j in range(out.shape[0]):
             out[j] += partial[b, j]
@@ -353,7 +360,6 @@ def mixture_statistics_cached(kind, loo, y, w, weighted, log_alpha, out):
     block = LOO_BLOCK_ROWS
     n_blocks = (n_rows_total + block - 1) // block
     partial = np.zeros((n_blocks, out.shape[0]))
-    total_slot = out.shape[0] - 1
     for b in prange(n_blocks):
         r0 = b * block
         rows = min(n_rows_total, r0 + block) - r0
@@ -363,12 +369,8 @@ def mixture_statistics_cached(kind, loo, y, w, weighted, log_alpha, out):
             for s in range(n_par):
                 for yy in range(k):
                     terms[s, r, yy] = loo[r0 + r, s, yy]
-        for r in range(rows):
-            weight = w[r0 + r] if weighted else 1.0
-            if weight == 0.0:
-                continue
-            partial[b, total_slot] += weight
-            _row_statistics(kind, terms, r, y[r0 + r], weight, log_alpha, scratch, partial[b])
+        _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
+                          partial[b])
     for b in range(n_blocks):
         for j in range(out.shape[0]):
             out[j] += partial[b, j]
