@@ -429,8 +429,9 @@ def main():
     report(f"Written by `benchmarks/bench_scale.py{' --quick' if quick else ''}` on "
            f"{time.strftime('%Y-%m-%d')}: {platform.processor() or platform.machine()}, "
            f"{os.cpu_count()} cores, Python {platform.python_version()}.  Load average at "
-           f"the start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} -- other jobs share "
-           "these cores, so timings are noisy (re-run on an idle machine for clean figures).")
+           f"the start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} (load from other "
+           "jobs makes timings noisy; the calibration loop in the threads section measures the "
+           "parallelism the machine actually offered).")
     report()
     report(f"Data: random Bayesian network, {N_ATTRIBUTES} attributes x 4 values, 2 classes "
            f"(max 2 attribute parents, Dirichlet 5); test set {n_test:,} rows.  Parquet "

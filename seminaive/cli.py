@@ -96,7 +96,7 @@ def report_command(args):
     if args.preamble:
         with open(args.preamble) as fh:
             preamble = fh.read()
-    check = findings.seed000_findings if args.findings else None
+    check = findings.paper_findings if args.findings else None
     text = report.render(args.dirs, markdown_path=args.markdown, title=args.title,
                          preamble=preamble, findings=check)
     target = args.markdown or f"{args.dirs[0]}/report.md"
@@ -148,7 +148,7 @@ def main(argv=None):
     p_rep.add_argument("--title", default="Results")
     p_rep.add_argument("--preamble", default=None, help="markdown file placed after the title")
     p_rep.add_argument("--findings", action="store_true",
-                       help="check seed 000's headline findings against the results")
+                       help="check the papers' findings and comparison tables against the results")
     p_rep.set_defaults(func=report_command)
     args = parser.parse_args(argv)
     return args.func(args)

@@ -37,7 +37,17 @@ def _verdict(ok):
     return "**reproduced**" if ok else "**not reproduced**"
 
 
-def seed000_findings(summary, curve=None):
+def paper_findings(summary, curve=None, raw=None):
+    """Markdown: seed 000's headline checks, then every paper comparison table
+    (:mod:`.comparisons`) and the ``n="auto"`` choices, on the results present."""
+    from .comparisons import auto_n_section, render_comparisons
+
+    parts = [seed000_findings(summary, curve), render_comparisons(summary),
+             auto_n_section(raw, summary)]
+    return "\n".join(p.strip() + "\n" for p in parts if p)
+
+
+def seed000_findings(summary, curve=None, raw=None):
     """Markdown: seed 000's claims (Tables 3, 4, 10, 11 and Fig. 2) checked on our results.
 
     ``summary`` is :func:`seminaive.evaluation.report.summarise` output (the bias/variance

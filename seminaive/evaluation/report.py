@@ -206,7 +206,7 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     preamble : str, optional
         Markdown placed after the title (e.g. the reading of the findings).
     findings : callable, optional
-        ``findings(summary, curves) -> markdown``: checks of published claims
+        ``findings(summary, curves, raw) -> markdown``: checks of published claims
         (see :mod:`.findings`).
 
     Returns
@@ -219,20 +219,22 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     base = os.path.dirname(os.path.abspath(markdown_path))
     plots_dir = plots_dir or os.path.join(base, "plots")
     os.makedirs(plots_dir, exist_ok=True)
-    summaries, curve_frames = [], []
+    summaries, curve_frames, raws = [], [], []
     for out in out_dirs:
         raw = collect(out)
         if raw.empty:
             continue
+        raws.append(raw)
         summaries.append(summarise(out, raw))
         curve_frames.append(curves(out, raw))
+    raw = pd.concat(raws, ignore_index=True) if raws else pd.DataFrame()
     summary = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
     curve = pd.concat(curve_frames, ignore_index=True) if curve_frames else pd.DataFrame()
     parts = [f"# {title}", ""]
     if preamble:
         parts += [preamble.strip(), ""]
     if findings is not None and not summary.empty:
-        parts += [findings(summary, curve).strip(), ""]
+        parts += [findings(summary, curve, raw).strip(), ""]
     for settings in (sorted(summary["settings"].unique()) if not summary.empty else []):
         parts += _settings_section(summary[summary["settings"] == settings], settings,
                                    plots_dir, base)
@@ -248,12 +250,29 @@ def _rel(path, base):
     return os.path.relpath(path, base).replace(os.sep, "/")
 
 
+#: with more learners than this, the W/D/L matrices cover only these (the paper comparison
+#: tables cover the rest) and the per-data-set tables are split into groups of this size
+MAX_MATRIX_LEARNERS = 8
+MATRIX_LEARNERS = ("nb", "aode", "a2de", "a3de", "tan", "kdb1", "rf10", "rf100")
+
+
+def _chunks(items, size):
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def _settings_section(summary, settings, plots_dir, base):
-    learners = _learner_order(summary["learner"])
+    all_learners = _learner_order(summary["learner"])
+    learners = all_learners
+    if len(all_learners) > MAX_MATRIX_LEARNERS:
+        learners = [lr for lr in all_learners if lr in MATRIX_LEARNERS]
     slug = settings.replace("/", "_")
     parts = [f"## {_settings_title(settings)}", "",
              f"Settings `{settings}`: {summary['dataset'].nunique()} data sets, learners "
-             + ", ".join(f"{_label(lr)} (`{lr}`)" for lr in learners) + ".", ""]
+             + ", ".join(f"{_label(lr)} (`{lr}`)" for lr in all_learners) + ".", ""]
+    if learners != all_learners:
+        parts += ["With this many learners the W/D/L matrices and ratio tables below cover "
+                  + ", ".join(_label(lr) for lr in learners) + "; the paper comparison "
+                  "tables above cover the others.", ""]
     failed = summary[summary["n_failed"] > 0]
     if not failed.empty:
         parts += ["Failed tasks (left out of the means): " + ", ".join(
@@ -279,12 +298,15 @@ def _settings_section(summary, settings, plots_dir, base):
         for metric in ("zero_one", "rmse"):
             parts += [f"**{METRIC_INFO[metric][1]}**", "",
                       ratio_section(summary, metric, learners), ""]
-        complete = summary.pivot_table(index="dataset", columns="learner",
-                                       values="zero_one").dropna()
-        if len(complete) >= 2 and len(learners) >= 3:
+        wide = summary.pivot_table(index="dataset", columns="learner", values="zero_one")
+        # the Friedman test needs every learner on every data set: leave out learners run on
+        # a subset (LBR on the small sets)
+        ranked = [lr for lr in all_learners if lr in wide and wide[lr].notna().all()]
+        complete = wide[ranked].dropna()
+        if len(complete) >= 2 and len(ranked) >= 3:
             fr = statistics.friedman(summary[summary["dataset"].isin(complete.index)],
-                                     "zero_one", learners)
-            cd = statistics.nemenyi_critical_difference(len(learners), fr["n_datasets"])
+                                     "zero_one", ranked)
+            cd = statistics.nemenyi_critical_difference(len(ranked), fr["n_datasets"])
             png = os.path.join(plots_dir, f"cd-{slug}.png")
             ranks = fr["average_ranks"].rename(index=_label)
             plots.plot_cd_diagram(ranks, cd, png, title="zero-one loss")
@@ -305,8 +327,9 @@ def _settings_section(summary, settings, plots_dir, base):
     parts += ["### Per data set", ""]
     for metric in metric_list:
         if summary[metric].notna().any():
-            parts += [f"**{METRIC_INFO[metric][1]}**", "",
-                      metric_table(summary, metric, learners), ""]
+            for group in _chunks(all_learners, MAX_MATRIX_LEARNERS):
+                parts += [f"**{METRIC_INFO[metric][1]}**", "",
+                          metric_table(summary, metric, group), ""]
     return parts
 
 

@@ -111,6 +111,9 @@ def evaluate_task(spec_key, task, X, y, classes, config):
         "train_size": len(task.train),
         "test_size": len(task.test),
     }
+    chosen_n = getattr(model, "n_", None)  # AnDE(n="auto"): the n it picked
+    if isinstance(chosen_n, (int, np.integer)):
+        result["chosen_n"] = int(chosen_n)
     return result, pred_idx.astype(np.int16), y_idx.astype(np.int16)
 
 
