@@ -73,3 +73,20 @@ def test_auto_n_choice_is_recorded_and_tabulated(tmp_path):
 
     text = comparisons.auto_n_section(raw, summarise(out, raw))
     assert "n = 0" in text and "iris" in text
+
+
+def test_pair_uses_the_run_where_both_learners_cover_most_data_sets():
+    summary = _summary()
+    summary["settings"], summary["n_tasks"] = "biasvar-repeats50", 100
+    # a second, shorter run where "a" meets a learner "c" missing from the long run
+    short = summary.copy()
+    short["settings"], short["n_tasks"] = "biasvar-repeats10", 20
+    c = short[short["learner"] == "b"].assign(learner="c", zero_one=0.9)
+    summary = pd.concat([summary, short, c], ignore_index=True)
+    comp = Comparison("t", "", "", pairs=(("a", "b"), ("a", "c")), metrics=("zero_one",))
+    rows, _ = comparison_rows(summary, comp)
+    assert rows[0]["settings"] == "biasvar-repeats50"
+    assert rows[1]["settings"] == "biasvar-repeats10"
+    assert rows[1]["metrics"]["zero_one"]["win"] == 5
+    assert comparisons.settings_label("biasvar-seed0-equal_frequency3-folds2-repeats10") == \
+        "biasvar 10x2"

@@ -137,23 +137,45 @@ def _choose_protocol(summary, wanted):
 
 
 def _wide(summary, protocol, metric, min_rows, pair):
+    """Data sets x pair table of one metric, from the settings of ``protocol`` that has the
+    pair on the most data sets (ties: the most tasks, i.e. the most repeats); with the
+    settings key used."""
     part = summary[(summary["protocol"] == protocol) & (summary["n_rows"] >= min_rows)
                    & summary["learner"].isin(pair)]
     if metric not in part or part.empty or not part[metric].notna().any():
-        return None
-    wide = part.pivot_table(index="dataset", columns="learner", values=metric).dropna()
-    if any(k not in wide.columns for k in pair) or wide.empty:
-        return None
-    return wide
+        return None, None
+    best, best_rank = None, None
+    for settings, rows in part.groupby("settings"):
+        wide = rows.pivot_table(index="dataset", columns="learner", values=metric).dropna()
+        if any(k not in wide.columns for k in pair) or wide.empty:
+            continue
+        rank = (len(wide), int(rows["n_tasks"].sum()) if "n_tasks" in rows else 0)
+        if best_rank is None or rank > best_rank:
+            best, best_rank = (wide, settings), rank
+    return best if best is not None else (None, None)
 
 
-def _geomean_time(summary, protocol, learner, datasets, column):
-    part = summary[(summary["protocol"] == protocol) & (summary["learner"] == learner)
+def _geomean_time(summary, settings, learner, datasets, column):
+    part = summary[(summary["settings"] == settings) & (summary["learner"] == learner)
                    & summary["dataset"].isin(datasets)]
     values = part[column].dropna().to_numpy()
     if values.size == 0:
         return np.nan
     return float(np.exp(np.mean(np.log(np.clip(values, 1e-12, None)))))
+
+
+def settings_label(settings):
+    """Short reading of a settings key: ``biasvar 50x2``, ``biasvar1000 10x``, ``cv 10``."""
+    parts = settings.split("-")
+    fields = {p.rstrip("0123456789"): p[len(p.rstrip("0123456789")):] for p in parts[1:]}
+    protocol = parts[0]
+    if protocol == "biasvar" and "repeats" in fields:
+        return f"biasvar {fields['repeats']}x2"
+    if "repeats" in fields:
+        return f"{protocol} {fields['repeats']}x"
+    if "folds" in fields:
+        return f"{protocol} {fields['folds']}"
+    return protocol
 
 
 def _us(seconds):
@@ -171,14 +193,16 @@ def comparison_rows(summary, comparison):
     if protocol is None:
         return rows, protocol
     for learner, reference in comparison.pairs:
-        row = {"learner": learner, "reference": reference, "metrics": {}, "datasets": set()}
+        row = {"learner": learner, "reference": reference, "metrics": {}, "datasets": set(),
+               "settings": None}
         for metric in comparison.metrics:
             use_protocol, min_rows = protocol, comparison.min_rows
             if metric in ("bias", "variance") and comparison.variance_protocol and (
                     comparison.variance_protocol in set(summary["protocol"])):
                 use_protocol = comparison.variance_protocol
                 min_rows = max(min_rows, comparison.variance_min_rows)
-            wide = _wide(summary, use_protocol, metric, min_rows, (learner, reference))
+            wide, settings = _wide(summary, use_protocol, metric, min_rows,
+                                   (learner, reference))
             if wide is None:
                 row["metrics"][metric] = None
                 continue
@@ -187,19 +211,16 @@ def comparison_rows(summary, comparison):
                 a, b = -a, -b
             res = statistics.win_draw_loss(a, b, decimals=4)
             ratio, used = statistics.geometric_mean_ratio(np.abs(a), np.abs(b))
-            res.update(ratio=ratio if used else np.nan, n=len(wide), protocol=use_protocol)
+            res.update(ratio=ratio if used else np.nan, n=len(wide), protocol=use_protocol,
+                       settings=settings)
             row["metrics"][metric] = res
-            if use_protocol == protocol:
-                row["datasets"] |= set(wide.index)
+            if use_protocol == protocol and len(wide) > len(row["datasets"]):
+                row["datasets"], row["settings"] = set(wide.index), settings
         if row["datasets"]:
-            row["train"] = (_geomean_time(summary, protocol, learner, row["datasets"],
-                                          "train_time"),
-                            _geomean_time(summary, protocol, reference, row["datasets"],
-                                          "train_time"))
-            row["test"] = (_geomean_time(summary, protocol, learner, row["datasets"],
-                                         "test_time"),
-                           _geomean_time(summary, protocol, reference, row["datasets"],
-                                         "test_time"))
+            for kind in ("train", "test"):
+                row[kind] = tuple(_geomean_time(summary, row["settings"], key,
+                                                row["datasets"], f"{kind}_time")
+                                  for key in (learner, reference))
         rows.append(row)
     return rows, protocol
 
@@ -222,14 +243,15 @@ def render_comparison(summary, comparison):
     body = []
     for row in present:
         cells = [f"{_label(row['learner'])} vs {_label(row['reference'])}",
-                 str(len(row["datasets"]))]
+                 f"{len(row['datasets'])} ({settings_label(row['settings'])})"]
         for metric in comparison.metrics:
             res = row["metrics"][metric]
             if res is None:
                 cells += ["–", "–"]
                 continue
             star = "*" if res["p"] <= 0.05 else ""
-            where = "" if res["protocol"] == protocol else f" [{res['n']} sets, {res['protocol']}]"
+            where = ("" if res["settings"] == row["settings"]
+                     else f" [{res['n']} sets, {settings_label(res['settings'])}]")
             cells += [f"{res['win']}/{res['draw']}/{res['loss']} (p={res['p']:.3g}){star}"
                       f"{where}",
                       f"{res['ratio']:.3f}" if np.isfinite(res["ratio"]) else "–"]
@@ -239,7 +261,8 @@ def render_comparison(summary, comparison):
     table = pd.DataFrame(body, columns=header)
     missing = [f"{_label(r['learner'])} vs {_label(r['reference'])}" for r in rows
                if not r["datasets"]]
-    parts += [f"Protocol `{protocol}`{size}. W/D/L: wins/draws/losses of the first learner "
+    parts += [f"Protocol `{protocol}`{size}; the sets column names the run (repeats x folds) "
+              "each pair comes from. W/D/L: wins/draws/losses of the first learner "
               "(values rounded to 4 decimals; for AUC higher wins); p: two-tailed sign test, "
               "`*` p <= 0.05; ratio: geometric mean over data sets of first / second "
               "(below 1 favours the first; AUC ratio of the values). Times: geometric mean "
