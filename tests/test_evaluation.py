@@ -214,7 +214,7 @@ def test_learning_curve_report(tmp_path):
     curve = report.curves(out)
     assert sorted(curve["train_size"].unique())[:3] == [23, 46, 92]
     text = report.render([out], markdown_path=str(tmp_path / "r.md"))
-    assert "Learning curves" in text and "curve-led24-zero_one.png" in text
+    assert "Learning curves" in text and "curve-led24-zero_one-r2.png" in text
 
 
 def test_failed_tasks_can_be_retried(tmp_path, monkeypatch):

@@ -290,34 +290,53 @@ def render_comparisons(summary, comparisons=PAPER_COMPARISONS):
     return "\n".join(parts)
 
 
+def _pick_shares(frame, by):
+    """Rows of ``by`` value, fits, and the share of fits choosing n = 0, 1, 2."""
+    table = frame.groupby([by, "chosen_n"], observed=True).size().unstack(fill_value=0)
+    rows = []
+    for key, values in table.iterrows():
+        total = values.sum()
+        rows.append([key, int(total),
+                     *[f"{100 * values.get(n, 0) / total:.0f}%" for n in (0, 1, 2)]])
+    return rows
+
+
 def auto_n_section(raw, summary):
-    """Markdown: how often ``AnDE(n="auto")`` picked each n, by data-set size."""
+    """Markdown: how often ``AnDE(n="auto")`` picked each n, by data-set size (across the
+    corpus) and by training size (along learning curves)."""
     if raw is None or raw.empty or "chosen_n" not in raw:
         return ""
-    part = raw[(raw["learner"] == "ande-auto") & (raw["error"] == "")
-               & raw["chosen_n"].notna()]
-    if part.empty:
+    picks = raw[(raw["learner"] == "ande-auto") & (raw["error"] == "")
+                & raw["chosen_n"].notna()]
+    if picks.empty:
         return ""
-    sizes = summary.groupby("dataset")["n_rows"].max()
-    part = part.assign(n_rows=part["dataset"].map(sizes), chosen_n=part["chosen_n"].astype(int))
-    bins = [0, 500, 1000, 2000, 5000, 10000, np.inf]
-    names = ["< 500", "500-999", "1,000-1,999", "2,000-4,999", "5,000-9,999", ">= 10,000"]
-    part = part.assign(size=pd.cut(part["n_rows"], bins, right=False, labels=names))
-    table = part.groupby(["size", "chosen_n"], observed=True).size().unstack(fill_value=0)
-    counts = part.groupby("size", observed=True)["dataset"].nunique()
-    rows = []
-    for size, values in table.iterrows():
-        total = values.sum()
-        rows.append([size, int(counts[size]), int(total),
-                     *[f"{100 * values.get(n, 0) / total:.0f}%" for n in (0, 1, 2)]])
-    frame = pd.DataFrame(rows, columns=["data-set rows", "sets", "fits", "n = 0", "n = 1",
-                                        "n = 2"])
-    per_set = part.groupby("dataset")["chosen_n"].agg(lambda s: s.mode().iloc[0])
-    return "\n".join([
-        '### How often `AnDE(n="auto")` picks each n, against data-set size', "",
-        "Every fit of the results (one per fold and repeat) chooses n in {0, 1, 2} by "
-        "leave-one-out on its training rows. Share of the fits choosing each n:", "",
-        _markdown(frame), "",
-        "Most frequent choice per data set: " + ", ".join(
-            f"{d} ({int(sizes[d]):,} rows) n={int(n)}"
-            for d, n in sorted(per_set.items(), key=lambda kv: sizes[kv[0]])) + ".", ""])
+    picks = picks.assign(chosen_n=picks["chosen_n"].astype(int))
+    parts = ['### How often `AnDE(n="auto")` picks each n, against data size', "",
+             "Every fit (one per fold and repeat) chooses n in {0, 1, 2} by leave-one-out "
+             "RMSE on its training rows (one-standard-error rule across orders).", ""]
+    corpus = picks[picks["protocol"] != "curve"]
+    if not corpus.empty:
+        sizes = summary.groupby("dataset")["n_rows"].max()
+        corpus = corpus.assign(train_rows=corpus["train_size"])
+        bins = [0, 250, 500, 1000, 2500, 5000, np.inf]
+        names = ["< 250", "250-499", "500-999", "1,000-2,499", "2,500-4,999", ">= 5,000"]
+        corpus = corpus.assign(size=pd.cut(corpus["train_rows"], bins, right=False,
+                                           labels=names))
+        rows = _pick_shares(corpus, "size")
+        n_sets = corpus.groupby("size", observed=True)["dataset"].nunique()
+        rows = [[r[0], int(n_sets[r[0]]), *r[1:]] for r in rows]
+        frame = pd.DataFrame(rows, columns=["training rows", "data sets", "fits", "n = 0",
+                                            "n = 1", "n = 2"])
+        per_set = corpus.groupby("dataset")["chosen_n"].agg(lambda v: v.mode().iloc[0])
+        parts += ["Across the corpus, by training-set size:", "", _markdown(frame), "",
+                  "Most frequent choice per data set (by size): " + ", ".join(
+                      f"{d} ({int(sizes[d]):,} rows) n={int(n)}"
+                      for d, n in sorted(per_set.items(), key=lambda kv: sizes[kv[0]]))
+                  + ".", ""]
+    along = picks[picks["protocol"] == "curve"]
+    for dataset in sorted(along["dataset"].unique()):
+        rows = _pick_shares(along[along["dataset"] == dataset], "train_size")
+        frame = pd.DataFrame(rows, columns=["training rows", "fits", "n = 0", "n = 1",
+                                            "n = 2"])
+        parts += [f"Along the learning curve of {dataset}:", "", _markdown(frame), ""]
+    return "\n".join(parts)

@@ -239,7 +239,8 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
         parts += _settings_section(summary[summary["settings"] == settings], settings,
                                    plots_dir, base)
     if not curve.empty:
-        parts += _curve_section(curve, plots_dir, base)
+        for settings in sorted(curve["settings"].unique()):
+            parts += _curve_section(curve[curve["settings"] == settings], plots_dir, base)
     text = "\n".join(parts).rstrip() + "\n"
     with open(markdown_path, "w") as fh:
         fh.write(text)
@@ -334,14 +335,17 @@ def _settings_section(summary, settings, plots_dir, base):
 
 
 def _curve_section(curve, plots_dir, base):
-    parts = ["## Learning curves (seed 000 §4.1)", "",
-             "Per repeat 1,000 random test rows; nested training sets of 23, 46, 92, ... rows "
-             "drawn from the rest. Points are means over repeats, error bars standard errors.",
-             ""]
+    settings = curve["settings"].iloc[0]
+    n_repeats = curve["repeat"].nunique()
+    tag = f"-r{n_repeats}"
+    parts = [f"## Learning curves (seed 000 §4.1), {n_repeats} repeats", "",
+             f"Settings `{settings}`. Per repeat 1,000 random test rows; nested training sets "
+             "of 23, 46, 92, ... rows drawn from the rest. Points are means over repeats, "
+             "error bars standard errors.", ""]
     labelled = curve.assign(learner=curve["learner"].map(_label))
     for dataset in sorted(curve["dataset"].unique()):
         for metric in ("zero_one", "rmse"):
-            png = os.path.join(plots_dir, f"curve-{dataset}-{metric}.png")
+            png = os.path.join(plots_dir, f"curve-{dataset}-{metric}{tag}.png")
             plots.plot_learning_curves(labelled[labelled["dataset"] == dataset], png,
                                        metric=metric, dataset=dataset)
             parts += [f"![{dataset} {metric}]({_rel(png, base)})", ""]
