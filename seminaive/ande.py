@@ -302,8 +302,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self._learn_from_counts(ArraySource(codes, y_idx, w))
         return self
 
-    def fit_stream(self, source, target, *, features=None, chunk_rows=None,
-                   sample_rows=100_000, classes=None, csv_options=None, progress=None):
+    def fit_stream(self, source, target, *, features=None, sample_weight=None,
+                   chunk_rows=None, sample_rows=100_000, classes=None, csv_options=None,
+                   progress=None):
         """Fit on data read chunk by chunk, larger than memory (two passes).
 
         Pass 1 reads every chunk and keeps the class labels, the values of every nominal
@@ -322,7 +323,11 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         target : str
             Column holding the class labels.
         features : list of str, optional
-            Feature columns (default: every column but the target).
+            Feature columns (default: every column but the target and the weights).
+        sample_weight : str, optional
+            Column holding non-negative row weights: the counts are those of
+            ``fit(X, y, sample_weight=w)`` (the cut points are fitted with the sampled rows'
+            weights).
         chunk_rows : int, optional
             Rows per chunk (default: about 8 million values per chunk).
         sample_rows : int or None, default=100_000
@@ -342,7 +347,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """
         from .streaming import fit_stream
 
-        return fit_stream(self, source, target, features=features, chunk_rows=chunk_rows,
+        return fit_stream(self, source, target, features=features,
+                          sample_weight=sample_weight, chunk_rows=chunk_rows,
                           sample_rows=sample_rows, classes=classes, csv_options=csv_options,
                           progress=progress)
 

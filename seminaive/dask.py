@@ -82,7 +82,8 @@ def _dask():
 def _split_frame(pdf, layout, index, owner):
     if pdf.shape[0] == 0:
         frame = _select(pdf, layout.columns, f"partition {index}")
-        return frame.iloc[:, :-1], frame.iloc[:, -1].to_numpy()
+        n_features = len(layout.features)
+        return frame.iloc[:, :n_features], frame.iloc[:, n_features].to_numpy(), None
     return layout.split(pdf, f"partition {index}", owner, None)
 
 
@@ -100,22 +101,27 @@ def _pair(X, y, columns, index, owner):
                          "alike")
     if X.shape[0]:
         y = _check_target(y, X.shape[0], owner)
-    return X, y
+    return X, y, None
 
 
 class _Partitions:
-    """The training data as a list of delayed ``(X frame, y)`` pairs, one per partition."""
+    """The training data as a list of delayed ``(X frame, y, weights or None)`` triples, one
+    per partition."""
 
-    def __init__(self, data, y, target, features, owner):
+    def __init__(self, data, y, target, features, owner, sample_weight=None):
         dask, da, dd = _dask()
         self.owner = owner
+        if sample_weight is not None and (y is not None or not isinstance(data, dd.DataFrame)):
+            raise InputError("sample_weight names a column of the Dask DataFrame: use it with "
+                             "target='column' (the labels and weights as columns of data)")
         if isinstance(data, dd.DataFrame):
             if y is None:
                 if target is None:
                     raise InputError(f"{owner} requires y to be passed, but the target y is "
                                      "None: name the label column (target='class') or pass "
                                      "the labels as y")
-                layout = _Layout(list(data.columns), target, features, "the Dask DataFrame")
+                layout = _Layout(list(data.columns), target, features, "the Dask DataFrame",
+                                 sample_weight)
                 data = data[layout.columns]
                 self.meta = data._meta[layout.features]
                 self.parts = [dask.delayed(_split_frame)(p, layout, i, owner)
@@ -207,10 +213,11 @@ def tree_reduce(items, combine, split_every=DEFAULT_SPLIT_EVERY):
 
 
 def _scan_partition(part, index, seed, nominal, sample_rows, track_missing):
-    X, y = part
+    X, y, w = part
     if X.shape[0] == 0:
         return _EMPTY
-    return ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing)
+    return ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
+                                sample_weight=w)
 
 
 def _merge_summaries(a, b):
@@ -218,11 +225,11 @@ def _merge_summaries(a, b):
 
 
 def _apply(fn, part, encode):
-    X, y = part
+    X, y, w = part
     if X.shape[0] == 0:
         return _EMPTY
     codes, y_idx = encode(X, y)
-    return fn(codes, y_idx, None)
+    return fn(codes, y_idx, w)
 
 
 def _count_partition(template, codes, y, w):
@@ -239,11 +246,11 @@ class DaskSource:
     """Training data on a cluster, encoded partition by partition on the workers.
 
     Same interface as :class:`seminaive.sources.ArraySource`: ``map_reduce(fn, combine)``
-    applies ``fn(codes, y, None)`` to every non-empty partition on its worker and
-    tree-reduces the results with ``combine`` (in partition order); ``fn`` and ``combine``
-    must be picklable (cloudpickle: closures and lambdas are fine).  Each call is one pass
-    over the data, computed with the current Dask scheduler (the client's cluster if one is
-    connected).
+    applies ``fn(codes, y, w)`` (``w``: the row weights or None) to every non-empty
+    partition on its worker and tree-reduces the results with ``combine`` (in partition
+    order); ``fn`` and ``combine`` must be picklable (cloudpickle: closures and lambdas are
+    fine).  Each call is one pass over the data, computed with the current Dask scheduler
+    (the client's cluster if one is connected).
     """
 
     sample_weight = None
@@ -259,19 +266,19 @@ class DaskSource:
         return self._n_rows
 
     def chunks(self):
-        """Yield ``(codes, y, None)`` partition by partition, computed one at a time and
+        """Yield ``(codes, y, w)`` partition by partition, computed one at a time and
         brought to the client (prefer :meth:`map_reduce`, which runs on the workers)."""
         for part in self._partitions.parts:
-            X, y = part.compute()
+            X, y, w = part.compute()
             if X.shape[0] == 0:
                 continue
             codes, y_idx = self._encode(X, y)
             del X, y
-            yield codes, y_idx, None
+            yield codes, y_idx, w
             del codes, y_idx
 
     def map_reduce(self, fn, combine=operator.add):
-        """``combine`` of ``fn(codes, y, None)`` over the partitions (None without rows)."""
+        """``combine`` of ``fn(codes, y, w)`` over the partitions (None without rows)."""
         dask, _, _ = _dask()
         fn = dask.delayed(fn)
         encode = dask.delayed(self._encode)
@@ -285,7 +292,7 @@ class DaskSource:
 # --------------------------------------------------------------------------------------------
 
 
-def fit(estimator, data, y=None, *, target=None, features=None,
+def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=None,
         sample_rows=DEFAULT_SAMPLE_ROWS, split_every=DEFAULT_SPLIT_EVERY):
     """Fit ``estimator`` on a Dask DataFrame or Dask Array, counting on the cluster.
 
@@ -304,9 +311,13 @@ def fit(estimator, data, y=None, *, target=None, features=None,
     target : str, optional
         Column of ``data`` holding the class labels.
     features : list of str, optional
-        Feature columns (default: every column but the target).
+        Feature columns (default: every column but the target and the weights).
+    sample_weight : str, optional
+        Column of ``data`` holding non-negative row weights (with ``target``): the counts
+        are those of ``estimator.fit(X, y, sample_weight=w)``.
     sample_rows : int or None, default=100_000
-        Rows sampled (uniformly, over all partitions) for the cut points of numeric columns.
+        Rows sampled (uniformly, over all partitions) for the cut points of numeric columns
+        (weighted cut points when ``sample_weight`` is given).
     split_every : int, default=8
         Partial results combined per task of the tree reductions.
 
@@ -319,7 +330,7 @@ def fit(estimator, data, y=None, *, target=None, features=None,
     if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
     owner = type(estimator).__name__
-    partitions = _Partitions(data, y, target, features, owner)
+    partitions = _Partitions(data, y, target, features, owner, sample_weight)
     nominal = estimator._make_encoder()._nominal_mask(partitions.meta)
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"

@@ -309,9 +309,10 @@ def _select(frame, columns, where):
 
 
 class _Layout:
-    """Which columns are features and which is the target, checked against the source."""
+    """Which columns are features, which the target and which (optionally) the row weights,
+    checked against the source."""
 
-    def __init__(self, columns, target, features, where):
+    def __init__(self, columns, target, features, where, weight=None):
         columns = list(columns)
         if target is None:
             raise InputError("target is required: name the column that holds the class "
@@ -319,8 +320,14 @@ class _Layout:
         if target not in columns:
             raise InputError(f"target column {target!r} is not among the columns of {where}: "
                              f"{columns[:20]}")
+        if weight is not None:
+            if weight not in columns:
+                raise InputError(f"sample_weight column {weight!r} is not among the columns "
+                                 f"of {where}: {columns[:20]}")
+            if weight == target:
+                raise InputError(f"sample_weight and target name the same column {target!r}")
         if features is None:
-            features = [c for c in columns if c != target]
+            features = [c for c in columns if c not in (target, weight)]
         else:
             features = list(features)
             unknown = [c for c in features if c not in columns]
@@ -329,24 +336,36 @@ class _Layout:
                                  f"{where}: {columns[:20]}")
             if target in features:
                 raise InputError(f"the target column {target!r} is also listed in features")
+            if weight is not None and weight in features:
+                raise InputError(f"the sample_weight column {weight!r} is also listed in "
+                                 "features")
         if not features:
             raise InputError(f"{where} has no feature column besides the target {target!r}")
         self.target = target
+        self.weight = weight
         self.features = features
-        self.columns = [*features, target]
+        self.columns = [*features, target] + ([] if weight is None else [weight])
 
     def split(self, frame, where, owner, first_row):
-        """(features frame, validated class labels) of a chunk."""
-        from .ande import _check_target
+        """(features frame, validated class labels, validated weights or None) of a chunk."""
+        from .ande import _check_target, _check_weights
 
         frame = _select(frame, self.columns, where)
-        X = frame.iloc[:, :-1]
+        n_features = len(self.features)
+        X = frame.iloc[:, :n_features]
+        rows = "" if first_row is None else f" (rows from {first_row})"
         try:
-            y = _check_target(frame.iloc[:, -1].to_numpy(), frame.shape[0], owner)
+            y = _check_target(frame.iloc[:, n_features].to_numpy(), frame.shape[0], owner)
         except InputError as err:
-            rows = "" if first_row is None else f" (rows from {first_row})"
             raise InputError(f"{where}{rows}, target column {self.target!r}: {err}") from err
-        return X, y
+        w = None
+        if self.weight is not None:
+            try:
+                w = _check_weights(frame.iloc[:, n_features + 1].to_numpy(), frame.shape[0])
+            except InputError as err:
+                raise InputError(f"{where}{rows}, sample_weight column {self.weight!r}: "
+                                 f"{err}") from err
+        return X, y, w
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,6 +422,7 @@ class ScanSummary:
         self.has_missing = np.zeros(a, dtype=bool)
         self.sample = None  # DataFrame of kept rows
         self.sample_y = None
+        self.sample_w = None  # weights of the kept rows (None: unweighted data)
         self.sample_keys = np.empty(0)  # random keys: the smallest are kept
         self.sample_order = np.empty(0, dtype=np.int64)  # chunk index << 32 | row in chunk
 
@@ -414,8 +434,9 @@ class ScanSummary:
 
     @classmethod
     def of_chunk(cls, X, y, chunk_index, seed, nominal, sample_rows, track_missing,
-                 threshold=np.inf):
-        """Summary of one chunk (``X`` a DataFrame of features, ``y`` validated labels).
+                 threshold=np.inf, sample_weight=None):
+        """Summary of one chunk (``X`` a DataFrame of features, ``y`` validated labels,
+        ``sample_weight`` validated row weights or None).
 
         Rows whose random key is not below ``threshold`` (the largest key a summary already
         full keeps) are not copied into the sample.
@@ -442,6 +463,8 @@ class ScanSummary:
             rows.sort()
         summary.sample = X.iloc[rows].reset_index(drop=True)
         summary.sample_y = np.asarray(y)[rows]
+        if sample_weight is not None:
+            summary.sample_w = np.asarray(sample_weight, dtype=np.float64)[rows]
         summary.sample_keys = keys[rows]
         summary.sample_order = (np.int64(chunk_index) << 32) | rows.astype(np.int64)
         return summary
@@ -475,6 +498,9 @@ class ScanSummary:
         else:
             frame = pd.concat([self.sample, other.sample], ignore_index=True)
         y = np.concatenate([self.sample_y, other.sample_y])
+        w = None
+        if self.sample_w is not None or other.sample_w is not None:
+            w = np.concatenate([_weights_of(self), _weights_of(other)])
         keys = np.concatenate([self.sample_keys, other.sample_keys])
         order = np.concatenate([self.sample_order, other.sample_order])
         capacity = self._sample_capacity
@@ -482,7 +508,8 @@ class ScanSummary:
             keep = np.sort(np.argpartition(keys, capacity - 1)[:capacity])
             frame = frame.iloc[keep].reset_index(drop=True)
             y, keys, order = y[keep], keys[keep], order[keep]
-        result.sample, result.sample_y = frame, y
+            w = None if w is None else w[keep]
+        result.sample, result.sample_y, result.sample_w = frame, y, w
         result.sample_keys, result.sample_order = keys, order
         return result
 
@@ -501,9 +528,16 @@ class ScanSummary:
         return _sorted_values(as_objects)
 
     def sample_frame(self):
-        """The sampled rows in data order, and their labels."""
+        """The sampled rows in data order, their labels and their weights (or None)."""
         order = np.argsort(self.sample_order, kind="stable")
-        return self.sample.iloc[order].reset_index(drop=True), self.sample_y[order]
+        w = None if self.sample_w is None else self.sample_w[order]
+        return self.sample.iloc[order].reset_index(drop=True), self.sample_y[order], w
+
+
+def _weights_of(summary):
+    if summary.sample_w is not None:
+        return summary.sample_w
+    return np.ones(summary.sample_y.shape[0])
 
 
 def _union_labels(a, b):
@@ -525,8 +559,8 @@ def build_encoder(estimator, summary, sample_rows):
     encoder = estimator._make_encoder()
     missing = encoder.missing
     encoder.set_params(max_sample_rows=sample_rows, missing="ignore")
-    frame, y = summary.sample_frame()
-    encoder._fit(frame, y)
+    frame, y, w = summary.sample_frame()
+    encoder._fit(frame, y, w)
     encoder.set_params(missing=missing)
     if not np.array_equal(encoder.nominal_, summary.nominal):
         changed = [frame.columns[c] for c in np.flatnonzero(encoder.nominal_ != summary.nominal)]
@@ -585,8 +619,8 @@ class StreamSource:
     """Training data re-read from its files or re-iterable chunks, encoded as counted.
 
     Same interface as :class:`seminaive.sources.ArraySource`: :meth:`chunks` yields
-    ``(storage codes, class indices, None)`` and :meth:`map_reduce` combines ``fn`` over
-    them.  Every call reads the data again, one chunk at a time.
+    ``(storage codes, class indices, weights or None)`` and :meth:`map_reduce` combines
+    ``fn`` over them.  Every call reads the data again, one chunk at a time.
     """
 
     def __init__(self, estimator, reader, layout, chunk_rows, n_rows, progress=None):
@@ -597,32 +631,32 @@ class StreamSource:
         self.chunk_rows = int(chunk_rows)
         self._n_rows = int(n_rows)
         self.progress = progress
-        self.sample_weight = None
+        self.sample_weight = layout.weight  # the weight column's name, or None
 
     @property
     def n_rows(self):
         return self._n_rows
 
     def chunks(self, desc="extra pass"):
-        """Yield ``(codes, y, None)`` chunk by chunk."""
+        """Yield ``(codes, y, weights or None)`` chunk by chunk."""
         owner = self._owner
         first_row = 0
         with _progress_bar(self.progress, self._n_rows, desc) as bar:
             for frame, where in self._reader.frames(self._layout.columns, self.chunk_rows):
-                X, y = self._layout.split(frame, where, owner, first_row)
+                X, y, w = self._layout.split(frame, where, owner, first_row)
                 del frame
                 first_row += X.shape[0]
                 codes, y_idx = self._encode(X, y)
                 del X, y
                 bar.update(codes.shape[0])
-                yield codes, y_idx, None
-                del codes, y_idx
+                yield codes, y_idx, w
+                del codes, y_idx, w
         if first_row != self._n_rows:
             raise InputError(f"the source changed between passes: it held {self._n_rows} rows "
                              f"and now {first_row}")
 
     def map_reduce(self, fn, combine=operator.add):
-        """``combine`` of ``fn(codes, y, None)`` over all chunks (None if there are none)."""
+        """``combine`` of ``fn(codes, y, w)`` over all chunks (None if there are none)."""
         result = None
         first = True
         for chunk in self.chunks():
@@ -656,9 +690,9 @@ class OneShotSource:
 # --------------------------------------------------------------------------------------------
 
 
-def fit_stream(estimator, source, target, *, features=None, chunk_rows=None,
-               sample_rows=DEFAULT_SAMPLE_ROWS, classes=None, csv_options=None,
-               progress=None):
+def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
+               chunk_rows=None, sample_rows=DEFAULT_SAMPLE_ROWS, classes=None,
+               csv_options=None, progress=None):
     """Fit ``estimator`` on data read chunk by chunk (see :meth:`_BaseAnDE.fit_stream`)."""
     estimator._check_params()
     if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
@@ -670,19 +704,20 @@ def fit_stream(estimator, source, target, *, features=None, chunk_rows=None,
     columns = reader.columns()
     layout = None
     if columns is not None:
-        layout = _Layout(columns, target, features, _describe(source))
+        layout = _Layout(columns, target, features, _describe(source), sample_weight)
         if chunk_rows is None:
             chunk_rows = default_chunk_rows(len(layout.columns))
     if chunk_rows is None:  # only used to slice a single DataFrame
         chunk_rows = default_chunk_rows(source.shape[1] if isinstance(source, pd.DataFrame)
                                         else 1)
     if not reader.reiterable:
-        return _fit_one_shot(estimator, reader, target, features, classes, owner, progress)
+        return _fit_one_shot(estimator, reader, target, features, sample_weight, classes,
+                             owner, progress)
     if classes is not None:
         raise InputError("classes is only for one-shot iterators: a source that can be read "
                          "twice gives its classes in the first pass")
-    summary = _scan(estimator, reader, layout, target, features, chunk_rows, sample_rows,
-                    owner, progress)
+    summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
+                    sample_rows, owner, progress)
     layout = summary.layout
     encoder = build_encoder(estimator, summary, sample_rows)
     install(estimator, summary.classes(), encoder)
@@ -703,8 +738,8 @@ def _describe(source):
     return "the first chunk"
 
 
-def _scan(estimator, reader, layout, target, features, chunk_rows, sample_rows, owner,
-          progress):
+def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,
+          owner, progress):
     """Pass 1: labels, nominal value sets, missing flags and the row sample of all chunks."""
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"
@@ -718,20 +753,20 @@ def _scan(estimator, reader, layout, target, features, chunk_rows, sample_rows, 
         for frame, where in reader.frames(read_columns, chunk_rows):
             index += 1
             if layout is None:
-                layout = _Layout(frame.columns, target, features, where)
+                layout = _Layout(frame.columns, target, features, where, weight)
                 first_columns = list(frame.columns)
             elif read_columns is None:
                 _check_same_columns(first_columns, list(frame.columns), where, "chunk 0")
-            X, y = layout.split(frame, where, owner, first_row)
+            X, y, w = layout.split(frame, where, owner, first_row)
             del frame
             if nominal is None:
                 nominal = estimator._make_encoder()._nominal_mask(X)
                 summary = ScanSummary(nominal, sample_rows, track_missing)
             part = ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
-                                        threshold=summary.threshold())
+                                        threshold=summary.threshold(), sample_weight=w)
             first_row += X.shape[0]
             bar.update(X.shape[0])
-            del X, y
+            del X, y, w
             summary = summary.merged(part)
             del part
     if summary is None or summary.n_rows == 0:
@@ -746,7 +781,7 @@ def _describe_reader(reader):
     return repr(paths[0]) if paths and len(paths) == 1 else ("(files)" if paths else "")
 
 
-def _fit_one_shot(estimator, reader, target, features, classes, owner, progress):
+def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, progress):
     """A one-shot iterator: encoder fitted on the first chunk, as partial_fit does."""
     from .ande import storage_codes
 
@@ -755,18 +790,18 @@ def _fit_one_shot(estimator, reader, target, features, classes, owner, progress)
     with _progress_bar(progress, None, "counting (one pass)") as bar:
         for frame, where in reader.frames(None, 0):
             if layout is None:
-                layout = _Layout(frame.columns, target, features, where)
+                layout = _Layout(frame.columns, target, features, where, weight)
                 first_columns = list(frame.columns)
             else:
                 _check_same_columns(first_columns, list(frame.columns), where, "chunk 0")
-            X, y = layout.split(frame, where, owner, n_rows)
+            X, y, w = layout.split(frame, where, owner, n_rows)
             del frame
             if n_rows == 0:
                 labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
                 if labels.size == 0:
                     raise InputError("classes is empty: list all classes that will ever appear")
                 encoder = estimator._make_encoder()
-                encoder._partial_fit(X, y, None, owner)
+                encoder._partial_fit(X, y, w, owner)
                 install(estimator, labels, encoder)
             else:
                 unknown = np.setdiff1d(np.unique(y), estimator.classes_)
@@ -775,17 +810,17 @@ def _fit_one_shot(estimator, reader, target, features, classes, owner, progress)
                         f"{where} holds classes {unknown[:5].tolist()} not seen in the first "
                         "chunk of a one-shot iterator: pass classes=[...] (every class) to "
                         "fit_stream, or a source that can be read twice")
-                estimator.encoder_._partial_fit(X, y, None, owner)
+                estimator.encoder_._partial_fit(X, y, w, owner)
                 estimator.table_.grow(estimator.encoder_.n_values_)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="X (does not have valid|has) feature")
                 codes = estimator.encoder_._encode(X, owner)
             codes = storage_codes(codes, estimator.table_.sizes)
             y_idx = estimator._encode_target(y)
-            estimator.table_.add(codes, y_idx)
+            estimator.table_.add(codes, y_idx, w)
             n_rows += X.shape[0]
             bar.update(X.shape[0])
-            del X, y, codes, y_idx
+            del X, y, w, codes, y_idx
     if n_rows == 0:
         raise InputError("the iterator yielded no rows: there is nothing to learn from")
     estimator._learn_from_counts(OneShotSource(n_rows))

@@ -141,3 +141,22 @@ def test_errors(client, frame):
     model = sdask.fit(AODE(), ddf, target="cls")
     with pytest.raises(InputError, match="lacks the column"):
         sdask.predict(model, ddf.drop(columns="num"))
+
+
+def test_weight_column_equals_fit_with_sample_weight(client, frame):
+    from seminaive import ASAODE
+
+    rng = np.random.default_rng(7)
+    data = frame.assign(w=rng.choice([0.0, 0.5, 1.0, 2.5], size=len(frame)))
+    X = data.drop(columns=["cls", "w"])
+    ddf = dd.from_pandas(data, npartitions=5)
+    for cls in (AODE, ASAODE):
+        model = sdask.fit(cls(), ddf, target="cls", sample_weight="w", split_every=2)
+        ref = cls().fit(X, data["cls"], sample_weight=data["w"])
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        assert_array_equal(model.table_.counts, ref.table_.counts)
+        assert model.table_.n_rows == ref.table_.n_rows
+        assert_allclose(sdask.predict_proba(model, ddf[list(X.columns)]).compute().to_numpy(),
+                        ref.predict_proba(X), rtol=0, atol=0)
+    with pytest.raises(InputError, match="sample_weight names a column"):
+        sdask.fit(AODE(), ddf[list(X.columns)], ddf["cls"], sample_weight="w")

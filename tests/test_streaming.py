@@ -213,8 +213,9 @@ def test_sample_is_deterministic_and_merge_order_free(frame):
         sequential = sequential.merged(part)
     tree = parts[0].merged(parts[1]).merged(parts[2].merged(parts[3])).merged(
         parts[4].merged(parts[5]))
-    a, ya = sequential.sample_frame()
-    b, yb = tree.sample_frame()
+    a, ya, wa = sequential.sample_frame()
+    b, yb, wb = tree.sample_frame()
+    assert wa is None and wb is None
     assert len(a) == 400 and sequential.n_rows == len(X)
     pd.testing.assert_frame_equal(a, b)
     assert_array_equal(ya, yb)
@@ -354,3 +355,60 @@ def test_parquet_directory_and_table_budget(frame, tmp_path):
     assert_same_model(model, reference(AODE, full), full.drop(columns="cls"))
     with pytest.raises(MemoryError):
         A2DE(max_table_bytes=1000).fit_stream(directory, target="cls")
+
+
+# ------------------------------------------------------------------------------------------
+# Row weights from a column
+# ------------------------------------------------------------------------------------------
+
+
+def _weighted(frame):
+    """The frame with a weight column (0, 0.5, 1, 2.5: exact in binary, so sums do not
+    depend on the chunking)."""
+    rng = np.random.default_rng(5)
+    return frame.assign(w=rng.choice([0.0, 0.5, 1.0, 2.5], size=len(frame)))
+
+
+@pytest.mark.parametrize("cls_name", ["AODE", "ASAODE", "KDB"])
+def test_weight_column_equals_fit_with_sample_weight(cls_name, frame, tmp_path):
+    import seminaive
+
+    data = _weighted(frame)
+    path = tmp_path / "weighted.parquet"
+    data.to_parquet(path, row_group_size=700)
+    cls = getattr(seminaive, cls_name)
+    X = data.drop(columns=["cls", "w"])
+    ref = cls().fit(X, data["cls"], sample_weight=data["w"])
+    for source in (path, [data.iloc[:1111], data.iloc[1111:]]):
+        model = cls().fit_stream(source, target="cls", sample_weight="w", chunk_rows=500)
+        assert list(model.feature_names_in_) == list(X.columns)  # the weights are no feature
+        assert_same_model(model, ref, X)
+    unweighted = cls().fit(X, data["cls"])
+    assert not np.array_equal(unweighted.table_.counts, ref.table_.counts)
+
+
+def test_weight_column_one_shot_iterator_is_partial_fit(frame):
+    data = _weighted(frame)
+    X = data.drop(columns=["cls", "w"])
+    ref = NaiveBayes()
+    for start in range(0, len(data), 1000):
+        part = slice(start, start + 1000)
+        ref.partial_fit(X.iloc[part], data["cls"].iloc[part], classes=["no", "yes"],
+                        sample_weight=data["w"].iloc[part])
+    chunks = iter([data.iloc[i:i + 1000] for i in range(0, len(data), 1000)])
+    model = NaiveBayes().fit_stream(chunks, target="cls", sample_weight="w",
+                                    classes=["no", "yes"])
+    assert_array_equal(model.table_.counts, ref.table_.counts)
+
+
+def test_weight_column_errors(frame, tmp_path):
+    data = _weighted(frame)
+    with pytest.raises(InputError, match="sample_weight column 'nope' is not among"):
+        AODE().fit_stream(data, target="cls", sample_weight="nope")
+    with pytest.raises(InputError, match="same column"):
+        AODE().fit_stream(data, target="cls", sample_weight="cls")
+    with pytest.raises(InputError, match="also listed in features"):
+        AODE().fit_stream(data, target="cls", sample_weight="w", features=["a0", "w"])
+    bad = data.assign(w=data["w"].where(data.index != 2100, -1.0))
+    with pytest.raises(InputError, match="sample_weight column 'w'.*negative"):
+        AODE().fit_stream(bad, target="cls", sample_weight="w", chunk_rows=1000)
