@@ -382,7 +382,8 @@ CSV file, a list of files, or an iterable of DataFrames, in two passes of one ch
 Peak memory is the tables plus one chunk (about 8 million values; `chunk_rows`) plus the
 sample.  Row weights come from a column: `fit_stream(path, target="class",
 sample_weight="w")` (and `seminaive.dask.fit(..., sample_weight="w")`) gives the counts and
-cut points of `fit(X, y, sample_weight=w)`.  `estimator.predict_stream(source, out="preds.parquet")` writes `prediction` and
+cut points of `fit(X, y, sample_weight=w)`.
+`estimator.predict_stream(source, out="preds.parquet")` writes `prediction` and
 `proba_<class>` columns with a Parquet writer, chunk by chunk.  A one-shot iterator (a
 generator) is read once: the encoder is fitted on its first chunk as `partial_fit` does, and
 a learner that needs an extra pass raises an error; pass a list of DataFrames or a callable

@@ -67,7 +67,7 @@ PAPER_COMPARISONS = (
              "(SP-TAN) or classification (LBR) time. LBR is run on the data sets of at most "
              "3,000 rows only (it is lazy: a greedy search per test row)."),
     Comparison(
-        "seed000-kdb-hnb", "AODE against KDB(1) and HNB", "(Weka's structure learners)",
+        "seed000-kdb-hnb", "AODE against KDB(1) and HNB", "structure learners Weka ships",
         pairs=(("aode", "kdb1"), ("aode", "hnb"), ("a2de", "kdb1"), ("a2de", "hnb")),
         metrics=("zero_one", "rmse", "bias", "variance"), protocol="biasvar"),
     Comparison(
@@ -104,13 +104,14 @@ PAPER_COMPARISONS = (
         variance_protocol="biasvar1000", variance_min_rows=2000,
         note="Seed 002 measured RMSE by 10-fold cross-validation and bias/variance on 1,000 "
              "training and 1,000 test rows (10 repeats) of the sets with >= 2,000 rows; here "
-             "RMSE and zero-one loss come from the 50 x 2-fold protocol and bias/variance from "
-             "the 1,000/1,000 protocol when it was run. Published: ASAODE has lower RMSE than "
+             "RMSE and zero-one loss come from repeated 2-fold cross-validation and bias and "
+             "variance from the 1,000/1,000 protocol (when it was run; the bracket after a "
+             "record names its run). Published: ASAODE has lower RMSE than "
              "AODE, WAODE and AODE-SR significantly often, is level with BSE-AODE, and "
              "loses to A2DE (not significantly)."),
     Comparison(
         "seed002-table2-large", "ASAODE against the same, data sets with >= 8,000 rows",
-        "seed 002, Table 2 (largest sets)",
+        "seed 002, Table 2, largest sets",
         pairs=(("asaode", "aode"), ("asaode", "waode-mi"), ("asaode", "aodesr"),
                ("asaode", "bseaode-ce"), ("asaode", "a2de")),
         metrics=("rmse", "zero_one"), protocol="biasvar", min_rows=8000),
@@ -229,7 +230,7 @@ def render_comparison(summary, comparison):
     """Markdown section of one comparison."""
     rows, protocol = comparison_rows(summary, comparison)
     size = f", data sets with >= {comparison.min_rows:,} rows" if comparison.min_rows else ""
-    parts = [f"### {comparison.title} ({comparison.source})", ""]
+    parts = [f"### {comparison.title} — {comparison.source}", ""]
     if comparison.note:
         parts += [comparison.note, ""]
     present = [r for r in rows if r["datasets"]]

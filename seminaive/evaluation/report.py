@@ -179,15 +179,17 @@ def ratio_section(summary, metric, learners):
 
 
 def _settings_title(settings):
+    from .comparisons import settings_label
+
     protocol = settings.split("-")[0]
     titles = {
         "cv": "Stratified cross-validation",
-        "biasvar": "Bias/variance: repeated 2-fold cross-validation (seed 000: 50 repeats)",
-        "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows, 10 repeats (seed 002)",
+        "biasvar": "Bias/variance: repeated 2-fold cross-validation (seed 000 uses 50 repeats)",
+        "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows (seed 002)",
         "holdout": "Holdout",
         "curve": "Learning curves (seed 000)",
     }
-    return titles.get(protocol, protocol)
+    return f"{titles.get(protocol, protocol)}: {settings_label(settings)}"
 
 
 def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamble=None,
