@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import statistics
 from .learners import LEARNERS
+from .report import _markdown_table as _markdown
 
 #: metrics where a higher value is better
 HIGHER_IS_BETTER = {"auc"}
@@ -276,13 +277,6 @@ def render_comparison(summary, comparison):
     if missing:
         parts += ["Not in the results yet: " + ", ".join(missing) + ".", ""]
     return parts
-
-
-def _markdown(frame):
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
 
 
 def render_comparisons(summary, comparisons=PAPER_COMPARISONS):
