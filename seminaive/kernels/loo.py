@@ -28,6 +28,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .scoring import combination_cells
 from .smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
 
 #: rows processed together by one thread (tables stream through the cache once per block)
@@ -129,13 +130,7 @@ def _loo_block(X, y, w, weighted, r0, n_rows, n, max_order, combos, offsets, siz
         return
     # P_loo(x_child | y, x_s) from every combination h of order n + 1 and member p (eq 32)
     for h in range(order_first[d], order_first[d + 1]):
-        for r in range(n_rows):
-            cells[r] = 0
-        for t in range(d):
-            att = combos[h, t]
-            s_att = sizes[att]
-            for r in range(n_rows):
-                cells[r] = cells[r] * s_att + xs[att, r]
+        combination_cells(combos, h, d, sizes, xs, n_rows, cells)
         base_h = lc_offsets[h]
         for p in range(d):
             s = sub_index[h, p] - p_first

@@ -15,6 +15,19 @@ AGGREGATE_VOTE = 2
 
 
 @njit(cache=True, inline="always")
+def combination_cells(combos, h, d, sizes, xs, n_rows, cells):
+    """``cells[r]``: the row-major cell of rows ``r < n_rows`` (storage codes ``xs``, one row
+    per attribute) in the table of the ``d``-attribute combination ``combos[h, :d]``."""
+    for r in range(n_rows):
+        cells[r] = 0
+    for t in range(d):
+        att = combos[h, t]
+        s_att = sizes[att]
+        for r in range(n_rows):
+            cells[r] = cells[r] * s_att + xs[att, r]
+
+
+@njit(cache=True, inline="always")
 def _normalise_sub_model(terms, s, k):
     """Turn sub-model s's log joint scores into its log posterior (log-sum-exp over y)."""
     top = terms[s, 0]
@@ -270,13 +283,7 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
         if d <= max_order:
             cells = np.empty(m, dtype=np.int64)
             for h in range(order_first[d], order_first[d + 1]):
-                for r in range(m):
-                    cells[r] = 0
-                for t in range(d):
-                    att = combos[h, t]
-                    s_att = sizes[att]
-                    for r in range(m):
-                        cells[r] = cells[r] * s_att + xs[att, r]
+                combination_cells(combos, h, d, sizes, xs, m, cells)
                 base_h = lc_offsets[h]
                 for p in range(d):
                     s = sub_index[h, p] - p_first

@@ -593,6 +593,20 @@ def _generalises(count_u, count_uv, threshold, ratio):
 
 
 @njit(cache=True)
+def _row_resolution_order(X, r, counts, offsets, k, deleted):
+    """Row ``r`` of ``X`` (int64 copy) with nothing deleted yet, and its observed attributes
+    in resolution order (:func:`_resolution_order`)."""
+    a = X.shape[1]
+    xr = np.empty(a, dtype=np.int64)
+    for i in range(a):
+        xr[i] = X[r, i]
+        deleted[r, i] = False
+    present = np.empty(a, dtype=np.int64)
+    keys = np.empty(a)
+    return xr, _resolution_order(xr, counts, offsets, k, present, keys)
+
+
+@njit(cache=True)
 def _resolution_order(xr, counts, offsets, k, present, keys):
     """Observed attributes of the row sorted by (value frequency, attribute index)."""
     a = xr.shape[0]
@@ -621,13 +635,7 @@ def lazy_subsumption(X, counts, offsets, ext_first, sizes, k, threshold, ratio, 
     """
     n_rows, a = X.shape
     for r in prange(n_rows):
-        xr = np.empty(a, dtype=np.int64)
-        for i in range(a):
-            xr[i] = X[r, i]
-            deleted[r, i] = False
-        present = np.empty(a, dtype=np.int64)
-        keys = np.empty(a)
-        order = _resolution_order(xr, counts, offsets, k, present, keys)
+        xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
         n = order.shape[0]
         for t in range(n):
             u = order[t]
@@ -680,13 +688,7 @@ def eager_subsumption(X, counts, offsets, k, value_first, value_attr, indptr, in
     visiting order and decisions as :func:`lazy_subsumption`."""
     n_rows, a = X.shape
     for r in prange(n_rows):
-        xr = np.empty(a, dtype=np.int64)
-        for i in range(a):
-            xr[i] = X[r, i]
-            deleted[r, i] = False
-        present = np.empty(a, dtype=np.int64)
-        keys = np.empty(a)
-        order = _resolution_order(xr, counts, offsets, k, present, keys)
+        xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
         n = order.shape[0]
         position = np.full(a, -1, dtype=np.int64)
         for t in range(n):
