@@ -23,7 +23,7 @@ import numpy as np
 
 from seminaive import AODE, MAPLMD, MAPLMG
 from seminaive.datasets import RandomBayesianNetwork
-from seminaive.kernels.loo import STAT_LMG
+from seminaive.weighting._kernels import STAT_LMG
 from seminaive.sources import ArraySource
 from seminaive.weighting.loo import Evaluator, LeaveOneOut
 

@@ -47,14 +47,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .exceptions import InputError
 from .preprocessing.encoder import as_frame
+from .preprocessing.validation import check_target
 from .streaming import (
     DEFAULT_SAMPLE_ROWS,
-    ChunkEncoder,
     ScanSummary,
     _Layout,
     _select,
     build_encoder,
-    install,
     model_columns,
     prediction_columns,
     seed_of,
@@ -89,8 +88,6 @@ def _split_frame(pdf, layout, index, owner):
 
 def _pair(X, y, columns, index, owner):
     """Features of one partition with the labels of the matching partition of y."""
-    from .ande import _check_target
-
     X = as_frame(X) if not isinstance(X, pd.DataFrame) else X
     if columns is not None:
         X = _select(X, columns, f"partition {index}")
@@ -100,7 +97,7 @@ def _pair(X, y, columns, index, owner):
                          f"partition of y has {y.shape[0]}: X and y must be partitioned "
                          "alike")
     if X.shape[0]:
-        y = _check_target(y, X.shape[0], owner)
+        y = check_target(y, X.shape[0], owner)
     return X, y, None
 
 
@@ -235,11 +232,11 @@ def _apply(fn, part, encode):
 def _count_partition(template, codes, y, w):
     table = template.copy()
     table.add(codes, y, w)
-    return table.counts, table.n_rows
+    return table
 
 
-def _add_counts(a, b):
-    return a[0] + b[0], a[1] + b[1]
+def _add_tables(a, b):
+    return a.copy().merge(b)
 
 
 class DaskSource:
@@ -257,7 +254,7 @@ class DaskSource:
 
     def __init__(self, partitions, estimator, n_rows, split_every=DEFAULT_SPLIT_EVERY):
         self._partitions = partitions
-        self._encode = ChunkEncoder(estimator)
+        self._encode = estimator._chunk_encoder()
         self.split_every = split_every
         self._n_rows = int(n_rows)
 
@@ -331,7 +328,7 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
     owner = type(estimator).__name__
     partitions = _Partitions(data, y, target, features, owner, sample_weight)
-    nominal = estimator._make_encoder()._nominal_mask(partitions.meta)
+    nominal = estimator._make_encoder().nominal_mask(partitions.meta)
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"
     summaries = [dask.delayed(_scan_partition)(part, i, seed, nominal, sample_rows,
@@ -340,14 +337,11 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
     summary = tree_reduce(summaries, _merge_summaries, split_every).compute()
     if isinstance(summary, _Empty):
         raise InputError("the Dask collection holds no rows: there is nothing to learn from")
-    encoder = build_encoder(estimator, summary, sample_rows)
-    install(estimator, summary.classes(), encoder)
+    estimator._begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = DaskSource(partitions, estimator, summary.n_rows, split_every)
-    table = estimator.table_
-    counts, n_rows = source.map_reduce(functools.partial(_count_partition, table.copy()),
-                                       _add_counts)
-    table.counts[:] = counts
-    table.n_rows = float(n_rows)
+    empty = estimator.table_.copy()
+    estimator._merge_counts(source.map_reduce(functools.partial(_count_partition, empty),
+                                              _add_tables))
     estimator._learn_from_counts(source)
     return estimator
 

@@ -17,12 +17,39 @@ import os
 
 import numpy as np
 
+from sklearn.utils.validation import check_is_fitted
+
 from .exceptions import ModelFileError
+from .preprocessing.encoder import MISSING_LABEL, AttributeEncoder
+from .tables import FrequencyTable
 
 FORMAT_NAME = "seminaive-model"
 FORMAT_VERSION = 1
 _TABLE_ARRAYS = ("sizes", "counts", "meta", "n_rows")
 _CLASS_KINDS = "biufUO"
+
+#: every public estimator class, by name: a model file names its class, and loading
+#: instantiates it from here (filled by :func:`register` as the classes are defined)
+ESTIMATORS = {}
+
+
+def register(cls):
+    """Make ``cls`` loadable from model files under its class name.
+
+    Called by the estimator base for every public subclass when it is defined, so a new
+    learner needs no registration of its own here.
+
+    Parameters
+    ----------
+    cls : type
+        An estimator class on the frequency-table engine.
+
+    Returns
+    -------
+    cls
+    """
+    ESTIMATORS[cls.__name__] = cls
+    return cls
 
 
 def _jsonable(value, what):
@@ -63,7 +90,6 @@ def save_model(model, path):
     Raises ``TypeError`` (before writing anything) for a model the format cannot hold, e.g.
     one with a custom scikit-learn discretiser: pickle such a model instead.
     """
-    from sklearn.utils.validation import check_is_fitted
     check_is_fitted(model, "table_")
     if not isinstance(model.discretizer, str):
         raise TypeError(
@@ -160,8 +186,6 @@ def _int_list(values, what):
 
 def _validate_encoder(enc):
     """Every code the encoder can produce must lie inside the table it feeds."""
-    from .preprocessing.encoder import MISSING_LABEL
-
     a = enc.n_features_in_
     _expect(a >= 1, "the encoder has no attributes")
     _expect(len(enc.column_names_) == a and enc.nominal_.shape == (a,)
@@ -226,12 +250,6 @@ def _validate_table_arrays(state, model):
 
 def load_model(path):
     """Read a model written by :func:`save_model`; refuse anything else with ModelFileError."""
-    import seminaive  # noqa: F401  (defines every estimator class)
-
-    from .ande import ESTIMATORS
-    from .preprocessing.encoder import AttributeEncoder
-    from .tables import FrequencyTable
-
     arrays = _read_arrays(path)
     header = _read_header(path, arrays)
     cls = ESTIMATORS.get(header.get("estimator"))

@@ -10,6 +10,9 @@ import operator
 
 import numpy as np
 
+from .preprocessing.validation import encode_labels
+from .tables import storage_codes
+
 #: default rows per chunk: bounds the memory of per-row intermediate arrays
 DEFAULT_CHUNK_ROWS = 65_536
 
@@ -52,3 +55,35 @@ class ArraySource:
             part = fn(*chunk)
             result = part if i == 0 else combine(result, part)
         return result
+
+
+class ChunkEncoder:
+    """A chunk of features and labels as (storage codes, class indices), coded as a fitted
+    estimator codes its training data.
+
+    Holds only the fitted encoder, the classes and the table extents, so that it is cheap to
+    send to the workers of a cluster.  Obtained from an estimator with
+    ``estimator._chunk_encoder()``.
+
+    Parameters
+    ----------
+    encoder : AttributeEncoder
+        The estimator's fitted ``encoder_``.
+    classes : ndarray
+        The estimator's ``classes_``.
+    sizes : ndarray of int
+        Extents of the attributes in the estimator's table (``table_.sizes``).
+    owner : str
+        The estimator's name, for error messages.
+    """
+
+    def __init__(self, encoder, classes, sizes, owner):
+        self.encoder = encoder
+        self.classes = classes
+        self.sizes = sizes
+        self.owner = owner
+
+    def __call__(self, X, y):
+        """``(codes, y_idx)`` of features ``X`` and validated labels ``y``."""
+        codes = storage_codes(self.encoder.encode(X, self.owner), self.sizes)
+        return codes, encode_labels(y, self.classes)

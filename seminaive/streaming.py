@@ -46,7 +46,8 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .exceptions import InputError
-from .preprocessing.encoder import MISSING_LABEL, _sorted_values, as_frame
+from .preprocessing.encoder import _sorted_values, as_frame
+from .preprocessing.validation import check_sample_weight, check_target
 
 #: rows on which the cut points of numeric columns are computed (seed 002, §4)
 DEFAULT_SAMPLE_ROWS = 100_000
@@ -348,20 +349,18 @@ class _Layout:
 
     def split(self, frame, where, owner, first_row):
         """(features frame, validated class labels, validated weights or None) of a chunk."""
-        from .ande import _check_target, _check_weights
-
         frame = _select(frame, self.columns, where)
         n_features = len(self.features)
         X = frame.iloc[:, :n_features]
         rows = "" if first_row is None else f" (rows from {first_row})"
         try:
-            y = _check_target(frame.iloc[:, n_features].to_numpy(), frame.shape[0], owner)
+            y = check_target(frame.iloc[:, n_features].to_numpy(), frame.shape[0], owner)
         except InputError as err:
             raise InputError(f"{where}{rows}, target column {self.target!r}: {err}") from err
         w = None
         if self.weight is not None:
             try:
-                w = _check_weights(frame.iloc[:, n_features + 1].to_numpy(), frame.shape[0])
+                w = check_sample_weight(frame.iloc[:, n_features + 1].to_numpy(), frame.shape[0])
             except InputError as err:
                 raise InputError(f"{where}{rows}, sample_weight column {self.weight!r}: "
                                  f"{err}") from err
@@ -556,58 +555,10 @@ def build_encoder(estimator, summary, sample_rows):
     """The estimator's encoder fitted from a scan: cut points from the sample, value sets and
     missing codes from the whole data (what ``fit`` would produce on all the rows when the
     sample holds every row)."""
-    encoder = estimator._make_encoder()
-    missing = encoder.missing
-    encoder.set_params(max_sample_rows=sample_rows, missing="ignore")
     frame, y, w = summary.sample_frame()
-    encoder._fit(frame, y, w)
-    encoder.set_params(missing=missing)
-    if not np.array_equal(encoder.nominal_, summary.nominal):
-        changed = [frame.columns[c] for c in np.flatnonzero(encoder.nominal_ != summary.nominal)]
-        raise InputError(f"columns {changed[:10]} change type between chunks (nominal in some, "
-                         "numeric in others): declare the nominal columns with "
-                         "categorical_features, or fix the column types (csv_options={'dtype': "
-                         "...} for CSV files)")
-    encoder.missing_code_[:] = -1
-    for col in range(summary.nominal.size):
-        if summary.nominal[col]:
-            encoder.categories_[col] = summary.categories(col)
-        if missing == "value" and summary.has_missing[col]:
-            encoder.categories_[col] = [*encoder.categories_[col], MISSING_LABEL]
-            encoder.missing_code_[col] = len(encoder.categories_[col]) - 1
-    encoder._lookup_ = {}
-    return encoder
-
-
-def install(estimator, classes, encoder):
-    """Give ``estimator`` its classes, encoder and an empty table (as ``fit`` does)."""
-    for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
-        estimator.__dict__.pop(attr, None)
-    estimator.classes_ = classes
-    estimator.encoder_ = encoder
-    estimator._sync_feature_attrs()
-    estimator.table_ = estimator._new_table()
-
-
-class ChunkEncoder:
-    """Chunk of features and labels -> (storage codes, class indices), as ``fit`` codes them.
-
-    Holds only the fitted encoder, the classes and the table extents, so that it is cheap to
-    send to the workers of a cluster.
-    """
-
-    def __init__(self, estimator):
-        self.encoder = estimator.encoder_
-        self.classes_ = estimator.classes_
-        self.sizes = estimator.table_.sizes
-        self.owner = type(estimator).__name__
-
-    def __call__(self, X, y):
-        from .ande import _BaseAnDE, storage_codes
-
-        codes = storage_codes(self.encoder._encode(X, self.owner), self.sizes)
-        # the estimator's own label coding (reads only ``classes_``)
-        return codes, _BaseAnDE._encode_target(self, y)
+    return estimator._make_encoder().fit_scanned(frame, y, w, summary.nominal,
+                                                 summary.categories, summary.has_missing,
+                                                 sample_rows)
 
 
 # --------------------------------------------------------------------------------------------
@@ -625,7 +576,7 @@ class StreamSource:
 
     def __init__(self, estimator, reader, layout, chunk_rows, n_rows, progress=None):
         self._owner = type(estimator).__name__
-        self._encode = ChunkEncoder(estimator)
+        self._encode = estimator._chunk_encoder()
         self._reader = reader
         self._layout = layout
         self.chunk_rows = int(chunk_rows)
@@ -719,12 +670,10 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
                     sample_rows, owner, progress)
     layout = summary.layout
-    encoder = build_encoder(estimator, summary, sample_rows)
-    install(estimator, summary.classes(), encoder)
+    estimator._begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = StreamSource(estimator, reader, layout, chunk_rows, summary.n_rows, progress)
-    table = estimator.table_
     for codes, y_idx, w in source.chunks(desc="pass 2/2: counting"):
-        table.add(codes, y_idx, w)
+        estimator._count(codes, y_idx, w)
         del codes, y_idx
     estimator._learn_from_counts(source)
     return estimator
@@ -760,7 +709,7 @@ def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sampl
             X, y, w = layout.split(frame, where, owner, first_row)
             del frame
             if nominal is None:
-                nominal = estimator._make_encoder()._nominal_mask(X)
+                nominal = estimator._make_encoder().nominal_mask(X)
                 summary = ScanSummary(nominal, sample_rows, track_missing)
             part = ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
                                         threshold=summary.threshold(), sample_weight=w)
@@ -782,9 +731,11 @@ def _describe_reader(reader):
 
 
 def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, progress):
-    """A one-shot iterator: encoder fitted on the first chunk, as partial_fit does."""
-    from .ande import storage_codes
-
+    """A one-shot iterator: counted chunk by chunk as :meth:`partial_fit` counts (encoder
+    fitted on the first chunk, later nominal values appended, a chunk that fails leaves the
+    counts as they were), then one learning step."""
+    for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
+        estimator.__dict__.pop(attr, None)
     layout = None
     n_rows = 0
     with _progress_bar(progress, None, "counting (one pass)") as bar:
@@ -800,27 +751,18 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
                 labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
                 if labels.size == 0:
                     raise InputError("classes is empty: list all classes that will ever appear")
-                encoder = estimator._make_encoder()
-                encoder._partial_fit(X, y, w, owner)
-                install(estimator, labels, encoder)
             else:
+                labels = None
                 unknown = np.setdiff1d(np.unique(y), estimator.classes_)
                 if unknown.size:
                     raise InputError(
                         f"{where} holds classes {unknown[:5].tolist()} not seen in the first "
                         "chunk of a one-shot iterator: pass classes=[...] (every class) to "
                         "fit_stream, or a source that can be read twice")
-                estimator.encoder_._partial_fit(X, y, w, owner)
-                estimator.table_.grow(estimator.encoder_.n_values_)
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="X (does not have valid|has) feature")
-                codes = estimator.encoder_._encode(X, owner)
-            codes = storage_codes(codes, estimator.table_.sizes)
-            y_idx = estimator._encode_target(y)
-            estimator.table_.add(codes, y_idx, w)
+            estimator._partial_count(X, y, w, labels)
             n_rows += X.shape[0]
             bar.update(X.shape[0])
-            del X, y, w, codes, y_idx
+            del X, y, w
     if n_rows == 0:
         raise InputError("the iterator yielded no rows: there is nothing to learn from")
     estimator._learn_from_counts(OneShotSource(n_rows))

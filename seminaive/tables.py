@@ -25,6 +25,33 @@ from .exceptions import TableTooLargeError
 COUNT_BLOCK_ROWS = 65_536
 
 
+def storage_codes(codes, sizes):
+    """Encoder codes (-1 = missing) as table storage codes (0 = missing), compact dtype.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n_rows, n_attributes)
+        Codes of :meth:`seminaive.AttributeEncoder.transform` (-1 marks a missing value).
+    sizes : ndarray of int
+        Extents of the attributes in the table (values + 1).
+
+    Returns
+    -------
+    ndarray of uint8 or int32, Fortran order
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> storage_codes(np.array([[0, -1], [2, 1]]), np.array([4, 3]))
+    array([[1, 0],
+           [3, 2]], dtype=uint8)
+    """
+    dtype = np.uint8 if sizes.max() <= 255 else np.int32
+    out = np.empty(codes.shape, dtype=dtype, order="F")
+    np.add(codes, 1, out=out, casting="unsafe")
+    return out
+
+
 def _combinations_by_order(n_attributes, max_order):
     """Lexicographically ordered combinations of each order 0..max_order, and for every
     combination the global index of its first one-element extension."""

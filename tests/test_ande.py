@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from reference import exact_log, reference_exact, reference_proba, sub_model_joint
 
 from seminaive import A2DE, A3DE, AODE, AnDE, NaiveBayes
-from seminaive.ande import storage_codes
+from seminaive.tables import storage_codes
 
 
 def _ande(n):

@@ -9,8 +9,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from seminaive import TableTooLargeError
-from seminaive.ande import storage_codes
-from seminaive.kernels import structure as kernels
+from seminaive.tables import storage_codes
+from seminaive.structure import _kernels as kernels
 from seminaive.structure._common import PairStatistics, assemble_families, check_parents
 from seminaive.tables import CombinationTable, FrequencyTable
 

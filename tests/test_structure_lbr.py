@@ -13,7 +13,7 @@ from scipy.stats import binomtest
 from test_structure_common import training_codes
 
 from seminaive import LBR, NaiveBayes, load
-from seminaive.kernels.lazy import sign_test_p
+from seminaive.structure._lbr_kernels import sign_test_p
 
 
 def _nb_scores(codes, y, w, k, sizes, attributes, row, m, laplace):

@@ -18,7 +18,7 @@ def _refit_scores(codes, y, w, k, n_values, parents, row, m, laplace, min_count)
     stats = PairStatistics(table)
     fam = assemble_families(table, parents[:, None])
     out = np.empty((1, k))
-    from seminaive.kernels import structure as kernels
+    from seminaive.structure import _kernels as kernels
     kernels.family_scores(np.ascontiguousarray(row[None, :]), fam.members, fam.orders,
                           fam.offsets, fam.strides, fam.counts, stats.sizes, k,
                           stats.class_counts, stats.counts, stats.uni_offsets, stats.den_uni,

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels
 from ..exceptions import InputError, InputTypeError
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
+from .validation import check_sample_weight
 
 MISSING_LABEL = "<missing>"
 
@@ -162,32 +163,6 @@ def _hashable(v):
     return True
 
 
-def check_sample_weight(sample_weight, n_rows):
-    """Weights as a float array of shape (n_rows,), or None; refuse unusable weights."""
-    if sample_weight is None:
-        return None
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"sample_weight could not be read as numbers: {err}") from err
-    if w.ndim == 0:
-        w = np.full(n_rows, float(w))
-    if w.shape != (n_rows,):
-        raise InputError(f"sample_weight has shape {w.shape}, expected ({n_rows},): one "
-                         "weight per row of X")
-    if not np.all(np.isfinite(w)):
-        raise InputError("sample_weight contains NaN or infinity: give every row a finite "
-                         "non-negative weight")
-    if np.any(w < 0):
-        raise InputError("sample_weight contains negative weights: weights must be >= 0 (use "
-                         "model.table_.remove to unlearn rows)")
-    if not np.any(w > 0):
-        raise InputError("Sample weights must contain at least one non-zero number: every "
-                         "row has weight zero, so there is nothing to learn from")
-    return w
-
-
-
 def _fill_nan(values):
     """NaN replaced by the column median (0 for an all-NaN column)."""
     nan = np.isnan(values)
@@ -321,7 +296,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------------------ fitting
-    def _nominal_mask(self, frame):
+    def nominal_mask(self, frame):
+        """Which columns of ``frame`` are nominal under ``categorical_features`` (bool array)."""
         spec = self.categorical_features
         a = frame.shape[1]
         if isinstance(spec, str):
@@ -408,7 +384,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if names is not None:
             self.feature_names_in_ = names
         self.column_names_ = list(frame.columns)
-        self.nominal_ = self._nominal_mask(frame)
+        self.nominal_ = self.nominal_mask(frame)
         self.categories_ = [None] * frame.shape[1]
         self.missing_code_ = np.full(frame.shape[1], -1, dtype=np.int64)
         numeric = np.flatnonzero(~self.nominal_)
@@ -515,9 +491,14 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         or in the declared order of a pandas Categorical column (whose declared categories
         are all added, as in :meth:`fit`).  Returns ``self``.
         """
-        return self._partial_fit(X, y, sample_weight, type(self).__name__)
+        return self.update(X, y, sample_weight, type(self).__name__)
 
-    def _partial_fit(self, X, y, sample_weight, owner):
+    def update(self, X, y, sample_weight, owner):
+        """:meth:`partial_fit` with ``owner`` (the estimator's name) in error messages.
+
+        Value sets of every column are computed before any is changed: a failure leaves
+        the encoder as it was.
+        """
         frame = as_frame(X)
         w = check_sample_weight(sample_weight, frame.shape[0])
         if not hasattr(self, "n_features_in_"):
@@ -545,14 +526,68 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._add_missing_codes(frame, present)
         return self
 
-    def _snapshot(self):
-        """The value lists, to undo a partial_fit whose chunk could not be counted."""
+    def snapshot(self):
+        """The value lists, to undo (:meth:`restore`) an update whose chunk could not be
+        counted."""
         return [list(c) for c in self.categories_], self.missing_code_.copy()
 
-    def _restore(self, snapshot):
+    def restore(self, snapshot):
+        """Return to the value lists of a :meth:`snapshot`."""
         self.categories_ = [list(c) for c in snapshot[0]]
         self.missing_code_ = snapshot[1].copy()
         self._lookup_ = {}
+
+    def fit_scanned(self, sample, y, sample_weight, nominal, categories, has_missing,
+                    max_sample_rows):
+        """Fit from a scan of data too large to hold: cut points from a row sample, value
+        sets from the whole data.
+
+        Parameters
+        ----------
+        sample : DataFrame
+            Sampled rows (all columns) on which the cut points of numeric columns are
+            computed (every row of the sample is used).
+        y : ndarray
+            Class labels of the sampled rows.
+        sample_weight : ndarray or None
+            Weights of the sampled rows.
+        nominal : ndarray of bool
+            Which columns the scan treated as nominal; must agree with
+            :meth:`nominal_mask` of the sample.
+        categories : callable
+            ``categories(col)`` gives the values of nominal column ``col`` over the whole
+            data, in the order :meth:`fit` would list them.
+        has_missing : ndarray of bool
+            Which columns have a missing value anywhere in the data (used with
+            ``missing="value"``).
+        max_sample_rows : int or None
+            The size of the scan's sample; becomes this encoder's ``max_sample_rows``.
+
+        Returns
+        -------
+        self
+        """
+        missing = self.missing
+        self.set_params(max_sample_rows=max_sample_rows, missing="ignore")
+        try:
+            self._fit(sample, y, sample_weight)
+        finally:
+            self.set_params(missing=missing)
+        if not np.array_equal(self.nominal_, nominal):
+            changed = [sample.columns[c] for c in np.flatnonzero(self.nominal_ != nominal)]
+            raise InputError(
+                f"columns {changed[:10]} change type between chunks (nominal in some, numeric "
+                "in others): declare the nominal columns with categorical_features, or fix "
+                "the column types (csv_options={'dtype': ...} for CSV files)")
+        self.missing_code_[:] = -1
+        for col in range(nominal.size):
+            if nominal[col]:
+                self.categories_[col] = categories(col)
+            if self.missing == "value" and has_missing[col]:
+                self.categories_[col] = [*self.categories_[col], MISSING_LABEL]
+                self.missing_code_[col] = len(self.categories_[col]) - 1
+        self._lookup_ = {}
+        return self
 
     # ------------------------------------------------------------------------------ encoding
     @property
@@ -625,9 +660,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Codes of shape (n_rows, n_attributes), int32; -1 marks missing / unseen."""
-        return self._encode(X, type(self).__name__)
+        return self.encode(X, type(self).__name__)
 
-    def _encode(self, X, owner):
+    def encode(self, X, owner):
+        """:meth:`transform` with ``owner`` (the estimator's name) in error messages."""
         check_is_fitted(self, "categories_")
         frame = as_frame(X)
         self._check_columns(frame, owner)

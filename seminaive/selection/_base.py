@@ -8,8 +8,8 @@ scores it with :func:`._structure.structure_scores`, model files store it throug
 
 import numpy as np
 
-from ..ande import _BaseAnDE
-from ..kernels.selection import LOSSES
+from ..base import _BaseAnDE
+from ._kernels import LOSSES
 from . import _structure as st
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")

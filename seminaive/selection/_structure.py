@@ -12,7 +12,7 @@ a combination qualifies when its values are observed and N(x_s) >= min_count (se
 When none qualifies the row cascades to order n - 1 over the same P and C, down to naive Bayes
 over C (order 0).  This module holds the helpers the learners share: ranking by mutual
 information, the leave-one-out passes over a source (kernels in
-:mod:`seminaive.kernels.selection`) and the scoring of a structure.
+:mod:`seminaive.selection._kernels`) and the scoring of a structure.
 """
 
 from itertools import combinations
@@ -20,7 +20,7 @@ from itertools import combinations
 import numpy as np
 
 from ..information import mutual_information_with_class
-from ..kernels import selection as kernels
+from . import _kernels as kernels
 
 
 def mutual_information(table):

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
 from ._base import (
     _NESTED_ATTRIBUTES_DOC,
     _STRUCTURE_ATTRIBUTES_DOC,
@@ -63,7 +63,7 @@ class SelectiveAnDE(_NestedSelection):
     def __init__(self, n=2, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _order(self):
         return self.n
@@ -96,7 +96,7 @@ class ASAODE(_NestedSelection):
     def __init__(self, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
 
 class SAODE(ASAODE):

@@ -8,8 +8,8 @@ import numbers
 
 import numpy as np
 
-from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params, _BaseAnDE
-from ..kernels import selection as kernels
+from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params, _BaseAnDE
+from . import _kernels as kernels
 
 _VARIANTS = ("lazy", "eager", "near")
 
@@ -60,7 +60,7 @@ class AODESR(_BaseAnDE):
                  smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _order(self):
         return 1

@@ -14,7 +14,7 @@ with naive Bayes over c when no parent qualifies.
 
 import numpy as np
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from . import _structure as st
 from ._base import _STRUCTURE_ATTRIBUTES_DOC, _SelectionBase, loss_doc, set_structure
 from .nested import _COMMON
@@ -124,7 +124,7 @@ class BSEAODE(_WrapperSelection):
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
                  random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _start(self, a):
         return np.ones(a, dtype=bool), np.ones(a, dtype=bool)
@@ -167,7 +167,7 @@ class FSSAODE(_WrapperSelection):
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
                  random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _start(self, a):
         parents = np.full(a, self.mode == "ca")

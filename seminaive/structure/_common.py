@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import information
-from ..ande import _BaseAnDE
-from ..kernels import structure as kernels
+from ..base import _BaseAnDE
+from . import _kernels as kernels
 
 STRUCTURE_COMMON_DOC = """
     smoothing : {"m_estimate", "laplace"}, default="m_estimate"

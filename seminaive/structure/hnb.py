@@ -12,8 +12,8 @@ the pair tables of the shared frequency table.
 
 import numpy as np
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
-from ..kernels import structure as kernels
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from . import _kernels as kernels
 from ._common import STRUCTURE_COMMON_DOC, PairStatistics, _StructureBase
 
 
@@ -50,7 +50,7 @@ class HNB(_StructureBase):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _learn_from_counts(self, source):
         self._stats = PairStatistics(self.table_)

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..tables import CombinationTable, estimate_table_bytes
 from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
 
@@ -73,7 +73,7 @@ class KDB(_FamilyLearner):
     def __init__(self, k=1, *, smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _check_params(self):
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0:

@@ -7,14 +7,14 @@ greedily while leave-one-out errors drop significantly (one-tailed sign test).
 
 Being lazy, LBR keeps its training rows: storage codes (uint8 for attributes with at most
 255 values, int32 otherwise), class indices and, if given, weights; they are written into
-the model file.  The search runs in numba (:mod:`seminaive.kernels.lazy`), in parallel over
+the model file.  The search runs in numba (:mod:`seminaive.structure._lbr_kernels`), in parallel over
 test rows.
 """
 
 import numpy as np
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
-from ..kernels import lazy as kernels
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from . import _lbr_kernels as kernels
 from ._common import STRUCTURE_COMMON_DOC, _StructureBase
 
 
@@ -66,7 +66,7 @@ class LBR(_StructureBase):
     def __init__(self, *, significance=0.05, smoothing="m_estimate", m=1.0, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _table_order(self):
         return 1

@@ -16,8 +16,8 @@ training rows (``source.map_reduce``).  Ties: lowest attribute index.
 
 import numpy as np
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
-from ..kernels import structure as kernels
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from . import _kernels as kernels
 from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
 
 #: rows of a chunk are split into this many blocks for the parallel accumulation
@@ -127,7 +127,7 @@ class SPTAN(_FamilyLearner):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)

@@ -12,7 +12,7 @@ instead directs the edges in the order its greedy search adds them.
 import numpy as np
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
-from ..ande import DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
 
 
@@ -65,7 +65,7 @@ class TAN(_FamilyLearner):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)

@@ -12,7 +12,7 @@ weight the sub-models a row cascades to when no order-n parent qualifies.
 import numpy as np
 from scipy.special import logsumexp
 
-from ..ande import _BaseAnDE
+from ..base import _BaseAnDE
 from ..information import mutual_information_with_class
 
 #: tolerance on the sum of saved weights (they are normalised in float64 before saving)

@@ -34,7 +34,7 @@ likelihood of the observed entries, which is exact for complete data only.
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
+from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -117,7 +117,7 @@ class BMAAODE(_WeightedAnDE):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _learn_weights(self, source):
         self.log_marginal_likelihoods_ = log_marginal_likelihoods(

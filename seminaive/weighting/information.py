@@ -20,7 +20,8 @@ import numbers
 
 import numpy as np
 
-from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
+from .._docs import fill_doc
+from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from ._common import (
     _WeightedAnDE,
     cell_log_weights,
@@ -113,29 +114,101 @@ def restore_information_weights(table, n, scheme, saved, smoothing, m, min_count
     return saved, cells
 
 
-class WAODE(_WeightedAnDE):
-    __doc__ = """Weighted AODE: ODEs weighted by mutual information or KL divergence.
+class _InformationWeighted(_WeightedAnDE):
+    """Sub-models weighted by an information measure of their parents, or uniformly.
+
+    The one implementation of ``weights=`` for :class:`seminaive.AnDE` (any n) and
+    :class:`WAODE` (n = 1): ``weights=None`` is the plain, uniformly averaged AnDE.
+    """
+
+    def _check_params(self):
+        super()._check_params()
+        check_scheme(self.weights)
+
+    def _learn_from_counts(self, source):
+        for attr in ("weights_", "_cell_log_weights_"):
+            self.__dict__.pop(attr, None)
+        if self.weights is not None:
+            super()._learn_from_counts(source)
+
+    def _learn_weights(self, source):
+        self.weights_, cells = information_weights(self.table_, self._order(), self.weights,
+                                                   self.smoothing, self.m, self.min_count)
+        return cells
+
+    def _scores(self, X):
+        if self.weights is None:
+            return _BaseAnDE._scores(self, X)
+        return super()._scores(X)
+
+    def _learned_state(self):
+        if self.weights is None:
+            return {}
+        return super()._learned_state()
+
+    def _set_learned_state(self, arrays):
+        if self.weights is None:
+            return _BaseAnDE._set_learned_state(self, arrays)
+        unexpected = sorted(set(arrays) - {"weights"})
+        if unexpected or "weights" not in arrays:
+            raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
+        self.weights_, self._cell_log_weights_ = restore_information_weights(
+            self.table_, self._order(), self.weights, arrays["weights"], self.smoothing,
+            self.m, self.min_count, type(self).__name__)
+
+
+@fill_doc
+class WAODE(_InformationWeighted):
+    """Weighted AODE: one-dependence estimators weighted by mutual information or KL.
 
     WAODE-MI (Jiang & Zhang 2006): the ODE with super-parent X_i has weight I(X_i; Y);
-    WAODE-KL (seed 004 §5, ref. [21]): the ODE with super-parent value x_i has weight
-    KL(P(Y | x_i) || P(Y)).  P(y, x) ~ sum_i w_i P(y, x_i) prod_j P(x_j | y, x_i) /
-    sum_i w_i over the qualifying super-parents (seed 004 eq 9).
+    WAODE-KL: the ODE with super-parent value x_i has weight KL(P(Y | x_i) || P(Y)) (named
+    by the SWAODE paper, Mathematics 2024, §5).  The class scores are
+
+        P(y, x) ~ sum_i w_i P(y, x_i) prod_j P(x_j | y, x_i) / sum_i w_i
+
+    over the qualifying super-parents (SWAODE paper, eq. 9).  ``WAODE(weights)`` is an
+    alias of ``AnDE(n=1, weights=weights)``: the same implementation, with ``weights``
+    restricted to the two information measures.
 
     Parameters
     ----------
     weights : {"mi", "kl"}, default="mi"
-    """ + _COMMON_DOC.replace(
-        """    aggregate : {"joint", "posterior", "vote"}, default="joint"
-        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
-        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
-""", "") + """
+        The information measure that weights each super-parent (``"mi"``) or super-parent
+        value (``"kl"``).
+    {input_parameters}
+
     Attributes
     ----------
     weights_ : ndarray
-        "mi": the normalised weight of each super-parent (order of ``parent_combinations_``).
-        "kl": the KL weight of every value of every super-parent (cells of the order-1
-        blocks, index 0 of each attribute = missing, weight 0).
-    classes_, n_features_in_, feature_names_in_, encoder_, table_ : as AODE
+        ``"mi"``: the normalised weight of each super-parent (order of
+        ``parent_combinations_``).  ``"kl"``: the KL weight of every value of every
+        super-parent (cells of the order-1 blocks, index 0 of each attribute = missing,
+        weight 0).
+    {fitted_attributes}
+
+    See Also
+    --------
+    seminaive.AnDE : ``AnDE(n, weights="mi")`` generalises WAODE-MI to any n.
+    seminaive.selection.SWAODE : weighted ODEs with leave-one-out model selection.
+
+    References
+    ----------
+    Jiang, L. & Zhang, H. (2006). Weightily averaged one-dependence estimators. *PRICAI
+    2006*, LNAI 4099, 970-974.
+
+    {swaode2024}
+
+    Examples
+    --------
+    >>> from seminaive import WAODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = WAODE("mi").fit(X, y)
+    >>> model.weights_.shape
+    (36,)
+    >>> round(float(model.weights_.sum()), 6)
+    1.0
     """
 
     n = 1
@@ -143,44 +216,9 @@ class WAODE(_WeightedAnDE):
     def __init__(self, weights="mi", *, smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _check_params(self):
         super()._check_params()
         if not (isinstance(self.weights, str) and self.weights in SCHEMES):
             raise ValueError(f"weights={self.weights!r}: use 'mi' or 'kl'")
-
-    def _learn_weights(self, source):
-        self.weights_, cells = information_weights(self.table_, 1, self.weights,
-                                                   self.smoothing, self.m, self.min_count)
-        return cells
-
-    def _set_learned_state(self, arrays):
-        unexpected = sorted(set(arrays) - {"weights"})
-        if unexpected or "weights" not in arrays:
-            raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
-        self.weights_, self._cell_log_weights_ = restore_information_weights(
-            self.table_, 1, self.weights, arrays["weights"], self.smoothing, self.m,
-            self.min_count, type(self).__name__)
-
-
-# ------------------------------------------------------------------------------------------
-# AnDE(weights=...) support (called from seminaive.ande.AnDE)
-# ------------------------------------------------------------------------------------------
-
-
-def ande_learn_weights(model):
-    """Set ``weights_`` and the per-cell log weights of an AnDE with ``weights`` given."""
-    model.weights_, model._cell_log_weights_ = information_weights(
-        model.table_, model._order(), model.weights, model.smoothing, model.m,
-        model.min_count)
-
-
-def ande_set_learned_state(model, arrays):
-    """Restore the weights of an AnDE from a model file (validated)."""
-    unexpected = sorted(set(arrays) - {"weights"})
-    if unexpected or "weights" not in arrays:
-        raise ValueError(f"expected the learned array 'weights', got {sorted(arrays)}")
-    model.weights_, model._cell_log_weights_ = restore_information_weights(
-        model.table_, model._order(), model.weights, arrays["weights"], model.smoothing,
-        model.m, model.min_count, "AnDE")

@@ -1,6 +1,6 @@
 """Leave-one-out sub-model joints over a data source (seed 003 §6, eqs 30-32).
 
-:class:`LeaveOneOut` holds what the kernels of :mod:`seminaive.kernels.loo` need from a
+:class:`LeaveOneOut` holds what the kernels of :mod:`seminaive.weighting._kernels` need from a
 fitted :class:`~seminaive.tables.FrequencyTable` and evaluates, over a source
 (:mod:`seminaive.sources`) in one ``map_reduce`` pass, the statistics of the MAPLMG objective
 and gradient or of MAPLMD's expectation step.  The leave-one-out joints are recomputed in
@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from ..kernels import loo as loo_kernels
+from . import _kernels as loo_kernels
 from ._common import effective_order
 
 
@@ -92,7 +92,7 @@ class LeaveOneOut:
 
     def statistics(self, kind, codes, y, w, log_alpha):
         """Sum over the rows of the LMG (kind = STAT_LMG) or LMD statistics at weights
-        exp(log_alpha), see :func:`seminaive.kernels.loo.mixture_statistics`."""
+        exp(log_alpha), see :func:`seminaive.weighting._kernels.mixture_statistics`."""
         y = np.ascontiguousarray(y, dtype=np.int64)
         weighted, w = self._weights(w, len(y))
         out = np.zeros(loo_kernels.statistics_size(kind, self.n_par))

@@ -36,8 +36,8 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ..ande import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _assign_params
-from ..kernels.loo import STAT_LMD, STAT_LMG
+from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
+from ._kernels import STAT_LMD, STAT_LMG
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from .loo import Evaluator, LeaveOneOut
 
@@ -182,7 +182,7 @@ class MAPLMD(_Mixture):
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
                  random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _optimise(self, evaluate, alpha):
         n_par = alpha.size
@@ -229,7 +229,7 @@ class MAPLMG(_Mixture):
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
                  random_state=None):
-        _assign_params(self, locals())
+        assign_params(self, locals())
 
     def _optimise(self, evaluate, alpha):
         scale = []  # total row weight, from the first pass: objective per unit of weight

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
+from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
 
 LOSS_RMSE = 0
 LOSS_ZERO_ONE = 1

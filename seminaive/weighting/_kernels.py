@@ -28,8 +28,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .scoring import combination_cells
-from .smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
+from ..kernels.scoring import combination_cells
+from ..kernels.smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
 
 #: rows processed together by one thread (tables stream through the cache once per block)
 LOO_BLOCK_ROWS = 256

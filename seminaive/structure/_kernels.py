@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .smoothing import log_conditional_estimate, log_joint_estimate
+from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 
 # --------------------------------------------------------------------------------------------
 # Pair statistics

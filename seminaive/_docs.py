@@ -1,0 +1,188 @@
+"""Shared parameter documentation: one fragment per parameter, filled into docstrings.
+
+A docstring names a shared parameter by a line holding only ``{name}`` (indented like the
+entries around it); :func:`fill_doc` replaces that line by the fragment of that name, indented
+to match.  A group name (``{engine_parameters}``) stands for several fragments in a fixed
+order.  An unknown name raises ``KeyError`` when the module defining the class is imported, so
+a misspelt placeholder cannot reach a user.  Nothing else in a docstring is touched (other
+braces, e.g. in doctests, stay as they are).
+
+Example::
+
+    @fill_doc
+    class AODE(_FixedOrder):
+        '''Averaged one-dependence estimators.
+
+        Parameters
+        ----------
+        {engine_parameters}
+        '''
+"""
+
+import re
+import textwrap
+
+#: the documentation of every parameter shared by several learners, by name
+PARAMETERS = {
+    "n": """\
+n : int or "auto", default=1
+    Number of super-parent attributes: 0 is naive Bayes, 1 AODE, 2 A2DE, 3 A3DE, any n
+    above that works too (n at least the number of attributes estimates P(y, x)
+    directly).  ``"auto"`` chooses n in {0, 1, 2} together with the parent and child
+    attributes by leave-one-out RMSE over one nested model space, n by the
+    one-standard-error rule (sets ``n_``, ``n_parents_``, ``n_children_``, ``parents_``
+    and ``children_``; ``aggregate="joint"`` and ``weights=None`` only).""",
+    "smoothing": """\
+smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+    m-estimation with a uniform prior (Webb et al. 2012, §2):
+    P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
+    P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m); or Laplace
+    estimates (Cerquides & de Màntaras 2005, eqs. 15-16; Weka's AODE):
+    (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|).
+    With ``missing="ignore"`` every denominator counts only the rows in which the
+    attributes it involves are observed.""",
+    "m": """\
+m : float, default=1.0
+    The m of m-estimation (ignored with ``smoothing="laplace"``).""",
+    "min_count": """\
+min_count : float, default=1
+    A parent combination x_s is used only if its training frequency is at least
+    ``min_count``; a row in which no parent combination qualifies cascades to A(n-1)DE,
+    down to naive Bayes (Webb et al. 2012, eq. 11).""",
+    "aggregate": """\
+aggregate : {"joint", "posterior", "vote"}, default="joint"
+    How the sub-models are combined: the mean of their joint estimates P(y, x) (AnDE), of
+    their posteriors P(y | x) (PAnDE), or the fraction of sub-models voting for each class
+    (FAnDE, Feating; Webb et al. 2012, §4.4).""",
+    "discretizer": """\
+discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
+    How numeric columns are discretised, on the training data only: Fayyad & Irani's
+    supervised MDL method, equal-frequency bins (``n_bins``), or any scikit-learn
+    transformer returning ordinal bin codes (e.g. ``KBinsDiscretizer(encode="ordinal")``).""",
+    "n_bins": """\
+n_bins : int, default=3
+    Bins per numeric column for ``discretizer="equal_frequency"``.""",
+    "missing": """\
+missing : {"ignore", "value"}, default="ignore"
+    ``"ignore"`` leaves missing values out of counting and of classification (a value
+    never seen in training is treated as missing); ``"value"`` makes a missing value a
+    value of its own.""",
+    "categorical_features": """\
+categorical_features : "auto", "all", "none" or list, default="auto"
+    Which columns are nominal: ``"auto"`` takes object, string, category and bool dtypes;
+    a list gives column names, indices or a boolean mask.""",
+    "max_table_bytes": """\
+max_table_bytes : int or None, default=4 GiB
+    The exact size of the tables is computed before anything is allocated; a model that
+    would need more memory is refused with the estimate and what to change.  None: no
+    limit.""",
+    "random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seeds the sampling of rows on which cut points are computed (and any other random
+    choice of the learner): the same value gives the same model.""",
+    "weights": """\
+weights : None, "mi", "kl" or array-like, default=None
+    Weights of the sub-models: None averages them uniformly; ``"mi"`` weights parent
+    combination s by the mutual information I(X_s; Y) (WAODE-MI generalised to any n);
+    ``"kl"`` weights parent value x_s by KL(P(Y | x_s) || P(Y)) (WAODE-KL); an array gives
+    one non-negative weight per combination of n attributes, in the order of
+    ``itertools.combinations(range(n_features_in_), n)``.""",
+}
+
+#: groups of fragments, in the order they appear in a Parameters section
+GROUPS = {
+    # the parameters every learner on the AnDE engine shares, in signature order
+    "engine_parameters": ("smoothing", "m", "min_count", "aggregate", "discretizer",
+                          "n_bins", "missing", "categorical_features", "max_table_bytes",
+                          "random_state"),
+    # the same without ``aggregate`` (single-model learners and fixed combination rules)
+    "input_parameters": ("smoothing", "m", "min_count", "discretizer", "n_bins", "missing",
+                         "categorical_features", "max_table_bytes", "random_state"),
+    # the attributes every fitted learner has
+    "fitted_attributes": ("classes_", "n_features_in_", "feature_names_in_", "encoder_",
+                          "table_"),
+}
+
+#: documentation of the attributes every fitted learner has
+ATTRIBUTES = {
+    "classes_": """\
+classes_ : ndarray of shape (n_classes,)
+    The class labels, sorted.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    Number of feature columns seen in fit.""",
+    "feature_names_in_": """\
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Column names seen in fit (only for a DataFrame with string column names).""",
+    "encoder_": """\
+encoder_ : AttributeEncoder
+    Codes nominal values and discretises numeric columns as in training.""",
+    "table_": """\
+table_ : FrequencyTable
+    The joint counts of the class with every attribute combination the learner uses.""",
+}
+
+#: full citations of the papers the learners implement, for References sections
+REFERENCES = {
+    "webb2012": """\
+Webb, G. I., Boughton, J. R., Zheng, F., Ting, K. M. & Salem, H. (2012). Learning by
+extrapolation from marginal to full-multivariate probability distributions: decreasingly
+naive Bayesian classification. *Machine Learning* 86(2), 233-272.""",
+    "webb2005": """\
+Webb, G. I., Boughton, J. R. & Wang, Z. (2005). Not so naive Bayes: aggregating
+one-dependence estimators. *Machine Learning* 58(1), 5-24.""",
+    "chen2014": """\
+Chen, S., Martínez, A. M., Webb, G. I. & Wang, L. (2014). Highly scalable attribute
+selection for averaged one-dependence estimators. *PAKDD 2014*, LNCS 8444, 86-97.""",
+    "cerquides2005": """\
+Cerquides, J. & López de Màntaras, R. (2005). Robust Bayesian linear classifier ensembles.
+*ECML 2005*, LNCS 3720, 72-83.""",
+    "swaode2024": """\
+Model Selection-Based Weighted AODE (SWAODE) (2024). *Mathematics* 12(15), 2306.""",
+}
+
+_FRAGMENTS = {**PARAMETERS, **ATTRIBUTES, **REFERENCES}
+_PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)
+
+
+def _expand(name):
+    if name in GROUPS:
+        return "\n".join(_FRAGMENTS[part] for part in GROUPS[name])
+    return _FRAGMENTS[name]
+
+
+def fill_docstring(doc):
+    """``doc`` with every ``{name}`` line replaced by its fragment(s), indented to match.
+
+    Parameters
+    ----------
+    doc : str
+        A docstring.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(fill_docstring('''Parameters
+    ... ----------
+    ... {m}'''))
+    Parameters
+    ----------
+    m : float, default=1.0
+        The m of m-estimation (ignored with ``smoothing="laplace"``).
+    """
+
+    def replace(match):
+        indent, name = match.groups()
+        return textwrap.indent(_expand(name), indent)
+
+    return _PLACEHOLDER.sub(replace, doc)
+
+
+def fill_doc(obj):
+    """Class or function decorator: fill the shared fragments into ``obj.__doc__``."""
+    if obj.__doc__:
+        obj.__doc__ = fill_docstring(obj.__doc__)
+    return obj

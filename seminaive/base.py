@@ -1,0 +1,426 @@
+"""The estimator base of every learner on the frequency-table engine.
+
+:class:`_BaseAnDE` holds what every learner shares: input handling (encoder, classes,
+feature names), counting (``fit``, ``partial_fit``, ``fit_stream``), prediction,
+persistence and scikit-learn tags.  A learner is a subclass that implements a few hooks
+(see :class:`_BaseAnDE` and ``docs/contributing.md``); it then gets streaming, Dask,
+persistence and the scikit-learn checks without writing any of them.
+
+The fit protocol, used alike by :meth:`_BaseAnDE.fit`, :meth:`_BaseAnDE.partial_fit`,
+:func:`seminaive.streaming.fit_stream` and :func:`seminaive.dask.fit`:
+
+1. ``_check_params()``;
+2. ``_begin_fit(classes, encoder)`` -- classes, fitted encoder, an empty table;
+3. ``_count(codes, y_idx, w)`` for every chunk (or ``_merge_counts(table)`` for counts
+   made elsewhere, e.g. on the workers of a cluster); ``_chunk_encoder()`` codes a chunk
+   as the estimator does;
+4. ``_learn_from_counts(source)`` -- structure, weights, selection: anything beyond the
+   counts, with a source that replays the training data.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import persistence, streaming
+from .exceptions import InputError, ModelFileError
+from .preprocessing.encoder import AttributeEncoder, as_frame
+from .preprocessing.validation import check_sample_weight, check_target, encode_labels
+from .sources import ArraySource, ChunkEncoder
+from .tables import FrequencyTable, storage_codes
+
+#: default of ``max_table_bytes``: 4 GiB
+DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
+
+
+def assign_params(estimator, arguments):
+    """Store constructor arguments as attributes: ``assign_params(self, locals())``.
+
+    scikit-learn needs every ``__init__`` argument stored unchanged under its own name.
+    """
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
+class _BaseAnDE(ClassifierMixin, BaseEstimator):
+    """Shared implementation of every learner on the frequency-table engine.
+
+    Input handling (encoder, classes, feature names), counting (fit / partial_fit),
+    prediction, persistence and scikit-learn tags live here.  A learner customises it through
+    a few hooks:
+
+    * :meth:`_order` -- the parent order n (AnDE) and :meth:`_table_order` -- the highest
+      order of attribute combinations counted (default ``n + 1``);
+    * :meth:`_learn_from_counts` -- called after the counting pass with a *source* that
+      replays the training data chunk by chunk, for learners that derive a structure or
+      weights (TAN, KDB, selection, weighting); the default does nothing;
+    * :meth:`_scores` -- per-class log scores of rows (default: AnDE over the tables);
+    * :meth:`_learned_state` / :meth:`_set_learned_state` -- arrays learnt beyond the counts,
+      stored in model files.
+
+    Subclasses with their own parameters write an explicit ``__init__`` (scikit-learn needs
+    the signature) and assign every argument, e.g. with :func:`assign_params`.  A public
+    subclass is registered for model files by its class name when it is defined.
+    """
+
+    _aggregates = ("joint", "posterior", "vote")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            persistence.register(cls)
+
+    def _order(self):
+        raise NotImplementedError
+
+    def _table_order(self):
+        """Highest order of attribute combinations the table counts (n + 1 for AnDE)."""
+        return self._order() + 1
+
+    def _learn_from_counts(self, source):
+        """Derive anything beyond the counts once ``self.table_`` holds the training data.
+
+        ``source`` (:class:`seminaive.sources.ArraySource` or a streamed / distributed
+        equivalent) replays the training rows as (storage codes, class indices, weights)
+        chunks: ``source.map_reduce(fn, combine)`` applies ``fn`` to every chunk and
+        combines the results, so a learner that needs extra passes (leave-one-out scores,
+        optimiser iterations) runs unchanged on arrays, files and clusters.  After
+        :meth:`partial_fit` the source holds only the chunk just added.
+        """
+
+    def _learned_state(self):
+        """Arrays learnt beyond the counts (name -> ndarray), written to model files."""
+        return {}
+
+    def _set_learned_state(self, arrays):
+        """Restore :meth:`_learned_state` from a model file; validate before trusting it
+        (raise ValueError when the arrays do not fit the tables)."""
+        if arrays:
+            raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
+
+    # ------------------------------------------------------------------------- validation
+    def _check_params(self):
+        n = self._order()
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        if self.smoothing not in ("m_estimate", "laplace"):
+            raise ValueError(f"smoothing={self.smoothing!r}: use 'm_estimate' or 'laplace'")
+        if self.smoothing == "m_estimate" and not (np.isscalar(self.m) and self.m > 0):
+            raise ValueError(f"m must be a positive number, got {self.m!r}")
+        if self.aggregate not in self._aggregates:
+            raise ValueError(f"aggregate={self.aggregate!r}: use one of {self._aggregates}")
+        if not (np.isscalar(self.min_count) and self.min_count >= 0):
+            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}")
+        if self.missing not in ("ignore", "value"):
+            raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
+        if isinstance(self.discretizer, str):
+            if self.discretizer not in ("mdl", "equal_frequency"):
+                raise ValueError(f"discretizer={self.discretizer!r}: use 'mdl', "
+                                 "'equal_frequency' or a scikit-learn transformer")
+        elif not (hasattr(self.discretizer, "fit") and hasattr(self.discretizer, "transform")):
+            raise ValueError("discretizer must be 'mdl', 'equal_frequency' or an object with "
+                             "fit and transform (e.g. KBinsDiscretizer(encode='ordinal'))")
+        if self.max_table_bytes is not None and not (
+                isinstance(self.max_table_bytes, numbers.Real)
+                and not isinstance(self.max_table_bytes, bool) and self.max_table_bytes > 0):
+            raise ValueError(f"max_table_bytes must be a positive number or None, got "
+                             f"{self.max_table_bytes!r}")
+
+    def _make_encoder(self):
+        return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
+                                missing=self.missing,
+                                categorical_features=self.categorical_features,
+                                random_state=self.random_state)
+
+    def _encode_target(self, y):
+        return encode_labels(y, self.classes_)
+
+    def _new_table(self, n_values, n_classes):
+        """An empty table for attributes of ``n_values`` values and ``n_classes`` classes
+        (refused before allocating if it would exceed ``max_table_bytes``)."""
+        return FrequencyTable(n_values, n_classes, self._table_order(), self.max_table_bytes)
+
+    # ---------------------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None):
+        """Count the training data into the frequency tables (one pass).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Nominal and numeric columns; NaN / None are missing values.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights (a weight of 2 counts a row twice, a weight of 0 leaves the
+            row out).  With integer weights the cut points of numeric columns are those of
+            the data with rows repeated; with other weights they are computed on the rows
+            of positive weight, unweighted.
+        """
+        self._check_params()
+        frame = as_frame(X)
+        y = check_target(y, frame.shape[0], type(self).__name__)
+        w = check_sample_weight(sample_weight, frame.shape[0])
+        self._begin_fit(np.unique(y), self._make_encoder().fit(frame, y, sample_weight=w))
+        codes, y_idx = self._chunk_encoder()(frame, y)
+        self._count(codes, y_idx, w)
+        self._learn_from_counts(ArraySource(codes, y_idx, w))
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of training data to the counts.
+
+        The first call must list every class (``classes``).  Nominal values first seen in a
+        later chunk extend the tables (appended after the known values); numeric cut points
+        are fixed by the first chunk.  The counts are those of one :meth:`fit` on all the
+        chunks whenever both see the same value lists in the same order (e.g. columns given
+        as pandas Categoricals, or all values present in the first chunk) and the same cut
+        points (no numeric columns, or cut points that the first chunk already determines).
+        """
+        frame = as_frame(X)
+        y = check_target(y, frame.shape[0], type(self).__name__)
+        w = check_sample_weight(sample_weight, frame.shape[0])
+        codes, y_idx = self._partial_count(frame, y, w, classes)
+        self._learn_from_counts(ArraySource(codes, y_idx, w))
+        return self
+
+    # ------------------------------------------------------------------ the fit protocol
+    def _begin_fit(self, classes, encoder):
+        """Start a fit: forget any earlier one, take ``classes`` (sorted labels) and the
+        fitted ``encoder``, and make an empty table for them."""
+        table = self._new_table(encoder.n_values_, len(classes))
+        for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(attr, None)
+        self.classes_ = classes
+        self.encoder_ = encoder
+        self._sync_feature_attrs()
+        self.table_ = table
+
+    def _chunk_encoder(self):
+        """A picklable callable ``(X frame, labels) -> (storage codes, class indices)`` that
+        codes a chunk as the training data was coded."""
+        return ChunkEncoder(self.encoder_, self.classes_, self.table_.sizes,
+                            type(self).__name__)
+
+    def _count(self, codes, y_idx, sample_weight=None):
+        """Add coded rows to the counts."""
+        self.table_.add(codes, y_idx, sample_weight)
+
+    def _merge_counts(self, table):
+        """Add the counts of another table over the same attributes (e.g. from a worker)."""
+        self.table_.merge(table)
+
+    def _partial_count(self, frame, y, w, classes=None):
+        """Count one chunk of validated data incrementally (the body of :meth:`partial_fit`
+        without the learning step); returns the chunk's ``(codes, y_idx)``.
+
+        The first call needs ``classes``.  The encoder, the codes and the table's extents
+        change together or not at all: a chunk that cannot be counted leaves the model as it
+        was.
+        """
+        first = not hasattr(self, "table_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise InputError("classes must be passed on the first call to partial_fit: "
+                                 "list all classes that will ever appear, e.g. "
+                                 "partial_fit(X, y, classes=np.unique(y_all))")
+            classes = np.unique(np.asarray(classes))
+            if classes.size == 0:
+                raise InputError("classes is empty: list all classes that will ever appear")
+            encoder = self._make_encoder()
+        else:
+            encoder = self.encoder_
+            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise InputError(f"classes={np.unique(classes).tolist()} is not the same as on "
+                                 f"the first call to partial_fit: {self.classes_.tolist()}")
+        y_idx = encode_labels(y, classes if first else self.classes_)
+        owner = type(self).__name__
+        saved = None if first else encoder.snapshot()
+        try:
+            # codes beyond the table's extents must never reach the counting kernels
+            encoder.update(frame, y, w, owner)
+            with warnings.catch_warnings():
+                # already warned about by update
+                warnings.filterwarnings("ignore", message="X (does not have valid|has) feature")
+                codes = encoder.encode(frame, owner)
+            if first:
+                self._begin_fit(classes, encoder)
+            else:
+                self.table_.grow(encoder.n_values_)
+        except BaseException:
+            if saved is not None:
+                encoder.restore(saved)
+            raise
+        codes = storage_codes(codes, self.table_.sizes)
+        self._count(codes, y_idx, w)
+        return codes, y_idx
+
+    def fit_stream(self, source, target, *, features=None, sample_weight=None,
+                   chunk_rows=None, sample_rows=100_000, classes=None, csv_options=None,
+                   progress=None):
+        """Fit on data read chunk by chunk, larger than memory (two passes).
+
+        Pass 1 reads every chunk and keeps the class labels, the values of every nominal
+        column and a random sample of ``sample_rows`` rows for the cut points of numeric
+        columns (seed 002); pass 2 counts every chunk into the tables.  Memory: the tables,
+        one chunk and the sample.  Learners with extra passes re-read the source through a
+        :class:`seminaive.streaming.StreamSource`.  See :mod:`seminaive.streaming`.
+
+        Parameters
+        ----------
+        source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+            Parquet file or directory (``*.parquet``), CSV file (``*.csv``), a list of such
+            files, DataFrames, a callable returning a fresh iterator of DataFrames, or a
+            one-shot iterator of DataFrames (read once: encoder fitted on the first chunk as
+            in :meth:`partial_fit`; a learner needing an extra pass raises an error).
+        target : str
+            Column holding the class labels.
+        features : list of str, optional
+            Feature columns (default: every column but the target and the weights).
+        sample_weight : str, optional
+            Column holding non-negative row weights: the counts are those of
+            ``fit(X, y, sample_weight=w)`` (the cut points are fitted with the sampled rows'
+            weights).
+        chunk_rows : int, optional
+            Rows per chunk (default: about 8 million values per chunk).
+        sample_rows : int or None, default=100_000
+            Rows sampled for the cut points (None: all rows, kept in memory).  With at least
+            as many rows as the data the cut points, and so the counts, are those of
+            :meth:`fit` on all the rows.
+        classes : array-like, optional
+            Every class, for a one-shot iterator whose first chunk may lack some.
+        csv_options : dict, optional
+            Keyword arguments of ``pandas.read_csv`` (e.g. ``{"sep": ";", "dtype": ...}``).
+        progress : bool, optional
+            Show progress bars (default: when stderr is a terminal).
+
+        Returns
+        -------
+        self
+        """
+        return streaming.fit_stream(self, source, target, features=features,
+                          sample_weight=sample_weight, chunk_rows=chunk_rows,
+                          sample_rows=sample_rows, classes=classes, csv_options=csv_options,
+                          progress=progress)
+
+    def predict_stream(self, source, out, *, proba=True, chunk_rows=None, csv_options=None,
+                       progress=None):
+        """Predict data read chunk by chunk and write the results to a Parquet file.
+
+        Parameters
+        ----------
+        source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+            As in :meth:`fit_stream`; the model's feature columns are read (extra columns,
+            e.g. the target, are ignored when the model was fitted with column names).
+        out : str or path
+            Parquet file written with columns ``prediction`` and, with ``proba``,
+            ``proba_<class>`` for every class (equal to :meth:`predict` and
+            :meth:`predict_proba`).
+        proba : bool, default=True
+        chunk_rows, csv_options, progress
+            As in :meth:`fit_stream`.
+
+        Returns
+        -------
+        n_rows : int
+            Rows predicted and written.
+        """
+        return streaming.predict_stream(self, source, out, proba=proba, chunk_rows=chunk_rows,
+                              csv_options=csv_options, progress=progress)
+
+    def _sync_feature_attrs(self):
+        self.n_features_in_ = self.encoder_.n_features_in_
+        if hasattr(self.encoder_, "feature_names_in_"):
+            self.feature_names_in_ = self.encoder_.feature_names_in_
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+
+    # ------------------------------------------------------------------------- prediction
+    def _storage_codes(self, X):
+        check_is_fitted(self, "table_")
+        # column names are checked as scikit-learn does: an array is taken positionally
+        # (with a warning if the model was fitted on named columns)
+        codes = self.encoder_.encode(X, type(self).__name__)
+        return storage_codes(codes, self.table_.sizes)
+
+    def _scores(self, X):
+        codes = self._storage_codes(X)
+        return self.table_.scores(codes, self._order(), self.smoothing, self.m,
+                                  self.min_count, self.aggregate)
+
+    def predict_log_proba(self, X):
+        """Log of P(y | x) for every class (log-sum-exp normalised)."""
+        scores = self._scores(X)
+        with np.errstate(invalid="ignore"):
+            return scores - logsumexp(scores, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """P(y | x) for every class; rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The most probable class of each row."""
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def joint_log_likelihood(self, X):
+        """Unnormalised per-class log scores (log of the AnDE estimate of P(y, x) with
+        ``aggregate="joint"``)."""
+        return self._scores(X)
+
+    # ------------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the fitted model to ``path`` (npz + JSON header; loading runs no code)."""
+        persistence.save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`; refuses corrupt or foreign files."""
+        model = persistence.load_model(path)
+        if not isinstance(model, cls):
+            raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+# TEMPORARY: legacy docstring block, to be replaced by seminaive._docs fragments
+_COMMON_DOC = """
+    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+        m-estimation with a uniform prior (seed 000):
+        P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
+        P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m);
+        or Laplace (seed 003 eqs 15-16, Weka's AODE):
+        (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|).
+        With missing="ignore" every denominator counts only the rows in which the attributes
+        it involves are observed.
+    m : float, default=1.0
+        The m of m-estimation.
+    min_count : float, default=1
+        A parent combination x_s is used only if its training frequency is >= min_count;
+        when none qualifies the row cascades to A(n-1)DE (seed 000 eq 11).
+    aggregate : {"joint", "posterior", "vote"}, default="joint"
+        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
+        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
+    discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
+        How numeric columns are discretised (on the training data only).
+    n_bins : int, default=3
+        Bins for discretizer="equal_frequency".
+    missing : {"ignore", "value"}, default="ignore"
+        Leave missing values out of counting and classification, or treat them as a value.
+    categorical_features : "auto", "all", "none" or list, default="auto"
+        Which columns are nominal ("auto": object, string, category and bool dtypes).
+    max_table_bytes : int or None, default=4 GiB
+        Refuse, before allocating, a model whose tables would need more memory.
+    random_state : int, RandomState or None
+        Seeds the row sample on which cut points are computed.
+"""

@@ -1,0 +1,160 @@
+"""Validation of what users pass: class labels, row weights; and the coding of labels.
+
+Every check raises :class:`seminaive.exceptions.InputError` with what was wrong and what to
+do.  Estimators, streamed fits and Dask fits all validate through these functions, so a bad
+target or weight column gets the same message whichever way the data arrives.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
+
+from ..exceptions import InputError
+
+
+def check_target(y, n_rows, owner="This estimator"):
+    """The class labels as a 1-D array, or an :class:`InputError` saying what is wrong.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        Class labels: discrete, without missing values.
+    n_rows : int
+        Rows of X (y must have as many entries).
+    owner : str, default="This estimator"
+        Named in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+    """
+    if y is None:
+        raise InputError(f"{owner} requires y to be passed, but the target y is None: pass "
+                         "the class labels, fit(X, y)")
+    if hasattr(y, "toarray") or hasattr(y, "tocsr"):
+        raise InputError("y is a sparse matrix: pass the class labels as a 1-D array")
+    if isinstance(y, (pd.DataFrame,)):
+        if y.shape[1] != 1:
+            raise InputError(f"y must be one column, got a DataFrame of shape {y.shape}: "
+                             "multi-output classification is not supported")
+        y = y.iloc[:, 0]
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise InputError(f"y should be a 1d array, got an array of shape {arr.shape} instead: "
+                         "pass one class label per row (multi-output classification is not "
+                         "supported)")
+    if arr.shape[0] != n_rows:
+        raise InputError(f"X has {n_rows} rows but y has {arr.shape[0]} entries "
+                         "(inconsistent numbers of samples)")
+    missing = pd.isna(pd.Series(arr, dtype=object if arr.dtype.kind == "O" else None))
+    if missing.any():
+        rows = np.flatnonzero(missing.to_numpy())[:5].tolist()
+        raise InputError(f"y contains {int(missing.sum())} missing value(s) (NaN/None), "
+                         f"e.g. at rows {rows}: drop those rows or give them a class; a "
+                         "missing class cannot be learnt from")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise InputError("y contains infinity: class labels must be finite")
+    if arr.dtype.kind == "c":
+        raise InputError("y contains complex numbers: class labels must be discrete values")
+    try:
+        kind = type_of_target(arr, input_name="y")
+    except (TypeError, ValueError) as err:
+        raise InputError(f"y cannot be used as class labels: {err}; labels must be all "
+                         "strings or all numbers") from err
+    if kind == "continuous":
+        raise InputError(
+            "Unknown label type: continuous. y holds non-integer numbers, i.e. a regression "
+            "target; a classifier needs discrete classes: bin y or convert its values to "
+            "class labels (ints or strings)")
+    if kind not in ("binary", "multiclass"):
+        raise InputError(f"Unknown label type: {kind}. y must hold one discrete class label "
+                         "per row, all strings or all numbers")
+    return arr
+
+
+def check_sample_weight(sample_weight, n_rows):
+    """Weights as a float array of shape (n_rows,), or None; refuse unusable weights.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_rows,), scalar or None
+        Non-negative row weights, at least one positive.
+    n_rows : int
+
+    Returns
+    -------
+    ndarray of shape (n_rows,) or None
+    """
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"sample_weight could not be read as numbers: {err}") from err
+    if w.ndim == 0:
+        w = np.full(n_rows, float(w))
+    if w.shape != (n_rows,):
+        raise InputError(f"sample_weight has shape {w.shape}, expected ({n_rows},): one "
+                         "weight per row of X")
+    if not np.all(np.isfinite(w)):
+        raise InputError("sample_weight contains NaN or infinity: give every row a finite "
+                         "non-negative weight")
+    if np.any(w < 0):
+        raise InputError("sample_weight contains negative weights: weights must be >= 0 (use "
+                         "model.table_.remove to unlearn rows)")
+    if not np.any(w > 0):
+        raise InputError("Sample weights must contain at least one non-zero number: every "
+                         "row has weight zero, so there is nothing to learn from")
+    return w
+
+
+
+
+def encode_labels(y, classes):
+    """Indices of the labels ``y`` in the sorted array ``classes``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        Class labels, each one of ``classes``.
+    classes : ndarray of shape (n_classes,)
+        Sorted distinct labels (an estimator's ``classes_``).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_rows,)
+
+    Raises
+    ------
+    InputError
+        If a label is not one of ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> encode_labels(np.array(["b", "a", "b"]), np.array(["a", "b"]))
+    array([1, 0, 1])
+    """
+    try:
+        idx = np.searchsorted(classes, y)
+        idx = np.clip(idx, 0, len(classes) - 1)
+        bad = np.asarray(classes[idx] != y, dtype=bool)
+    except TypeError:  # labels not comparable with classes (str vs int)
+        idx = np.zeros(len(y), dtype=np.int64)
+        bad = np.ones(len(y), dtype=bool)
+    if bad.shape != (len(y),):
+        bad = np.ones(len(y), dtype=bool)
+    if np.any(bad):
+        unknown = pd.unique(np.asarray(y)[bad])[:5].tolist()
+        raise InputError(f"y contains classes {unknown} that are not in classes_="
+                         f"{classes.tolist()[:20]}; declare every class in the "
+                         "first partial_fit call (classes=...)")
+    return idx.astype(np.int64)
