@@ -65,9 +65,18 @@ from seminaive import (
     NaiveBayes,
     SelectiveAnDE,
 )
+from seminaive.persistence import ESTIMATORS
 
 
 def _estimators():
+    """The configurations above, then every other registered learner with its defaults: a
+    new learner is checked as soon as it is defined."""
+    listed = _listed_estimators()
+    covered = {type(e) for e in listed + _more_estimators()}
+    return listed + [cls() for _, cls in sorted(ESTIMATORS.items()) if cls not in covered]
+
+
+def _listed_estimators():
     return [NaiveBayes(), AODE(), A2DE(), A3DE(), AnDE(n=2, aggregate="posterior"),
             AnDE(n=1, aggregate="vote"), AttributeEncoder(),
             TAN(), SPTAN(), KDB(k=0), KDB(k=2), LBR(), HNB(),

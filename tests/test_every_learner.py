@@ -1,0 +1,126 @@
+"""What every learner gets from the frame, checked on every registered learner.
+
+A learner is one class on :class:`seminaive.base._BaseAnDE`; defining it registers it for
+model files (``seminaive.persistence.ESTIMATORS``), and from then on it must, with no code
+of its own: fit from files chunk by chunk (``fit_stream``) and on Dask exactly as ``fit``
+does, survive ``save`` / ``load``, and carry a user-facing docstring with Parameters,
+References and Examples.  A new learner is picked up here without editing this file.
+"""
+
+import inspect
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import seminaive
+from seminaive.datasets import load_kr_vs_kp
+from seminaive.persistence import ESTIMATORS
+
+LEARNERS = sorted(ESTIMATORS)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = load_kr_vs_kp()
+    rows = np.arange(0, len(X), 13)[:240]  # both classes, spread over the file
+    X, y = X.iloc[rows, :10].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+    assert y.nunique() == 2
+    return X, y
+
+
+def _learner(name):
+    return ESTIMATORS[name]()
+
+
+def test_registry_holds_every_public_learner():
+    public = {name for name in seminaive.__all__
+              if inspect.isclass(getattr(seminaive, name))
+              and issubclass(getattr(seminaive, name), seminaive.base._BaseAnDE)}
+    assert public == set(ESTIMATORS)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_fit_stream_equals_fit(name, data, tmp_path):
+    X, y = data
+    frame = X.assign(target=y)
+    path = tmp_path / "train.parquet"
+    frame.to_parquet(path, row_group_size=70)
+    expected = _learner(name).fit(X, y).predict_proba(X)
+    streamed = _learner(name).fit_stream(path, target="target", chunk_rows=50)
+    np.testing.assert_allclose(streamed.predict_proba(X), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_dask_fit_equals_fit(name, data):
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import seminaive.dask
+
+    X, y = data
+    ddf = dd.from_pandas(X.assign(target=y), npartitions=3)
+    expected = _learner(name).fit(X, y).predict_proba(X)
+    with dask.config.set(scheduler="synchronous"):
+        model = seminaive.dask.fit(_learner(name), ddf, target="target")
+    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_save_load_round_trip(name, data, tmp_path):
+    X, y = data
+    model = _learner(name).fit(X, y)
+    path = tmp_path / f"{name}.npz"
+    model.save(path)
+    loaded = seminaive.load(path)
+    assert type(loaded) is type(model)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_partial_fit_of_one_chunk_equals_fit(name, data):
+    X, y = data
+    expected = _learner(name).fit(X, y).predict_proba(X)
+    model = _learner(name).partial_fit(X, y, classes=np.unique(y))
+    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=0, atol=1e-12)
+
+
+_SECTIONS = ("Parameters", "Attributes", "References", "Examples")
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_docstring_is_complete(name):
+    cls = ESTIMATORS[name]
+    doc = inspect.getdoc(cls)
+    for section in _SECTIONS:
+        assert re.search(rf"^{section}\n-{{{len(section)}}}$", doc, re.MULTILINE), \
+            f"{name}'s docstring has no {section} section"
+    params = list(inspect.signature(cls.__init__).parameters)[1:]
+    block = doc.split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+    documented = re.findall(r"^(\w+) :", doc.split("Parameters\n----------\n", 1)[1]
+                            .split("Attributes\n----------", 1)[0], re.MULTILINE)
+    assert documented == params, f"{name}: documented {documented}, signature {params}"
+    assert block
+    assert not re.search(r"seeds? ?\d{3}|issue #?\d", doc, re.IGNORECASE)
+    assert "{" + "engine_parameters}" not in doc  # every fragment was filled
+
+
+def test_frame_examples_use_no_private_names():
+    """Docstring examples show the public API only."""
+    for name, cls in ESTIMATORS.items():
+        examples = inspect.getdoc(cls).split("Examples\n--------", 1)[-1]
+        assert not re.search(r"\._[a-z]", examples), name
+
+
+def test_dataframe_with_mixed_columns(data):
+    """Numeric and nominal columns together, as a pandas user has them."""
+    X, y = data
+    mixed = X.copy()
+    mixed["num"] = np.linspace(0, 1, len(X))
+    for name in LEARNERS:
+        proba = _learner(name).fit(mixed, y).predict_proba(mixed)
+        assert proba.shape == (len(X), 2)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        assert isinstance(mixed, pd.DataFrame)
