@@ -154,11 +154,17 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         X : DataFrame or array-like of shape (n_samples, n_features)
             Nominal and numeric columns; NaN / None are missing values.
         y : array-like of shape (n_samples,)
+            Class labels (strings or numbers, no missing values).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights (a weight of 2 counts a row twice, a weight of 0 leaves the
             row out).  With integer weights the cut points of numeric columns are those of
             the data with rows repeated; with other weights they are computed on the rows
             of positive weight, unweighted.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         self._check_params()
         frame = as_frame(X)
@@ -179,6 +185,24 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         chunks whenever both see the same value lists in the same order (e.g. columns given
         as pandas Categoricals, or all values present in the first chunk) and the same cut
         points (no numeric columns, or cut points that the first chunk already determines).
+        A chunk that cannot be counted (e.g. a class not declared) leaves the model as it
+        was.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A chunk of rows, with the columns of the first chunk.
+        y : array-like of shape (n_samples,)
+            Class labels of the chunk.
+        classes : array-like, optional
+            Every class that will ever appear; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights, as in :meth:`fit`.
+
+        Returns
+        -------
+        self
+            The estimator with the chunk counted.
         """
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
@@ -192,12 +216,16 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """Start a fit: forget any earlier one, take ``classes`` (sorted labels) and the
         fitted ``encoder``, and make an empty table for them."""
         table = self._new_table(encoder.n_values_, len(classes))
-        for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(attr, None)
+        self._forget_fit()
         self.classes_ = classes
         self.encoder_ = encoder
         self._sync_feature_attrs()
         self.table_ = table
+
+    def _forget_fit(self):
+        """Drop what an earlier fit learnt (the next count starts a new model)."""
+        for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(attr, None)
 
     def _chunk_encoder(self):
         """A picklable callable ``(X frame, labels) -> (storage codes, class indices)`` that
@@ -266,7 +294,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
 
         Pass 1 reads every chunk and keeps the class labels, the values of every nominal
         column and a random sample of ``sample_rows`` rows for the cut points of numeric
-        columns (seed 002); pass 2 counts every chunk into the tables.  Memory: the tables,
+        columns (as Chen et al. 2014, §4, do); pass 2 counts every chunk into the tables.  Memory: the tables,
         one chunk and the sample.  Learners with extra passes re-read the source through a
         :class:`seminaive.streaming.StreamSource`.  See :mod:`seminaive.streaming`.
 
@@ -353,33 +381,97 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                                   self.min_count, self.aggregate)
 
     def predict_log_proba(self, X):
-        """Log of P(y | x) for every class (log-sum-exp normalised)."""
+        """Log of P(y | x) for every class (log-sum-exp normalised).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to classify; missing and unseen values are left out.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         scores = self._scores(X)
         with np.errstate(invalid="ignore"):
             return scores - logsumexp(scores, axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """P(y | x) for every class; rows sum to 1."""
+        """P(y | x) for every class; rows sum to 1.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to classify; missing and unseen values are left out.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
-        """The most probable class of each row."""
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def joint_log_likelihood(self, X):
         """Unnormalised per-class log scores (log of the AnDE estimate of P(y, x) with
-        ``aggregate="joint"``)."""
+        ``aggregate="joint"``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
         return self._scores(X)
 
     # ------------------------------------------------------------------------ persistence
     def save(self, path):
-        """Write the fitted model to ``path`` (npz + JSON header; loading runs no code)."""
+        """Write the fitted model to ``path`` (npz + JSON header; loading runs no code).
+
+        The file is written beside ``path`` and renamed into place: an interrupted save
+        leaves no partial model.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Conventionally ``*.npz``.
+        """
         persistence.save_model(self, path)
 
     @classmethod
     def load(cls, path):
-        """Read a model written by :meth:`save`; refuses corrupt or foreign files."""
+        """Read a model written by :meth:`save`; refuses corrupt or foreign files.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A model file.
+
+        Returns
+        -------
+        estimator
+            An instance of this class (:class:`~seminaive.exceptions.ModelFileError` if the
+            file holds another learner, or is corrupt).
+        """
         model = persistence.load_model(path)
         if not isinstance(model, cls):
             raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")

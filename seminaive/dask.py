@@ -7,7 +7,7 @@ same counts:
    nominal column, missing-value flags and a random row sample, as the first pass of
    :func:`seminaive.streaming.fit_stream`) and the summaries are tree-reduced; the encoder is
    fitted from the merged summary (cut points on the sample of at most ``sample_rows`` rows,
-   seed 002; nominal values from the whole data);
+   as Chen et al. 2014 do; nominal values from the whole data);
 2. every partition is encoded on its worker and counted into a table of its own; the count
    arrays are tree-reduced by addition (``split_every`` at a time) and the sum is the table
    of the estimator on the client;

@@ -9,7 +9,7 @@ tables and one chunk are in memory at a time.  :func:`fit_stream` makes two pass
    random keys, deterministic for a ``random_state``), on which the cut points of numeric
    columns are computed: "the cut points are computed on 100,000 examples randomly selected
    from training data or on all training examples if the training data is less than
-   100,000" (seed 002, §4).  The encoder then knows every value before counting starts, so
+   100,000" (Chen et al. 2014, §4).  The encoder then knows every value before counting starts, so
    every chunk encodes into the same, fixed table extents;
 2. **count** -- every chunk is encoded and added to the tables (``table_.add``).
 
@@ -49,7 +49,7 @@ from .exceptions import InputError
 from .preprocessing.encoder import _sorted_values, as_frame
 from .preprocessing.validation import check_sample_weight, check_target
 
-#: rows on which the cut points of numeric columns are computed (seed 002, §4)
+#: rows on which the cut points of numeric columns are computed (Chen et al. 2014, §4)
 DEFAULT_SAMPLE_ROWS = 100_000
 #: cells (rows x columns) per chunk when ``chunk_rows`` is not given: about 32 MB of codes
 DEFAULT_CHUNK_CELLS = 1 << 23
@@ -734,8 +734,7 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
     """A one-shot iterator: counted chunk by chunk as :meth:`partial_fit` counts (encoder
     fitted on the first chunk, later nominal values appended, a chunk that fails leaves the
     counts as they were), then one learning step."""
-    for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
-        estimator.__dict__.pop(attr, None)
+    estimator._forget_fit()
     layout = None
     n_rows = 0
     with _progress_bar(progress, None, "counting (one pass)") as bar:

@@ -1,4 +1,4 @@
-"""Numba kernels: every hot loop of the library lives here.
+"""Numba kernels shared by every learner: counting, smoothing, scoring, encoding.
 
 Conventions shared by all kernels
 ---------------------------------
@@ -14,7 +14,9 @@ Conventions shared by all kernels
   probability of member ``p`` given the other members and the class, for every class.
 
 The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.scoring` and
-:mod:`.encoding`; learners that need their own hot loops add a submodule here.
+:mod:`.encoding`.  Hot loops of one learner family live in that family's private kernels
+module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
+``seminaive.selection._kernels``), built on the estimates of :mod:`.smoothing`.
 """
 
 from .counting import (

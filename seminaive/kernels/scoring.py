@@ -205,7 +205,7 @@ PREDICT_CHUNK_ROWS = 256
 
 def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
                    lc_offsets, sub_index, aggregate, out):
-    """Per-class scores of AnDE (seed 000 eq 11, with the cascade to A(n-1)DE); see
+    """Per-class scores of AnDE (Webb et al. 2012, eq. 11, with the cascade to A(n-1)DE); see
     :func:`_predict_scores` (unweighted: every qualifying sub-model has the same weight)."""
     _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
                     lc_offsets, sub_index, aggregate, False, _NO_WEIGHTS, out)
@@ -226,10 +226,10 @@ _NO_WEIGHTS = np.zeros(1, dtype=np.float64)
 @njit(parallel=True, cache=True)
 def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
                     lc_offsets, sub_index, aggregate, weighted, lw, out):
-    """Per-class scores of AnDE (seed 000 eq 11, with the cascade to A(n-1)DE).
+    """Per-class scores of AnDE (Webb et al. 2012, eq. 11, with the cascade to A(n-1)DE).
 
     aggregate = JOINT:      out = log( mean_s P(y, x_s) prod_i P(x_i | y, x_s) )
-    aggregate = POSTERIOR:  out = log( mean_s P_s(y | x) )          (PAnDE, seed 000 §4.4)
+    aggregate = POSTERIOR:  out = log( mean_s P_s(y | x) )          (PAnDE, Webb et al. 2012, §4.4)
     aggregate = VOTE:       out = log( fraction of sub-models whose argmax is y )  (FAnDE)
 
     Rows are processed in chunks: every table block is visited once per chunk, so the tables

@@ -260,7 +260,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         frequency bins (``n_bins``), or any transformer whose ``transform`` returns ordinal bin
         codes (e.g. ``KBinsDiscretizer(encode="ordinal")``).  Fitted on training data only.
     n_bins : int, default=3
-        Bins for ``"equal_frequency"`` (seed 000 uses 3, seed 003 uses 5).
+        Bins for ``"equal_frequency"`` (Webb et al. 2012 use 3, Cerquides & de Màntaras 2005 use 5).
     missing : {"ignore", "value"}, default="ignore"
         ``"ignore"``: missing values get code -1 and are left out of counting and of
         classification.  ``"value"``: a missing value is a value of its own (added to an
@@ -268,7 +268,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     categorical_features : "auto", "all", or list of column names / indices / boolean mask
         Which columns are nominal.  ``"auto"``: object, string, category and bool columns.
     max_sample_rows : int, default=100_000
-        Cut points are computed on at most this many sampled rows (seed 002).
+        Cut points are computed on at most this many sampled rows (as Chen et al. 2014, §4, do).
     random_state : int, RandomState instance or None
         Seeds that sampling.
 
