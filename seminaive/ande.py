@@ -17,6 +17,7 @@ from .base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from .selection import auto
 from .weighting.information import _InformationWeighted
 
+
 def _is_auto(estimator):
     return isinstance(estimator.n, str) and estimator.n == "auto"
 

@@ -294,9 +294,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
 
         Pass 1 reads every chunk and keeps the class labels, the values of every nominal
         column and a random sample of ``sample_rows`` rows for the cut points of numeric
-        columns (as Chen et al. 2014, §4, do); pass 2 counts every chunk into the tables.  Memory: the tables,
-        one chunk and the sample.  Learners with extra passes re-read the source through a
-        :class:`seminaive.streaming.StreamSource`.  See :mod:`seminaive.streaming`.
+        columns (as Chen et al. 2014, §4, do); pass 2 counts every chunk into the tables.
+        Memory: the tables, one chunk and the sample.  Learners with extra passes re-read
+        the source chunk by chunk.  See :mod:`seminaive.streaming`.
 
         Parameters
         ----------

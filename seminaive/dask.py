@@ -59,6 +59,8 @@ from .streaming import (
     seed_of,
 )
 
+__all__ = ["fit", "predict", "predict_proba"]
+
 #: partitions (or partial results) combined per task of a tree reduction
 DEFAULT_SPLIT_EVERY = 8
 
@@ -321,6 +323,20 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
     Returns
     -------
     estimator
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import seminaive.dask
+    >>> from seminaive import A2DE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> ddf = dd.from_pandas(X.assign(label=y), npartitions=4)
+    >>> with dask.config.set(scheduler="threads"):
+    ...     model = seminaive.dask.fit(A2DE(), ddf, target="label")
+    >>> bool((model.table_.counts == A2DE().fit(X, y).table_.counts).all())
+    True
     """
     dask, _, _ = _dask()
     estimator._check_params()
@@ -399,7 +415,31 @@ def _model_input(estimator, data):
 
 def predict(estimator, data):
     """Predicted classes of a Dask DataFrame (a Series ``prediction``) or Array (1-D), lazily
-    computed partition by partition (equal to ``estimator.predict``)."""
+    computed partition by partition (equal to ``estimator.predict``).
+
+    Parameters
+    ----------
+    estimator : fitted seminaive learner
+        The model (sent to the workers).
+    data : dask.dataframe.DataFrame or dask.array.Array
+        The rows to classify.
+
+    Returns
+    -------
+    dask.dataframe.Series or dask.array.Array
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import seminaive.dask
+    >>> from seminaive import NaiveBayes
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = NaiveBayes().fit(X, y)
+    >>> lazy = seminaive.dask.predict(model, dd.from_pandas(X, npartitions=4))
+    >>> bool((lazy.compute().to_numpy() == model.predict(X)).all())
+    True
+    """
     data, model, is_frame = _model_input(estimator, data)
     classes = estimator.classes_
     if is_frame:
@@ -411,7 +451,31 @@ def predict(estimator, data):
 
 def predict_proba(estimator, data):
     """P(y | x) of a Dask DataFrame (columns ``proba_<class>``) or Array (n, k), lazily
-    computed partition by partition (equal to ``estimator.predict_proba``)."""
+    computed partition by partition (equal to ``estimator.predict_proba``).
+
+    Parameters
+    ----------
+    estimator : fitted seminaive learner
+        The model (sent to the workers).
+    data : dask.dataframe.DataFrame or dask.array.Array
+        The rows to classify.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame or dask.array.Array
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import seminaive.dask
+    >>> from seminaive import AODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = AODE().fit(X, y)
+    >>> proba = seminaive.dask.predict_proba(model, dd.from_pandas(X, npartitions=4))
+    >>> list(proba.columns)
+    ['proba_nowin', 'proba_won']
+    """
     data, model, is_frame = _model_input(estimator, data)
     k = len(estimator.classes_)
     if is_frame:

@@ -16,7 +16,6 @@ import numbers
 import os
 
 import numpy as np
-
 from sklearn.utils.validation import check_is_fitted
 
 from .exceptions import ModelFileError
@@ -27,6 +26,8 @@ FORMAT_NAME = "seminaive-model"
 FORMAT_VERSION = 1
 _TABLE_ARRAYS = ("sizes", "counts", "meta", "n_rows")
 _CLASS_KINDS = "biufUO"
+
+__all__ = ["ESTIMATORS", "load_model", "register", "save_model"]
 
 #: every public estimator class, by name: a model file names its class, and loading
 #: instantiates it from here (filled by :func:`register` as the classes are defined)
@@ -88,7 +89,28 @@ def save_model(model, path):
     """Write a fitted estimator to ``path`` (conventionally ``*.npz``).
 
     Raises ``TypeError`` (before writing anything) for a model the format cannot hold, e.g.
-    one with a custom scikit-learn discretiser: pickle such a model instead.
+    one with a custom scikit-learn discretiser: pickle such a model instead.  The file is
+    written beside ``path`` and renamed into place.
+
+    Parameters
+    ----------
+    model : fitted seminaive learner
+        The model to store.
+    path : str or path-like
+        Destination file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive import AODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> from seminaive.persistence import load_model, save_model
+    >>> X, y = load_kr_vs_kp()
+    >>> model = AODE().fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "aode.npz")
+    >>> save_model(model, path)
+    >>> bool((load_model(path).predict_proba(X) == model.predict_proba(X)).all())
+    True
     """
     check_is_fitted(model, "table_")
     if not isinstance(model.discretizer, str):
@@ -249,7 +271,35 @@ def _validate_table_arrays(state, model):
 
 
 def load_model(path):
-    """Read a model written by :func:`save_model`; refuse anything else with ModelFileError."""
+    """Read a model written by :func:`save_model`; refuse anything else with ModelFileError.
+
+    Loading reads arrays and JSON only (no code from the file runs) and validates every
+    array against the layout before any kernel sees it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file.
+
+    Returns
+    -------
+    estimator
+        The fitted learner, of the class named in the file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.exceptions import ModelFileError
+    >>> from seminaive.persistence import load_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.npz")
+    >>> with open(path, "wb") as fh:
+    ...     _ = fh.write(b"garbage")
+    >>> try:
+    ...     load_model(path)
+    ... except ModelFileError:
+    ...     print("refused")
+    refused
+    """
     arrays = _read_arrays(path)
     header = _read_header(path, arrays)
     cls = ESTIMATORS.get(header.get("estimator"))

@@ -13,6 +13,8 @@ import numpy as np
 from .preprocessing.validation import encode_labels
 from .tables import storage_codes
 
+__all__ = ["ArraySource"]
+
 #: default rows per chunk: bounds the memory of per-row intermediate arrays
 DEFAULT_CHUNK_ROWS = 65_536
 
@@ -27,7 +29,19 @@ class ArraySource:
     y : ndarray of shape (n_rows,)
         Class indices into ``classes_``.
     sample_weight : ndarray of shape (n_rows,) or None
-    chunk_rows : int, default=DEFAULT_CHUNK_ROWS
+        Row weights (None: every row counts once).
+    chunk_rows : int, default=65536
+        Rows per chunk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> source = ArraySource(np.ones((5, 2), dtype=np.uint8), np.array([0, 1, 1, 0, 1]),
+    ...                      chunk_rows=2)
+    >>> source.map_reduce(lambda codes, y, w: int(y.sum()))
+    3
+    >>> [codes.shape[0] for codes, _, _ in source.chunks()]
+    [2, 2, 1]
     """
 
     def __init__(self, codes, y, sample_weight=None, chunk_rows=DEFAULT_CHUNK_ROWS):

@@ -37,7 +37,6 @@ The summaries of the scan (:class:`ScanSummary`) merge in any order, which is ho
 import operator
 import os
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +47,8 @@ from sklearn.utils.validation import check_is_fitted
 from .exceptions import InputError
 from .preprocessing.encoder import _sorted_values, as_frame
 from .preprocessing.validation import check_sample_weight, check_target
+
+__all__ = ["fit_stream", "predict_stream"]
 
 #: rows on which the cut points of numeric columns are computed (Chen et al. 2014, §4)
 DEFAULT_SAMPLE_ROWS = 100_000
@@ -644,7 +645,49 @@ class OneShotSource:
 def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
                chunk_rows=None, sample_rows=DEFAULT_SAMPLE_ROWS, classes=None,
                csv_options=None, progress=None):
-    """Fit ``estimator`` on data read chunk by chunk (see :meth:`_BaseAnDE.fit_stream`)."""
+    """Fit ``estimator`` on data read chunk by chunk, in two passes (the engine of
+    ``estimator.fit_stream``, whose docstring describes every parameter).
+
+    Parameters
+    ----------
+    estimator : seminaive learner
+        Fitted in place.
+    source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+        Parquet or CSV files, DataFrames, or an iterable of DataFrames.
+    target : str
+        Column holding the class labels.
+    features : list of str, optional
+        Feature columns (default: every column but the target and the weights).
+    sample_weight : str, optional
+        Column holding non-negative row weights.
+    chunk_rows : int, optional
+        Rows per chunk.
+    sample_rows : int or None, default=100_000
+        Rows sampled for the cut points of numeric columns (None: all).
+    classes : array-like, optional
+        Every class, for a one-shot iterator.
+    csv_options : dict, optional
+        Keyword arguments of ``pandas.read_csv``.
+    progress : bool, optional
+        Show progress bars (default: when stderr is a terminal).
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive import AODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> from seminaive.streaming import fit_stream
+    >>> X, y = load_kr_vs_kp()
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.parquet")
+    >>> X.assign(label=y).to_parquet(path)
+    >>> model = fit_stream(AODE(), path, target="label", chunk_rows=1000)
+    >>> bool((model.predict_proba(X) == AODE().fit(X, y).predict_proba(X)).all())
+    True
+    """
     estimator._check_params()
     if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
@@ -797,8 +840,46 @@ def model_columns(estimator):
 
 def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_options=None,
                    progress=None):
-    """Write predictions of ``source`` to the Parquet file ``out`` (see
-    :meth:`_BaseAnDE.predict_stream`); returns the number of rows written."""
+    """Write predictions of ``source`` to the Parquet file ``out``, chunk by chunk (the
+    engine of ``estimator.predict_stream``).
+
+    Parameters
+    ----------
+    estimator : fitted seminaive learner
+        The model.
+    source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+        As in :func:`fit_stream`; the model's feature columns are read.
+    out : str or path
+        Parquet file written with columns ``prediction`` and ``proba_<class>``.
+    proba : bool, default=True
+        Also write the class probabilities.
+    chunk_rows : int, optional
+        Rows per chunk.
+    csv_options : dict, optional
+        Keyword arguments of ``pandas.read_csv``.
+    progress : bool, optional
+        Show a progress bar.
+
+    Returns
+    -------
+    int
+        Rows predicted and written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from seminaive import NaiveBayes
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> from seminaive.streaming import predict_stream
+    >>> X, y = load_kr_vs_kp()
+    >>> model = NaiveBayes().fit(X, y)
+    >>> out = os.path.join(tempfile.mkdtemp(), "predictions.parquet")
+    >>> predict_stream(model, X, out, chunk_rows=1000)
+    3196
+    >>> bool((pd.read_parquet(out)["prediction"] == model.predict(X)).all())
+    True
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -2,7 +2,7 @@
 
 :class:`AttributeEncoder` is a scikit-learn transformer.  Its output is an ``int32`` array of
 codes ``0 .. n_values_[i] - 1`` with ``-1`` for a value that is missing, or that was never
-seen in training (which is treated as missing, as the issue tracker and Weka do).
+seen in training (which is treated as missing, as Weka does).
 """
 
 import copy
@@ -284,6 +284,29 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         ``"<missing>"``.
     n_values_ : ndarray of int
         Number of values of each attribute (the ``|X_i|`` of every smoothed estimate).
+
+    See Also
+    --------
+    seminaive.preprocessing.MDLDiscretizer, seminaive.preprocessing.EqualFrequencyDiscretizer
+
+    References
+    ----------
+    Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of continuous-valued
+    attributes for classification learning. *IJCAI 1993*, 1022-1027.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from seminaive import AttributeEncoder
+    >>> X = pd.DataFrame({"colour": ["red", "blue", "red", None],
+    ...                   "size": [1.0, 2.0, 8.0, 9.0]})
+    >>> enc = AttributeEncoder(discretizer="equal_frequency", n_bins=2).fit(X)
+    >>> enc.categories_[0]
+    ['blue', 'red']
+    >>> enc.transform(X).tolist()
+    [[1, 0], [0, 0], [1, 1], [-1, 1]]
+    >>> enc.transform(pd.DataFrame({"colour": ["green"], "size": [3.0]})).tolist()
+    [[-1, 0]]
     """
 
     def __init__(self, discretizer="mdl", n_bins=3, missing="ignore",
