@@ -87,6 +87,30 @@ weights : None, "mi", "kl" or array-like, default=None
     ``"kl"`` weights parent value x_s by KL(P(Y | x_s) || P(Y)) (WAODE-KL); an array gives
     one non-negative weight per combination of n attributes, in the order of
     ``itertools.combinations(range(n_features_in_), n)``.""",
+    # the structure learners (TAN, SP-TAN, KDB, LBR, HNB): one model, estimates P(x_i | y, pa)
+    "structure_smoothing": """\
+smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+    m-estimation with a uniform prior (Webb et al. 2012, §2):
+    P(y) = (N(y) + m / |Y|) / (N + m) and
+    P(x_i | y, pa) = (N(y, pa, x_i) + m / |X_i|) / (N(y, pa) + m); or Laplace estimates
+    (Cerquides & López de Màntaras 2005, eqs. 15-16): (N(y) + 1) / (N + |Y|) and
+    (N(y, pa, x_i) + 1) / (N(y, pa) + |X_i|).  Here pa is what x_i is conditioned on
+    besides the class (its parent values; LBR: the tests of the rule).  With
+    ``missing="ignore"`` every denominator counts only the rows in which x_i is observed.""",
+    "structure_min_count": """\
+min_count : float, default=1
+    The observed parent values of an attribute are used only if their combination occurs
+    at least ``min_count`` times in training; otherwise the attribute falls back to
+    P(x_i | y), as AnDE cascades to a lower order (Webb et al. 2012, eq. 11).""",
+    "structure_missing": """\
+missing : {"ignore", "value"}, default="ignore"
+    ``"ignore"``: a missing value of an attribute is left out of the product, and a
+    missing parent value is dropped (the attribute is estimated given its observed
+    parents, or by P(x_i | y)); the structure statistics use the rows in which the
+    attributes involved are observed.  ``"value"``: missing is a value of its own.""",
+    "k": """\
+k : int, default=1
+    Maximum number of attribute parents of each attribute; 0 is exactly naive Bayes.""",
 }
 
 #: groups of fragments, in the order they appear in a Parameters section
@@ -101,6 +125,11 @@ GROUPS = {
     # the attributes every fitted learner has
     "fitted_attributes": ("classes_", "n_features_in_", "feature_names_in_", "encoder_",
                           "table_"),
+    # the parameters of the structure learners with a parent set per attribute (TAN, SP-TAN,
+    # KDB), in signature order
+    "structure_parameters": ("structure_smoothing", "m", "structure_min_count", "discretizer",
+                             "n_bins", "structure_missing", "categorical_features",
+                             "max_table_bytes", "random_state"),
 }
 
 #: documentation of the attributes every fitted learner has
@@ -120,6 +149,15 @@ encoder_ : AttributeEncoder
     "table_": """\
 table_ : FrequencyTable
     The joint counts of the class with every attribute combination the learner uses.""",
+    # attributes of the structure learners
+    "mutual_info_": """\
+mutual_info_ : ndarray of shape (n_features_in_,)
+    I(X_i; Y), the mutual information of every attribute with the class, in nats.""",
+    "conditional_mutual_info_": """\
+conditional_mutual_info_ : ndarray of shape (n_features_in_, n_features_in_)
+    I(X_i; X_j | Y), the conditional mutual information of every pair of attributes given
+    the class, in nats (symmetric, zero diagonal; maximum likelihood from the rows in which
+    both attributes are observed).""",
 }
 
 #: full citations of the papers the learners implement, for References sections
@@ -139,6 +177,23 @@ Cerquides, J. & López de Màntaras, R. (2005). Robust Bayesian linear classifie
 *ECML 2005*, LNCS 3720, 72-83.""",
     "swaode2024": """\
 Model Selection-Based Weighted AODE (SWAODE) (2024). *Mathematics* 12(15), 2306.""",
+    "friedman1997": """\
+Friedman, N., Geiger, D. & Goldszmidt, M. (1997). Bayesian network classifiers. *Machine
+Learning* 29(2-3), 131-163.""",
+    "keogh1999": """\
+Keogh, E. J. & Pazzani, M. J. (1999). Learning augmented Bayesian classifiers: a
+comparison of distribution-based and classification-based approaches. *Proceedings of the
+Seventh International Workshop on Artificial Intelligence and Statistics (AISTATS 1999)*.""",
+    "sahami1996": """\
+Sahami, M. (1996). Learning limited dependence Bayesian classifiers. *Proceedings of the
+Second International Conference on Knowledge Discovery and Data Mining (KDD-96)*, AAAI
+Press.""",
+    "zheng2000": """\
+Zheng, Z. & Webb, G. I. (2000). Lazy learning of Bayesian rules. *Machine Learning* 41(1),
+53-84.""",
+    "jiang2009": """\
+Jiang, L., Zhang, H. & Cai, Z. (2009). A novel Bayes model: hidden naive Bayes. *IEEE
+Transactions on Knowledge and Data Engineering* 21(10), 1361-1371.""",
 }
 
 _FRAGMENTS = {**PARAMETERS, **ATTRIBUTES, **REFERENCES}

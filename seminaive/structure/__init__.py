@@ -1,4 +1,7 @@
-"""Single-model structure learners on the shared engine (issue 4).
+"""Structure learners: semi-naive Bayesian classifiers that learn a single model.
+
+Where the AnDE family averages many fixed models, these learners choose one structure from
+the training data, which attributes each attribute depends on besides the class:
 
 * :class:`TAN` -- tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997);
 * :class:`SPTAN` -- super-parent TAN, leave-one-out greedy search (Keogh & Pazzani 1999);
@@ -6,9 +9,12 @@
 * :class:`LBR` -- lazy Bayesian rules (Zheng & Webb 2000);
 * :class:`HNB` -- hidden naive Bayes (Jiang, Zhang & Cai 2009; Weka's HNB).
 
+Webb, Boughton & Wang (2005) compare AODE with LBR and SP-TAN.
+
 All count into :class:`seminaive.tables.FrequencyTable` (pairs; KDB's larger families in a
 :class:`seminaive.tables.CombinationTable` filled by a second pass) and share AnDE's input
-handling, missing-value modes, smoothing, persistence and scikit-learn API.
+handling, missing-value modes, smoothing, persistence and scikit-learn API.  The estimates,
+min_count and missing-value modes are documented on each class.
 """
 
 from .hnb import HNB

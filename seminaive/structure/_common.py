@@ -1,5 +1,8 @@
 """Shared parts of the single-model structure learners (TAN, SP-TAN, KDB, LBR, HNB).
 
+Their shared parameter and attribute documentation lives in :mod:`seminaive._docs`
+(``{structure_parameters}`` and the ``structure_*`` fragments).
+
 * :class:`_StructureBase` -- the estimator base: the common parameters of the AnDE learners
   (without ``aggregate``: these learners have a single model), fresh learned state on fit.
 * :class:`PairStatistics` -- everything a learner reads from the pair tables of the shared
@@ -16,38 +19,6 @@ import numpy as np
 from .. import information
 from ..base import _BaseAnDE
 from . import _kernels as kernels
-
-STRUCTURE_COMMON_DOC = """
-    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
-        m-estimation with a uniform prior (seed 000 §2):
-        P(y) = (N(y) + m / k) / (N + m), P(x_i | y, pa) = (N(y, pa, x_i) + m / |X_i|) /
-        (N(y, pa) + m); or Laplace (seed 003 eqs 15-16): (N(y) + 1) / (N + k) and
-        (N(y, pa, x_i) + 1) / (N(y, pa) + |X_i|).  With missing="ignore" every denominator
-        counts only the rows in which the child is observed.
-    m : float, default=1.0
-        The m of m-estimation.
-    discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
-        How numeric columns are discretised (on the training data only).
-    n_bins : int, default=3
-        Bins for discretizer="equal_frequency".
-    missing : {"ignore", "value"}, default="ignore"
-        "ignore": a missing child value is left out of the product and a missing parent
-        value is dropped (the child is estimated given its other parents, or P(x_i | y));
-        structure statistics use the rows in which the attributes involved are observed.
-        "value": missing is a value of its own.
-    categorical_features : "auto", "all", "none" or list, default="auto"
-        Which columns are nominal ("auto": object, string, category and bool dtypes).
-    max_table_bytes : int or None, default=4 GiB
-        Refuse, before allocating, a model whose tables would need more memory.
-    random_state : int, RandomState or None
-        Seeds the row sample on which cut points are computed.
-"""
-
-MIN_COUNT_DOC = """
-    min_count : float, default=1
-        A parent value (combination) is used only if its training frequency is >= min_count;
-        otherwise the child falls back to P(x_i | y) (as AnDE cascades, seed 000 eq 11).
-"""
 
 
 class _StructureBase(_BaseAnDE):

@@ -1,4 +1,4 @@
-"""Kernels of the single-model structure learners: TAN, SP-TAN, KDB and HNB (issue 4).
+"""Numba kernels of the single-model structure learners: TAN, SP-TAN, KDB and HNB.
 
 Pair statistics read the order-2 blocks of a :class:`seminaive.tables.FrequencyTable`
 directly: ``pair_offsets[i, j]`` (symmetric) is the start of the block of the sorted pair
@@ -7,9 +7,11 @@ attribute with its parents) has the child as its first, slowest axis (see
 :class:`seminaive.tables.CombinationTable`); ``strides[f, t]`` is the flat stride of member t.
 
 Estimates use the shared smoothing helpers (:func:`.smoothing.log_joint_estimate`,
-:func:`.smoothing.log_conditional_estimate`, seed 000 §2, seed 003 eqs 15-16).  A missing
-child value is left out of the product; a missing parent value, or one whose frequency is
-below ``min_count``, is dropped (the child falls back to P(x_i | y, remaining parents)).
+:func:`.smoothing.log_conditional_estimate`; Webb et al. 2012, §2; Cerquides & López de
+Màntaras 2005, eqs. 15-16).  A missing child value is left out of the product; a missing
+parent value is dropped (the child falls back to P(x_i | y, remaining parents)); observed
+parent values whose frequency is below ``min_count`` are not used (the child falls back to
+P(x_i | y) in :func:`family_scores`; HNB drops such a parent from its mixture).
 """
 
 import math

@@ -3,7 +3,8 @@
 The training data is kept as storage codes ``TX`` (n, a) (0 = missing), class indices ``ty``
 and optional weights ``tw``.  A *local naive Bayes* is the naive Bayes counted from a subset
 of the training rows (given as an index array) using a subset of the attributes (a boolean
-mask).  Its estimates use the shared smoothing helpers (seed 000 §2, seed 003 eqs 15-16).
+mask).  Its estimates use the shared smoothing helpers (Webb et al. 2012, §2; Cerquides &
+López de Màntaras 2005, eqs. 15-16).
 
 Leave-one-out: a row of weight w stands for w copies, so leaving it out removes min(w, 1) from
 the counts and its result (right or wrong) counts w times; with integer weights this is the

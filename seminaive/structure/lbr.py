@@ -1,29 +1,37 @@
-"""Lazy Bayesian rules, LBR (Zheng & Webb 2000).
+"""Lazy Bayesian rules, :class:`LBR` (Zheng & Webb 2000).
 
 For each test row, LBR grows a conjunction W of attribute-value tests taken from the row
 itself; the row is classified by a naive Bayes trained on the training rows that satisfy W,
-using the attributes not in W (seed 001: argmax_y P(y | W) prod_i P(x_i | y, W)).  W grows
-greedily while leave-one-out errors drop significantly (one-tailed sign test).
+using the attributes not in W (argmax_y P(y | W) prod_i P(x_i | y, W); Webb, Boughton &
+Wang 2005).  W grows greedily while leave-one-out errors drop significantly (one-tailed
+sign test).
 
 Being lazy, LBR keeps its training rows: storage codes (uint8 for attributes with at most
 255 values, int32 otherwise), class indices and, if given, weights; they are written into
-the model file.  The search runs in numba (:mod:`seminaive.structure._lbr_kernels`), in parallel over
-test rows.
+the model file.  The search runs in numba (:mod:`seminaive.structure._lbr_kernels`), in
+parallel over test rows.
 """
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from . import _lbr_kernels as kernels
-from ._common import STRUCTURE_COMMON_DOC, _StructureBase
+from ._common import _StructureBase
 
 
 def _concat_parts(left, right):
     return tuple(a + b for a, b in zip(left, right, strict=True))
 
 
+@fill_doc
 class LBR(_StructureBase):
-    __doc__ = """Lazy Bayesian rules (Zheng & Webb 2000).
+    """Lazy Bayesian rules: a naive Bayes on the training rows that match a rule, per row.
+
+    For each test row x, LBR grows a rule W, a conjunction of attribute-value tests taken
+    from x itself, and classifies x by argmax_y P(y | W) prod_{i not in W} P(x_i | y, W): a
+    naive Bayes trained on the training rows that satisfy W, over the attributes not in W
+    (Zheng & Webb 2000).
 
     Acceptance rule (Zheng & Webb 2000, Table 1): starting from W = {} with the
     leave-one-out errors of naive Bayes on all the training rows D, every attribute A not in
@@ -44,20 +52,57 @@ class LBR(_StructureBase):
     Parameters
     ----------
     significance : float, default=0.05
-        Level of the one-tailed sign test that admits an attribute into W.""" + \
-        STRUCTURE_COMMON_DOC + """
+        Level of the one-tailed sign test that admits an attribute into W.
+    {structure_smoothing}
+    {m}
+    {discretizer}
+    {n_bins}
+    {missing}
+    {categorical_features}
+    {max_table_bytes}
+    {random_state}
+
     Attributes
     ----------
     n_training_rows_ : int
         Training rows kept for classification (rows of weight 0 are not kept).
-    classes_, n_features_in_, feature_names_in_, encoder_, table_
-        As for :class:`~seminaive.AODE` (``table_`` holds the naive Bayes counts).
+    {fitted_attributes}
+
+    See Also
+    --------
+    LBR.conditioning_sets : the attributes of the rule W chosen for each row.
+    seminaive.NaiveBayes : the model LBR starts every search from.
 
     Notes
     -----
-    Classification costs O(t k a^2) per test row and iteration of the search (t training
-    rows, a attributes); memory O(t a) for the kept rows.  :meth:`partial_fit` appends the
+    LBR has no ``min_count``.  ``table_`` holds the naive Bayes counts.  Classification
+    costs O(t k a^2) per test row and iteration of the search (t training rows, k classes,
+    a attributes); memory O(t a) for the kept rows.  :meth:`partial_fit` appends the
     chunk's rows, so it equals :meth:`fit` on all the chunks.
+
+    References
+    ----------
+    {zheng2000}
+
+    {webb2005}
+
+    {webb2012}
+
+    {cerquides2005}
+
+    Examples
+    --------
+    >>> from seminaive import LBR
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> X, y = X.iloc[::8], y.iloc[::8]  # LBR searches at prediction time: keep it small
+    >>> model = LBR().fit(X, y)
+    >>> model.n_training_rows_
+    400
+    >>> model.conditioning_sets(X.iloc[:3]).shape  # one rule per row, over 36 attributes
+    (3, 36)
+    >>> bool(model.score(X.iloc[:100], y.iloc[:100]) > 0.9)
+    True
     """
 
     #: not a parameter: LBR has no parent-frequency threshold (checked by the base class)

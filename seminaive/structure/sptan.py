@@ -16,9 +16,10 @@ training rows (``source.map_reduce``).  Ties: lowest attribute index.
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from . import _kernels as kernels
-from ._common import MIN_COUNT_DOC, STRUCTURE_COMMON_DOC, PairStatistics, _FamilyLearner
+from ._common import PairStatistics, _FamilyLearner
 
 #: rows of a chunk are split into this many blocks for the parallel accumulation
 _ROW_BLOCKS = 16
@@ -98,21 +99,28 @@ def super_parent_search(stats, source, m, laplace, min_count):
     return parents, history
 
 
+@fill_doc
 class SPTAN(_FamilyLearner):
-    __doc__ = """Super-parent TAN (Keogh & Pazzani 1999).
+    """Super-parent TAN: a one-parent structure grown greedily by leave-one-out accuracy.
 
-    A one-parent Bayesian network classifier (at most one attribute parent per attribute,
-    a forest) grown greedily from naive Bayes by the super-parent / favourite-child search,
-    each step scored by leave-one-out accuracy on the training data.  Leave-one-out removes
-    each row from the counts (a row of weight w stands for w copies: one copy, min(w, 1), is
-    removed and the result counts w times).
+    A one-parent Bayesian network classifier, argmax_y P(y) prod_i P(x_i | y, x_pa(i)) with
+    at most one attribute parent pa(i) per attribute (a forest), grown greedily from naive
+    Bayes by the super-parent / favourite-child search (Keogh & Pazzani 1999): try every
+    attribute s as the parent of every orphan (attribute without an attribute parent) that
+    is not an ancestor of s, keep the best s, then add the single arc from s to its
+    "favourite child" if it improves the accuracy; stop when no arc does.  Every step is
+    scored by leave-one-out accuracy on the training data, computed from the counts by
+    removing each row (a row of weight w stands for w copies: one copy, min(w, 1), is
+    removed and the result counts w times); ties go to the lowest attribute index.
 
     :meth:`partial_fit` repeats the search from naive Bayes with the updated counts; the
     leave-one-out accuracies are then those of the rows of the chunk just added (earlier
     chunks are not kept), each left out of the full counts.
 
     Parameters
-    ----------""" + MIN_COUNT_DOC + STRUCTURE_COMMON_DOC + """
+    ----------
+    {structure_parameters}
+
     Attributes
     ----------
     structure_ : ndarray of shape (n_features_in_,)
@@ -120,8 +128,36 @@ class SPTAN(_FamilyLearner):
     search_history_ : list of (int, int, float)
         Accepted arcs in order: (super-parent, favourite child, weighted number of right
         leave-one-out predictions after adding the arc).
-    classes_, n_features_in_, feature_names_in_, encoder_, table_
-        As for :class:`~seminaive.AODE`.
+    {fitted_attributes}
+
+    See Also
+    --------
+    TAN : a one-parent tree chosen by conditional mutual information.
+    KDB : up to k attribute parents per attribute.
+
+    References
+    ----------
+    {keogh1999}
+
+    {webb2005}
+
+    {webb2012}
+
+    {cerquides2005}
+
+    Examples
+    --------
+    >>> from seminaive import SPTAN
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> X, y = X.iloc[::8], y.iloc[::8]  # a sample of 400 rows keeps the search short
+    >>> model = SPTAN().fit(X, y)
+    >>> model.search_history_[0][:2]  # the first arc: (super-parent, favourite child)
+    (20, 32)
+    >>> int(model.structure_[32])
+    20
+    >>> bool(model.score(X, y) > 0.9)
+    True
     """
 
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
