@@ -8,7 +8,7 @@ the exponent b of time ~ rows^b fitted on the sizes >= 10^5 (1.0 = linear).
     python benchmarks/bench_fit_predict.py            # full run (several minutes)
     python benchmarks/bench_fit_predict.py --quick    # 10^4 .. 10^5 rows, 20 attributes
 
-Targets (issue 2), on 2 cores for 1,000,000 x 20: NB fit <= 0.2 x CategoricalNB, AODE
+Targets, on 2 cores for 1,000,000 x 20: NB fit <= 0.2 x CategoricalNB, AODE
 <= 0.5 x, A2DE <= 2 x; A2DE predicts 100,000 rows in under 2 s.
 """
 

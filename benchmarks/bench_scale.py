@@ -1,5 +1,5 @@
 """Scale: fit and predict streamed from Parquet, 1 against 2 threads, a local Dask cluster,
-and scikit-learn ensembles on the same data (issue 7).  Prints every figure and writes
+and scikit-learn ensembles on the same data.  Prints every figure and writes
 docs/performance.md.
 
     python benchmarks/bench_scale.py --quick    # small run, a couple of minutes
@@ -343,7 +343,7 @@ own on the workers and adds the count arrays up in a tree (`split_every` partial
 task); the estimator on the client ends with exactly the counts of a single-machine fit.  The
 value sets of nominal columns come from a distributed scan of the whole data and the cut
 points of numeric columns from a uniform sample of at most `sample_rows` = 100,000 rows
-(seed 002).  Learners with extra passes (structure, weights, selection) run them on the
+(Chen et al. 2014).  Learners with extra passes (structure, weights, selection) run them on the
 workers through `DaskSource.map_reduce`.  Predictions are lazy `map_partitions`:
 
 ```python
@@ -376,7 +376,7 @@ CSV file, a list of files, or an iterable of DataFrames, in two passes of one ch
 
 1. **scan**: class labels, the value set of every nominal column (of the whole data, so the
    table extents are fixed before counting) and a uniform random sample of at most
-   100,000 rows (`sample_rows`) for the cut points of numeric columns (seed 002);
+   100,000 rows (`sample_rows`) for the cut points of numeric columns (Chen et al. 2014);
 2. **count**: every chunk is encoded and added to the tables.
 
 Peak memory is the tables plus one chunk (about 8 million values; `chunk_rows`) plus the

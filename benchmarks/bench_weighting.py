@@ -1,6 +1,6 @@
 """Training cost of MAPLMG / MAPLMD against data size: linear per optimiser iteration.
 
-Seed 000 (Fig. 5, §4.3) reports MAPLMG's per-instance training time growing with the data
+Webb et al. 2012 (Fig. 5, §4.3) reports MAPLMG's per-instance training time growing with the data
 (super-linear training).  Here every optimiser iteration is one streamed pass over the data
 computing the leave-one-out joints on the fly (``loo_cache_bytes=0``: nothing of size
 O(rows) is kept), so time per iteration per row should be flat across sizes.
@@ -23,8 +23,8 @@ import numpy as np
 
 from seminaive import AODE, MAPLMD, MAPLMG
 from seminaive.datasets import RandomBayesianNetwork
-from seminaive.weighting._kernels import STAT_LMG
 from seminaive.sources import ArraySource
+from seminaive.weighting._kernels import STAT_LMG
 from seminaive.weighting.loo import Evaluator, LeaveOneOut
 
 

@@ -131,8 +131,8 @@ def main(argv=None):
     p_cmp.add_argument("--seed", type=int, default=0)
     p_cmp.add_argument("--discretizer", choices=("equal_frequency", "mdl"),
                        default="equal_frequency",
-                       help="discretiser of numeric attributes (seed 000: three-bin equal "
-                            "frequency; seed 002: MDL)")
+                       help="discretiser of numeric attributes (Webb et al. 2012: three-bin equal "
+                            "frequency; Chen et al. 2014: MDL)")
     p_cmp.add_argument("--bins", type=int, default=3, help="bins for equal_frequency")
     p_cmp.add_argument("--max-rows", type=int, default=None,
                        help="use a seeded random sample of at most this many rows")

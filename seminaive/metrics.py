@@ -3,12 +3,12 @@
 Probability metrics take ``proba`` of shape (n_rows, n_classes) whose columns follow
 ``classes`` (a model's ``classes_``) and the true labels ``y_true``.
 
-* :func:`rmse` -- the papers' RMSE (seed 000 section 4, seed 002 section 3.3): only the
-  probability of the true class counts.
+* :func:`rmse` -- the papers' RMSE (Webb et al. 2012, section 4; Chen et al. 2014, section
+  3.3): only the probability of the true class counts.
 * :func:`rmse_all_classes` -- the Brier-style RMSE over every class (Weka's RMSE).
 * :func:`log_loss`, :func:`auc` (Hand & Till 2001 M for more than two classes).
 * :func:`kohavi_wolpert` -- Kohavi & Wolpert (1996) bias/variance decomposition of zero-one
-  loss, as seed 000 section 4 and seed 002 section 4.1 use it.
+  loss, as Webb et al. 2012, section 4 and Chen et al. 2014, section 4.1 use it.
 * :func:`timed` / :class:`Timer` -- wall-clock seconds for training and classification time.
 """
 
@@ -64,12 +64,13 @@ def zero_one_loss(y_true, y_pred):
 
 
 def rmse(y_true, proba, classes):
-    """Root mean squared error as seeds 000 and 002 use it.
+    """Root mean squared error as Webb et al. 2012 and Chen et al. 2014 use it.
 
     ``sqrt(mean over test rows of (1 - P(true class | x))^2)``: only the probability given to
-    the true class counts (seed 002 section 3.3: "the squared error, which is the probability
-    of incorrectly classifying the example").  Compare :func:`rmse_all_classes`, which also
-    penalises the probability spread over the wrong classes; the two coincide for two classes.
+    the true class counts (Chen et al. 2014, section 3.3: "the squared error, which is the
+    probability of incorrectly classifying the example").  Compare :func:`rmse_all_classes`,
+    which also penalises the probability spread over the wrong classes; the two coincide for two
+    classes.
     """
     p = _true_class_proba(y_true, proba, classes)
     return float(np.sqrt(np.mean((1.0 - p) ** 2)))
@@ -143,7 +144,7 @@ def kohavi_wolpert(y_true, predictions, n_classes):
     """Kohavi & Wolpert (1996) bias/variance decomposition of zero-one loss.
 
     The true target is taken as deterministic (no noise term), as Weka's ``BVDecompose`` and
-    seed 000 (section 4, 50 x 2-fold cross-validation) do.  For a test instance x with
+    Webb et al. 2012 (section 4, 50 x 2-fold cross-validation) do.  For a test instance x with
     ``P(y | x)`` the fraction of trials predicting class y (Kohavi & Wolpert 1996, eqs. for
     bias^2 and variance with sigma^2 = 0):
 
@@ -227,6 +228,6 @@ def timed(fn, *args, **kwargs):
 
 
 def per_instance(seconds, n_rows):
-    """Seconds per instance (seed 000 section 4: total time divided by the number of rows)."""
+    """Seconds per instance (Webb et al. 2012, section 4: total time divided by the rows)."""
     n_rows = int(n_rows)
     return float(seconds) / n_rows if n_rows > 0 else float("nan")

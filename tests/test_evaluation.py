@@ -12,7 +12,7 @@ from seminaive.evaluation.learners import LEARNERS, get_learner
 
 
 def test_curve_sizes_follow_seed_000_progression():
-    # Adult: 48,842 rows, 1,000 test rows -> 23 ... 47,104 (seed 000 §4.1)
+    # Adult: 48,842 rows, 1,000 test rows -> 23 ... 47,104 (Webb et al. 2012, §4.1)
     sizes = protocols.curve_sizes(48_842 - 1000)
     assert sizes[0] == 23 and sizes[-1] == 47_104
     assert all(b == 2 * a for a, b in zip(sizes, sizes[1:], strict=False))
@@ -195,7 +195,7 @@ def test_cli_compare_and_report_end_to_end(tmp_path, capsys):
     md = str(tmp_path / "results.md")
     assert main(["report", out, "--markdown", md, "--findings", "--title", "T"]) == 0
     text = open(md).read()
-    assert text.startswith("# T") and "Seed 000's headline findings" in text
+    assert text.startswith("# T") and "Headline findings of Webb et al. (2012)" in text
     assert "plots/" in text
 
 

@@ -9,10 +9,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from seminaive import TableTooLargeError
-from seminaive.tables import storage_codes
 from seminaive.structure import _kernels as kernels
 from seminaive.structure._common import PairStatistics, assemble_families, check_parents
-from seminaive.tables import CombinationTable, FrequencyTable
+from seminaive.tables import CombinationTable, FrequencyTable, storage_codes
 
 # ------------------------------------------------------------------------------------------
 # helpers (imported by the other test_structure_*.py files)

@@ -8,9 +8,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from reference import exact_log, sub_model_joint
 
-from seminaive.weighting._kernels import STAT_LMD, STAT_LMG
 from seminaive.sources import ArraySource
 from seminaive.tables import FrequencyTable
+from seminaive.weighting._kernels import STAT_LMD, STAT_LMG
 from seminaive.weighting.loo import Evaluator, LeaveOneOut
 
 N_VALUES = [2, 3, 2, 3]

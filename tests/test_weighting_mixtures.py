@@ -8,8 +8,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from seminaive import AODE, MAPLMD, MAPLMG, load
 from seminaive.datasets import RandomBayesianNetwork
-from seminaive.weighting._kernels import STAT_LMD, STAT_LMG
 from seminaive.sources import ArraySource
+from seminaive.weighting._kernels import STAT_LMD, STAT_LMG
 from seminaive.weighting.loo import Evaluator, LeaveOneOut
 from seminaive.weighting.mixtures import (
     lmd_log_posterior,

@@ -4,9 +4,9 @@ Each :class:`Comparison` names pairs of learners (``learner`` against ``referenc
 metrics the paper compares them on, and which results it uses (protocol, minimum data-set
 size).  :func:`render_comparisons` writes one markdown table per comparison: for every pair
 and metric the win/draw/loss record with the two-tailed sign test, the geometric mean of the
-ratio learner / reference (seed 001's summary statistic), and the two learners' training and
-classification times per instance.  Pairs whose learners are missing from the results are
-left out with a note, so the same report works on partial results.
+ratio learner / reference (the summary statistic of Webb et al. 2005), and the two
+learners' training and classification times per instance.  Pairs whose learners are missing
+from the results are left out with a note, so the same report works on partial results.
 """
 
 from dataclasses import dataclass
@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from . import statistics
-from .learners import LEARNERS
-from .report import _markdown_table as _markdown
+from ._format import learner_label as _label
+from ._format import markdown_table as _markdown
+from ._format import settings_label
 
 #: metrics where a higher value is better
 HIGHER_IS_BETTER = {"auc"}
@@ -30,7 +31,7 @@ class Comparison:
 
     ``protocol`` selects the results (``None``: the first protocol present of biasvar, cv,
     holdout); ``min_rows`` restricts to data sets with at least that many rows;
-    ``variance_protocol`` takes bias and variance from another protocol (seed 002 computes
+    ``variance_protocol`` takes bias and variance from another protocol (Chen et al. 2014 computes
     them on 1,000/1,000 samples of the larger sets) with its own ``variance_min_rows``.
     """
 
@@ -46,22 +47,17 @@ class Comparison:
     note: str = ""
 
 
-def _label(key):
-    spec = LEARNERS.get(key)
-    return spec.label if spec else key
-
-
 PAPER_COMPARISONS = (
     Comparison(
-        "seed000-table5", "AODE and A2DE against TAN", "seed 000, Table 5",
+        "webb2012-table5", "AODE and A2DE against TAN", "Webb et al. 2012, Table 5",
         pairs=(("aode", "tan"), ("a2de", "tan")),
         metrics=("bias", "variance", "zero_one", "rmse"), protocol="biasvar",
         note="Published (62 sets): TAN has lower bias but higher variance than AODE, and "
              "AODE the lower error more often; against A2DE, TAN loses its bias advantage "
              "and A2DE's error advantage is more consistent still."),
     Comparison(
-        "seed001-aode", "AODE against NB, LBR, TAN and SP-TAN", "seed 001 (the AODE paper's "
-        "tables)",
+        "webb2005-aode", "AODE against NB, LBR, TAN and SP-TAN", "Webb et al. 2005 "
+        "(the AODE paper's tables)",
         pairs=(("aode", "nb"), ("aode", "lbr"), ("aode", "tan"), ("aode", "sptan")),
         metrics=("zero_one", "bias", "variance", "rmse"), protocol="biasvar",
         note="Published: AODE has lower error than NB significantly often and is comparable "
@@ -69,11 +65,12 @@ PAPER_COMPARISONS = (
              "(SP-TAN) or classification (LBR) time. LBR is run on the data sets of at most "
              "3,000 rows only (it is lazy: a greedy search per test row)."),
     Comparison(
-        "seed000-kdb-hnb", "AODE against KDB(1) and HNB", "structure learners Weka ships",
+        "webb2012-kdb-hnb", "AODE against KDB(1) and HNB", "structure learners Weka ships",
         pairs=(("aode", "kdb1"), ("aode", "hnb"), ("a2de", "kdb1"), ("a2de", "hnb")),
         metrics=("zero_one", "rmse", "bias", "variance"), protocol="biasvar"),
     Comparison(
-        "seed003", "MAPLMG, MAPLMD and BMAAODE against AODE", "seed 003, §6",
+        "cerquides2005", "MAPLMG, MAPLMD and BMAAODE against AODE",
+        "Cerquides & de Màntaras 2005, §6",
         pairs=(("maplmg", "aode"), ("maplmd", "aode"), ("aode", "bmaaode")),
         metrics=("zero_one", "log_loss", "auc", "rmse"), protocol="biasvar",
         note="Published (W/D/L of per-data-set t-tests at 95%, not sign tests): MAPLMG and "
@@ -81,47 +78,49 @@ PAPER_COMPARISONS = (
              "AUC on the UCI sets); AODE beats BMAAODE (UCI sets: AUC 26/11/1, error 25/8/5, "
              "log loss 29/4/5), because exact model averaging concentrates on one ODE."),
     Comparison(
-        "seed000-table6", "A2DE and AODE against MAPLMG, all data sets", "seed 000, Table 6",
+        "webb2012-table6", "A2DE and AODE against MAPLMG, all data sets",
+        "Webb et al. 2012, Table 6",
         pairs=(("a2de", "maplmg"), ("aode", "maplmg")),
         metrics=("zero_one", "rmse", "bias", "variance"), protocol="biasvar",
         note="Published (62 sets): MAPLMG has lower bias and higher variance than AODE; A2DE "
              "has lower bias and higher variance than MAPLMG; the zero-one loss differences "
              "are not significant over all sets."),
     Comparison(
-        "seed000-table7", "A2DE and AODE against MAPLMG, data sets with >= 8,000 rows",
-        "seed 000, Table 7",
+        "webb2012-table7", "A2DE and AODE against MAPLMG, data sets with >= 8,000 rows",
+        "Webb et al. 2012, Table 7",
         pairs=(("a2de", "maplmg"), ("aode", "maplmg")),
         metrics=("zero_one", "rmse", "bias", "variance"), protocol="biasvar", min_rows=8000,
         note="Published (the ten largest of 62 sets): A2DE has lower zero-one loss and RMSE "
              "than MAPLMG on every one (p = 0.001)."),
     Comparison(
-        "seed004-waode", "WAODE-MI and WAODE-KL against AODE", "seed 004, Tables 5-7",
+        "swaode2024-waode", "WAODE-MI and WAODE-KL against AODE",
+        "the SWAODE paper (2024), Tables 5-7",
         pairs=(("waode-mi", "aode"), ("waode-kl", "aode"), ("waode-kl", "waode-mi")),
         metrics=("zero_one", "log_loss", "rmse"), protocol="biasvar"),
     Comparison(
-        "seed002-table2", "ASAODE against AODE, WAODE, AODE-SR, BSE-AODE and A2DE",
-        "seed 002, Table 2",
+        "chen2014-table2", "ASAODE against AODE, WAODE, AODE-SR, BSE-AODE and A2DE",
+        "Chen et al. 2014, Table 2",
         pairs=(("asaode", "aode"), ("asaode", "waode-mi"), ("asaode", "aodesr"),
                ("asaode", "bseaode-ce"), ("asaode", "a2de"), ("bseaode-ce", "aode"),
                ("aodesr", "aode"), ("a2de", "aode")),
         metrics=("rmse", "zero_one", "bias", "variance"), protocol="biasvar",
         variance_protocol="biasvar1000", variance_min_rows=2000,
-        note="Seed 002 measured RMSE by 10-fold cross-validation and bias/variance on 1,000 "
-             "training and 1,000 test rows (10 repeats) of the sets with >= 2,000 rows; here "
+        note="Chen et al. (2014) measured RMSE by 10-fold cross-validation and bias/variance on "
+             "1,000 training and 1,000 test rows (10 repeats) of the sets with >= 2,000 rows; here "
              "RMSE and zero-one loss come from repeated 2-fold cross-validation and bias and "
              "variance from the 1,000/1,000 protocol (when it was run; the bracket after a "
              "record names its run). Published: ASAODE has lower RMSE than "
              "AODE, WAODE and AODE-SR significantly often, is level with BSE-AODE, and "
              "loses to A2DE (not significantly)."),
     Comparison(
-        "seed002-table2-large", "ASAODE against the same, data sets with >= 8,000 rows",
-        "seed 002, Table 2, largest sets",
+        "chen2014-table2-large", "ASAODE against the same, data sets with >= 8,000 rows",
+        "Chen et al. 2014, Table 2, largest sets",
         pairs=(("asaode", "aode"), ("asaode", "waode-mi"), ("asaode", "aodesr"),
                ("asaode", "bseaode-ce"), ("asaode", "a2de")),
         metrics=("rmse", "zero_one"), protocol="biasvar", min_rows=8000),
     Comparison(
-        "seed004-swaode", "SWAODE against NB, KDB(1), AODE, WAODE-MI, WAODE-KL and SAODE",
-        "seed 004, Tables 5-7",
+        "swaode2024-swaode", "SWAODE against NB, KDB(1), AODE, WAODE-MI, WAODE-KL and SAODE",
+        "the SWAODE paper (2024), Tables 5-7",
         pairs=(("swaode", "nb"), ("swaode", "kdb1"), ("swaode", "aode"),
                ("swaode", "waode-mi"), ("swaode", "waode-kl"), ("swaode", "saode"),
                ("saode", "aode")),
@@ -168,20 +167,6 @@ def _geomean_time(summary, settings, learner, datasets, column):
     if values.size == 0:
         return np.nan
     return float(np.exp(np.mean(np.log(np.clip(values, 1e-12, None)))))
-
-
-def settings_label(settings):
-    """Short reading of a settings key: ``biasvar 50x2``, ``biasvar1000 10x``, ``cv 10``."""
-    parts = settings.split("-")
-    fields = {p.rstrip("0123456789"): p[len(p.rstrip("0123456789")):] for p in parts[1:]}
-    protocol = parts[0]
-    if protocol == "biasvar" and "repeats" in fields:
-        return f"biasvar {fields['repeats']}x2"
-    if "repeats" in fields:
-        return f"{protocol} {fields['repeats']}x"
-    if "folds" in fields:
-        return f"{protocol} {fields['folds']}"
-    return protocol
 
 
 def _us(seconds):

@@ -8,14 +8,10 @@ skipped with a note.
 import numpy as np
 
 from . import statistics
-from .learners import LEARNERS
+from ._format import learner_label as _label
+from .comparisons import auto_n_section, render_comparisons
 
 LARGE_ROWS = 8000
-
-
-def _label(key):
-    spec = LEARNERS.get(key)
-    return spec.label if spec else key
 
 
 def _pair(summary, a, b, metric, datasets=None):
@@ -38,22 +34,21 @@ def _verdict(ok):
 
 
 def paper_findings(summary, curve=None, raw=None):
-    """Markdown: seed 000's headline checks, then every paper comparison table
+    """Markdown: The headline checks of Webb et al. (2012), then every paper comparison table
     (:mod:`.comparisons`) and the ``n="auto"`` choices, on the results present."""
-    from .comparisons import auto_n_section, render_comparisons
 
-    parts = [seed000_findings(summary, curve), render_comparisons(summary),
+    parts = [webb2012_findings(summary, curve), render_comparisons(summary),
              auto_n_section(raw, summary)]
     return "\n".join(p.strip() + "\n" for p in parts if p)
 
 
-def seed000_findings(summary, curve=None, raw=None):
-    """Markdown: seed 000's claims (Tables 3, 4, 10, 11 and Fig. 2) checked on our results.
+def webb2012_findings(summary, curve=None, raw=None):
+    """Markdown: the claims of Webb et al. 2012 (Tables 3, 4, 10, 11, Fig. 2) checked here.
 
     ``summary`` is :func:`seminaive.evaluation.report.summarise` output (the bias/variance
     protocol if present, else any); ``curve`` the learning-curve rows.
     """
-    lines = ["## Seed 000's headline findings, checked", ""]
+    lines = ["## Headline findings of Webb et al. (2012), checked", ""]
     if "protocol" in summary and (summary["protocol"] == "biasvar").any():
         summary = summary[summary["protocol"] == "biasvar"]
         # several bias/variance runs (e.g. 50 and 10 repeats): the one with the most results

@@ -177,31 +177,34 @@ def _hist_gb():
 
 _SPECS = [
     LearnerSpec("nb", "NB", _ours("NaiveBayes"), description="naive Bayes, A0DE"),
-    LearnerSpec("aode", "AODE", _ours("AODE"), description="A1DE (seed 000)"),
-    LearnerSpec("a2de", "A2DE", _ours("A2DE"), description="A2DE (seed 000)"),
-    LearnerSpec("a3de", "A3DE", _ours("A3DE"), description="A3DE (seed 000)"),
+    LearnerSpec("aode", "AODE", _ours("AODE"), description="A1DE (Webb et al. 2012)"),
+    LearnerSpec("a2de", "A2DE", _ours("A2DE"), description="A2DE (Webb et al. 2012)"),
+    LearnerSpec("a3de", "A3DE", _ours("A3DE"), description="A3DE (Webb et al. 2012)"),
     LearnerSpec("pa2de", "PA2DE", _ours("A2DE", aggregate="posterior"),
-                description="A2DE averaging posteriors (seed 000 §4.4)"),
+                description="A2DE averaging posteriors (Webb et al. 2012, §4.4)"),
     LearnerSpec("fa2de", "FA2DE", _ours("A2DE", aggregate="vote"),
-                description="A2DE voting, Feating of NB (seed 000 §4.4)"),
-    # issue 4: single-model structure learners
+                description="A2DE voting, Feating of NB (Webb et al. 2012, §4.4)"),
+    # single-model structure learners
     LearnerSpec("tan", "TAN", _ours("TAN"), description="tree-augmented naive Bayes"),
     LearnerSpec("sptan", "SP-TAN", _ours("SPTAN"), description="super-parent TAN"),
     *[LearnerSpec(f"kdb{k}", f"KDB{k}", _ours("KDB", k=k), description=f"KDB, k={k}")
       for k in range(1, 6)],
     LearnerSpec("lbr", "LBR", _ours("LBR"), description="lazy Bayesian rules"),
     LearnerSpec("hnb", "HNB", _ours("HNB"), description="hidden naive Bayes"),
-    # issue 5: weighted sub-models
+    # weighted sub-models
     LearnerSpec("waode-mi", "WAODE-MI", _ours("WAODE", weights="mi"),
                 description="AODE with mutual-information weights"),
     LearnerSpec("waode-kl", "WAODE-KL", _ours("WAODE", weights="kl"),
                 description="AODE with Kullback-Leibler weights"),
-    LearnerSpec("maplmd", "MAPLMD", _ours("MAPLMD"), description="seed 003 §3.2, EM"),
-    LearnerSpec("maplmg", "MAPLMG", _ours("MAPLMG"), description="seed 003 §3.2"),
-    LearnerSpec("bmaaode", "BMAAODE", _ours("BMAAODE"), description="seed 003 §5"),
+    LearnerSpec("maplmd", "MAPLMD", _ours("MAPLMD"),
+                description="Cerquides & de Màntaras 2005, §3.2, EM"),
+    LearnerSpec("maplmg", "MAPLMG", _ours("MAPLMG"),
+                description="Cerquides & de Màntaras 2005, §3.2"),
+    LearnerSpec("bmaaode", "BMAAODE", _ours("BMAAODE"),
+                description="Cerquides & de Màntaras 2005, §5"),
     LearnerSpec("a2de-mi", "A2DE-MI", _ours("AnDE", n=2, weights="mi"),
                 description="A2DE with mutual-information weights"),
-    # issue 6: selected sub-models
+    # selected sub-models
     LearnerSpec("aodesr", "AODE-SR", _ours("AODESR", variant="lazy"),
                 description="AODE with lazy subsumption resolution"),
     LearnerSpec("aodesr-eager", "AODE-ESR", _ours("AODESR", variant="eager")),
@@ -209,9 +212,9 @@ _SPECS = [
     LearnerSpec("fssaode", "FSS-AODE", _ours("FSSAODE")),
     *[LearnerSpec(f"bseaode-{m.replace('_', '')}", f"BSE-AODE-{m.upper()}",
                   _ours("BSEAODE", mode=m)) for m in ("pe", "ce", "p_and_ce", "p_or_ce")],
-    LearnerSpec("asaode", "ASAODE", _ours("ASAODE"), description="seed 002"),
-    LearnerSpec("saode", "SAODE", _ours("SAODE"), description="seed 004"),
-    LearnerSpec("swaode", "SWAODE", _ours("SWAODE"), description="seed 004"),
+    LearnerSpec("asaode", "ASAODE", _ours("ASAODE"), description="Chen et al. 2014"),
+    LearnerSpec("saode", "SAODE", _ours("SAODE"), description="the SWAODE paper (2024)"),
+    LearnerSpec("swaode", "SWAODE", _ours("SWAODE"), description="the SWAODE paper (2024)"),
     LearnerSpec("sa2de", "SA2DE", _ours("SelectiveAnDE", n=2),
                 description="selective A2DE (nested parent-pair x child space)"),
     LearnerSpec("ande-auto", "AnDE-auto", _ours("AnDE", n="auto"),

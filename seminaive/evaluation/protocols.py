@@ -8,16 +8,16 @@ learner, and are the same in every run.
 Protocols
 ---------
 ``cv``        stratified k-fold cross-validation (default 10 folds, 1 repeat).
-``biasvar``   seed 000 §4: 50 repeats of 2-fold cross-validation; every row is classified
+``biasvar``   Webb et al. 2012, §4: 50 repeats of 2-fold cross-validation; every row is classified
               once per repeat, so each row has 50 predictions from which Kohavi & Wolpert's
               bias and variance of zero-one loss are computed (Webb 2000's repeated
               cross-validation method; folds are plain random halves, not stratified, to
               maximise the variation between training sets as the seed asks).
-``biasvar1000`` seed 002 §4: 1,000 test rows drawn at random once, then 10 training sets of
+``biasvar1000`` Chen et al. 2014, §4: 1,000 test rows drawn at random once, then 10 training sets of
               1,000 rows drawn from the remaining rows; bias and variance from the 10
               predictions of every test row (data sets with at least 2,000 rows).
 ``holdout``   one stratified split, ``test_fraction`` of the rows for testing (repeatable).
-``curve``     seed 000 §4.1 learning curves: per repeat, 1,000 random test rows; training
+``curve``     Webb et al. 2012, §4.1 learning curves: per repeat, 1,000 random test rows; training
               sets of 23, 46, 92, ... rows (doubling) drawn from the rest, up to the largest
               size the remaining rows allow; 50 repeats.  ``fold`` indexes the size.
 """
@@ -78,7 +78,7 @@ def _rng_seed(seed, dataset, protocol, repeat):
 
 
 def curve_sizes(n_available, first_size=23):
-    """Training sizes of seed 000's learning curves: 23, 46, 92, ... while <= n_available.
+    """Training sizes of Webb et al.'s (2012) learning curves: 23, 46, 92, ... while <= n_available.
 
     With the Adult data (48,842 rows, 1,000 held out) this is 23 ... 47,104 as in the seed.
     """

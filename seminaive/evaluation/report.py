@@ -15,6 +15,9 @@ import pandas as pd
 
 from .. import metrics
 from . import plots, statistics
+from ._format import learner_label as _label
+from ._format import markdown_table as _markdown_table
+from ._format import settings_label
 from .learners import LEARNERS
 from .runner import METRICS, PREDICTION_PROTOCOLS, collect, predictions
 
@@ -32,11 +35,6 @@ METRIC_INFO = {
 }
 
 LARGE_ROWS = 8000
-
-
-def _label(key):
-    spec = LEARNERS.get(key)
-    return spec.label if spec else key
 
 
 def _learner_order(keys):
@@ -100,13 +98,6 @@ def _fmt(value, metric):
     return f"{value:.4f}"
 
 
-def _markdown_table(frame):
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
-
-
 def metric_table(summary, metric, learners):
     """Data sets x learners table of one metric; the best value of each row in bold."""
     higher, _ = METRIC_INFO[metric]
@@ -159,7 +150,7 @@ def wdl_section(summary, metric, learners, decimals=4):
 
 
 def ratio_section(summary, metric, learners):
-    """Geometric mean over data sets of metric(row) / metric(column) (seed 001 style)."""
+    """Geometric mean over data sets of metric(row) / metric(column) (as in Webb et al. 2005)."""
     wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
     present = [lr for lr in learners if lr in wide.columns]
     rows = []
@@ -179,15 +170,14 @@ def ratio_section(summary, metric, learners):
 
 
 def _settings_title(settings):
-    from .comparisons import settings_label
-
     protocol = settings.split("-")[0]
     titles = {
         "cv": "Stratified cross-validation",
-        "biasvar": "Bias/variance: repeated 2-fold cross-validation (seed 000 uses 50 repeats)",
-        "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows (seed 002)",
+        "biasvar": ("Bias/variance: repeated 2-fold cross-validation (Webb et al. 2012 use 50 "
+                    "repeats)"),
+        "biasvar1000": "Bias/variance: 1,000 training / 1,000 test rows (Chen et al. 2014)",
         "holdout": "Holdout",
-        "curve": "Learning curves (seed 000)",
+        "curve": "Learning curves (Webb et al. 2012)",
     }
     return f"{titles.get(protocol, protocol)}: {settings_label(settings)}"
 
@@ -295,7 +285,7 @@ def _settings_section(summary, settings, plots_dir, base):
             parts += [f"**{METRIC_INFO[metric][1]}**", "",
                       wdl_section(summary, metric, learners), ""]
     if len(learners) > 1:
-        parts += ["### Geometric mean of error ratios (seed 001 style)", "",
+        parts += ["### Geometric mean of error ratios (as in Webb et al. 2005)", "",
                   "Geometric mean over data sets of row / column: below 1 means the row "
                   "learner has the lower value.", ""]
         for metric in ("zero_one", "rmse"):
@@ -340,7 +330,7 @@ def _curve_section(curve, plots_dir, base):
     settings = curve["settings"].iloc[0]
     n_repeats = curve["repeat"].nunique()
     tag = f"-r{n_repeats}"
-    parts = [f"## Learning curves (seed 000 §4.1), {n_repeats} repeats", "",
+    parts = [f"## Learning curves (Webb et al. 2012, §4.1), {n_repeats} repeats", "",
              f"Settings `{settings}`. Per repeat 1,000 random test rows; nested training sets "
              "of 23, 46, 92, ... rows drawn from the rest. Points are means over repeats, "
              "error bars standard errors.", ""]

@@ -1,9 +1,9 @@
 """Statistics for comparing learners over many data sets.
 
-* Win/draw/loss records with a two-tailed binomial sign test, as seeds 000 (section 4.1),
+* Win/draw/loss records with a two-tailed binomial sign test, as Webb et al. 2012 (section 4.1),
   001 and 002 (section 4.1) report them: a "win" for A against B is a data set on which A has
   the lower (better) value.
-* Geometric mean of error ratios (seed 001, "Geo. Mittel" rows).
+* Geometric mean of error ratios (Webb et al. 2005, "Geo. Mittel" rows).
 * Friedman test with average ranks and the Nemenyi critical difference (Demsar 2006).
 
 ``summary`` arguments are tidy DataFrames with one row per (dataset, learner) and a column per
@@ -31,9 +31,9 @@ def sign_test(wins, losses, alternative="two-sided"):
     """Binomial sign test p-value of ``wins`` against ``losses`` (draws ignored).
 
     ``scipy.stats.binomtest(wins, wins + losses, 0.5, alternative).pvalue``; 1.0 when there
-    are neither wins nor losses.  The default two-tailed test is what seed 002 (section 4.1)
+    are neither wins nor losses.  The default two-tailed test is what Chen et al. 2014 (section 4.1)
     reports; ``alternative="greater"`` (A wins more often) or ``"less"`` gives the one-tailed
-    values some entries of seed 001's tables show (e.g. 22/7/8, p = 0.008).
+    values some entries of Webb et al.'s (2005) tables show (e.g. 22/7/8, p = 0.008).
     """
     wins, losses = int(wins), int(losses)
     if wins < 0 or losses < 0:
@@ -104,8 +104,8 @@ def wdl_matrix(summary, metric, learners, higher_is_better=False, decimals=4, to
     """Pairwise win/draw/loss records of every learner against every other.
 
     Cell ``[A, B]`` is A's record against B as ``"w/d/l"`` over the data sets on which both
-    have a value (seed 002, Table 2: "cell [i, j] compares the algorithm in row i against the
-    algorithm in column j").
+    have a value (Chen et al. 2014, Table 2: "cell [i, j] compares the algorithm in row i
+    against the algorithm in column j").
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def wdl_matrix(summary, metric, learners, higher_is_better=False, decimals=4, to
 
 
 def geometric_mean_ratio(a, b):
-    """Geometric mean over data sets of the ratio ``a / b`` (seed 001, "Geo. Mittel").
+    """Geometric mean over data sets of the ratio ``a / b`` (Webb et al. 2005, "Geo. Mittel").
 
     ``exp(mean(log(a / b)))``: below 1 means A has the lower (better) value on average.
     Data sets where both values are 0 count as ratio 1; data sets where exactly one is 0

@@ -27,7 +27,8 @@ def cell_observed(cell, g, d, combos, sizes):
 
 @njit(cache=True, inline="always")
 def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
-    """log P(y, x_s) from counts (m-estimate: Webb et al. 2012, §2; Laplace: Cerquides & de Màntaras 2005, eq. 15).
+    """log P(y, x_s) from counts (m-estimate: Webb et al. 2012, §2; Laplace: Cerquides &
+    de Màntaras 2005, eq. 15).
 
     ``count`` = N(y, x_s), ``n_observed`` = rows with every attribute of s observed,
     ``prod_values`` = prod |X_s|.  Shared by the table builder and by kernels that need the
@@ -40,7 +41,8 @@ def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
 
 @njit(cache=True, inline="always")
 def log_conditional_estimate(count, parent_count, n_values, m, laplace):
-    """log P(x_c | y, x_s) from counts (m-estimate: Webb et al. 2012, §2; Laplace: Cerquides & de Màntaras 2005, eq. 16).
+    """log P(x_c | y, x_s) from counts (m-estimate: Webb et al. 2012, §2; Laplace: Cerquides &
+    de Màntaras 2005, eq. 16).
 
     ``count`` = N(y, x_s, x_c), ``parent_count`` = N(y, x_s) over rows with x_c observed,
     ``n_values`` = |X_c|.
@@ -53,7 +55,8 @@ def log_conditional_estimate(count, parent_count, n_values, m, laplace):
 @njit(parallel=True, cache=True)
 def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
                      min_count, out):
-    """log P(y, x_s) for every parent combination s and cell (Webb et al. 2012, §2; Cerquides & de Màntaras 2005, eq. 15).
+    """log P(y, x_s) for every parent combination s and cell (Webb et al. 2012, §2;
+    Cerquides & de Màntaras 2005, eq. 15).
 
     m-estimate:  (N(y, x_s) + m / (k * prod|X_s|)) / (N_obs(s) + m)
     Laplace:     (N(y, x_s) + 1) / (N_obs(s) + k * prod|X_s|)
@@ -98,7 +101,8 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
 @njit(parallel=True, cache=True)
 def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                            lc_offsets, m, laplace, out, held_out=0.0):
-    """log P(x_c | y, x_rest) for every combination, member c and cell (Cerquides & de Màntaras 2005, eq. 16).
+    """log P(x_c | y, x_rest) for every combination, member c and cell (Cerquides &
+    de Màntaras 2005, eq. 16).
 
     m-estimate:  (N(y, x_rest, x_c) + m / |X_c|) / (N(y, x_rest) - N(y, x_rest, x_c missing) + m)
     Laplace:     (N(y, x_rest, x_c) + 1) / (N(y, x_rest) - N(y, x_rest, x_c missing) + |X_c|)
@@ -107,7 +111,8 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
     Output block layout: (cells, d, k).
 
     ``held_out`` > 0 gives the estimates with that much weight of one instance of the cell
-    removed from its counts (leave-one-out, Cerquides & de Màntaras 2005, eq. 32): N(y, x_rest, x_c) - held_out
+    removed from its counts (leave-one-out, Cerquides & de Màntaras 2005, eq. 32):
+    N(y, x_rest, x_c) - held_out
     over N(y, x_rest)_obs - held_out; cells that cannot hold the instance are NaN.
     """
     for g in prange(g_first, g_last):

@@ -9,8 +9,8 @@ scores it with :func:`._structure.structure_scores`, model files store it throug
 import numpy as np
 
 from ..base import _BaseAnDE
-from ._kernels import LOSSES
 from . import _structure as st
+from ._kernels import LOSSES
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")
 _NESTED_ARRAYS = ("ranking", "mutual_information", "selected", "loo_loss")

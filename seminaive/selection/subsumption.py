@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params, _BaseAnDE
+from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from . import _kernels as kernels
 
 _VARIANTS = ("lazy", "eager", "near")

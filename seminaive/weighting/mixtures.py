@@ -37,8 +37,8 @@ from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
 from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
-from ._kernels import STAT_LMD, STAT_LMG
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
+from ._kernels import STAT_LMD, STAT_LMG
 from .loo import Evaluator, LeaveOneOut
 
 #: default budget of the cached leave-one-out tensor (rows x sub-models x classes x 8 bytes)

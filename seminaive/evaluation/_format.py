@@ -1,0 +1,32 @@
+"""Formatting shared by the report, the paper comparisons and the findings: learner labels,
+markdown tables and the short names of experiment settings."""
+
+from .learners import LEARNERS
+
+
+def learner_label(key):
+    """The display label of a learner key (the key itself for an unknown learner)."""
+    spec = LEARNERS.get(key)
+    return spec.label if spec else key
+
+
+def markdown_table(frame):
+    """A DataFrame as a GitHub-flavoured markdown table (values formatted by ``str``)."""
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def settings_label(settings):
+    """Short reading of a settings key: ``biasvar 50x2``, ``biasvar1000 10x``, ``cv 10``."""
+    parts = settings.split("-")
+    fields = {p.rstrip("0123456789"): p[len(p.rstrip("0123456789")):] for p in parts[1:]}
+    protocol = parts[0]
+    if protocol == "biasvar" and "repeats" in fields:
+        return f"biasvar {fields['repeats']}x2"
+    if "repeats" in fields:
+        return f"{protocol} {fields['repeats']}x"
+    if "folds" in fields:
+        return f"{protocol} {fields['folds']}"
+    return protocol
