@@ -141,7 +141,7 @@ classes_ : ndarray of shape (n_classes,)
 n_features_in_ : int
     Number of feature columns seen in fit.""",
     "feature_names_in_": """\
-feature_names_in_ : ndarray of shape (n_features_in_,)
+feature_names_in_ : ndarray of shape (n_features,)
     Column names seen in fit (only for a DataFrame with string column names).""",
     "encoder_": """\
 encoder_ : AttributeEncoder
@@ -151,10 +151,10 @@ table_ : FrequencyTable
     The joint counts of the class with every attribute combination the learner uses.""",
     # attributes of the structure learners
     "mutual_info_": """\
-mutual_info_ : ndarray of shape (n_features_in_,)
+mutual_info_ : ndarray of shape (n_features,)
     I(X_i; Y), the mutual information of every attribute with the class, in nats.""",
     "conditional_mutual_info_": """\
-conditional_mutual_info_ : ndarray of shape (n_features_in_, n_features_in_)
+conditional_mutual_info_ : ndarray of shape (n_features, n_features)
     I(X_i; X_j | Y), the conditional mutual information of every pair of attributes given
     the class, in nats (symmetric, zero diagonal; maximum likelihood from the rows in which
     both attributes are observed).""",

@@ -57,7 +57,7 @@ class HNB(_StructureBase):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_features_in_, n_features_in_)
+    weights_ : ndarray of shape (n_features, n_features)
         W_ij (rows sum to 1, or are all 0 when attribute i is conditionally independent of
         every other attribute).
     {conditional_mutual_info_}

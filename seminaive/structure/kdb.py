@@ -65,9 +65,9 @@ class KDB(_FamilyLearner):
 
     Attributes
     ----------
-    structure_ : ndarray of shape (n_features_in_, max(k, 1))
+    structure_ : ndarray of shape (n_features, max(k, 1))
         Parents of every attribute (ascending, -1 padding).
-    order_ : ndarray of shape (n_features_in_,)
+    order_ : ndarray of shape (n_features,)
         Attributes by decreasing mutual information with the class.
     {mutual_info_}
     {conditional_mutual_info_}

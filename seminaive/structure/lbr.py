@@ -185,7 +185,7 @@ class LBR(_StructureBase):
 
         Returns
         -------
-        ndarray of bool, shape (n_samples, n_features_in_)
+        ndarray of bool, shape (n_samples, n_features)
         """
         return self._search(X)[1]
 

@@ -123,7 +123,7 @@ class SPTAN(_FamilyLearner):
 
     Attributes
     ----------
-    structure_ : ndarray of shape (n_features_in_,)
+    structure_ : ndarray of shape (n_features,)
         Parent attribute of every attribute, -1 for none.
     search_history_ : list of (int, int, float)
         Accepted arcs in order: (super-parent, favourite child, weighted number of right

@@ -60,7 +60,7 @@ class TAN(_FamilyLearner):
 
     Attributes
     ----------
-    structure_ : ndarray of shape (n_features_in_,)
+    structure_ : ndarray of shape (n_features,)
         Parent attribute of every attribute, -1 for the root.
     root_ : int
         The root of the tree: the attribute with the highest I(X_i; Y).
