@@ -111,6 +111,34 @@ missing : {"ignore", "value"}, default="ignore"
     "k": """\
 k : int, default=1
     Maximum number of attribute parents of each attribute; 0 is exactly naive Bayes.""",
+    # selection learners
+    "loss_rmse": """\
+loss : {"rmse", "zero_one", "log_loss"}, default="rmse"
+    Leave-one-out loss that selects the model: the root mean squared error of the true
+    class's probability, sqrt(mean (1 - P(y | x))^2) (Chen et al. 2014, §3.3), the error
+    rate, or the mean of -log P(y | x).""",
+    "loss_zero_one": """\
+loss : {"rmse", "zero_one", "log_loss"}, default="zero_one"
+    Leave-one-out loss that selects the model: the error rate, the root mean squared error
+    of the true class's probability (Chen et al. 2014, §3.3), or the mean of
+    -log P(y | x).""",
+    # the mixtures MAPLMD and MAPLMG
+    "mixture_n": """\
+n : int, default=1
+    Parent order of the sub-models: 1 mixes the one-dependence estimators of AODE (as
+    Cerquides & de Màntaras 2005 do), 2 the sub-models of A2DE, and so on.""",
+    "max_iter": """\
+max_iter : int, default=100
+    Maximum number of optimiser iterations: an EM step is one pass over the training data;
+    an L-BFGS-B iteration one pass per function evaluation (line search included).""",
+    "tol": """\
+tol : float, default=1e-7
+    Convergence tolerance on the objective per training row (see Notes).""",
+    "loo_cache_bytes": """\
+loo_cache_bytes : int, default=64 MiB
+    Keep the leave-one-out joints in memory (one extra pass, then iterations without
+    reading the data) when rows x sub-models x classes x 8 bytes fit; 0 never caches, so
+    memory stays bounded by one chunk whatever the number of rows.""",
 }
 
 #: groups of fragments, in the order they appear in a Parameters section
@@ -130,6 +158,17 @@ GROUPS = {
     "structure_parameters": ("structure_smoothing", "m", "structure_min_count", "discretizer",
                              "n_bins", "structure_missing", "categorical_features",
                              "max_table_bytes", "random_state"),
+    # the selected structure of every selection learner
+    "selection_attributes": ("n_", "parents_", "children_", "parent_weights_"),
+    # the nested (r, s) space of ASAODE, SAODE, SWAODE and SelectiveAnDE
+    "nested_attributes": ("mutual_information_", "ranking_", "n_parents_", "n_children_",
+                          "loo_loss_nested"),
+    # the wrapper searches FSS and BSE
+    "wrapper_attributes": ("loo_loss_wrapper", "loo_path_", "n_passes_wrapper"),
+    # the optimised mixtures MAPLMD and MAPLMG
+    "mixture_parameters": ("mixture_n", "max_iter", "tol", "loo_cache_bytes"),
+    "mixture_attributes": ("weights_mixture", "parent_combinations_", "objective_trace_",
+                           "n_iter_", "n_passes_mixture"),
 }
 
 #: documentation of the attributes every fitted learner has
@@ -159,6 +198,62 @@ conditional_mutual_info_ : ndarray of shape (n_features, n_features)
     the class, in nats (symmetric, zero diagonal; maximum likelihood from the rows in which
     both attributes are observed).""",
 }
+
+ATTRIBUTES.update({
+    "n_": """\
+n_ : int
+    Parent order of the selected model.""",
+    "parents_": """\
+parents_ : ndarray of int
+    Attributes that may act as (members of) super-parents.""",
+    "children_": """\
+children_ : ndarray of int
+    Attributes used as children.""",
+    "parent_weights_": """\
+parent_weights_ : ndarray of shape (n_features,)
+    Weight of each attribute as a parent (1 unless weighted).""",
+    "mutual_information_": """\
+mutual_information_ : ndarray of shape (n_features,)
+    I(X_i; Y), the mutual information of each attribute with the class, on the training
+    counts.""",
+    "ranking_": """\
+ranking_ : ndarray of int
+    Attributes by decreasing mutual information.""",
+    "n_parents_": """\
+n_parents_ : int
+    The selected r: ``parents_`` are ``ranking_[:r]``.""",
+    "n_children_": """\
+n_children_ : int
+    The selected s: ``children_`` are ``ranking_[:s]``.""",
+    "loo_loss_nested": """\
+loo_loss_ : ndarray of shape (n + 1, n_features + 1, n_features + 1)
+    Leave-one-out loss of every model (order, r, s) of the space (NaN where undefined).""",
+    "loo_loss_wrapper": """\
+loo_loss_ : float
+    Leave-one-out loss of the selected model.""",
+    "loo_path_": """\
+loo_path_ : ndarray
+    Leave-one-out loss after each accepted move (the first entry: the start model).""",
+    "n_passes_wrapper": """\
+n_passes_ : int
+    Passes over the training data made by the search.""",
+    "weights_mixture": """\
+weights_ : ndarray of shape (n_sub_models,)
+    Mixture weights (positive, sum to 1), in the order of ``parent_combinations_``.""",
+    "parent_combinations_": """\
+parent_combinations_ : ndarray of shape (n_sub_models, n)
+    Attribute indices of each sub-model's parents.""",
+    "objective_trace_": """\
+objective_trace_ : list of float
+    Log supervised posterior (up to a constant) at each evaluated iterate.""",
+    "n_iter_": """\
+n_iter_ : int
+    Optimiser iterations of the last fit or partial_fit.""",
+    "n_passes_mixture": """\
+n_passes_ : int
+    Passes over the training data of the last fit or partial_fit (iterations, line-search
+    evaluations and, when caching, the pass that builds the cache).""",
+})
 
 #: full citations of the papers the learners implement, for References sections
 REFERENCES = {
@@ -191,6 +286,17 @@ Press.""",
     "zheng2000": """\
 Zheng, Z. & Webb, G. I. (2000). Lazy learning of Bayesian rules. *Machine Learning* 41(1),
 53-84.""",
+    "zheng2006": """\
+Zheng, F. & Webb, G. I. (2006). Efficient lazy elimination for averaged one-dependence
+estimators. *Proceedings of the 23rd International Conference on Machine Learning (ICML
+2006)*, 1113-1120.""",
+    "zheng2012": """\
+Zheng, F., Webb, G. I., Suraweera, P. & Zhu, L. (2012). Subsumption resolution: an
+efficient and effective technique for semi-naive Bayesian learning. *Machine Learning*
+87(1), 93-125.""",
+    "jiang2006": """\
+Jiang, L. & Zhang, H. (2006). Weightily averaged one-dependence estimators. *PRICAI 2006*,
+LNAI 4099, 970-974.""",
     "jiang2009": """\
 Jiang, L., Zhang, H. & Cai, Z. (2009). A novel Bayes model: hidden naive Bayes. *IEEE
 Transactions on Knowledge and Data Engineering* 21(10), 1361-1371.""",

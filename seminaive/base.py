@@ -483,36 +483,3 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-# TEMPORARY: legacy docstring block, to be replaced by seminaive._docs fragments
-_COMMON_DOC = """
-    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
-        m-estimation with a uniform prior (seed 000):
-        P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
-        P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m);
-        or Laplace (seed 003 eqs 15-16, Weka's AODE):
-        (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|).
-        With missing="ignore" every denominator counts only the rows in which the attributes
-        it involves are observed.
-    m : float, default=1.0
-        The m of m-estimation.
-    min_count : float, default=1
-        A parent combination x_s is used only if its training frequency is >= min_count;
-        when none qualifies the row cascades to A(n-1)DE (seed 000 eq 11).
-    aggregate : {"joint", "posterior", "vote"}, default="joint"
-        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
-        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
-    discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
-        How numeric columns are discretised (on the training data only).
-    n_bins : int, default=3
-        Bins for discretizer="equal_frequency".
-    missing : {"ignore", "value"}, default="ignore"
-        Leave missing values out of counting and classification, or treat them as a value.
-    categorical_features : "auto", "all", "none" or list, default="auto"
-        Which columns are nominal ("auto": object, string, category and bool dtypes).
-    max_table_bytes : int or None, default=4 GiB
-        Refuse, before allocating, a model whose tables would need more memory.
-    random_state : int, RandomState or None
-        Seeds the row sample on which cut points are computed.
-"""

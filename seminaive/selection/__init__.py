@@ -1,4 +1,4 @@
-"""Selecting sub-models: AODE-SR, FSS/BSE, ASAODE, SAODE, SWAODE, selective AnDE (issue 6)."""
+"""Selecting sub-models: AODE-SR, FSS/BSE, ASAODE, SAODE, SWAODE, selective AnDE."""
 
 from .nested import ASAODE, SAODE, SWAODE, SelectiveAnDE
 from .subsumption import AODESR

@@ -85,7 +85,8 @@ def set_structure_state(est, arrays, nested_required):
 
 
 def fit_nested(est, source, n_max, levels, loss, parent_weights=None, one_se_order=False):
-    """Nested selection (seed 002 §3, seed 004 §3.2 / §4.2) over parent orders ``levels``.
+    """Nested selection (Chen et al. 2014, §3, the SWAODE paper (2024), §3.2 / §4.2) over parent
+    orders ``levels``.
 
     Ranks the attributes by mutual information with the class, computes in one pass over
     ``source`` the leave-one-out loss of every model (L, r, s) with L <= n_max, and keeps the
@@ -159,36 +160,3 @@ class _SelectionBase(_BaseAnDE):
 
     def _set_learned_state(self, arrays):
         set_structure_state(self, arrays, self._nested)
-
-
-def loss_doc(default):
-    """The ``loss`` parameter's docstring entry."""
-    return f"""
-    loss : {{"rmse", "zero_one", "log_loss"}}, default="{default}"
-        Leave-one-out loss that selects the model: root mean squared error of the true
-        class's probability, sqrt(mean (1 - P(y|x))^2) (seed 002 §3.3, seed 004), error rate,
-        or the mean of -log P(y|x)."""
-
-
-_STRUCTURE_ATTRIBUTES_DOC = """
-    n_ : int
-        Parent order of the selected model.
-    parents_ : ndarray of int
-        Attributes that may act as (members of) super-parents.
-    children_ : ndarray of int
-        Attributes used as children.
-    parent_weights_ : ndarray of shape (n_features_in_,)
-        Weight of each attribute as a parent (1 unless weighted).
-"""
-
-_NESTED_ATTRIBUTES_DOC = """    mutual_information_ : ndarray of shape (n_features_in_,)
-        I(X_i; Y) on the training counts.
-    ranking_ : ndarray of int
-        Attributes by decreasing mutual information.
-    n_parents_, n_children_ : int
-        The selected r and s: ``parents_`` are ``ranking_[:r]``, ``children_``
-        ``ranking_[:s]``.
-    loo_loss_ : ndarray of shape (n + 1, n_features_in_ + 1, n_features_in_ + 1)
-        Leave-one-out loss of every model (order L, r, s) of the space (NaN where
-        undefined); RMSE for loss="rmse".
-"""

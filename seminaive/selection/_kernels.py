@@ -1,6 +1,6 @@
 """Kernels for selecting sub-models: leave-one-out losses, selective scoring, subsumption.
 
-Leave-one-out (seed 002 §3.3, "incremental cross validation"): the held-out row's
+Leave-one-out (Chen et al. 2014, §3.3, "incremental cross validation"): the held-out row's
 contribution is subtracted from every count an estimate reads, analytically, so the estimate
 is that of the tables refitted without the row; nothing is refitted.  For a row (x, y_t) of
 weight w the held-out amount is h = min(w, 1) (one copy of a row of integer weight w, whose
@@ -15,10 +15,10 @@ With held-out amount h, for a parent combination s of order L and a child c not 
 
 and a parent value qualifies when it is observed and N(x_s) - h >= min_count.
 
-Nested model spaces (seed 002 §3.2, seed 004 eq 6): attributes ranked by mutual information
-with the class; model (L, r, s) averages, over the parent combinations of size L drawn from the
-top-r attributes, P(y, x_s) prod_{c in top s, c not in s} P(x_c | y, x_s), cascading to
-(L - 1, r, s) when no combination qualifies and ending at naive Bayes over the top-s children.
+Nested model spaces (Chen et al. 2014, §3.2, the SWAODE paper (2024), eq 6): attributes ranked by
+mutual information with the class; model (L, r, s) averages, over the parent combinations of size L
+drawn from the top-r attributes, P(y, x_s) prod_{c in top s, c not in s} P(x_c | y, x_s), cascading
+to (L - 1, r, s) when no combination qualifies and ending at naive Bayes over the top-s children.
 One pass evaluates every (L, r, s): per row, the LOO joint of each combination, prefix sums
 of its children's LOO log terms along the ranking, and running log-sum-exps over the
 combinations in the order of their highest rank (a snapshot at every r).
@@ -117,8 +117,9 @@ def _lse_add(top, acc, row, values, k):
 def _row_loss(score, k, yt, kind):
     """Loss of one row from its per-class log joint scores.
 
-    rmse: (1 - P(y_t | x))^2 (seed 002 §3.3, seed 004 RMSE equation; the root of the mean is
-    taken by the caller); zero_one: argmax (first maximum) != y_t; log_loss: -log P(y_t | x).
+    rmse: (1 - P(y_t | x))^2 (Chen et al. 2014, §3.3, the SWAODE paper (2024) RMSE equation; the
+    root of the mean is taken by the caller); zero_one: argmax (first maximum) != y_t; log_loss:
+    -log P(y_t | x).
     """
     top = -np.inf
     best = 0
@@ -366,7 +367,7 @@ def wrapper_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, 
                      cand_child, m, laplace, min_count, loss_kind, n_blocks, out):
     """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
     by the masks, changed by candidate j: attribute ``cand_attr[j]`` (-1: no change) becomes a
-    parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (seed 002 §2.4 eq for
+    parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (Chen et al. 2014, §2.4 eq for
     P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
     parent qualifies)."""
     n_rows, a = X.shape
@@ -496,8 +497,8 @@ def wrapper_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, 
 @njit(parallel=True, cache=True)
 def selective_scores(X, lj, lc, lc_offsets, offsets, ext_first, sizes, k, combo_members,
                      level_first, combo_weight, n_levels, children, out):
-    """Per-class log scores of a selected AnDE structure (seed 002 eq for P(y, x) with parent
-    set p and child set c; seed 004 eq 9 with weights).
+    """Per-class log scores of a selected AnDE structure (Chen et al. 2014, eq for P(y, x) with
+    parent set p and child set c; the SWAODE paper (2024), eq 9 with weights).
 
     Level L's parents are ``combo_members[level_first[L]:level_first[L + 1], :L]``; from the
     highest level down, the first level with a qualifying parent (observed, frequency >=

@@ -1,15 +1,15 @@
 """A selected sub-model structure, its leave-one-out passes and its scoring.
 
 A *selected structure* is the AnDE model restricted to a set of parent attributes P and a set
-of child attributes C, with an optional weight per parent (seed 002 §2.4 and §3.2, seed 004
-eqs 6 and 9), generalised to parent order n:
+of child attributes C, with an optional weight per parent (Chen et al. 2014, §2.4 and §3.2, the
+SWAODE paper (2024) eqs 6 and 9), generalised to parent order n:
 
     P(y, x) ~ sum_{s in A^n(P), qualifying} w_s P(y, x_s) prod_{c in C \\ s} P(x_c | y, x_s)
               / sum_{s qualifying} w_s
 
 where A^n(P) are the n-subsets of P, w_s is the product of the weights of the members of s and
-a combination qualifies when its values are observed and N(x_s) >= min_count (seed 000 eq 11).
-When none qualifies the row cascades to order n - 1 over the same P and C, down to naive Bayes
+a combination qualifies when its values are observed and N(x_s) >= min_count (Webb et al. 2012, eq
+11). When none qualifies the row cascades to order n - 1 over the same P and C, down to naive Bayes
 over C (order 0).  This module holds the helpers the learners share: ranking by mutual
 information, the leave-one-out passes over a source (kernels in
 :mod:`seminaive.selection._kernels`) and the scoring of a structure.
@@ -25,7 +25,7 @@ from . import _kernels as kernels
 
 def mutual_information(table):
     """I(X_i; Y) of every attribute from the order-1 counts, over the rows where X_i is
-    observed (seed 004 eq 8; seed 002 §3.1)."""
+    observed (the SWAODE paper (2024), eq 8; Chen et al. 2014, §3.1)."""
     return np.array([mutual_information_with_class(table.block([i])[1:, :])
                      for i in range(table.n_attributes)])
 
@@ -42,7 +42,7 @@ def combination_levels(attributes, n, weights=None):
     (n + 2,), ``max_rank`` (position in ``attributes`` of each combination's last member; -1
     for the empty one) and ``weight`` (product of the members' weights).  Within a level the
     combinations are ordered by their highest position, so those drawn from the first r
-    attributes form a prefix (the nesting of seed 002 §3.2).
+    attributes form a prefix (the nesting of Chen et al. 2014, §3.2).
     """
     attributes = np.asarray(attributes, dtype=np.int64)
     if weights is None:

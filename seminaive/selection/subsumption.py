@@ -1,31 +1,30 @@
-"""AODE with subsumption resolution (Zheng & Webb 2006; Zheng, Webb, Suraweera & Zhu 2012).
-
-Zheng, Webb, Suraweera & Zhu (2012), "Subsumption resolution: an efficient and effective
-technique for semi-naive Bayesian learning", Machine Learning 87; seed 002 §2.3.
-"""
+"""AODE with subsumption resolution (Zheng & Webb 2006; Zheng, Webb, Suraweera & Zhu 2012),
+as reviewed by Chen et al. (2014, §2.3)."""
 
 import numbers
 
 import numpy as np
 
-from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from .._docs import fill_doc
+from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from . import _kernels as kernels
 
 _VARIANTS = ("lazy", "eager", "near")
 
 
+@fill_doc
 class AODESR(_BaseAnDE):
-    __doc__ = """AODE with subsumption resolution (SR).
+    """AODE with subsumption resolution (SR).
 
-    Definitions followed (Zheng, Webb, Suraweera & Zhu 2012; seed 002 §2.3; the paper's text
-    was not available, so these are reconstructed from seed 002 and the published
-    abstract):
+    Definitions followed (Zheng, Webb, Suraweera & Zhu 2012, as
+    Chen et al. 2014, §2.3, review it; that paper's text was not available to us, so these
+    are reconstructed from Chen et al. 2014 and the published abstract):
 
     * x_j is a *generalisation* of x_i (x_i a specialisation of x_j) when every training row
-      with x_i has x_j, inferred as #(x_i) = #(x_i, x_j) >= ``threshold`` (seed 002 uses
+      with x_i has x_j, inferred as #(x_i) = #(x_i, x_j) >= ``threshold`` (Chen et al. (2014) use
       100).  P(y | x) is unchanged by deleting a true generalisation, so SR deletes it
       before classifying: the deleted values are neither parents nor children, and the
-      remaining instance is classified by AODE (seed 002 §2.3 eq over the retained set R).
+      remaining instance is classified by AODE (Chen et al. 2014, §2.3 eq over the retained set R).
     * Of values that are generalisations of each other (#(x_i) = #(x_j) = #(x_i, x_j)) the
       one of lowest attribute index is kept.  Concretely the row's values are visited from
       the most specific (lowest frequency; ties: lowest attribute index), and a visited value
@@ -44,16 +43,44 @@ class AODESR(_BaseAnDE):
     Parameters
     ----------
     variant : {"lazy", "eager", "near"}, default="lazy"
+        When the generalisations are found: at classification time (lazy), once at training
+        time (eager), or near-generalisations at classification time (near).
     threshold : float, default=100
         Minimum frequency #(x_i) of a specialisation.
     near_ratio : float, default=0.99
-        For variant="near": minimum #(x_i, x_j) / #(x_i) of a near-generalisation (in (0, 1]).
-    """ + _COMMON_DOC + """
+        For ``variant="near"``: minimum #(x_i, x_j) / #(x_i) of a near-generalisation (in
+        (0, 1]).
+    {engine_parameters}
+
     Attributes
     ----------
-    generalisations_ : tuple of ndarray (variant="eager")
-        ``(indptr, indices)``: CSR graph over attribute values numbered
-        ``value_first[i] + v - 1``; ``indices[indptr[u]:indptr[u + 1]]`` generalise u.
+    generalisations_ : tuple of ndarray
+        Only with ``variant="eager"``: ``(indptr, indices)``, a CSR graph over attribute
+        values numbered ``value_first[i] + v - 1``; ``indices[indptr[u]:indptr[u + 1]]``
+        generalise u.
+    {fitted_attributes}
+
+    See Also
+    --------
+    seminaive.AODE : the model SR classifies with, after deleting generalisations.
+
+    References
+    ----------
+    {zheng2006}
+
+    {zheng2012}
+
+    {chen2014}
+
+    Examples
+    --------
+    >>> from seminaive import AODESR
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = AODESR(threshold=30).fit(X, y)
+    >>> deleted = model.subsumed(X.iloc[:5])
+    >>> deleted.shape
+    (5, 36)
     """
 
     def __init__(self, variant="lazy", *, threshold=100, near_ratio=0.99,
@@ -111,8 +138,18 @@ class AODESR(_BaseAnDE):
         return deleted
 
     def subsumed(self, X):
-        """Boolean mask (n_rows, n_features_in_) of the attribute values that subsumption
-        resolution deletes from each row of X before classifying it."""
+        """The attribute values that subsumption resolution deletes from each row of X
+        before classifying it.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_features)
+        """
         return self._deleted(self._storage_codes(X))
 
     def _scores(self, X):

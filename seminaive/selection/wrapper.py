@@ -1,10 +1,10 @@
-"""Wrapper selection of parents and children for AODE: FSS and BSE (seed 002 §2.4).
+"""Wrapper selection of parents and children for AODE: FSS and BSE (Chen et al. 2014, §2.4).
 
 Zheng & Webb's hill climbing: starting from a parent set p and a child set c, every pass
 over the training data scores, by leave-one-out, all the models one attribute move away
 (held-out counts subtracted analytically from the tables, never refitted; one pass scores
 all the candidate moves at once) and applies the move that lowers the loss most; the search
-stops when no move lowers it.  AODE with parent set p and child set c (seed 002 §2.4):
+stops when no move lowers it.  AODE with parent set p and child set c (Chen et al. 2014, §2.4):
 
     P(y, x) ~ sum_{i in p, F(x_i) >= min_count} P(y, x_i) prod_{j in c, j != i}
               P(x_j | y, x_i) / |{i in p : F(x_i) >= min_count}|
@@ -14,22 +14,13 @@ with naive Bayes over c when no parent qualifies.
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from . import _structure as st
-from ._base import _STRUCTURE_ATTRIBUTES_DOC, _SelectionBase, loss_doc, set_structure
-from .nested import _COMMON
+from ._base import _SelectionBase, set_structure
 
 _BSE_MODES = ("pe", "ce", "p_and_ce", "p_or_ce")
 _FSS_MODES = ("pa", "ca", "p_and_ca", "p_or_ca")
-
-_WRAPPER_ATTRIBUTES_DOC = """    loo_loss_ : float
-        Leave-one-out loss of the selected model (RMSE for loss="rmse").
-    loo_path_ : ndarray
-        Leave-one-out loss after each accepted move (the first entry: the start model).
-    n_passes_ : int
-        Passes over the training data made by the search.
-"""
-
 
 class _WrapperSelection(_SelectionBase):
     _modes = ()
@@ -101,22 +92,50 @@ class _WrapperSelection(_SelectionBase):
         self.loo_loss_ = float(path[-1]) if path.size else float("nan")
 
 
+@fill_doc
 class BSEAODE(_WrapperSelection):
-    __doc__ = """AODE with backward sequential elimination of parents and children
-    (Zheng & Webb; seed 002 §2.4).
+    """AODE with backward sequential elimination of parents and children.
 
     Starts from AODE (every attribute a parent and a child) and repeatedly applies the
-    elimination that most lowers the leave-one-out loss, until none lowers it; so the
-    selected model's leave-one-out loss is never above AODE's.
+    elimination that most lowers the leave-one-out loss, until none lowers it, so the
+    selected model's leave-one-out loss is never above AODE's (the attribute elimination
+    reviewed by Chen et al. 2014, §2.4).  Every step scores all candidate moves in one pass
+    over the training data, the held-out row's counts subtracted analytically.
 
     Parameters
     ----------
     mode : {"pe", "ce", "p_and_ce", "p_or_ce"}, default="ce"
-        Parent elimination, child elimination (seed 002's BSEAODE), elimination of an
-        attribute in both roles, or the best of the three at every step.""" + \
-        loss_doc("zero_one") + _COMMON + """
+        Parent elimination, child elimination (the BSE-AODE of Chen et al. 2014),
+        elimination of an attribute in both roles, or the best of the three at every step.
+    {loss_zero_one}
+    {input_parameters}
+
     Attributes
-    ----------""" + _STRUCTURE_ATTRIBUTES_DOC + _WRAPPER_ATTRIBUTES_DOC
+    ----------
+    {selection_attributes}
+    {wrapper_attributes}
+    {fitted_attributes}
+
+    See Also
+    --------
+    FSSAODE : forward selection.
+    ASAODE : selection over a nested space in one extra pass.
+
+    References
+    ----------
+    {chen2014}
+
+    {zheng2006}
+
+    Examples
+    --------
+    >>> from seminaive import BSEAODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = BSEAODE().fit(X.iloc[::4, :12], y.iloc[::4])
+    >>> bool(model.loo_path_[-1] <= model.loo_path_[0])
+    True
+    """
 
     _modes = _BSE_MODES
 
@@ -142,24 +161,50 @@ class BSEAODE(_WrapperSelection):
         return moves
 
 
+@fill_doc
 class FSSAODE(_WrapperSelection):
-    __doc__ = """AODE with forward sequential selection of parents and children
-    (Zheng & Webb; seed 002 §2.4).
+    """AODE with forward sequential selection of parents and children.
 
-    Starts from the sets the mode searches empty (the others full) and repeatedly applies the
-    addition that most lowers the leave-one-out loss, until none lowers it.  With no parent
-    the model is naive Bayes over the children; with no child, the mean of the parents'
-    P(y, x_i) (the class prior when both are empty).
+    Starts from the sets the mode searches empty (the others full) and repeatedly applies
+    the addition that most lowers the leave-one-out loss, until none lowers it (the
+    attribute selection reviewed by Chen et al. 2014, §2.4).  With no parent the model is
+    naive Bayes over the children; with no child, the mean of the parents' P(y, x_i) (the
+    class prior when both are empty).
 
     Parameters
     ----------
     mode : {"pa", "ca", "p_and_ca", "p_or_ca"}, default="p_and_ca"
         Parent addition (children: all), child addition (parents: all), addition of an
         attribute in both roles (classic forward attribute selection), or the best of the
-        three at every step.""" + \
-        loss_doc("zero_one") + _COMMON + """
+        three at every step.
+    {loss_zero_one}
+    {input_parameters}
+
     Attributes
-    ----------""" + _STRUCTURE_ATTRIBUTES_DOC + _WRAPPER_ATTRIBUTES_DOC
+    ----------
+    {selection_attributes}
+    {wrapper_attributes}
+    {fitted_attributes}
+
+    See Also
+    --------
+    BSEAODE : backward elimination.
+
+    References
+    ----------
+    {chen2014}
+
+    {zheng2006}
+
+    Examples
+    --------
+    >>> from seminaive import FSSAODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = FSSAODE().fit(X.iloc[::4, :12], y.iloc[::4])
+    >>> bool(set(model.children_) <= set(range(12)))
+    True
+    """
 
     _modes = _FSS_MODES
 

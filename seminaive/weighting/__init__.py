@@ -1,11 +1,12 @@
-"""Weighted ensembles of sub-models: WAODE, MAPLMD, MAPLMG, BMAAODE (issue 5).
+"""Weighted ensembles of sub-models: WAODE, MAPLMD, MAPLMG, BMAAODE.
 
 * :class:`WAODE` -- AODE with mutual-information (WAODE-MI) or Kullback-Leibler (WAODE-KL)
   weights; ``AnDE(n, weights="mi" | "kl" | array)`` is the same for any n;
 * :class:`MAPLMD`, :class:`MAPLMG` -- maximum-a-posteriori weights of linear mixtures of the
-  sub-models' posteriors / joints from leave-one-out estimates (seed 003 §3, §6), for
-  sub-models of any order n;
-* :class:`BMAAODE` -- exact Bayesian model averaging over the ODEs (seed 003 §5).
+  sub-models' posteriors / joints from leave-one-out estimates (Cerquides & de Màntaras 2005, §3,
+  §6), for sub-models of any order n;
+* :class:`BMAAODE` -- exact Bayesian model averaging over the ODEs (Cerquides & de Màntaras 2005,
+  §5).
 """
 
 from .bma import BMAAODE

@@ -80,8 +80,8 @@ def kl_cell_weights(table, n, smoothing, m, min_count):
 
     The weight of the sub-model with parent value x_s is the Kullback-Leibler divergence of
     the class distribution given x_s from the class prior (the KL measure of attribute
-    values, Lee, Gutierrez & Dou 2011, as used for WAODE-KL, seed 004 ref. [21]); both
-    distributions are the model's own smoothed estimates (P(Y | x_s) normalises P(y, x_s)).
+    values, Lee, Gutierrez & Dou 2011, as used for WAODE-KL, the SWAODE paper (2024) ref. [21]);
+    both distributions are the model's own smoothed estimates (P(Y | x_s) normalises P(y, x_s)).
     Order 0 (naive Bayes, one sub-model) gets weight 1; unusable cells get -inf.
     """
     tables = table.log_tables(n, smoothing, m, min_count)

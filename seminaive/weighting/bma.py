@@ -1,5 +1,5 @@
 """Exact Bayesian model averaging over one-dependence estimators: BMAAODE (Cerquides & de
-Màntaras 2005, seed 003 §5, eqs 18-29).
+Màntaras 2005, §5, eqs. 18-29).
 
 Prior (a *decomposable distribution over ODEs*, definition 1, eqs 18-21): the root is drawn
 from a multinomial with hyperparameters alpha_u (eq 18; 1 each here, a uniform prior over
@@ -34,7 +34,8 @@ likelihood of the observed entries, which is exact for complete data only.
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._docs import fill_doc
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -48,7 +49,7 @@ def _dirichlet_log_evidence(counts, prior, axis):
 
 
 def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
-    """log W_s (seed 003 eq 25) of every sub-model with parents s of order n.
+    """log W_s (Cerquides & de Màntaras 2005, eq. 25) of every sub-model with parents s of order n.
 
     Root table: one Dirichlet over the (x_s, c) cells (observed parent values); child v: one
     Dirichlet over x_v for every (x_s, c).  Hyperparameters: 1 (Laplace) or m / (k prod|X_s|)
@@ -81,34 +82,49 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
     return out
 
 
+@fill_doc
 class BMAAODE(_WeightedAnDE):
-    __doc__ = """Exact Bayesian model averaging over the ODEs of AODE (seed 003 §5, BMAAODE).
+    """Exact Bayesian model averaging over the one-dependence estimators of AODE.
 
     The posterior probability of each root (super-parent) u is proportional to its marginal
-    likelihood W_u under the decomposable conjugate prior (eqs 22, 25); the prediction
-    averages the ODEs with posterior-mean parameters with these weights (eqs 28-29).  See
-    :mod:`seminaive.weighting.bma`.
+    likelihood W_u under the decomposable conjugate prior of Cerquides & de Màntaras (2005,
+    eqs. 22, 25); the prediction averages the ODEs with posterior-mean parameters with these
+    weights (eqs. 28-29).  ``smoothing="laplace"`` is the paper's prior (every
+    hyperparameter 1); the default m-estimate is the prior of equivalent sample size m.
+    ``min_count=0`` is eq. 28 exactly (every ODE takes part); with ``min_count >= 1`` an ODE
+    whose parent value was never seen is left out and the others renormalised, as in AODE.
 
     Parameters
-    ----------""" + _COMMON_DOC.replace(
-        """    aggregate : {"joint", "posterior", "vote"}, default="joint"
-        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
-        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
-""", "") + """
-    smoothing="laplace" is the paper's prior (every hyperparameter 1); the default
-    m-estimate is the prior of equivalent sample size m.  min_count=0 is eq 28 exactly (every
-    ODE takes part); with min_count >= 1 an ODE whose parent value was never seen is left
-    out and the others renormalised, as in AODE.
+    ----------
+    {input_parameters}
 
     Attributes
     ----------
     log_weights_ : ndarray of shape (n_features,)
         Log posterior probability of each root (normalised; log-sum-exp 0).
     weights_ : ndarray of shape (n_features,)
-        exp(log_weights_) (may underflow to 0: the posterior concentrates quickly).
+        ``exp(log_weights_)`` (may underflow to 0: the posterior concentrates quickly).
     log_marginal_likelihoods_ : ndarray of shape (n_features,)
-        log W_u (eq 25).
-    classes_, n_features_in_, feature_names_in_, encoder_, table_ : as AODE
+        log W_u (eq. 25).
+    {fitted_attributes}
+
+    See Also
+    --------
+    MAPLMG, MAPLMD : maximum-a-posteriori mixture weights instead of model averaging.
+
+    References
+    ----------
+    {cerquides2005}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive import BMAAODE
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = BMAAODE().fit(X, y)
+    >>> bool(np.isclose(np.exp(model.log_weights_).sum(), 1.0))
+    True
     """
 
     n = 1

@@ -1,15 +1,17 @@
 """Information-theoretic weights for the sub-models of AODE and AnDE: WAODE-MI and WAODE-KL.
 
-* WAODE-MI (Jiang & Zhang 2006; seed 004 eq 8 and §4.1, seed 002 §1): the ODE with
+* WAODE-MI (Jiang & Zhang 2006; the SWAODE paper (2024), eq 8 and §4.1, Chen et al. 2014, §1): the
+  ODE with
   super-parent X_i gets weight I(X_i; Y).  For AnDE the parent combination s gets
   I(X_s; Y), computed from the order-n count blocks (X_s taken as one joint variable).
-* WAODE-KL (seed 004 §5 names it, with reference [21], without giving its formula): the
+* WAODE-KL (the SWAODE paper (2024), §5 names it, with reference [21], without giving its formula):
+  the
   sub-model with parent value x_s gets weight KL(P(Y | x_s) || P(Y)), the divergence of the
   class distribution given the parent's value from the class prior -- the Kullback-Leibler
   measure of an attribute value (Lee, Gutierrez & Dou 2011) used as an ODE weight, which
   varies with the instance's parent value.  Its expectation over x_s is I(X_s; Y).
 
-Either way (seed 004 eq 9, generalised to n):
+Either way (the SWAODE paper (2024), eq 9, generalised to n):
 
     P(y, x) ~ sum_s w_s P(y, x_s) prod_j P(x_j | y, x_s) / sum_s w_s
 
@@ -194,8 +196,7 @@ class WAODE(_InformationWeighted):
 
     References
     ----------
-    Jiang, L. & Zhang, H. (2006). Weightily averaged one-dependence estimators. *PRICAI
-    2006*, LNAI 4099, 970-974.
+    {jiang2006}
 
     {swaode2024}
 

@@ -1,5 +1,5 @@
 """MAPLMD and MAPLMG: maximum-a-posteriori weights of linear mixtures of n-dependence
-estimators (Cerquides & de Màntaras 2005, seed 003 §3 and §6).
+estimators (Cerquides & de Màntaras 2005, §3 and §6).
 
 Both maximise a supervised posterior over the mixture weights a (on the simplex) under the
 Dirichlet prior P(a) ~ prod_u a_u (eq 6), with every sub-model's probabilities taken
@@ -36,51 +36,14 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ..base import _COMMON_DOC, DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._docs import fill_doc
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from ._kernels import STAT_LMD, STAT_LMG
 from .loo import Evaluator, LeaveOneOut
 
 #: default budget of the cached leave-one-out tensor (rows x sub-models x classes x 8 bytes)
 DEFAULT_LOO_CACHE_BYTES = 64 * 2**20
-
-_DOC_COMMON = _COMMON_DOC.replace(
-    """    aggregate : {"joint", "posterior", "vote"}, default="joint"
-        Mean of the sub-models' joint estimates (AnDE), of their posteriors (PAnDE), or the
-        fraction of sub-models voting for each class (FAnDE, Feating; seed 000 §4.4).
-""", "").lstrip("\n")
-
-_DOC_OPTIM = """    n : int, default=1
-        Parent order of the sub-models: 1 mixes the ODEs of AODE (the paper), 2 the
-        sub-models of A2DE (seed 000 §2.3 names this as future work), and so on.
-    max_iter : int, default=100
-        Maximum number of optimiser iterations: an EM step is one pass over the training
-        data; an L-BFGS-B iteration one pass per function evaluation (line search included).
-    tol : float, default=1e-7
-        Convergence tolerance on the objective per training row (see Notes).
-    loo_cache_bytes : int, default=64 MiB
-        Keep the leave-one-out joints in memory (one extra pass, then iterations without
-        reading the data) when rows x sub-models x classes x 8 bytes fit; 0 never caches, so
-        memory stays bounded by one chunk whatever the number of rows.
-"""
-
-_DOC_ATTRS = """
-    Attributes
-    ----------
-    weights_ : ndarray of shape (n_sub_models,)
-        Mixture weights (positive, sum to 1), in the order of ``parent_combinations_``.
-    parent_combinations_ : ndarray of shape (n_sub_models, n)
-        Attribute indices of each sub-model's parents.
-    objective_trace_ : list of float
-        Log supervised posterior (up to a constant) at each evaluated iterate.
-    n_iter_ : int
-        Optimiser iterations of the last fit / partial_fit.
-    n_passes_ : int
-        Passes over the training data of the last fit / partial_fit (iterations, line-search
-        evaluations and, when caching, the pass that builds the cache).
-    classes_, n_features_in_, feature_names_in_, encoder_, table_ : as AnDE
-"""
-
 
 def lmd_maximisation(responsibilities, inverse_mass):
     """Maximisation step of MAPLMD: the weights maximising the minorizer
@@ -91,7 +54,8 @@ def lmd_maximisation(responsibilities, inverse_mass):
     comes from the tangent of -log S_x(a) = -log sum_{u in Q_x} a_u at a_old (convex, so the
     tangent bounds it from below).  Stationarity gives a_u = (R_u + 1) / (lambda + B_u) with
     lambda the root of sum_u a_u = 1 (unique on lambda > -min B).  With every sub-model in
-    every Q_x, B_u = W and a_u = (R_u + 1) / (W + n_par) (the EM of seed 003 with eq 6).
+    every Q_x, B_u = W and a_u = (R_u + 1) / (W + n_par) (the EM of Cerquides & de Màntaras
+    2005 with their eq. 6).
     """
     numer = np.asarray(responsibilities, dtype=np.float64) + 1.0
     mass = np.asarray(inverse_mass, dtype=np.float64)
@@ -156,22 +120,52 @@ class _Mixture(_WeightedAnDE):
         return cell_log_weights(self.table_, n, {n: np.log(weights)})
 
 
+@fill_doc
 class MAPLMD(_Mixture):
-    __doc__ = """MAP linear mixture of the sub-models' posteriors (seed 003 §3.2, MAPLMD).
+    """MAP linear mixture of the sub-models' posteriors (MAPLMD).
 
     P(y | x) = sum_u a_u P_u(y | x) / sum_u a_u over the qualifying sub-models u, with a the
-    maximum-a-posteriori weights under the Dirichlet prior of seed 003 eq 6, learnt by
-    expectation-maximisation from leave-one-out posteriors (eqs 30-32).
+    maximum-a-posteriori weights under a Dirichlet prior (Cerquides & de Màntaras 2005,
+    §3.2 and eq. 6), learnt by expectation-maximisation from leave-one-out posteriors
+    (eqs. 30-32).  Every EM iteration is one pass over the training data and never
+    decreases the objective.
 
     Parameters
     ----------
-""" + _DOC_OPTIM + _DOC_COMMON + _DOC_ATTRS + """
+    {mixture_parameters}
+    {input_parameters}
+
+    Attributes
+    ----------
+    {mixture_attributes}
+    {fitted_attributes}
+
+    See Also
+    --------
+    MAPLMG : the mixture of the sub-models' joint distributions.
+    BMAAODE : exact Bayesian model averaging of the same sub-models.
+
     Notes
     -----
     Stops when an iteration raises the log posterior by less than ``tol`` times the total
-    row weight, or after ``max_iter`` iterations.  Every iteration is one pass over the data
-    and never decreases the objective (``objective_trace_``).  partial_fit re-learns the
-    weights on the chunk given, starting from the current weights.
+    row weight, or after ``max_iter`` iterations (``objective_trace_`` records every
+    iterate).  ``partial_fit`` re-learns the weights on the chunk given, starting from the
+    current weights.
+
+    References
+    ----------
+    {cerquides2005}
+
+    Examples
+    --------
+    >>> from seminaive import MAPLMD
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = MAPLMD(max_iter=20).fit(X.iloc[::4], y.iloc[::4])
+    >>> model.weights_.shape
+    (36,)
+    >>> bool(abs(model.weights_.sum() - 1) < 1e-9)
+    True
     """
 
     aggregate = "posterior"
@@ -199,26 +193,54 @@ class MAPLMD(_Mixture):
         return alpha
 
 
+@fill_doc
 class MAPLMG(_Mixture):
-    __doc__ = """MAP linear mixture of the sub-models' joint distributions (seed 003 §3.2,
-    MAPLMG).
+    """MAP linear mixture of the sub-models' joint distributions (MAPLMG).
 
     P(y, x) ~ sum_u a_u P_u(y, x) / sum_u a_u over the qualifying sub-models u, with a the
-    maximum-a-posteriori weights of the supervised posterior of seed 003 eq 10 under the
-    Dirichlet prior of eq 6, computed from leave-one-out joints (eqs 30-32) with the gradient
-    of eq 13, on the simplex (softmax parametrisation, L-BFGS-B; see
-    :mod:`seminaive.weighting.mixtures`).
+    maximum-a-posteriori weights of the supervised posterior of Cerquides & de Màntaras
+    (2005, eq. 10) under the Dirichlet prior of their eq. 6, computed from leave-one-out
+    joints (eqs. 30-32) with the gradient of eq. 13, on the simplex (softmax
+    parametrisation, L-BFGS-B).  Webb et al. (2012, Tables 6-7) compare A2DE against it.
 
     Parameters
     ----------
-""" + _DOC_OPTIM + _DOC_COMMON + _DOC_ATTRS + """
+    {mixture_parameters}
+    {input_parameters}
+
+    Attributes
+    ----------
+    {mixture_attributes}
+    {fitted_attributes}
+
+    See Also
+    --------
+    MAPLMD : the mixture of the sub-models' posteriors, learnt by EM.
+
     Notes
     -----
     The objective is divided by the total row weight for the optimiser, which stops when
     the relative decrease of that objective falls below ``tol`` or its projected gradient
     below ``tol`` (L-BFGS-B ``ftol`` / ``gtol``), or after ``max_iter`` iterations; each
-    function-and-gradient evaluation is one pass over the data.  partial_fit re-learns the
-    weights on the chunk given, starting from the current weights.
+    function-and-gradient evaluation is one pass over the data.  ``partial_fit`` re-learns
+    the weights on the chunk given, starting from the current weights.
+
+    References
+    ----------
+    {cerquides2005}
+
+    {webb2012}
+
+    Examples
+    --------
+    >>> from seminaive import MAPLMG
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = MAPLMG(max_iter=30).fit(X.iloc[::4], y.iloc[::4])
+    >>> model.parent_combinations_.shape
+    (36, 1)
+    >>> bool((model.weights_ > 0).all())
+    True
     """
 
     aggregate = "joint"
