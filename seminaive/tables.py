@@ -15,6 +15,7 @@ hand.
 
 from dataclasses import dataclass
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 
@@ -142,7 +143,133 @@ class LogTables:
     n: int
 
 
-class FrequencyTable:
+class TableLayout(NamedTuple):
+    """The arrays that locate every count of a table, bundled for the numba kernels.
+
+    Learners pass ``table.layout()`` (or its fields) to their kernels rather than reading
+    the table's attributes one by one.  ``order_first``, ``ext_first`` and ``sub_index`` are
+    None for a :class:`CombinationTable`.
+    """
+
+    counts: np.ndarray  # flat counts, every block (sizes..., k) in C order
+    offsets: np.ndarray  # start of each combination's block; one more entry at the end
+    combos: np.ndarray  # (n_combinations, width) attribute indices, padded with -1
+    orders: np.ndarray  # number of members of each combination
+    sizes: np.ndarray  # n_values + 1 per attribute (index 0: missing)
+    n_classes: int
+    order_first: np.ndarray | None  # global index of the first combination of each order
+    ext_first: np.ndarray | None  # global index of each combination's first extension
+    sub_index: np.ndarray | None  # global index of each combination minus one member
+
+
+class _CountTable:
+    """What every count table shares: the block layout, counting, growing and the queries.
+
+    A subclass decides which combinations it holds (``combos``, ``orders``), how its memory
+    is checked (:meth:`_check_budget`) and how rows are counted (:meth:`_count`).
+    """
+
+    def _layout_offsets(self):
+        block = np.full(self.orders.size, self.n_classes, dtype=np.int64)
+        for t in range(self.combos.shape[1]):
+            member = self.combos[:, t]
+            has = member >= 0
+            block[has] *= self.sizes[member[has]]
+        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+
+    def _check_budget(self, n_values):
+        raise NotImplementedError
+
+    def _count(self, X, y, w, weighted):
+        raise NotImplementedError
+
+    def _changed(self):
+        """Called after the counts change (derived caches are dropped)."""
+
+    @property
+    def n_attributes(self):
+        """Number of attributes."""
+        return int(self.sizes.size)
+
+    @property
+    def n_values(self):
+        """Number of values of each attribute (without the missing slot)."""
+        return self.sizes - 1
+
+    # --------------------------------------------------------------------------- queries
+    def members(self, g):
+        """Attribute indices of combination number ``g`` (a tuple)."""
+        return tuple(int(m) for m in self.combos[g, :int(self.orders[g])])
+
+    def block_at(self, g):
+        """Count block of combination number ``g``, shape (sizes of its members..., k), a
+        view: index 0 of an attribute axis counts the rows where it is missing."""
+        shape = [int(self.sizes[m]) for m in self.members(g)] + [self.n_classes]
+        return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
+
+    def observed_block_at(self, g):
+        """:meth:`block_at` without the missing slots: the counts N(y, x_s) of the rows in
+        which every member of combination ``g`` is observed, shape (values..., k)."""
+        block = self.block_at(g)
+        return block[(slice(1, None),) * (block.ndim - 1)]
+
+    def n_cells_of(self, g):
+        """Number of cells (value combinations, missing slots included) of combination
+        ``g``: its block holds that many times k counts."""
+        return int(self.offsets[g + 1] - self.offsets[g]) // self.n_classes
+
+    def layout(self):
+        """The arrays of the table bundled for kernels (:class:`TableLayout`)."""
+        return TableLayout(self.counts, self.offsets, self.combos, self.orders, self.sizes,
+                           self.n_classes, getattr(self, "order_first", None),
+                           getattr(self, "ext_first", None), getattr(self, "sub_index", None))
+
+    # ---------------------------------------------------------------------------- counting
+    def add(self, X, y, sample_weight=None):
+        """Count rows (storage codes ``X`` (n, a), class indices ``y``) into the tables.
+
+        Negative weights remove rows (see :meth:`remove`).
+        """
+        X = np.asfortranarray(X)
+        y = np.ascontiguousarray(y, dtype=np.int32)
+        if X.shape[1] != self.n_attributes:
+            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
+        weighted = sample_weight is not None
+        if weighted:
+            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        else:
+            w = np.zeros(1, dtype=np.float64)  # unused
+        if X.shape[0] == 0:
+            return self
+        self._count(X, y, w, weighted)
+        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
+        self._changed()
+        return self
+
+    def remove(self, X, y, sample_weight=None):
+        """Subtract rows previously added (incremental unlearning, leave-one-out)."""
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        return self.add(X, y, -w)
+
+    def grow(self, n_values):
+        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
+        n_values = np.asarray(n_values, dtype=np.int64)
+        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
+            raise ValueError("grow() only enlarges the value sets of the same attributes")
+        if np.array_equal(n_values + 1, self.sizes):
+            return self
+        self._check_budget(n_values)
+        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
+        self.sizes = n_values + 1
+        self._layout_offsets()
+        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
+                       self.sizes, self.combos, self.orders, self.n_classes)
+        self._changed()
+        return self
+
+
+class FrequencyTable(_CountTable):
     """Joint counts N(y, x_s) for every combination s of up to ``max_order`` attributes.
 
     Parameters
@@ -155,6 +282,20 @@ class FrequencyTable:
         attributes.
     max_table_bytes : int or None
         Refuse (before allocating) if the tables would exceed this many bytes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive import FrequencyTable
+    >>> table = FrequencyTable([2, 3], n_classes=2, max_order=2)
+    >>> codes = np.array([[1, 1], [1, 2], [2, 3]])  # storage codes: 0 = missing
+    >>> _ = table.add(codes, np.array([0, 0, 1]))
+    >>> table.block([0]).tolist()  # N(x_0, y): missing slot, value 1, value 2
+    [[0.0, 0.0], [2.0, 0.0], [0.0, 1.0]]
+    >>> table.combinations(2).tolist()
+    [[0, 1]]
+    >>> table.marginal([0, 1]).sum(axis=(0, 1)).tolist()  # rows with both observed, by class
+    [2.0, 1.0]
     """
 
     def __init__(self, n_values, n_classes, max_order, max_table_bytes=None):
@@ -197,21 +338,11 @@ class FrequencyTable:
         kernels.sub_combination_index(self.combos, self.orders, self.ext_first,
                                       self.order_first, self.max_order, self.sub_index)
 
-    def _layout_offsets(self):
-        block = np.ones(self.orders.size, dtype=np.int64) * self.n_classes
-        for t in range(self.max_order):
-            member = self.combos[:, t]
-            has = member >= 0
-            block[has] *= self.sizes[member[has]]
-        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+    def _check_budget(self, n_values):
+        check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes)
 
-    @property
-    def n_attributes(self):
-        return int(self.sizes.size)
-
-    @property
-    def n_values(self):
-        return self.sizes - 1
+    def _changed(self):
+        self._log_tables = None
 
     def combination_index(self, members):
         """Global index of the combination with these (distinct) attribute indices."""
@@ -229,6 +360,58 @@ class FrequencyTable:
         shape = [int(self.sizes[m]) for m in members] + [self.n_classes]
         return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
 
+    def marginal(self, members):
+        """Counts N(y, x_s) of a combination over the rows in which all its members are
+        observed: :meth:`block` without the missing slots, shape (n_values..., k)."""
+        block = self.block(members)
+        return block[(slice(1, None),) * (block.ndim - 1)]
+
+    def n_combinations(self, order):
+        """Number of combinations of ``order`` attributes the table counts."""
+        return int(self.order_first[order + 1] - self.order_first[order])
+
+    def combination_range(self, order):
+        """Global numbers ``g`` of the combinations of ``order`` attributes (a range), in
+        lexicographic order of their members."""
+        return range(int(self.order_first[order]), int(self.order_first[order + 1]))
+
+    def combinations(self, order):
+        """Members of every combination of ``order`` attributes, shape
+        (n_combinations(order), order), in the order of :meth:`combination_range` (that of
+        ``itertools.combinations(range(n_attributes), order)``)."""
+        return self.combos[self.order_first[order]:self.order_first[order + 1], :order].copy()
+
+    def block_starts(self, order):
+        """Start, in ``counts``, of the block of every combination of ``order`` attributes
+        (int64, in the order of :meth:`combinations`), for kernels that read the blocks."""
+        r = self.combination_range(order)
+        return np.ascontiguousarray(self.offsets[r.start:r.stop], dtype=np.int64)
+
+    def cell_start(self, order):
+        """Index of the first cell of the blocks of ``order`` attributes when the cells of
+        all blocks are numbered consecutively (offset / k): arrays with one entry per cell
+        of orders 0..n have ``cell_start(n + 1)`` entries."""
+        return int(self.offsets[self.order_first[order]]) // self.n_classes
+
+    def cells_per_combination(self, max_order):
+        """Number of cells of every combination of orders 0..``max_order``, in global
+        order."""
+        last = int(self.order_first[max_order + 1])
+        return np.diff(self.offsets[: last + 1]) // self.n_classes
+
+    def pair_block_starts(self):
+        """(a, a) matrix of the start, in ``counts``, of the block of the pair {i, j} (the
+        same for (i, j) and (j, i)); -1 on the diagonal and when pairs are not counted."""
+        a = self.n_attributes
+        starts = np.full((a, a), -1, dtype=np.int64)
+        if self.max_order >= 2:
+            pairs = self.combinations(2)
+            first = self.offsets[self.combination_range(2).start:
+                                 self.combination_range(2).stop]
+            starts[pairs[:, 0], pairs[:, 1]] = first
+            starts[pairs[:, 1], pairs[:, 0]] = first
+        return starts
+
     @property
     def nbytes(self):
         extra = 0
@@ -237,22 +420,7 @@ class FrequencyTable:
         return self.counts.nbytes + extra
 
     # ---------------------------------------------------------------------------- counting
-    def add(self, X, y, sample_weight=None):
-        """Count rows (storage codes ``X`` (n, a), class indices ``y``) into the tables.
-
-        Negative weights remove rows (see :meth:`remove`).
-        """
-        X = np.asfortranarray(X)
-        y = np.ascontiguousarray(y, dtype=np.int32)
-        if X.shape[1] != self.n_attributes:
-            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
-        weighted = sample_weight is not None
-        if weighted:
-            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        else:
-            w = np.zeros(1, dtype=np.float64)  # unused
-        if X.shape[0] == 0:
-            return self
+    def _count(self, X, y, w, weighted):
         sizes = self.sizes
         k = self.n_classes
         of = self.order_first
@@ -271,31 +439,6 @@ class FrequencyTable:
                 kernels.count_order3(*args)
             else:
                 kernels.count_order_any(*args)
-        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
-        self._log_tables = None
-        return self
-
-    def remove(self, X, y, sample_weight=None):
-        """Subtract rows previously added (incremental unlearning, leave-one-out)."""
-        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        return self.add(X, y, -w)
-
-    def grow(self, n_values):
-        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
-        n_values = np.asarray(n_values, dtype=np.int64)
-        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
-            raise ValueError("grow() only enlarges the value sets of the same attributes")
-        if np.array_equal(n_values + 1, self.sizes):
-            return self
-        check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes)
-        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
-        self.sizes = n_values + 1
-        self._layout_offsets()
-        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
-                       self.sizes, self.combos, self.orders, self.n_classes)
-        self._log_tables = None
-        return self
 
     def merge(self, other):
         """Add the counts of another table over the same attributes and classes (in place)."""
@@ -415,7 +558,7 @@ def estimate_combination_bytes(combinations, n_values, n_classes):
     return int(8.0 * n_classes * cells)
 
 
-class CombinationTable:
+class CombinationTable(_CountTable):
     """Joint counts N(y, x_c) for an explicit list of attribute combinations.
 
     Where :class:`FrequencyTable` counts *every* combination up to an order, this table counts
@@ -450,7 +593,7 @@ class CombinationTable:
         self.orders = np.array([len(c) for c in combinations], dtype=np.int64)
         for g, c in enumerate(combinations):
             self.combos[g, :len(c)] = c
-        self._check_budget()
+        self._check_budget(self.sizes - 1)
         self._layout_offsets()
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         self.n_rows = 0.0
@@ -459,8 +602,8 @@ class CombinationTable:
     def combinations(self):
         return [tuple(int(m) for m in self.combos[g, :d]) for g, d in enumerate(self.orders)]
 
-    def _check_budget(self):
-        need = estimate_combination_bytes(self.combinations, self.sizes - 1, self.n_classes)
+    def _check_budget(self, n_values):
+        need = estimate_combination_bytes(self.combinations, n_values, self.n_classes)
         if self.max_table_bytes is not None and need > self.max_table_bytes:
             raise TableTooLargeError(
                 f"The counts of {len(self.orders)} attribute combinations (up to "
@@ -470,56 +613,14 @@ class CombinationTable:
                 f"discretise into fewer bins, or raise max_table_bytes if the machine has "
                 f"the memory.")
 
-    def _layout_offsets(self):
-        block = np.full(self.orders.size, self.n_classes, dtype=np.int64)
-        for t in range(self.combos.shape[1]):
-            member = self.combos[:, t]
-            has = member >= 0
-            block[has] *= self.sizes[member[has]]
-        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
-
-    @property
-    def n_attributes(self):
-        return int(self.sizes.size)
-
     def block(self, g):
-        """Count block of combination number ``g`` (a view)."""
-        members = self.combos[g, :self.orders[g]]
-        shape = [int(self.sizes[m]) for m in members] + [self.n_classes]
-        return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
+        """Count block of combination number ``g`` (a view); see :meth:`block_at`."""
+        return self.block_at(g)
 
-    def add(self, X, y, sample_weight=None):
-        """Count rows (storage codes ``X``, class indices ``y``); negative weights remove."""
-        X = np.asfortranarray(X)
-        y = np.ascontiguousarray(y, dtype=np.int32)
-        if X.shape[1] != self.n_attributes:
-            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
-        weighted = sample_weight is not None
-        w = (np.ascontiguousarray(sample_weight, dtype=np.float64) if weighted
-             else np.zeros(1, dtype=np.float64))
-        if X.shape[0] == 0:
-            return self
+    def _count(self, X, y, w, weighted):
         for d in np.unique(self.orders):
             group = np.flatnonzero(self.orders == d)
             combos = np.ascontiguousarray(self.combos[group, :d])
             offsets = np.ascontiguousarray(self.offsets[group])
             kernels.count_order_any(X, y, w, weighted, combos, offsets, self.sizes,
                                     self.n_classes, self.counts, COUNT_BLOCK_ROWS)
-        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
-        return self
-
-    def grow(self, n_values):
-        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
-        n_values = np.asarray(n_values, dtype=np.int64)
-        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
-            raise ValueError("grow() only enlarges the value sets of the same attributes")
-        if np.array_equal(n_values + 1, self.sizes):
-            return self
-        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
-        self.sizes = n_values + 1
-        self._check_budget()
-        self._layout_offsets()
-        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
-                       self.sizes, self.combos, self.orders, self.n_classes)
-        return self

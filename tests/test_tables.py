@@ -119,3 +119,121 @@ def test_log_tables_follow_m_estimate_formula():
                 expect = np.log((block[u, v, c] + 2.0 / N_VALUES[3]) / den)
                 assert lc[u, v, 1, c] == pytest.approx(expect, rel=1e-13)
         assert np.all(lc[u, 0, 1, :] == 0.0)  # a missing child is left out
+
+
+# ------------------------------------------------------------------------------------------
+# The query API learners use instead of the layout arrays
+# ------------------------------------------------------------------------------------------
+
+
+def _small_table():
+    """3 attributes (2, 3 and 2 values), 2 classes, 6 rows with two missing values."""
+    from seminaive.tables import FrequencyTable
+
+    codes = np.array([[1, 1, 1], [1, 2, 2], [2, 3, 1], [2, 0, 2], [1, 3, 0], [2, 1, 1]])
+    y = np.array([0, 0, 1, 1, 0, 1])
+    table = FrequencyTable([2, 3, 2], n_classes=2, max_order=3)
+    table.add(codes, y)
+    return table, codes, y
+
+
+def test_combinations_follow_itertools_order():
+    import itertools
+
+    table, _, _ = _small_table()
+    for order in range(4):
+        expected = list(itertools.combinations(range(3), order))
+        got = [tuple(row) for row in table.combinations(order)]
+        assert got == expected
+        assert table.n_combinations(order) == len(expected)
+        assert [table.members(g) for g in table.combination_range(order)] == expected
+
+
+def test_marginal_is_hand_counted():
+    table, _, _ = _small_table()
+    # attribute 0 and 1 both observed in rows 0, 1, 2, 4, 5
+    marg = table.marginal([0, 1])
+    expected = np.zeros((2, 3, 2))
+    expected[0, 0, 0] = 1  # row 0: x0=1, x1=1, y=0
+    expected[0, 1, 0] = 1  # row 1
+    expected[1, 2, 1] = 1  # row 2
+    expected[0, 2, 0] = 1  # row 4
+    expected[1, 0, 1] = 1  # row 5
+    np.testing.assert_array_equal(marg, expected)
+    for g in table.combination_range(2):
+        np.testing.assert_array_equal(table.observed_block_at(g),
+                                      table.marginal(table.members(g)))
+
+
+def test_lower_orders_are_marginals_of_higher_ones():
+    table, _, _ = _small_table()
+    full = table.block([0, 1, 2])  # missing slots included
+    np.testing.assert_array_equal(full.sum(axis=2), table.block([0, 1]))
+    np.testing.assert_array_equal(full.sum(axis=(0, 1)), table.block([2]))
+    np.testing.assert_array_equal(full.sum(axis=(0, 1, 2)), table.block([]))
+
+
+def test_cells_and_block_starts_locate_every_block():
+    table, _, _ = _small_table()
+    cells = table.cells_per_combination(3)
+    assert cells.tolist() == [1, 3, 4, 3, 12, 9, 12, 36]  # sizes 3, 4, 3 with the missing slot
+    assert table.cell_start(1) == 1 and table.cell_start(2) == 1 + 3 + 4 + 3
+    for order in range(1, 4):
+        for start, g in zip(table.block_starts(order), table.combination_range(order),
+                            strict=True):
+            assert table.n_cells_of(g) * 2 == table.block_at(g).size
+            assert np.shares_memory(table.counts[start:], table.block_at(g))
+    starts = table.pair_block_starts()
+    assert starts[0, 1] == starts[1, 0] == table.block_starts(2)[0]
+    assert (np.diag(starts) == -1).all()
+
+
+def test_layout_bundles_the_arrays():
+    table, _, _ = _small_table()
+    layout = table.layout()
+    assert layout.counts is table.counts and layout.n_classes == 2
+    assert layout.order_first is not None and layout.sub_index is not None
+
+
+def test_mutual_information_against_brute_force():
+    from seminaive import statistics
+
+    table, codes, y = _small_table()
+    for i in range(3):
+        keep = codes[:, i] > 0
+        x, c = codes[keep, i], y[keep]
+        brute = 0.0
+        for v in np.unique(x):
+            for k in np.unique(c):
+                p = np.mean((x == v) & (c == k))
+                if p > 0:
+                    brute += p * np.log(p / (np.mean(x == v) * np.mean(c == k)))
+        assert statistics.mutual_information(table)[i] == pytest.approx(brute, abs=1e-12)
+    cmi = statistics.conditional_mutual_information(table)
+    np.testing.assert_allclose(cmi, cmi.T)
+    keep = (codes[:, 0] > 0) & (codes[:, 1] > 0)
+    a, b, c = codes[keep, 0], codes[keep, 1], y[keep]
+    brute = 0.0
+    for u in np.unique(a):
+        for v in np.unique(b):
+            for k in np.unique(c):
+                p = np.mean((a == u) & (b == v) & (c == k))
+                if p > 0:
+                    brute += p * np.log(p * np.mean(c == k) / (
+                        np.mean((a == u) & (c == k)) * np.mean((b == v) & (c == k))))
+    assert cmi[0, 1] == pytest.approx(brute, abs=1e-12)
+
+
+def test_combination_table_shares_counting_and_growth():
+    from seminaive.tables import CombinationTable
+
+    _, codes, y = _small_table()
+    comb = CombinationTable([(1, 0), (2,)], [2, 3, 2], 2)
+    comb.add(codes, y)
+    table, _, _ = _small_table()
+    np.testing.assert_array_equal(comb.block(0), np.swapaxes(table.block([0, 1]), 0, 1))
+    np.testing.assert_array_equal(comb.block(1), table.block([2]))
+    comb.grow([3, 3, 2])
+    table.grow([3, 3, 2])
+    np.testing.assert_array_equal(comb.block(1), table.block([2]))
+    assert comb.block(0).shape == (4, 4, 2)

@@ -13,9 +13,9 @@ Conventions shared by all kernels
 * A log-conditional block of order ``d`` has shape ``(cells, d, k)``: for every cell, the log
   probability of member ``p`` given the other members and the class, for every class.
 
-The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.scoring` and
-:mod:`.encoding`.  Hot loops of one learner family live in that family's private kernels
-module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
+The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.scoring`,
+:mod:`.encoding` and :mod:`.statistics`.  Hot loops of one learner family live in that
+family's private kernels module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
 ``seminaive.selection._kernels``), built on the estimates of :mod:`.smoothing`.
 """
 
@@ -42,9 +42,11 @@ from .smoothing import (
                        log_joint_estimate,
                        log_joint_tables,
 )
+from .statistics import conditional_mutual_information
 
 __all__ = [
     "AGGREGATE_JOINT", "AGGREGATE_POSTERIOR", "AGGREGATE_VOTE", "PREDICT_CHUNK_ROWS",
+    "conditional_mutual_information",
     "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
     "encode_int_columns", "int_column_presence", "int_column_ranges",
     "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",

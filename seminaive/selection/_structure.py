@@ -19,15 +19,14 @@ from itertools import combinations
 
 import numpy as np
 
-from ..information import mutual_information_with_class
+from .. import statistics
 from . import _kernels as kernels
 
 
 def mutual_information(table):
     """I(X_i; Y) of every attribute from the order-1 counts, over the rows where X_i is
-    observed (the SWAODE paper (2024), eq 8; Chen et al. 2014, §3.1)."""
-    return np.array([mutual_information_with_class(table.block([i])[1:, :])
-                     for i in range(table.n_attributes)])
+    observed (the SWAODE paper, eq. 8; Chen et al. 2014, §3.1)."""
+    return statistics.mutual_information(table)
 
 
 def rank_attributes(mi):
@@ -69,15 +68,15 @@ class _CountContext:
 
     def __init__(self, table, n_max, smoothing, m, min_count):
         self.table = table
-        of = table.order_first
+        self.layout = lay = table.layout()
         n_max = min(n_max, table.max_order)
         # the held-out row leaves the other classes' conditional estimates unchanged
         tables = table.log_tables(max(n_max - 1, 0), smoothing, m, min_count)
         self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
-        g_last = int(of[n_max + 1])
-        self.n_observed = np.zeros(table.orders.size, dtype=np.float64)
-        kernels.observed_totals(table.counts, table.offsets, table.combos, table.orders,
-                                table.sizes, table.n_classes, g_last, self.n_observed)
+        g_last = table.combination_range(n_max).stop
+        self.n_observed = np.zeros(lay.orders.size, dtype=np.float64)
+        kernels.observed_totals(lay.counts, lay.offsets, lay.combos, lay.orders, lay.sizes,
+                                lay.n_classes, g_last, self.n_observed)
         # an attribute never missing in training: N(y, x_s, x_c observed) = N(y, x_s)
         a = table.n_attributes
         self.has_missing = np.array(
@@ -102,6 +101,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
     ctx = _CountContext(table, n + 1, smoothing, m, min_count)
+    lay = ctx.layout
     laplace = smoothing == "laplace"
     kind = kernels.LOSSES[loss]
 
@@ -112,8 +112,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         X = np.ascontiguousarray(codes)
         if X.shape[0]:
             kernels.nested_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, table.counts, table.offsets,
-                table.ext_first, table.sizes, table.n_classes, ctx.n_observed,
+                X, np.ascontiguousarray(y, dtype=np.int64), w, lay.counts, lay.offsets,
+                lay.ext_first, lay.sizes, lay.n_classes, ctx.n_observed,
                 ctx.has_missing, ctx.lc, ctx.lc_offsets, ranking, members, level_first,
                 max_rank, combo_weight, n + 1, float(m), laplace, float(min_count), kind,
                 kernels.row_blocks(X.shape[0]), out, out_sq)
@@ -141,6 +141,7 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     change".  Returns (losses, total weight).
     """
     ctx = _CountContext(table, 2, smoothing, m, min_count)
+    lay = ctx.layout
     laplace = smoothing == "laplace"
     kind = kernels.LOSSES[loss]
     cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
@@ -155,8 +156,8 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
         X = np.ascontiguousarray(codes)
         if X.shape[0]:
             kernels.wrapper_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, table.counts, table.offsets,
-                table.ext_first, table.sizes, table.n_classes, ctx.n_observed,
+                X, np.ascontiguousarray(y, dtype=np.int64), w, lay.counts, lay.offsets,
+                lay.ext_first, lay.sizes, lay.n_classes, ctx.n_observed,
                 ctx.has_missing, ctx.lc, ctx.lc_offsets, parent_mask, child_mask, cand_attr,
                 cand_parent, cand_child, float(m), laplace, float(min_count), kind,
                 kernels.row_blocks(X.shape[0]), out)
@@ -182,12 +183,13 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
     members, level_first, _, combo_weight = combination_levels(
         np.asarray(parents, dtype=np.int64), n, weights)
     tables = table.log_tables(n, smoothing, m, min_count)
+    lay = table.layout()
     X = np.ascontiguousarray(codes)
-    out = np.empty((X.shape[0], table.n_classes), dtype=np.float64)
+    out = np.empty((X.shape[0], lay.n_classes), dtype=np.float64)
     if X.shape[0]:
         kernels.selective_scores(X, tables.log_joint, tables.log_conditional,
-                                 tables.lc_offsets, table.offsets, table.ext_first,
-                                 table.sizes, table.n_classes, members, level_first,
+                                 tables.lc_offsets, lay.offsets, lay.ext_first,
+                                 lay.sizes, lay.n_classes, members, level_first,
                                  combo_weight, n + 1,
                                  np.ascontiguousarray(children, dtype=np.int64), out)
     return out

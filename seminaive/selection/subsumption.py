@@ -114,20 +114,20 @@ class AODESR(_BaseAnDE):
     def _learn_from_counts(self, source):
         if self.variant != "eager":
             return
-        t = self.table_
+        t = self.table_.layout()
         self.generalisations_ = kernels.generalisation_graph(
             t.counts, t.offsets, t.ext_first, t.sizes, t.n_classes, self._value_first(),
             float(self.threshold), 1.0)
 
     def _deleted(self, codes):
-        t = self.table_
+        t = self.table_.layout()
         X = np.ascontiguousarray(codes)
         deleted = np.zeros(X.shape, dtype=np.bool_)
         if X.shape[0] == 0:
             return deleted
         if self.variant == "eager":
             first = self._value_first()
-            value_attr = np.repeat(np.arange(t.n_attributes), t.n_values)
+            value_attr = np.repeat(np.arange(t.sizes.size), t.sizes - 1)
             indptr, indices = self.generalisations_
             kernels.eager_subsumption(X, t.counts, t.offsets, t.n_classes, first, value_attr,
                                       indptr, indices, deleted)

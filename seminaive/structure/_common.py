@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import information
+from .. import statistics
 from ..base import _BaseAnDE
 from . import _kernels as kernels
 
@@ -63,11 +63,6 @@ class _StructureBase(_BaseAnDE):
 # --------------------------------------------------------------------------------------------
 
 
-def mutual_information_with_class(block):
-    """I(X_i; Y) (nats) from an order-1 count block (sizes[i], k), missing slot left out."""
-    return information.mutual_information_with_class(np.asarray(block)[1:])
-
-
 class PairStatistics:
     """What the structure learners read from a :class:`~seminaive.tables.FrequencyTable`.
 
@@ -98,19 +93,12 @@ class PairStatistics:
         self.counts = table.counts
         self.sizes = table.sizes
         self.n_classes = k
-        of = table.order_first
         self.class_counts = np.array(table.block(()), dtype=np.float64)
-        self.uni_offsets = np.ascontiguousarray(table.offsets[of[1]:of[2]], dtype=np.int64)
-        blocks = [table.block((i,)) for i in range(a)]
-        self.den_uni = np.ascontiguousarray([b[1:].sum(axis=0) for b in blocks],
-                                            dtype=np.float64).reshape(a, k)
-        self.mi = np.array([mutual_information_with_class(b) for b in blocks])
-        self.pair_offsets = np.full((a, a), -1, dtype=np.int64)
-        if table.max_order >= 2:
-            pairs = table.combos[of[2]:of[3], :2]
-            starts = table.offsets[of[2]:of[3]]
-            self.pair_offsets[pairs[:, 0], pairs[:, 1]] = starts
-            self.pair_offsets[pairs[:, 1], pairs[:, 0]] = starts
+        self.uni_offsets = table.block_starts(1)
+        self.den_uni = np.ascontiguousarray([table.marginal((i,)).sum(axis=0)
+                                             for i in range(a)], dtype=np.float64).reshape(a, k)
+        self.mi = statistics.mutual_information(table)
+        self.pair_offsets = table.pair_block_starts()
         has = self.pair_offsets >= 0
         block = np.where(has, self.sizes[None, :] * k, 0).ravel()
         starts = np.concatenate([[0], np.cumsum(block)])
@@ -118,9 +106,7 @@ class PairStatistics:
         self.den_pair = np.zeros(int(starts[-1]), dtype=np.float64)
         kernels.pair_denominators(self.counts, self.pair_offsets, self.sizes, k,
                                   self.den_offsets, self.den_pair)
-        self.cmi = np.zeros((a, a), dtype=np.float64)
-        kernels.conditional_mutual_information(self.counts, self.pair_offsets, self.sizes, k,
-                                               self.cmi)
+        self.cmi = statistics.conditional_mutual_information(table)
 
     @property
     def n_attributes(self):

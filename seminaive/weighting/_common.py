@@ -12,8 +12,8 @@ weight the sub-models a row cascades to when no order-n parent qualifies.
 import numpy as np
 from scipy.special import logsumexp
 
+from .. import statistics
 from ..base import _BaseAnDE
-from ..information import mutual_information_with_class
 
 #: tolerance on the sum of saved weights (they are normalised in float64 before saving)
 SUM_TOLERANCE = 1e-9
@@ -26,17 +26,18 @@ def effective_order(table, n):
 
 def parent_slice(table, level):
     """Global indices of the combinations of order ``level``."""
-    return slice(int(table.order_first[level]), int(table.order_first[level + 1]))
+    r = table.combination_range(level)
+    return slice(r.start, r.stop)
 
 
 def parent_combinations(table, level):
     """Attribute indices of every combination of order ``level``, shape (n_combos, level)."""
-    return table.combos[parent_slice(table, level), :level].copy()
+    return table.combinations(level)
 
 
 def n_parent_cells(table, n):
     """Number of cells of the blocks of orders 0..n (length of a per-cell weight array)."""
-    return int(table.offsets[table.order_first[n + 1]]) // table.n_classes
+    return table.cell_start(n + 1)
 
 
 def cell_log_weights(table, n, level_log_weights):
@@ -45,34 +46,18 @@ def cell_log_weights(table, n, level_log_weights):
     ``level_log_weights`` maps an order to an array with one log weight per combination of
     that order; orders not given get weight 1 (log 0).
     """
-    n_combos = int(table.order_first[n + 1])
-    per_combo = np.zeros(n_combos)
+    cells = table.cells_per_combination(n)
+    per_combo = np.zeros(cells.size)
     for level, values in level_log_weights.items():
         per_combo[parent_slice(table, level)] = values
-    cells = np.diff(table.offsets[: n_combos + 1]) // table.n_classes
     return np.repeat(per_combo, cells)
 
 
-def _observed_cells(table, g):
-    """Count block of combination ``g`` restricted to observed values, shape (cells, k)."""
-    d = int(table.orders[g])
-    members = table.combos[g, :d]
-    shape = [int(table.sizes[i]) for i in members] + [table.n_classes]
-    block = table.counts[table.offsets[g]: table.offsets[g + 1]].reshape(shape)
-    return block[(slice(1, None),) * d].reshape(-1, table.n_classes)
-
-
 def mutual_information(table, level):
-    """I(X_s; Y) for every combination s of order ``level`` (natural log).
-
-    Maximum-likelihood estimates from the order-``level`` count blocks over the rows in which
-    every attribute of s is observed: I = sum_{x_s, y} p(x_s, y) log(p(x_s, y) / (p(x_s)
-    p(y))), as Weka's WAODE (Jiang & Zhang 2006) computes it for single attributes.
-    """
-    out = np.zeros(table.order_first[level + 1] - table.order_first[level])
-    for j, g in enumerate(range(table.order_first[level], table.order_first[level + 1])):
-        out[j] = mutual_information_with_class(_observed_cells(table, g))
-    return out
+    """I(X_s; Y) for every combination s of order ``level`` (natural log), as Weka's WAODE
+    (Jiang & Zhang 2006) computes it for single attributes; see
+    :func:`seminaive.statistics.combination_mutual_information`."""
+    return statistics.combination_mutual_information(table, level)
 
 
 def kl_cell_weights(table, n, smoothing, m, min_count):
@@ -89,8 +74,7 @@ def kl_cell_weights(table, n, smoothing, m, min_count):
     lj = tables.log_joint
     log_prior = lj[:k] - logsumexp(lj[:k])
     out = np.zeros(n_parent_cells(table, n))
-    start = int(table.offsets[table.order_first[1]])
-    stop = int(table.offsets[table.order_first[n + 1]])
+    start, stop = table.cell_start(1) * k, table.cell_start(n + 1) * k
     cells = lj[start:stop].reshape(-1, k)
     usable = ~np.isnan(cells[:, 0])
     log_post = np.full(cells.shape, np.nan)
@@ -171,7 +155,7 @@ class _WeightedAnDE(_BaseAnDE):
     def _n_parents(self):
         t = self.table_
         n = self._effective_order()
-        return int(t.order_first[n + 1] - t.order_first[n])
+        return t.n_combinations(n)
 
     def _learned_state(self):
         return {"weights": np.asarray(self.weights_, dtype=np.float64)}

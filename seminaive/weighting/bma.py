@@ -58,10 +58,10 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
     n = effective_order(table, n)
     k = table.n_classes
     laplace = smoothing == "laplace"
-    out = np.zeros(int(table.order_first[n + 1] - table.order_first[n]))
+    out = np.zeros(table.n_combinations(n))
     a = table.n_attributes
-    for j, g in enumerate(range(int(table.order_first[n]), int(table.order_first[n + 1]))):
-        members = [int(i) for i in table.combos[g, :n]]
+    for j, g in enumerate(table.combination_range(n)):
+        members = list(table.members(g))
         n_vals = [int(table.sizes[i]) - 1 for i in members]
         root = table.block(members)[(slice(1, None),) * n].reshape(-1)
         prod_values = float(np.prod(np.maximum(n_vals, 1)))

@@ -86,7 +86,7 @@ def information_weights(table, n, scheme, smoothing="m_estimate", m=1.0, min_cou
         cells = kl_cell_weights(table, n, smoothing, m, min_count)
         first = n_parent_cells(table, n - 1) if n else 0
         return np.exp(cells[first:]), cells
-    n_par = int(table.order_first[n + 1] - table.order_first[n])
+    n_par = table.n_combinations(n)
     weights = normalise(check_weight_vector(scheme, n_par, "weights"))
     with np.errstate(divide="ignore"):
         return weights, cell_log_weights(table, n, {n: np.log(weights)})
@@ -109,8 +109,7 @@ def restore_information_weights(table, n, scheme, saved, smoothing, m, min_count
         return saved, cells
     saved = check_saved_weights(saved, expected.shape[0], f"{owner} weights")
     first = n_parent_cells(table, n - 1) if n else 0
-    combos = slice(int(table.order_first[n]), int(table.order_first[n + 1]))
-    per_cell = np.diff(table.offsets[combos.start: combos.stop + 1]) // table.n_classes
+    per_cell = [table.n_cells_of(g) for g in table.combination_range(n)]
     with np.errstate(divide="ignore"):
         cells[first:] = np.repeat(np.log(saved), per_cell)
     return saved, cells

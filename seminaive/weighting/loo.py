@@ -36,36 +36,35 @@ class LeaveOneOut:
         self.m = float(m)
         self.min_count = float(min_count)
         tables = table.log_tables(self.n, smoothing, m, min_count)
-        of = table.order_first
+        layout = table.layout()
         self.k = table.n_classes
         self.max_order = table.max_order
-        self.combos, self.offsets, self.sizes = table.combos, table.offsets, table.sizes
-        self.order_first, self.sub_index = of, table.sub_index
-        self.counts = table.counts
+        self.combos, self.offsets, self.sizes = layout.combos, layout.offsets, layout.sizes
+        self.order_first, self.sub_index = layout.order_first, layout.sub_index
+        self.counts = layout.counts
         self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
-        # log P_loo(x_c | y, x_s) of the held-out row's own class (eq 32), orders n + 1 only
+        # log P_loo(x_c | y, x_s) of the held-out row's own class (eq. 32), orders n + 1 only
         self.lc1 = np.zeros(self.lc.shape[0])
         if self.n + 1 <= self.max_order:
+            children = table.combination_range(self.n + 1)
             loo_kernels.loo_conditional_tables(
-                self.counts, self.offsets, self.combos, table.orders, self.sizes, self.k,
-                int(of[self.n + 1]), int(of[self.n + 2]), self.lc_offsets, self.m,
-                self.laplace, self.lc1)
-        # per parent combination: rows with every parent observed, and prod |X_s| (eq 31)
-        parents = range(int(of[self.n]), int(of[self.n + 1]))
+                self.counts, self.offsets, self.combos, layout.orders, self.sizes, self.k,
+                children.start, children.stop, self.lc_offsets, self.m, self.laplace,
+                self.lc1)
+        # per parent combination: rows with every parent observed, and prod |X_s| (eq. 31)
+        parents = table.combination_range(self.n)
         self.n_par = len(parents)
         self.n_obs = np.empty(self.n_par)
         self.prod_values = np.empty(self.n_par)
         for j, g in enumerate(parents):
-            members = table.combos[g, :self.n]
-            shape = [int(table.sizes[i]) for i in members] + [self.k]
-            block = table.counts[table.offsets[g]: table.offsets[g + 1]].reshape(shape)
-            self.n_obs[j] = block[(slice(1, None),) * self.n].sum()
-            self.prod_values[j] = float(np.prod(np.maximum(table.sizes[members] - 1, 1)))
-        # log P_loo(y, x_s) of rows removed with weight 1 (eq 31), looked up by the kernels
-        size = int(table.offsets[of[self.n + 1]] - table.offsets[of[self.n]])
+            self.n_obs[j] = table.observed_block_at(g).sum()
+            self.prod_values[j] = float(np.prod(np.maximum(
+                table.n_values[list(table.members(g))], 1)))
+        # log P_loo(y, x_s) of rows removed with weight 1 (eq. 31), looked up by the kernels
+        size = (table.cell_start(self.n + 1) - table.cell_start(self.n)) * self.k
         self.lj_other, self.lj_own = np.empty(size), np.empty(size)
         loo_kernels.loo_joint_tables(self.counts, self.offsets, self.n_obs, self.prod_values,
-                                     self.k, int(of[self.n]), int(of[self.n + 1]), self.m,
+                                     self.k, parents.start, parents.stop, self.m,
                                      self.laplace, self.lj_other, self.lj_own)
 
     def _common_args(self):
