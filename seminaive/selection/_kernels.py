@@ -25,11 +25,27 @@ combinations in the order of their highest rank (a snapshot at every r).
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
 
 from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
+
+
+class CountContext(NamedTuple):
+    """What the leave-one-out kernels of the selection learners read of a fitted table, in
+    one typed bundle (built by :class:`seminaive.selection._structure._CountContext`)."""
+
+    counts: np.ndarray
+    offsets: np.ndarray
+    ext_first: np.ndarray
+    sizes: np.ndarray
+    k: int
+    n_observed: np.ndarray  # N(x_s observed) per combination
+    has_missing: np.ndarray  # whether each attribute is ever missing in training
+    lc: np.ndarray  # the model's log conditional tables
+    lc_offsets: np.ndarray
 
 LOSS_RMSE = 0
 LOSS_ZERO_ONE = 1
@@ -189,8 +205,7 @@ def observed_totals(counts, offsets, combos, orders, sizes, k, g_last, out):
 
 
 @njit(parallel=True, cache=True)
-def nested_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, has_missing,
-                    lc, lc_offsets, rank, combo_members, level_first, combo_maxrank,
+def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
                     combo_weight, n_levels, m, laplace, min_count, loss_kind, n_blocks, out,
                     out_sq):
     """Accumulate into ``out[L, r, s]`` the weighted LOO loss of every nested model (and into
@@ -206,7 +221,9 @@ def nested_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, h
     running log-sum-exp state divided by the weight sum, so snapshots and losses need no
     logarithm.  Holding a row out changes only the counts of its own class: the children's
     terms of the other classes are read from the full log-conditional tables ``lc``.
+    ``ctx`` is a :class:`CountContext`.
     """
+    counts, offsets, ext_first, sizes, k, n_observed, has_missing, lc, lc_offsets = ctx
     n_rows, a = X.shape
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
@@ -362,14 +379,14 @@ def _scaled_row_loss(top, scale, k, yt, kind):
 
 
 @njit(parallel=True, cache=True)
-def wrapper_loo_loss(X, y, w, counts, offsets, ext_first, sizes, k, n_observed, has_missing,
-                     lc, lc_offsets, parent_mask, child_mask, cand_attr, cand_parent,
+def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_parent,
                      cand_child, m, laplace, min_count, loss_kind, n_blocks, out):
     """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
     by the masks, changed by candidate j: attribute ``cand_attr[j]`` (-1: no change) becomes a
     parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (Chen et al. 2014, §2.4 eq for
     P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
-    parent qualifies)."""
+    parent qualifies); ``ctx`` is a :class:`CountContext`."""
+    counts, offsets, ext_first, sizes, k, n_observed, has_missing, lc, lc_offsets = ctx
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
     partial = np.zeros((n_blocks, n_cand))

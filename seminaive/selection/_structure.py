@@ -81,6 +81,9 @@ class _CountContext:
         a = table.n_attributes
         self.has_missing = np.array(
             [table.block([i])[0].sum() > 0 for i in range(a)], dtype=np.bool_)
+        self.bundle = kernels.CountContext(lay.counts, lay.offsets, lay.ext_first, lay.sizes,
+                                           int(lay.n_classes), self.n_observed,
+                                           self.has_missing, self.lc, self.lc_offsets)
 
 
 def _chunk_weights(y, w):
@@ -101,7 +104,6 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
     ctx = _CountContext(table, n + 1, smoothing, m, min_count)
-    lay = ctx.layout
     laplace = smoothing == "laplace"
     kind = kernels.LOSSES[loss]
 
@@ -112,11 +114,9 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         X = np.ascontiguousarray(codes)
         if X.shape[0]:
             kernels.nested_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, lay.counts, lay.offsets,
-                lay.ext_first, lay.sizes, lay.n_classes, ctx.n_observed,
-                ctx.has_missing, ctx.lc, ctx.lc_offsets, ranking, members, level_first,
-                max_rank, combo_weight, n + 1, float(m), laplace, float(min_count), kind,
-                kernels.row_blocks(X.shape[0]), out, out_sq)
+                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
+                level_first, max_rank, combo_weight, n + 1, float(m), laplace,
+                float(min_count), kind, kernels.row_blocks(X.shape[0]), out, out_sq)
         return out, out_sq, float(w.sum())
 
     result = source.map_reduce(
@@ -141,7 +141,6 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     change".  Returns (losses, total weight).
     """
     ctx = _CountContext(table, 2, smoothing, m, min_count)
-    lay = ctx.layout
     laplace = smoothing == "laplace"
     kind = kernels.LOSSES[loss]
     cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
@@ -156,11 +155,9 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
         X = np.ascontiguousarray(codes)
         if X.shape[0]:
             kernels.wrapper_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, lay.counts, lay.offsets,
-                lay.ext_first, lay.sizes, lay.n_classes, ctx.n_observed,
-                ctx.has_missing, ctx.lc, ctx.lc_offsets, parent_mask, child_mask, cand_attr,
-                cand_parent, cand_child, float(m), laplace, float(min_count), kind,
-                kernels.row_blocks(X.shape[0]), out)
+                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, parent_mask,
+                child_mask, cand_attr, cand_parent, cand_child, float(m), laplace,
+                float(min_count), kind, kernels.row_blocks(X.shape[0]), out)
         return out, float(w.sum())
 
     result = source.map_reduce(one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1]))

@@ -25,12 +25,39 @@ sub-model that does not qualify are NaN.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from ..kernels.scoring import combination_cells
 from ..kernels.smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
+
+
+class LooModel(NamedTuple):
+    """What the leave-one-out kernels read of a fitted model, in one typed bundle: the
+    table's layout and counts, the per-parent statistics of eq. 31, the log tables and the
+    estimator's settings (built by :class:`seminaive.weighting.loo.LeaveOneOut`)."""
+
+    n: int  # parent order
+    max_order: int
+    combos: np.ndarray
+    offsets: np.ndarray
+    sizes: np.ndarray
+    k: int
+    order_first: np.ndarray
+    sub_index: np.ndarray
+    counts: np.ndarray
+    n_obs: np.ndarray  # rows with every parent observed, per parent combination
+    prod_values: np.ndarray  # prod |X_s| per parent combination
+    lj_other: np.ndarray  # log P_loo(y, x_s) for the other classes (eq. 31)
+    lj_own: np.ndarray  # ... for the held-out row's class
+    lc: np.ndarray  # the model's log conditional tables
+    lc_offsets: np.ndarray
+    lc1: np.ndarray  # log P_loo(x_c | y, x_s) of the held-out class (eq. 32)
+    m: float
+    laplace: bool
+    min_count: float
 
 #: rows processed together by one thread (tables stream through the cache once per block)
 LOO_BLOCK_ROWS = 256
@@ -81,11 +108,12 @@ def loo_joint_tables(counts, offsets, n_obs, prod_values, k, g_first, g_last, m,
 
 
 @njit(cache=True)
-def _loo_block(X, y, w, weighted, r0, n_rows, n, max_order, combos, offsets, sizes, k,
-               order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
-               lc_offsets, lc1, m, laplace, min_count, xs, cells, terms):
+def _loo_block(X, y, w, weighted, r0, n_rows, model, xs, cells, terms):
     """terms[s, r, y] = leave-one-out log P_s(y, x_r) for rows r0 .. r0 + n_rows - 1 (NaN
-    where parent combination s does not qualify without the row)."""
+    where parent combination s does not qualify without the row); ``model`` is a
+    :class:`LooModel`."""
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
+     prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     a = X.shape[1]
     for r in range(n_rows):
         for i in range(a):
@@ -166,11 +194,10 @@ def _loo_block(X, y, w, weighted, r0, n_rows, n, max_order, combos, offsets, siz
 
 
 @njit(parallel=True, cache=True)
-def loo_log_joint(X, y, w, weighted, n, max_order, combos, offsets, sizes, k, order_first,
-                  sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets,
-                  lc1, m, laplace, min_count, out):
+def loo_log_joint(X, y, w, weighted, model, out):
     """out[r, s, y] = leave-one-out log P_s(y, x_r) of every row, parent combination of
     order n and class (NaN where s does not qualify); see the module docstring."""
+    n, k, order_first = model.n, model.k, model.order_first
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -182,9 +209,7 @@ def loo_log_joint(X, y, w, weighted, n, max_order, combos, offsets, sizes, k, or
         xs = np.empty((a, rows), dtype=np.int64)
         cells = np.empty(rows, dtype=np.int64)
         terms = np.empty((n_par, rows, k))
-        _loo_block(X, y, w, weighted, r0, rows, n, max_order, combos, offsets, sizes, k,
-                   order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
-                   lc_offsets, lc1, m, laplace, min_count, xs, cells, terms)
+        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms)
         for r in range(rows):
             for s in range(n_par):
                 for yy in range(k):
@@ -318,14 +343,13 @@ def _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
 
 
 @njit(parallel=True, cache=True)
-def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, sizes, k,
-                       order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own,
-                       lc, lc_offsets, lc1, m, laplace, min_count, log_alpha, out):
+def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out):
     """Add the LMG (``kind`` = STAT_LMG) or LMD (STAT_LMD) statistics of a chunk of training
     rows to ``out``, computing the leave-one-out joints on the fly (memory: one block of
     LOO_BLOCK_ROWS rows per thread).  Rows of weight 0 are skipped; a row without any
     qualifying sub-model adds nothing (its mixture does not depend on the weights) but its
     weight: the last entry of ``out`` accumulates the total weight of the rows."""
+    n, k, order_first = model.n, model.k, model.order_first
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -339,9 +363,7 @@ def mixture_statistics(kind, X, y, w, weighted, n, max_order, combos, offsets, s
         cells = np.empty(rows, dtype=np.int64)
         terms = np.empty((n_par, rows, k))
         scratch = np.empty((n_par, k + 1))
-        _loo_block(X, y, w, weighted, r0, rows, n, max_order, combos, offsets, sizes, k,
-                   order_first, sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc,
-                   lc_offsets, lc1, m, laplace, min_count, xs, cells, terms)
+        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms)
         _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
                           partial[b])
     for b in range(n_blocks):

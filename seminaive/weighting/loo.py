@@ -67,11 +67,13 @@ class LeaveOneOut:
                                      self.k, parents.start, parents.stop, self.m,
                                      self.laplace, self.lj_other, self.lj_own)
 
-    def _common_args(self):
-        return (self.n, self.max_order, self.combos, self.offsets, self.sizes, self.k,
-                self.order_first, self.sub_index, self.counts, self.n_obs, self.prod_values,
-                self.lj_other, self.lj_own, self.lc, self.lc_offsets, self.lc1, self.m,
-                self.laplace, self.min_count)
+    def _model(self):
+        """The typed bundle the kernels read (:class:`~seminaive.weighting._kernels.LooModel`)."""
+        return loo_kernels.LooModel(
+            int(self.n), int(self.max_order), self.combos, self.offsets, self.sizes,
+            int(self.k), self.order_first, self.sub_index, self.counts, self.n_obs,
+            self.prod_values, self.lj_other, self.lj_own, self.lc, self.lc_offsets, self.lc1,
+            float(self.m), bool(self.laplace), float(self.min_count))
 
     @staticmethod
     def _weights(w, n_rows):
@@ -86,7 +88,7 @@ class LeaveOneOut:
         weighted, w = self._weights(w, len(y))
         out = np.empty((len(y), self.n_par, self.k))
         if len(y):
-            loo_kernels.loo_log_joint(codes, y, w, weighted, *self._common_args(), out)
+            loo_kernels.loo_log_joint(codes, y, w, weighted, self._model(), out)
         return out
 
     def statistics(self, kind, codes, y, w, log_alpha):
@@ -96,7 +98,7 @@ class LeaveOneOut:
         weighted, w = self._weights(w, len(y))
         out = np.zeros(loo_kernels.statistics_size(kind, self.n_par))
         if len(y):
-            loo_kernels.mixture_statistics(kind, codes, y, w, weighted, *self._common_args(),
+            loo_kernels.mixture_statistics(kind, codes, y, w, weighted, self._model(),
                                            np.ascontiguousarray(log_alpha, dtype=np.float64),
                                            out)
         return out
