@@ -113,9 +113,10 @@ class PairStatistics:
         return int(self.sizes.size)
 
     def kernel_args(self):
-        """Arguments shared by the pair kernels (counts ... den_offsets)."""
-        return (self.counts, self.pair_offsets, self.sizes, self.n_classes, self.uni_offsets,
-                self.den_uni, self.den_pair, self.den_offsets)
+        """The arrays the pair kernels read, as one :class:`PairArrays` bundle."""
+        return kernels.PairArrays(self.counts, self.pair_offsets, self.sizes,
+                                  int(self.n_classes), self.uni_offsets, self.den_uni,
+                                  self.den_pair, self.den_offsets, self.class_counts)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ P(x_i | y) in :func:`family_scores`; HNB drops such a parent from its mixture).
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -24,6 +25,21 @@ from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 # --------------------------------------------------------------------------------------------
 # Pair statistics (the conditional mutual information is in seminaive.kernels.statistics)
 # --------------------------------------------------------------------------------------------
+
+
+class PairArrays(NamedTuple):
+    """The pair counts and denominators the structure kernels read, in one typed bundle
+    (built by :meth:`seminaive.structure._common.PairStatistics.kernel_args`)."""
+
+    counts: np.ndarray
+    pair_offsets: np.ndarray  # (a, a) start of the block of the pair {i, j}
+    sizes: np.ndarray
+    k: int
+    uni_offsets: np.ndarray  # start of the order-1 block of every attribute
+    den_uni: np.ndarray  # N(y, x_i observed)
+    den_pair: np.ndarray  # N(y, x_j, x_i observed), child i, parent j
+    den_offsets: np.ndarray
+    class_counts: np.ndarray
 
 
 @njit(cache=True, inline="always")
@@ -187,10 +203,12 @@ def _row_removal(w, weighted, r):
 
 
 @njit(parallel=True, cache=True)
-def loo_tree_scores(X, y, w, weighted, parents, counts, pair_offsets, sizes, k, uni_offsets,
-                    den_uni, den_pair, den_offsets, class_counts, m, laplace, min_count, out):
+def loo_tree_scores(X, y, w, weighted, parents, pairs, m, laplace, min_count, out):
     """Leave-one-out per-class log scores of a one-parent structure (``parents[i]`` or -1):
-    the scores of each training row under the model counted from all rows but itself."""
+    the scores of each training row under the model counted from all rows but itself;
+    ``pairs`` is a :class:`PairArrays`."""
+    (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
+     class_counts) = pairs
     n, a = X.shape
     n_total = 0.0
     for yy in range(k):
@@ -215,9 +233,8 @@ def loo_tree_scores(X, y, w, weighted, parents, counts, pair_offsets, sizes, k, 
 
 
 @njit(parallel=True, cache=True)
-def sptan_pass(X, y, w, weighted, parents, eligible, counts, pair_offsets, sizes, k,
-               uni_offsets, den_uni, den_pair, den_offsets, class_counts, m, laplace,
-               min_count, cur_out, sp_out, arc_out):
+def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, cur_out,
+               sp_out, arc_out):
     """One SP-TAN evaluation pass (Keogh & Pazzani 1999) over training rows, leave-one-out.
 
     For every row (weight w, leave-one-out as in :func:`_row_removal`), adds w where the
@@ -225,6 +242,8 @@ def sptan_pass(X, y, w, weighted, parents, eligible, counts, pair_offsets, sizes
     ``sp_out[b, s]`` (s made the parent of every orphan c with ``eligible[s, c]``) and
     ``arc_out[b, s, c]`` (only the arc s -> c added); b = the row block of the row.
     """
+    (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
+     class_counts) = pairs
     n, a = X.shape
     n_blocks = cur_out.size
     n_total = 0.0
@@ -295,14 +314,16 @@ def sptan_pass(X, y, w, weighted, parents, eligible, counts, pair_offsets, sizes
 
 
 @njit(parallel=True, cache=True)
-def hnb_scores(X, cmi, counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair,
-               den_offsets, class_counts, m, laplace, min_count, out):
+def hnb_scores(X, cmi, pairs, m, laplace, min_count, out):
     """log P(y) + sum_i log sum_{j != i} W_ij P(x_i | y, x_j), W_ij = cmi[i, j] / sum_j cmi[i, j].
 
     Parents j that are missing in the row (or whose value has frequency < min_count) leave the
     mixture and the weights of the others are renormalised; with no weight left the child
-    uses P(x_i | y), as Weka's HNB does when the CMI sum is 0.
+    uses P(x_i | y), as Weka's HNB does when the CMI sum is 0.  ``pairs`` is a
+    :class:`PairArrays`.
     """
+    (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
+     class_counts) = pairs
     n, a = X.shape
     n_total = 0.0
     for yy in range(k):

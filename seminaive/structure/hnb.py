@@ -112,6 +112,6 @@ class HNB(_StructureBase):
         stats = self._stats
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
         if codes.shape[0]:
-            kernels.hnb_scores(codes, stats.cmi, *stats.kernel_args(), stats.class_counts,
-                               float(self.m), self._laplace(), float(self.min_count), out)
+            kernels.hnb_scores(codes, stats.cmi, stats.kernel_args(), float(self.m),
+                               self._laplace(), float(self.min_count), out)
         return out

@@ -47,8 +47,8 @@ def loo_tree_scores(stats, codes, y, w, parents, m, laplace, min_count):
     weighted = w is not None
     w_arr = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
     kernels.loo_tree_scores(codes, np.ascontiguousarray(y, dtype=np.int64), w_arr, weighted,
-                            np.ascontiguousarray(parents, dtype=np.int64), *stats.kernel_args(),
-                            stats.class_counts, float(m), bool(laplace), float(min_count), out)
+                            np.ascontiguousarray(parents, dtype=np.int64), stats.kernel_args(),
+                            float(m), bool(laplace), float(min_count), out)
     return out
 
 
@@ -79,8 +79,8 @@ def super_parent_search(stats, source, m, laplace, min_count):
                 kernels.sptan_pass(np.ascontiguousarray(codes), np.asarray(y, dtype=np.int64),
                                    np.ascontiguousarray(w, dtype=np.float64) if weighted
                                    else np.zeros(1), weighted, parents, eligible,
-                                   *stats.kernel_args(), stats.class_counts, float(m),
-                                   bool(laplace), float(min_count), cur, sp, arc)
+                                   stats.kernel_args(), float(m), bool(laplace),
+                                   float(min_count), cur, sp, arc)
             return cur.sum(), sp.sum(axis=0), arc.sum(axis=0)
 
         result = source.map_reduce(evaluate, _add_tuples)
