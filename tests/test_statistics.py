@@ -24,7 +24,7 @@ def test_sign_test_matches_scipy(wins, losses):
 
 
 def test_sign_test_reproduces_seed_001_table():
-    # seed 001 (AODE vs alternatives): most p-values are two-tailed ...
+    # Webb et al. 2005 (AODE vs alternatives): most p-values are two-tailed ...
     assert round(sign_test(19, 12), 3) == 0.281  # error vs LBR
     assert round(sign_test(23, 11), 3) == 0.058  # error vs SP-TAN
     assert round(sign_test(25, 12), 3) == 0.047  # error vs J48

@@ -1,4 +1,4 @@
-"""Numeric cut points supplied by the user are used as they are (issue 2: "numeric cut
+"""Numeric cut points supplied by the user are used as they are ("numeric cut
 points are fixed by the first chunk or supplied by the user")."""
 
 import numpy as np

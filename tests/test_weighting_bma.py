@@ -1,5 +1,5 @@
-"""BMAAODE (seed 003 §5): the marginal likelihood of eq 25 against the chain rule of
-sequential posterior-mean predictions (an independent computation), a single ODE,
+"""BMAAODE (Cerquides & de Màntaras 2005, §5): the marginal likelihood of eq 25 against the chain
+rule of sequential posterior-mean predictions (an independent computation), a single ODE,
 the weighted prediction of eq 28, and persistence."""
 
 import itertools

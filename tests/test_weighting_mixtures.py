@@ -1,5 +1,5 @@
-"""MAPLMD and MAPLMG (seed 003 §3.2, §6): EM monotonicity, the gradient of eq 13 against
-finite differences, KKT conditions at the optimum, the maximisation step, weights on the
+"""MAPLMD and MAPLMG (Cerquides & de Màntaras 2005, §3.2, §6): EM monotonicity, the gradient of eq
+13 against finite differences, KKT conditions at the optimum, the maximisation step, weights on the
 simplex, chunked training, partial_fit, persistence and sub-models of order 2."""
 
 import numpy as np
