@@ -1,5 +1,6 @@
-"""Leave-one-out sub-model joints (Cerquides & de Màntaras 2005, eqs 30-32): against refitting on t
-- 1 rows for every row, sub-model and class; sample weights; chunked passes; the cached tensor."""
+"""Leave-one-out sub-model joints (Cerquides & de Màntaras 2005, eqs 30-32): against refitting
+on t - 1 rows for every row, sub-model and class; sample weights; chunked passes; the cached
+tensor."""
 
 from itertools import combinations
 
