@@ -59,7 +59,24 @@ def _true_class_proba(y_true, proba, classes):
 
 
 def zero_one_loss(y_true, y_pred):
-    """Fraction of misclassified rows."""
+    """Fraction of misclassified rows.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels.
+    y_pred : array-like of shape (n,)
+        Predicted labels.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> zero_one_loss(["a", "b", "b", "a"], ["a", "b", "a", "a"])
+    0.25
+    """
     return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
 
 
@@ -71,6 +88,26 @@ def rmse(y_true, proba, classes):
     probability of incorrectly classifying the example").  Compare :func:`rmse_all_classes`,
     which also penalises the probability spread over the wrong classes; the two coincide for two
     classes.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels, each one of ``classes``.
+    proba : array-like of shape (n, n_classes)
+        Predicted class probabilities, columns in the order of ``classes``.
+    classes : array-like of shape (n_classes,)
+        The class labels (a fitted model's ``classes_``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> proba = np.array([[0.9, 0.1], [0.4, 0.6]])
+    >>> round(rmse(["a", "a"], proba, ["a", "b"]), 6)  # sqrt((0.1^2 + 0.6^2) / 2)
+    0.430116
     """
     p = _true_class_proba(y_true, proba, classes)
     return float(np.sqrt(np.mean((1.0 - p) ** 2)))
@@ -86,6 +123,26 @@ def rmse_all_classes(y_true, proba, classes):
     ``rmse_all_classes**2`` equals ``sklearn.metrics.brier_score_loss``.
 
     The papers' RMSE (:func:`rmse`) uses only the true class; for two classes both are equal.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels, each one of ``classes``.
+    proba : array-like of shape (n, n_classes)
+        Predicted class probabilities, columns in the order of ``classes``.
+    classes : array-like of shape (n_classes,)
+        The class labels.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> proba = np.array([[0.8, 0.2, 0.0]])
+    >>> round(rmse_all_classes(["a"], proba, ["a", "b", "c"]), 6)  # sqrt(0.08 / 3)
+    0.163299
     """
     proba = _check_proba(y_true, proba, classes)
     index = _class_index(y_true, classes)
@@ -99,6 +156,27 @@ def log_loss(y_true, proba, classes, eps=1e-15):
 
     Equals ``sklearn.metrics.log_loss(y_true, proba, labels=classes)`` when every row of
     ``proba`` sums to one and no probability is below ``eps``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels, each one of ``classes``.
+    proba : array-like of shape (n, n_classes)
+        Predicted class probabilities, columns in the order of ``classes``.
+    classes : array-like of shape (n_classes,)
+        The class labels.
+    eps : float, default=1e-15
+        Lower clip of the probabilities.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(log_loss([0, 1], np.array([[0.5, 0.5], [0.2, 0.8]]), [0, 1]), 6)
+    0.458145
     """
     p = _true_class_proba(y_true, proba, classes)
     return float(np.mean(-np.log(np.clip(p, eps, 1.0))))
@@ -123,6 +201,26 @@ def auc(y_true, proba, classes):
 
     Classes absent from ``y_true`` are skipped: only pairs of classes that both occur in
     ``y_true`` are averaged.  Returns NaN when fewer than two classes occur.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels.
+    proba : array-like of shape (n, n_classes)
+        Predicted class probabilities, columns in the order of ``classes``.
+    classes : array-like of shape (n_classes,)
+        The class labels.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.45, 0.55]])
+    >>> auc([0, 0, 1, 1], proba, [0, 1])
+    1.0
     """
     proba = _check_proba(y_true, proba, classes)
     index = _class_index(y_true, classes)
@@ -168,6 +266,15 @@ def kohavi_wolpert(y_true, predictions, n_classes):
     -------
     dict
         ``bias`` (mean bias^2), ``variance``, ``error`` and ``n_instances`` (instances used).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1])
+    >>> trials = np.array([[0, 0, 1, 0], [1, 1, 1, 1]])  # row 0 is wrong in 1 of 4 trials
+    >>> bv = kohavi_wolpert(y, trials, n_classes=2)
+    >>> round(bv["error"], 5), round(bv["bias"], 5), round(bv["variance"], 5)
+    (0.125, 0.03125, 0.09375)
     """
     y_true = np.asarray(y_true)
     predictions = np.asarray(predictions)

@@ -84,6 +84,15 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
     Returns
     -------
     dict with ``counts``, ``log_tables`` and ``total`` in bytes.
+
+    Examples
+    --------
+    >>> from seminaive import estimate_table_bytes
+    >>> est = estimate_table_bytes([3] * 20, n_classes=2, max_order=3)  # A2DE, 20 attributes
+    >>> est["counts"] == 8 * 2 * sum(comb * 4**d for d, comb in enumerate([1, 20, 190, 1140]))
+    True
+    >>> round(est["total"] / 2**20, 1)
+    4.7
     """
     sizes = np.asarray(n_values, dtype=np.float64) + 1.0
     a = sizes.size

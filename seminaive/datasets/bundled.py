@@ -30,6 +30,13 @@ def load_kr_vs_kp(as_frame=True):
     X : pandas.DataFrame of shape (3196, 36) or ndarray of dtype object
         With ``as_frame=True`` every column is a pandas Categorical of string categories.
     y : pandas.Series of str named ``"class"`` or ndarray of dtype object
+
+    Examples
+    --------
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> X.shape, y.value_counts().to_dict()
+    ((3196, 36), {'won': 1669, 'nowin': 1527})
     """
     df = _read_csv("kr-vs-kp.csv.gz")
     y = df.pop("class")

@@ -94,6 +94,18 @@ def make_led(n_samples, n_irrelevant=17, noise=0.1, random_state=None):
         Segment values (columns 0-6, see ``LED_SEGMENTS``) then irrelevant bits, all 0/1.
     y : ndarray of shape (n_samples,), dtype int64
         Digit 0-9, uniform.
+
+    References
+    ----------
+    Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and
+    Regression Trees*. Wadsworth.
+
+    Examples
+    --------
+    >>> from seminaive.datasets import make_led
+    >>> X, y = make_led(1000, random_state=0)
+    >>> X.shape, int(X.max()), sorted(set(y.tolist())) == list(range(10))
+    ((1000, 24), 1, True)
     """
     n = _check_n(n_samples)
     noise = _check_noise(noise)
@@ -124,6 +136,14 @@ def led_bayes_error(noise=0.1):
     -------
     float
         ``1 - sum_x max_d P(d, x)`` (about 0.26 for ``noise=0.1``).
+
+    Examples
+    --------
+    >>> from seminaive.datasets import led_bayes_error
+    >>> round(led_bayes_error(0.1), 4)
+    0.26
+    >>> led_bayes_error(0.0)
+    0.0
     """
     noise = _check_noise(noise)
     patterns = ((np.arange(128)[:, None] >> np.arange(7)) & 1).astype(np.uint8)  # (128, 7)
@@ -167,6 +187,13 @@ def make_waveform(n_samples, n_features=21, noise=1.0, random_state=None):
     -------
     X : ndarray of shape (n_samples, n_features), dtype float64
     y : ndarray of shape (n_samples,), dtype int64
+
+    Examples
+    --------
+    >>> from seminaive.datasets import make_waveform
+    >>> X, y = make_waveform(300, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((300, 21), [0, 1, 2])
     """
     n = _check_n(n_samples)
     n_features = int(n_features)
@@ -262,6 +289,17 @@ class RandomBayesianNetwork:
     cpts_ : list of ndarray
         ``cpts_[i][y, x_p1, ..., x_pr, x_i] = P(x_i | y, x_p1, ..., x_pr)`` with parents in
         the order of ``parents_[i]``.
+
+    Examples
+    --------
+    >>> from seminaive import AODE
+    >>> from seminaive.datasets import RandomBayesianNetwork
+    >>> net = RandomBayesianNetwork(n_attributes=8, n_values=3, random_state=0)
+    >>> X, y = net.sample(2000, random_state=1)
+    >>> X_test, y_test = net.sample(1000, random_state=2)
+    >>> model = AODE(categorical_features="all").fit(X, y)
+    >>> bool((model.predict(X_test) != y_test).mean() >= net.bayes_error(X_test) - 0.05)
+    True
     """
 
     def __init__(
@@ -511,6 +549,13 @@ def make_random_bn(
     X : ndarray of shape (n_samples, n_attributes), dtype uint8
     y : ndarray of shape (n_samples,), dtype int64
     network : RandomBayesianNetwork
+
+    Examples
+    --------
+    >>> from seminaive.datasets import make_random_bn
+    >>> X, y, network = make_random_bn(500, n_attributes=5, random_state=0)
+    >>> X.shape, int(X.max()) <= 3, 0 <= network.bayes_error(X) <= 0.5
+    ((500, 5), True, True)
     """
     rng = _rng(random_state)
     net = RandomBayesianNetwork(

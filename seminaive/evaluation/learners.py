@@ -18,13 +18,44 @@ of a later module is one line in :data:`LEARNERS`.
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.pipeline import make_pipeline
+
+# the learner modules register every estimator class in ESTIMATORS when imported
+from .. import ande, selection, structure, weighting  # noqa: F401
+from ..persistence import ESTIMATORS
+from ..preprocessing.encoder import AttributeEncoder, as_frame
 
 
 @dataclass(frozen=True)
 class LearnerSpec:
-    """How to build one learner for an experiment."""
+    """How to build one learner for an experiment.
+
+    Parameters
+    ----------
+    key : str
+        The command-line key (``seminaive compare --learners key,...``).
+    label : str
+        The name shown in reports.
+    make : callable
+        ``make(random_state, discretizer, n_bins)`` returns a fresh estimator.
+    input : {"raw", "discretised", "numeric"}, default="raw"
+        What the estimator is given: the raw columns (our learners discretise themselves),
+        or the same discretised codes as our learners, or the raw numeric columns
+        (scikit-learn comparators).
+    description : str, default=""
+        One line for listings.
+    params : dict, optional
+        Parameters recorded with the results.
+
+    Examples
+    --------
+    >>> from seminaive.evaluation.learners import get_learner
+    >>> spec = get_learner("aode")
+    >>> spec.label, type(spec.build(random_state=0)).__name__
+    ('AODE', 'AODE')
+    """
 
     key: str
     label: str
@@ -41,9 +72,7 @@ def _ours(class_name, **params):
     """Factory for a seminaive estimator given by class name (resolved at build time)."""
 
     def make(random_state, discretizer, n_bins):
-        import seminaive
-
-        cls = getattr(seminaive, class_name)
+        cls = ESTIMATORS[class_name]
         est = cls(**params)
         names = est.get_params()
         common = {"random_state": random_state, "discretizer": discretizer, "n_bins": n_bins}
@@ -69,18 +98,12 @@ class OrdinalCodes(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        from ..preprocessing.encoder import AttributeEncoder
-
         self.encoder_ = AttributeEncoder(
             discretizer=self.discretizer, n_bins=self.n_bins, random_state=self.random_state)
         self.encoder_.fit(X, y)
         return self
 
     def transform(self, X):
-        import pandas as pd
-
-        from ..preprocessing.encoder import as_frame
-
         codes = self.encoder_.transform(X).astype(np.float64)
         codes[codes < 0] = np.nan
         if self.discretise:
@@ -243,12 +266,48 @@ LEARNERS = {spec.key: spec for spec in _SPECS}
 
 
 def register(spec):
-    """Add (or replace) a learner; returns the spec."""
+    """Add (or replace) a learner; returns the spec.
+
+    Parameters
+    ----------
+    spec : LearnerSpec
+        The learner; its ``key`` becomes usable on the command line.
+
+    Returns
+    -------
+    LearnerSpec
+
+    Examples
+    --------
+    >>> from seminaive import AnDE
+    >>> from seminaive.evaluation.learners import LEARNERS, LearnerSpec, get_learner, register
+    >>> spec = register(LearnerSpec("a4de", "A4DE", lambda rs, disc, bins: AnDE(n=4)))
+    >>> get_learner("a4de").label
+    'A4DE'
+    >>> del LEARNERS["a4de"]
+    """
     LEARNERS[spec.key] = spec
     return spec
 
 
 def get_learner(key):
+    """The :class:`LearnerSpec` of a command-line key (case-insensitive).
+
+    Parameters
+    ----------
+    key : str
+        A key of ``LEARNERS``, e.g. ``"nb"``, ``"aode"``, ``"rf100"``.
+
+    Returns
+    -------
+    LearnerSpec
+
+    Examples
+    --------
+    >>> from seminaive.evaluation.learners import get_learner
+    >>> get_learner("A2DE").description
+    'A2DE (Webb et al. 2012)'
+    """
     try:
         return LEARNERS[key.lower()]
     except KeyError:

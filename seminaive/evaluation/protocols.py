@@ -81,6 +81,22 @@ def curve_sizes(n_available, first_size=23):
     """Training sizes of Webb et al.'s (2012) learning curves: 23, 46, 92, ... while <= n_available.
 
     With the Adult data (48,842 rows, 1,000 held out) this is 23 ... 47,104 as in the seed.
+
+    Parameters
+    ----------
+    n_available : int
+        Rows available for training.
+    first_size : int, default=23
+        The first training size; each next size doubles it.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> curve_sizes(500)
+    [23, 46, 92, 184, 368]
     """
     sizes = []
     size = int(first_size)
@@ -111,6 +127,13 @@ def make_tasks(protocol, dataset, y, seed=0, **overrides):
     Returns
     -------
     list of Task
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tasks = make_tasks("cv", "toy", np.array([0, 1] * 10), folds=5)
+    >>> len(tasks), sorted(len(t.test) for t in tasks)
+    (5, [4, 4, 4, 4, 4])
     """
     params = protocol_parameters(protocol, **overrides)
     y = np.asarray(y)

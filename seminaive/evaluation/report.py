@@ -195,6 +195,8 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     plots_dir : str, optional
         Where to write the plots (default ``<directory of the report>/plots``); the report
         links them relative to itself.
+    title : str, default="Results"
+        The report's first heading.
     preamble : str, optional
         Markdown placed after the title (e.g. the reading of the findings).
     findings : callable, optional
@@ -203,7 +205,20 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
 
     Returns
     -------
-    The markdown text.
+    str
+        The markdown text (also written to ``markdown_path``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.evaluation.report import render
+    >>> from seminaive.evaluation.runner import RunConfig, run
+    >>> out = tempfile.mkdtemp()
+    >>> _ = run(RunConfig(["kr-vs-kp"], ["nb", "aode"], protocol_params={"folds": 2}), out,
+    ...         progress=False)
+    >>> text = render(out)
+    >>> "AODE" in text, os.path.exists(os.path.join(out, "report.md"))
+    (True, True)
     """
     if isinstance(out_dirs, str):
         out_dirs = [out_dirs]

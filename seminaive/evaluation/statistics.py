@@ -34,6 +34,24 @@ def sign_test(wins, losses, alternative="two-sided"):
     are neither wins nor losses.  The default two-tailed test is what Chen et al. 2014 (section 4.1)
     reports; ``alternative="greater"`` (A wins more often) or ``"less"`` gives the one-tailed
     values some entries of Webb et al.'s (2005) tables show (e.g. 22/7/8, p = 0.008).
+
+    Parameters
+    ----------
+    wins : int
+        Data sets on which A is better.
+    losses : int
+        Data sets on which A is worse.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis of ``scipy.stats.binomtest``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(sign_test(22, 8), 4)
+    0.0161
     """
     wins, losses = int(wins), int(losses)
     if wins < 0 or losses < 0:
@@ -61,6 +79,12 @@ def win_draw_loss(a, b, tol=0.0, decimals=None):
     -------
     dict
         ``win``, ``draw``, ``loss`` (ints) and ``p``, the two-tailed sign-test p-value.
+
+    Examples
+    --------
+    >>> wdl = win_draw_loss([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
+    >>> wdl["win"], wdl["draw"], wdl["loss"]
+    (2, 1, 1)
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -157,6 +181,19 @@ def geometric_mean_ratio(a, b):
         NaN when no data set is usable.
     n_used : int
         Number of data sets used; ``len(a) - n_used`` were skipped.
+
+    Parameters
+    ----------
+    a : array-like of float
+        Per-data-set values of A.
+    b : array-like of float
+        Per-data-set values of B, in the same order.
+
+    Examples
+    --------
+    >>> ratio, n_used = geometric_mean_ratio([0.1, 0.4], [0.2, 0.2])
+    >>> round(ratio, 6), n_used
+    (1.0, 2)
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -199,6 +236,16 @@ def friedman(summary, metric, learners, higher_is_better=False, decimals=None):
         ``statistic`` (Friedman chi-square, ``scipy.stats.friedmanchisquare``), ``p``,
         ``average_ranks`` (Series indexed by learner, in ``learners`` order) and
         ``n_datasets``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                         "learner": ["nb", "aode", "a2de"] * 3,
+    ...                         "zero_one": [0.3, 0.2, 0.1, 0.4, 0.3, 0.2, 0.5, 0.2, 0.3]})
+    >>> result = friedman(summary, "zero_one", ["nb", "aode", "a2de"])
+    >>> [round(float(r), 4) for r in result["average_ranks"]]
+    [3.0, 1.6667, 1.3333]
     """
     learners = list(learners)
     if len(learners) < 3:
@@ -237,6 +284,29 @@ def nemenyi_critical_difference(n_learners, n_datasets, alpha=0.05):
 
     Demsar (2006), section 3.2.2: two learners differ significantly when their average ranks
     differ by at least this much.
+
+    Parameters
+    ----------
+    n_learners : int
+        Number of learners compared (at least 2).
+    n_datasets : int
+        Number of data sets.
+    alpha : {0.05, 0.10}, default=0.05
+        Significance level.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
+    *Journal of Machine Learning Research* 7, 1-30.
+
+    Examples
+    --------
+    >>> round(nemenyi_critical_difference(3, 30), 4)
+    0.6051
     """
     k = int(n_learners)
     n = int(n_datasets)
