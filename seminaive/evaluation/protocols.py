@@ -12,7 +12,7 @@ Protocols
               once per repeat, so each row has 50 predictions from which Kohavi & Wolpert's
               bias and variance of zero-one loss are computed (Webb 2000's repeated
               cross-validation method; folds are plain random halves, not stratified, to
-              maximise the variation between training sets as the seed asks).
+              maximise the variation between training sets as Webb et al. 2012 ask).
 ``biasvar1000`` Chen et al. 2014, §4: 1,000 test rows drawn at random once, then 10 training sets of
               1,000 rows drawn from the remaining rows; bias and variance from the 10
               predictions of every test row (data sets with at least 2,000 rows).
@@ -80,7 +80,8 @@ def _rng_seed(seed, dataset, protocol, repeat):
 def curve_sizes(n_available, first_size=23):
     """Training sizes of Webb et al.'s (2012) learning curves: 23, 46, 92, ... while <= n_available.
 
-    With the Adult data (48,842 rows, 1,000 held out) this is 23 ... 47,104 as in the seed.
+    With the Adult data (48,842 rows, 1,000 held out) this is 23 ... 47,104, as in Webb et
+    al. (2012).
 
     Parameters
     ----------
