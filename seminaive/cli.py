@@ -5,7 +5,8 @@ import sys
 
 import numpy as np
 
-from . import A2DE, AODE, NaiveBayes
+from .ande import A2DE, AODE, NaiveBayes
+from .datasets import load_kr_vs_kp
 
 
 def _cross_validate(learner, X, y, folds, seed):
@@ -27,8 +28,6 @@ def _cross_validate(learner, X, y, folds, seed):
 
 def demo(args):
     """10-fold cross-validation of NB, AODE and A2DE on a bundled UCI data set."""
-    from .datasets import load_kr_vs_kp
-
     X, y = load_kr_vs_kp()
     print(f"Data: UCI Chess (King-Rook vs. King-Pawn), {X.shape[0]} rows, {X.shape[1]} nominal "
           f"attributes, {y.nunique()} classes (CC BY 4.0; see seminaive/datasets/data/README.md)")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics
+from ..datasets import load
 from .learners import get_learner
 from .protocols import make_tasks, protocol_parameters
 
@@ -82,8 +83,6 @@ class RunConfig:
 @functools.lru_cache(maxsize=4)
 def load_dataset(name, max_rows=None, seed=0):
     """(X, y) of a data set by name (cached per process); optionally a seeded row sample."""
-    from ..datasets import load
-
     X, y = load(name)
     X = X.reset_index(drop=True)
     y = pd.Series(np.asarray(y)).reset_index(drop=True)
