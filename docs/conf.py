@@ -5,6 +5,7 @@ Build: ``pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs
 """
 
 import os
+import re
 import sys
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -37,7 +38,6 @@ exclude_patterns = ["_build", "results_preamble.md", "Thumbs.db", ".DS_Store",
 # API reference: one generated page per public class and function
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"inherited-members": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -72,3 +72,22 @@ html_theme_options = {
     "show_toc_level": 2,
 }
 html_static_path = []
+
+
+# A numpydoc type such as ``array-like of shape (n_rows, n_features_in_)`` is written into the
+# page as reStructuredText, where a word ending in "_" is a hyperlink reference: escape that
+# underscore in "name : type" lines before numpydoc renders them (types are never links).
+_TYPE_LINE = re.compile(r"^(\s*[A-Za-z_*][\w, *]* : )(.*)$")
+_TRAILING_UNDERSCORE = re.compile(r"\b([A-Za-z]\w*?)_(?=[\s),\]]|$)")
+
+
+def _escape_type_underscores(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        match = _TYPE_LINE.match(line)
+        if match and "`" not in match.group(2):
+            lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(r"\1\\_", match.group(2))
+
+
+def setup(app):
+    # before numpydoc's own handler (priority 500) parses the sections
+    app.connect("autodoc-process-docstring", _escape_type_underscores, priority=400)

@@ -141,6 +141,30 @@ loo_cache_bytes : int, default=64 MiB
     memory stays bounded by one chunk whatever the number of rows.""",
 }
 
+# parameters of the probability metrics (seminaive.metrics)
+PARAMETERS.update({
+    "metric_y_true": """\
+y_true : array-like of shape (n,)
+    True labels, each one of ``classes``.""",
+    "metric_proba": """\
+proba : array-like of shape (n, n_classes)
+    Predicted class probabilities, columns in the order of ``classes``.""",
+    "metric_classes": """\
+classes : array-like of shape (n_classes,)
+    The class labels (a fitted model's ``classes_``).""",
+    # prediction on rows given by the user (estimators, Dask)
+    "X_predict": """\
+X : DataFrame or array-like of shape (n_samples, n_features)
+    Rows to classify, with the columns of the training data; missing values and values
+    never seen in training are left out.""",
+    "dask_estimator": """\
+estimator : fitted seminaive learner
+    The model (sent to the workers).""",
+    "dask_data": """\
+data : dask.dataframe.DataFrame or dask.array.Array
+    The rows to classify.""",
+})
+
 #: groups of fragments, in the order they appear in a Parameters section
 GROUPS = {
     # the parameters every learner on the AnDE engine shares, in signature order
@@ -165,6 +189,8 @@ GROUPS = {
                           "loo_loss_nested"),
     # the wrapper searches FSS and BSE
     "wrapper_attributes": ("loo_loss_wrapper", "loo_path_", "n_passes_wrapper"),
+    "metric_parameters": ("metric_y_true", "metric_proba", "metric_classes"),
+    "dask_predict_parameters": ("dask_estimator", "dask_data"),
     # the optimised mixtures MAPLMD and MAPLMG
     "mixture_parameters": ("mixture_n", "max_iter", "tol", "loo_cache_bytes"),
     "mixture_attributes": ("weights_mixture", "parent_combinations_", "objective_trace_",

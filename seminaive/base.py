@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence, streaming
+from ._docs import fill_doc
 from .exceptions import InputError, ModelFileError
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import check_sample_weight, check_target, encode_labels
@@ -380,13 +381,13 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate)
 
+    @fill_doc
     def predict_log_proba(self, X):
         """Log of P(y | x) for every class (log-sum-exp normalised).
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Rows to classify; missing and unseen values are left out.
+        {X_predict}
 
         Returns
         -------
@@ -397,13 +398,13 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         with np.errstate(invalid="ignore"):
             return scores - logsumexp(scores, axis=1, keepdims=True)
 
+    @fill_doc
     def predict_proba(self, X):
         """P(y | x) for every class; rows sum to 1.
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Rows to classify; missing and unseen values are left out.
+        {X_predict}
 
         Returns
         -------
@@ -412,13 +413,13 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """
         return np.exp(self.predict_log_proba(X))
 
+    @fill_doc
     def predict(self, X):
         """The most probable class of each row.
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Rows to classify.
+        {X_predict}
 
         Returns
         -------

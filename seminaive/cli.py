@@ -7,19 +7,19 @@ import numpy as np
 
 from .ande import A2DE, AODE, NaiveBayes
 from .datasets import load_kr_vs_kp
+from .evaluation import findings, report, runner
+from .evaluation.learners import get_learner
+from .evaluation.protocols import PROTOCOLS, make_tasks
 
 
 def _cross_validate(learner, X, y, folds, seed):
     """Per-fold (zero-one, RMSE, log loss, fit s, predict s) of a registered learner."""
-    from .evaluation.protocols import make_tasks
-    from .evaluation.runner import RunConfig, evaluate_task
-
-    config = RunConfig(datasets=["kr-vs-kp"], learners=[learner], seed=seed,
+    config = runner.RunConfig(datasets=["kr-vs-kp"], learners=[learner], seed=seed,
                        discretizer="mdl")
     classes = np.unique(y.to_numpy())
     rows = []
     for task in make_tasks("cv", "kr-vs-kp", y.to_numpy(), seed, folds=folds):
-        result = evaluate_task(learner, task, X, y, classes, config)[0]
+        result = runner.evaluate_task(learner, task, X, y, classes, config)[0]
         rows.append((result["zero_one"], result["rmse"], result["log_loss"],
                      result["train_time"] * result["train_size"],
                      result["test_time"] * result["test_size"]))
@@ -27,7 +27,18 @@ def _cross_validate(learner, X, y, folds, seed):
 
 
 def demo(args):
-    """10-fold cross-validation of NB, AODE and A2DE on a bundled UCI data set."""
+    """10-fold cross-validation of NB, AODE and A2DE on a bundled UCI data set.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``seminaive demo`` (``folds``, ``seed``).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
     X, y = load_kr_vs_kp()
     print(f"Data: UCI Chess (King-Rook vs. King-Pawn), {X.shape[0]} rows, {X.shape[1]} nominal "
           f"attributes, {y.nunique()} classes (CC BY 4.0; see seminaive/datasets/data/README.md)")
@@ -56,10 +67,18 @@ def _split(text):
 
 
 def compare(args):
-    """Run a comparison (cached, resumable) and write its report."""
-    from .evaluation import report, runner
-    from .evaluation.learners import get_learner
+    """Run a comparison (cached, resumable) and write its report.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``seminaive compare``.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 for an unknown learner key.
+    """
     try:
         for key in _split(args.learners):
             get_learner(key)
@@ -88,9 +107,18 @@ def compare(args):
 
 
 def report_command(args):
-    """Render the report again from cached raw results."""
-    from .evaluation import findings, report
+    """Render the report again from cached raw results.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``seminaive report``.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
     preamble = None
     if args.preamble:
         with open(args.preamble) as fh:
@@ -104,6 +132,18 @@ def report_command(args):
 
 
 def main(argv=None):
+    """Entry point of the ``seminaive`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status of the subcommand.
+    """
     parser = argparse.ArgumentParser(prog="seminaive",
                                      description="Semi-naive Bayesian classification (AnDE).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,8 +151,6 @@ def main(argv=None):
     p_demo.add_argument("--folds", type=int, default=10)
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.set_defaults(func=demo)
-
-    from .evaluation.protocols import PROTOCOLS
 
     p_cmp = sub.add_parser(
         "compare", help="compare learners on data sets with the papers' protocols",

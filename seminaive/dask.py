@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from ._docs import fill_doc
 from .exceptions import InputError
 from .preprocessing.encoder import as_frame
 from .preprocessing.validation import check_target
@@ -413,16 +414,14 @@ def _model_input(estimator, data):
     raise InputError(f"expected a Dask DataFrame or Dask Array, got {type(data).__name__}")
 
 
+@fill_doc
 def predict(estimator, data):
     """Predicted classes of a Dask DataFrame (a Series ``prediction``) or Array (1-D), lazily
     computed partition by partition (equal to ``estimator.predict``).
 
     Parameters
     ----------
-    estimator : fitted seminaive learner
-        The model (sent to the workers).
-    data : dask.dataframe.DataFrame or dask.array.Array
-        The rows to classify.
+    {dask_predict_parameters}
 
     Returns
     -------
@@ -449,16 +448,14 @@ def predict(estimator, data):
                            meta=classes[:0])
 
 
+@fill_doc
 def predict_proba(estimator, data):
     """P(y | x) of a Dask DataFrame (columns ``proba_<class>``) or Array (n, k), lazily
     computed partition by partition (equal to ``estimator.predict_proba``).
 
     Parameters
     ----------
-    estimator : fitted seminaive learner
-        The model (sent to the workers).
-    data : dask.dataframe.DataFrame or dask.array.Array
-        The rows to classify.
+    {dask_predict_parameters}
 
     Returns
     -------

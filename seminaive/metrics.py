@@ -18,6 +18,8 @@ import time
 import numpy as np
 from scipy.stats import rankdata
 
+from ._docs import fill_doc
+
 __all__ = [
     "zero_one_loss",
     "rmse",
@@ -80,6 +82,7 @@ def zero_one_loss(y_true, y_pred):
     return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
 
 
+@fill_doc
 def rmse(y_true, proba, classes):
     """Root mean squared error as Webb et al. 2012 and Chen et al. 2014 use it.
 
@@ -91,12 +94,7 @@ def rmse(y_true, proba, classes):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True labels, each one of ``classes``.
-    proba : array-like of shape (n, n_classes)
-        Predicted class probabilities, columns in the order of ``classes``.
-    classes : array-like of shape (n_classes,)
-        The class labels (a fitted model's ``classes_``).
+    {metric_parameters}
 
     Returns
     -------
@@ -113,6 +111,7 @@ def rmse(y_true, proba, classes):
     return float(np.sqrt(np.mean((1.0 - p) ** 2)))
 
 
+@fill_doc
 def rmse_all_classes(y_true, proba, classes):
     """Brier-style RMSE over all classes (Weka's "Root mean squared error").
 
@@ -126,12 +125,7 @@ def rmse_all_classes(y_true, proba, classes):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True labels, each one of ``classes``.
-    proba : array-like of shape (n, n_classes)
-        Predicted class probabilities, columns in the order of ``classes``.
-    classes : array-like of shape (n_classes,)
-        The class labels.
+    {metric_parameters}
 
     Returns
     -------
@@ -151,6 +145,7 @@ def rmse_all_classes(y_true, proba, classes):
     return float(np.sqrt(np.mean((indicator - proba) ** 2)))
 
 
+@fill_doc
 def log_loss(y_true, proba, classes, eps=1e-15):
     """Mean of -log P(true class | x), probabilities clipped to [eps, 1].
 
@@ -159,12 +154,7 @@ def log_loss(y_true, proba, classes, eps=1e-15):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True labels, each one of ``classes``.
-    proba : array-like of shape (n, n_classes)
-        Predicted class probabilities, columns in the order of ``classes``.
-    classes : array-like of shape (n_classes,)
-        The class labels.
+    {metric_parameters}
     eps : float, default=1e-15
         Lower clip of the probabilities.
 
@@ -190,6 +180,7 @@ def _binary_auc(positive, scores):
     return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+@fill_doc
 def auc(y_true, proba, classes):
     """Area under the ROC curve.
 
@@ -204,12 +195,7 @@ def auc(y_true, proba, classes):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        True labels.
-    proba : array-like of shape (n, n_classes)
-        Predicted class probabilities, columns in the order of ``classes``.
-    classes : array-like of shape (n_classes,)
-        The class labels.
+    {metric_parameters}
 
     Returns
     -------
@@ -261,6 +247,7 @@ def kohavi_wolpert(y_true, predictions, n_classes):
         classified in that trial (e.g. it was in the training fold).  Instances never
         classified are skipped.
     n_classes : int
+        Number of classes.
 
     Returns
     -------
@@ -328,13 +315,41 @@ class Timer:
 
 
 def timed(fn, *args, **kwargs):
-    """Call ``fn(*args, **kwargs)``; return ``(result, seconds)`` (``time.perf_counter``)."""
+    """Call ``fn(*args, **kwargs)`` and time it with ``time.perf_counter``.
+
+    Parameters
+    ----------
+    fn : callable
+        The function to call.
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    result : object
+        What ``fn`` returned.
+    seconds : float
+        Wall-clock time of the call.
+    """
     start = time.perf_counter()
     result = fn(*args, **kwargs)
     return result, time.perf_counter() - start
 
 
 def per_instance(seconds, n_rows):
-    """Seconds per instance (Webb et al. 2012, section 4: total time divided by the rows)."""
+    """Seconds per instance (Webb et al. 2012, section 4: total time divided by the rows).
+
+    Parameters
+    ----------
+    seconds : float
+        Total time.
+    n_rows : int
+        Rows processed.
+
+    Returns
+    -------
+    float
+        NaN when ``n_rows`` is 0.
+    """
     n_rows = int(n_rows)
     return float(seconds) / n_rows if n_rows > 0 else float("nan")

@@ -81,10 +81,13 @@ def mutual_information(table):
     Parameters
     ----------
     table : FrequencyTable
+        Counts of the attribute values per class (any ``max_order >= 1``), e.g. the
+        ``table_`` of a fitted model.
 
     Returns
     -------
     ndarray of shape (n_attributes,)
+        The maximum-likelihood estimate of I(X_i; Y), in nats, of each attribute.
 
     Examples
     --------

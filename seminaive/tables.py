@@ -76,6 +76,7 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
     n_values : array-like of int
         Number of values of each attribute (the missing slot is added here).
     n_classes : int
+        Number of classes.
     max_order : int
         Highest order of attribute combinations counted (n + 1 for AnDE).
     n_parent_order : int, optional
@@ -83,7 +84,8 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
 
     Returns
     -------
-    dict with ``counts``, ``log_tables`` and ``total`` in bytes.
+    dict
+        ``counts``, ``log_tables`` and ``total``, in bytes.
 
     Examples
     --------

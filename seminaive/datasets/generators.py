@@ -485,7 +485,17 @@ class RandomBayesianNetwork:
         return np.exp(lj - norm)
 
     def predict(self, X):
-        """Bayes-optimal class codes ``argmax_y P(y | x)``."""
+        """Bayes-optimal class codes ``argmax_y P(y | x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_attributes)
+            Integer value codes.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+        """
         return np.argmax(self.log_joint(X), axis=1).astype(np.int64)
 
     def bayes_error(self, X, y=None):
@@ -539,8 +549,16 @@ def make_random_bn(
     ----------
     n_samples : int
         Number of rows.
-    n_attributes, n_values, n_classes, max_parents, concentration
-        See ``RandomBayesianNetwork``.
+    n_attributes : int, default=20
+        Number of attributes (see ``RandomBayesianNetwork``).
+    n_values : int or sequence of int, default=4
+        Number of values of each attribute (2-256), shared or per attribute.
+    n_classes : int, default=2
+        Number of classes (>= 2).
+    max_parents : int, default=2
+        Maximum number of attribute parents (besides ``Y``).
+    concentration : float, default=1.0
+        Symmetric Dirichlet parameter of the conditional probability tables.
     random_state : None, int or numpy.random.Generator
         Seed or generator for both the network and the sample.
 

@@ -367,6 +367,7 @@ def read_csv(path, target=None, nominal=None, **kw):
     Parameters
     ----------
     path : str or Path
+        The CSV file.
     target : str, optional
         Name of the class column; default the last column.  Kept as a Categorical (the class
         is always nominal).
@@ -415,6 +416,7 @@ def read_parquet(path, target=None):
     Parameters
     ----------
     path : str or Path
+        The Parquet file.
     target : str, optional
         Name of the class column; default the last column.
 

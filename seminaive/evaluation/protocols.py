@@ -5,21 +5,26 @@ rows, test rows) -- that every learner shares, so comparisons are paired.  The s
 only on the protocol, its parameters, the seed and the data set's name and size, never on the
 learner, and are the same in every run.
 
-Protocols
----------
-``cv``        stratified k-fold cross-validation (default 10 folds, 1 repeat).
-``biasvar``   Webb et al. 2012, §4: 50 repeats of 2-fold cross-validation; every row is classified
-              once per repeat, so each row has 50 predictions from which Kohavi & Wolpert's
-              bias and variance of zero-one loss are computed (Webb 2000's repeated
-              cross-validation method; folds are plain random halves, not stratified, to
-              maximise the variation between training sets as Webb et al. 2012 ask).
-``biasvar1000`` Chen et al. 2014, §4: 1,000 test rows drawn at random once, then 10 training sets of
-              1,000 rows drawn from the remaining rows; bias and variance from the 10
-              predictions of every test row (data sets with at least 2,000 rows).
-``holdout``   one stratified split, ``test_fraction`` of the rows for testing (repeatable).
-``curve``     Webb et al. 2012, §4.1 learning curves: per repeat, 1,000 random test rows; training
-              sets of 23, 46, 92, ... rows (doubling) drawn from the rest, up to the largest
-              size the remaining rows allow; 50 repeats.  ``fold`` indexes the size.
+The protocols:
+
+``cv``
+    Stratified k-fold cross-validation (default 10 folds, 1 repeat).
+``biasvar``
+    Webb et al. 2012, §4: 50 repeats of 2-fold cross-validation; every row is classified
+    once per repeat, so each row has 50 predictions from which Kohavi & Wolpert's
+    bias and variance of zero-one loss are computed (Webb 2000's repeated
+    cross-validation method; folds are plain random halves, not stratified, to
+    maximise the variation between training sets as Webb et al. 2012 ask).
+``biasvar1000``
+    Chen et al. 2014, §4: 1,000 test rows drawn at random once, then 10 training sets of
+    1,000 rows drawn from the remaining rows; bias and variance from the 10
+    predictions of every test row (data sets with at least 2,000 rows).
+``holdout``
+    One stratified split, ``test_fraction`` of the rows for testing (repeatable).
+``curve``
+    Webb et al. 2012, §4.1 learning curves: per repeat, 1,000 random test rows; training
+    sets of 23, 46, 92, ... rows (doubling) drawn from the rest, up to the largest
+    size the remaining rows allow; 50 repeats.  ``fold`` indexes the size.
 """
 
 import zlib
@@ -42,7 +47,19 @@ DEFAULTS = {
 
 @dataclass(frozen=True)
 class Task:
-    """One train/test evaluation of one learner on one data set."""
+    """One train/test evaluation of one learner on one data set.
+
+    Parameters
+    ----------
+    dataset : str
+        The data set's name.
+    protocol : str
+        The protocol that made the task.
+    repeat, fold : int
+        Repeat and fold numbers, from 0.
+    train, test : numpy.ndarray
+        Row indices of the training and test sets.
+    """
 
     dataset: str
     protocol: str
@@ -53,11 +70,24 @@ class Task:
 
     @property
     def key(self):
+        """File name of the task in the cache, e.g. ``"r003-f01"``."""
         return f"r{self.repeat:03d}-f{self.fold:02d}"
 
 
 def protocol_parameters(protocol, **overrides):
-    """The protocol's defaults updated with the given non-None overrides."""
+    """The protocol's defaults updated with the given non-None overrides.
+
+    Parameters
+    ----------
+    protocol : str
+        One of ``PROTOCOLS``.
+    **overrides
+        Parameter values; ``None`` keeps the default.
+
+    Returns
+    -------
+    dict
+    """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
     params = dict(DEFAULTS[protocol])
@@ -122,12 +152,16 @@ def make_tasks(protocol, dataset, y, seed=0, **overrides):
     dataset : str
         The data set's name (part of the split seed).
     y : array-like of shape (n_rows,)
-    seed : int
-    **overrides : protocol parameters (see :data:`DEFAULTS`).
+        Class labels of the data set (used to stratify the folds).
+    seed : int, default=0
+        Base seed of the splits, combined with ``dataset`` and ``protocol``.
+    **overrides
+        Protocol parameters (see :data:`DEFAULTS`), e.g. ``folds=5``.
 
     Returns
     -------
     list of Task
+        One task (training rows, test rows) per fold, repeat or training size.
 
     Examples
     --------

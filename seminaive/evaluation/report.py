@@ -24,7 +24,7 @@ from .runner import METRICS, PREDICTION_PROTOCOLS, collect, predictions
 #: metrics reported, whether higher is better, and their labels
 METRIC_INFO = {
     "zero_one": (False, "zero-one loss"),
-    "rmse": (False, "RMSE (seed definition: true class only)"),
+    "rmse": (False, "RMSE (true class only, as in Webb et al. 2012)"),
     "rmse_all": (False, "RMSE over all classes"),
     "log_loss": (False, "log loss"),
     "auc": (True, "AUC (Hand & Till for >2 classes)"),
@@ -43,9 +43,22 @@ def _learner_order(keys):
 
 
 def summarise(out, raw=None):
-    """One row per (settings, protocol, dataset, learner): metric means over tasks,
-    ``n_tasks``, ``n_failed``, ``n_rows`` (the data set's rows seen by the protocol), and for
-    bias/variance protocols ``bias``, ``variance`` and ``kw_error``."""
+    """One row per (settings, protocol, dataset, learner) of the results.
+
+    Parameters
+    ----------
+    out : str
+        A result directory written by :func:`seminaive.evaluation.runner.run`.
+    raw : pandas.DataFrame, optional
+        Its per-task rows (:func:`seminaive.evaluation.runner.collect`), if already read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Metric means over tasks, ``n_tasks``, ``n_failed``, ``n_rows`` (the data set's rows
+        seen by the protocol), and for bias/variance protocols ``bias``, ``variance`` and
+        ``kw_error``.
+    """
     raw = collect(out) if raw is None else raw
     if raw.empty:
         return raw
@@ -80,7 +93,21 @@ def summarise(out, raw=None):
 
 
 def curves(out, raw=None):
-    """Learning-curve rows: settings, dataset, learner, repeat, train_size and metrics."""
+    """Learning-curve rows of the results.
+
+    Parameters
+    ----------
+    out : str
+        A result directory written by :func:`seminaive.evaluation.runner.run`.
+    raw : pandas.DataFrame, optional
+        Its per-task rows, if already read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns settings, dataset, learner, repeat, train_size and the metrics; empty
+        without curve results.
+    """
     raw = collect(out) if raw is None else raw
     if raw.empty or not (raw["protocol"] == "curve").any():
         return pd.DataFrame()
@@ -99,7 +126,22 @@ def _fmt(value, metric):
 
 
 def metric_table(summary, metric, learners):
-    """Data sets x learners table of one metric; the best value of each row in bold."""
+    """Data sets x learners table of one metric; the best value of each row in bold.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summarise`.
+    metric : str
+        A key of ``METRIC_INFO``.
+    learners : list of str
+        Learner keys, in column order.
+
+    Returns
+    -------
+    str
+        A markdown table.
+    """
     higher, _ = METRIC_INFO[metric]
     wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
     wide = wide.reindex(columns=[lr for lr in learners if lr in wide.columns])
@@ -126,7 +168,24 @@ def metric_table(summary, metric, learners):
 
 
 def wdl_section(summary, metric, learners, decimals=4):
-    """Win/draw/loss matrix (row learner vs column learner) with sign-test p-values."""
+    """Win/draw/loss matrix (row learner vs column learner) with sign-test p-values.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summarise`.
+    metric : str
+        A key of ``METRIC_INFO``.
+    learners : list of str
+        Learner keys, in row and column order.
+    decimals : int, default=4
+        Values equal to this many decimals are a draw.
+
+    Returns
+    -------
+    str
+        A markdown table.
+    """
     higher, _ = METRIC_INFO[metric]
     present = [lr for lr in learners if lr in set(summary["learner"])]
     data = summary[["dataset", "learner", metric]].dropna()
@@ -150,7 +209,22 @@ def wdl_section(summary, metric, learners, decimals=4):
 
 
 def ratio_section(summary, metric, learners):
-    """Geometric mean over data sets of metric(row) / metric(column) (as in Webb et al. 2005)."""
+    """Geometric mean over data sets of metric(row) / metric(column) (as in Webb et al. 2005).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summarise`.
+    metric : str
+        A key of ``METRIC_INFO``.
+    learners : list of str
+        Learner keys, in row and column order.
+
+    Returns
+    -------
+    str
+        A markdown table.
+    """
     wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
     present = [lr for lr in learners if lr in wide.columns]
     rows = []
@@ -210,14 +284,23 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
 
     Examples
     --------
+    A directory without results gives a report with the title only:
+
     >>> import os, tempfile
     >>> from seminaive.evaluation.report import render
     >>> from seminaive.evaluation.runner import RunConfig, run
     >>> out = tempfile.mkdtemp()
-    >>> _ = run(RunConfig(["kr-vs-kp"], ["nb", "aode"], protocol_params={"folds": 2}), out,
-    ...         progress=False)
-    >>> text = render(out)
-    >>> "AODE" in text, os.path.exists(os.path.join(out, "report.md"))
+    >>> render(out, title="No results yet")
+    '# No results yet\\n'
+    >>> os.path.exists(os.path.join(out, "report.md"))
+    True
+
+    After a run, the report has tables and plots (drawing them takes a few seconds):
+
+    >>> config = RunConfig(["kr-vs-kp"], ["nb", "aode"], protocol_params={"folds": 2})
+    >>> _ = run(config, out, progress=False)  # doctest: +SKIP
+    >>> text = render(out)  # doctest: +SKIP
+    >>> "AODE" in text, os.path.isdir(os.path.join(out, "plots"))  # doctest: +SKIP
     (True, True)
     """
     if isinstance(out_dirs, str):

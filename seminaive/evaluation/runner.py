@@ -68,10 +68,22 @@ class RunConfig:
     max_rows: int = None
 
     def params(self):
+        """The protocol's parameters: its defaults updated with ``protocol_params``.
+
+        Returns
+        -------
+        dict
+        """
         return protocol_parameters(self.protocol, **self.protocol_params)
 
     def settings_key(self):
-        """Directory name that separates incompatible settings in the cache."""
+        """Directory name that separates incompatible settings in the cache.
+
+        Returns
+        -------
+        str
+            E.g. ``"biasvar-seed0-equal_frequency3-folds2-repeats50"``.
+        """
         p = self.params()
         parts = [self.protocol, f"seed{self.seed}", f"{self.discretizer}{self.n_bins}"]
         parts += [f"{k}{v:g}" if isinstance(v, float) else f"{k}{v}" for k, v in sorted(p.items())]
@@ -82,7 +94,22 @@ class RunConfig:
 
 @functools.lru_cache(maxsize=4)
 def load_dataset(name, max_rows=None, seed=0):
-    """(X, y) of a data set by name (cached per process); optionally a seeded row sample."""
+    """(X, y) of a data set by name (cached per process); optionally a seeded row sample.
+
+    Parameters
+    ----------
+    name : str
+        A data set name or file path, as for :func:`seminaive.datasets.load`.
+    max_rows : int, optional
+        Sample at most this many rows.
+    seed : int, default=0
+        Seed of the row sample.
+
+    Returns
+    -------
+    X : pandas.DataFrame
+    y : pandas.Series
+    """
     X, y = load(name)
     X = X.reset_index(drop=True)
     y = pd.Series(np.asarray(y)).reset_index(drop=True)
@@ -94,6 +121,23 @@ def load_dataset(name, max_rows=None, seed=0):
 
 
 def task_path(out, config, dataset, learner, task_key):
+    """Path of the cache file of one task.
+
+    Parameters
+    ----------
+    out : str
+        The result directory.
+    config : RunConfig
+        The run's settings.
+    dataset, learner : str
+        Data set name and learner key.
+    task_key : str
+        :attr:`seminaive.evaluation.protocols.Task.key`.
+
+    Returns
+    -------
+    str
+    """
     return os.path.join(out, "raw", config.settings_key(), dataset, learner, f"{task_key}.npz")
 
 
@@ -107,7 +151,32 @@ def _proba_full(model, proba, classes):
 
 
 def evaluate_task(spec_key, task, X, y, classes, config):
-    """Fit one learner on the task's training rows and score it on its test rows."""
+    """Fit one learner on the task's training rows and score it on its test rows.
+
+    Parameters
+    ----------
+    spec_key : str
+        Learner key (:func:`seminaive.evaluation.learners.get_learner`).
+    task : seminaive.evaluation.protocols.Task
+        The train/test split.
+    X : pandas.DataFrame
+        The data set's attributes.
+    y : pandas.Series
+        Its class labels.
+    classes : numpy.ndarray
+        All class labels of the data set, sorted.
+    config : RunConfig
+        The run's settings (seed, discretiser, bins).
+
+    Returns
+    -------
+    result : dict
+        Metrics, per-instance times and set sizes (and ``chosen_n`` for ``AnDE(n="auto")``).
+    prediction : numpy.ndarray
+        Predicted class index of every test row.
+    truth : numpy.ndarray
+        True class index of every test row.
+    """
     spec = get_learner(spec_key)
     model = spec.build(random_state=config.seed, discretizer=config.discretizer,
                        n_bins=config.n_bins)
@@ -161,8 +230,21 @@ def _write_task(path, result, task, pred, truth, keep_predictions):
 
 
 def read_task(path):
-    """(metrics dict, test_index, prediction, truth) of a cached task file; the last three
-    are None unless the protocol keeps predictions."""
+    """Read a cached task file.
+
+    Parameters
+    ----------
+    path : str
+        The file (:func:`task_path`).
+
+    Returns
+    -------
+    result : dict
+        The task's metrics.
+    test_index, prediction, truth : numpy.ndarray or None
+        Test rows, predicted and true class indices; None unless the protocol keeps
+        predictions.
+    """
     with np.load(path, allow_pickle=False) as archive:
         result = json.loads(archive["metrics"].tobytes().decode())
         if "prediction" in archive.files:
@@ -190,8 +272,22 @@ def _failed(path):
 
 
 def plan(config, out, retry_failed=False):
-    """All (learner, task, path) of a run, and which of them are already done (a task
-    recorded as failed counts as done unless ``retry_failed``)."""
+    """All (learner, task, path) of a run, and which of them are already done.
+
+    Parameters
+    ----------
+    config : RunConfig
+        The run's settings.
+    out : str
+        The result directory.
+    retry_failed : bool, default=False
+        Count a task recorded as failed as not done.
+
+    Returns
+    -------
+    todo, done : list of tuple
+        ``(learner, task, path)`` of the tasks to run and of those already cached.
+    """
     todo, done = [], []
     for dataset in config.datasets:
         X, y = load_dataset(dataset, config.max_rows, config.seed)
@@ -211,6 +307,7 @@ def run(config, out, n_jobs=1, progress=True, retry_failed=False):
     Parameters
     ----------
     config : RunConfig
+        Data sets, learners, protocol and settings to evaluate.
     out : str
         Output directory (the cache lives in ``out/raw``).
     n_jobs : int
@@ -223,7 +320,8 @@ def run(config, out, n_jobs=1, progress=True, retry_failed=False):
 
     Returns
     -------
-    pandas.DataFrame of the raw results (see :func:`collect`).
+    pandas.DataFrame
+        The raw results, one row per (task, learner) (see :func:`collect`).
 
     Examples
     --------
@@ -321,10 +419,24 @@ def collect(out):
 
 
 def predictions(out, settings, dataset, learner):
-    """Predictions of a bias/variance run: ``(matrix, truth)`` where ``matrix`` is
-    (n_rows, n_repeats) predicted class indices, -1 where a row was not predicted in a repeat,
-    and ``truth`` the true class index of every row (-1 for rows never tested).  None if the
-    run kept no predictions."""
+    """Predictions of a bias/variance run of one learner on one data set.
+
+    Parameters
+    ----------
+    out : str
+        The result directory.
+    settings : str
+        The settings key (:meth:`RunConfig.settings_key`).
+    dataset, learner : str
+        Data set name and learner key.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray) or None
+        ``(matrix, truth)``: ``matrix`` is (n_rows, n_repeats) predicted class indices, -1
+        where a row was not predicted in a repeat, and ``truth`` the true class index of every
+        row (-1 for rows never tested).  None if the run kept no predictions.
+    """
     folder = os.path.join(out, "raw", settings, dataset, learner)
     parts = []
     for name in sorted(os.listdir(folder)):

@@ -1,9 +1,9 @@
 """Statistics for comparing learners over many data sets.
 
 * Win/draw/loss records with a two-tailed binomial sign test, as Webb et al. 2012 (section 4.1),
-  001 and 002 (section 4.1) report them: a "win" for A against B is a data set on which A has
-  the lower (better) value.
-* Geometric mean of error ratios (Webb et al. 2005, "Geo. Mittel" rows).
+  Webb et al. 2005 and Chen et al. 2014 (section 4.1) report them: a "win" for A against B is
+  a data set on which A has the lower (better) value.
+* Geometric mean of error ratios (as in Webb et al. 2005).
 * Friedman test with average ranks and the Nemenyi critical difference (Demsar 2006).
 
 ``summary`` arguments are tidy DataFrames with one row per (dataset, learner) and a column per
@@ -169,18 +169,11 @@ def wdl_matrix(summary, metric, learners, higher_is_better=False, decimals=4, to
 
 
 def geometric_mean_ratio(a, b):
-    """Geometric mean over data sets of the ratio ``a / b`` (Webb et al. 2005, "Geo. Mittel").
+    """Geometric mean over data sets of the ratio ``a / b`` (as in Webb et al. 2005).
 
     ``exp(mean(log(a / b)))``: below 1 means A has the lower (better) value on average.
     Data sets where both values are 0 count as ratio 1; data sets where exactly one is 0
     (ratio 0 or infinite) or either is NaN are skipped.
-
-    Returns
-    -------
-    ratio : float
-        NaN when no data set is usable.
-    n_used : int
-        Number of data sets used; ``len(a) - n_used`` were skipped.
 
     Parameters
     ----------
@@ -188,6 +181,13 @@ def geometric_mean_ratio(a, b):
         Per-data-set values of A.
     b : array-like of float
         Per-data-set values of B, in the same order.
+
+    Returns
+    -------
+    ratio : float
+        NaN when no data set is usable.
+    n_used : int
+        Number of data sets used; ``len(a) - n_used`` were skipped.
 
     Examples
     --------
@@ -224,9 +224,11 @@ def friedman(summary, metric, learners, higher_is_better=False, decimals=None):
     summary : DataFrame
         Columns ``dataset``, ``learner`` and ``metric``; one row per (dataset, learner).
     metric : str
+        Column of ``summary`` to rank on.
     learners : sequence of str
         At least three (for two learners use :func:`win_draw_loss`).
     higher_is_better : bool, default=False
+        Whether larger values are better (e.g. AUC); by default smaller are (losses).
     decimals : int or None, default=None
         Round values first so that ties of the printed values are tied ranks.
 
@@ -270,6 +272,17 @@ def nemenyi_q(n_learners, alpha=0.05):
 
     The studentized range statistic for ``n_learners`` groups and infinite degrees of
     freedom divided by sqrt(2).
+
+    Parameters
+    ----------
+    n_learners : int
+        Number of learners compared, at least 2.
+    alpha : float, default=0.05
+        Significance level.
+
+    Returns
+    -------
+    float
     """
     k = int(n_learners)
     if k < 2:

@@ -24,7 +24,8 @@ class AODESR(_BaseAnDE):
       with x_i has x_j, inferred as #(x_i) = #(x_i, x_j) >= ``threshold`` (Chen et al. (2014) use
       100).  P(y | x) is unchanged by deleting a true generalisation, so SR deletes it
       before classifying: the deleted values are neither parents nor children, and the
-      remaining instance is classified by AODE (Chen et al. 2014, §2.3 eq over the retained set R).
+      remaining instance is classified by AODE over the retained values (Chen et al. 2014,
+      §2.3).
     * Of values that are generalisations of each other (#(x_i) = #(x_j) = #(x_i, x_j)) the
       one of lowest attribute index is kept.  Concretely the row's values are visited from
       the most specific (lowest frequency; ties: lowest attribute index), and a visited value
@@ -137,14 +138,14 @@ class AODESR(_BaseAnDE):
                                      deleted)
         return deleted
 
+    @fill_doc
     def subsumed(self, X):
         """The attribute values that subsumption resolution deletes from each row of X
         before classifying it.
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Rows to classify.
+        {X_predict}
 
         Returns
         -------

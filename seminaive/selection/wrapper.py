@@ -1,10 +1,11 @@
 """Wrapper selection of parents and children for AODE: FSS and BSE (Chen et al. 2014, §2.4).
 
-Zheng & Webb's hill climbing: starting from a parent set p and a child set c, every pass
-over the training data scores, by leave-one-out, all the models one attribute move away
-(held-out counts subtracted analytically from the tables, never refitted; one pass scores
-all the candidate moves at once) and applies the move that lowers the loss most; the search
-stops when no move lowers it.  AODE with parent set p and child set c (Chen et al. 2014, §2.4):
+Hill climbing (as Chen et al. 2014, §2.4, review it): starting from a parent set p and a
+child set c, every pass over the training data scores, by leave-one-out, all the models one
+attribute move away (held-out counts subtracted analytically from the tables, never
+refitted; one pass scores all the candidate moves at once) and applies the move that lowers
+the loss most; the search stops when no move lowers it.  AODE with parent set p and child
+set c (Chen et al. 2014, §2.4):
 
     P(y, x) ~ sum_{i in p, F(x_i) >= min_count} P(y, x_i) prod_{j in c, j != i}
               P(x_j | y, x_i) / |{i in p : F(x_i) >= min_count}|
@@ -125,8 +126,6 @@ class BSEAODE(_WrapperSelection):
     ----------
     {chen2014}
 
-    {zheng2006}
-
     Examples
     --------
     >>> from seminaive import BSEAODE
@@ -193,8 +192,6 @@ class FSSAODE(_WrapperSelection):
     References
     ----------
     {chen2014}
-
-    {zheng2006}
 
     Examples
     --------

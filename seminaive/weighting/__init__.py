@@ -3,10 +3,10 @@
 * :class:`WAODE` -- AODE with mutual-information (WAODE-MI) or Kullback-Leibler (WAODE-KL)
   weights; ``AnDE(n, weights="mi" | "kl" | array)`` is the same for any n;
 * :class:`MAPLMD`, :class:`MAPLMG` -- maximum-a-posteriori weights of linear mixtures of the
-  sub-models' posteriors / joints from leave-one-out estimates (Cerquides & de Màntaras 2005, §3,
-  §6), for sub-models of any order n;
-* :class:`BMAAODE` -- exact Bayesian model averaging over the ODEs (Cerquides & de Màntaras 2005,
-  §5).
+  sub-models' posteriors / joints from leave-one-out estimates (Cerquides & López de
+  Màntaras 2005, §3, §6), for sub-models of any order n;
+* :class:`BMAAODE` -- exact Bayesian model averaging over the ODEs (Cerquides & López de
+  Màntaras 2005, §5).
 """
 
 from .bma import BMAAODE

@@ -1,7 +1,7 @@
 """Leave-one-out kernels: every sub-model's log joint for a training row with that row taken
 out of the counts, and the MAPLMG / MAPLMD statistics accumulated from them.
 
-Cerquides & de Màntaras (2005, §6, eqs. 30-32): the leave-one-out
+Cerquides & López de Màntaras (2005, §6, eqs. 30-32): the leave-one-out
 probability of the ODE with parent u is the ODE's estimate from the counts minus the held-out
 instance,
 
@@ -65,8 +65,8 @@ LOO_BLOCK_ROWS = 256
 
 def loo_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                            lc_offsets, m, laplace, out):
-    """log P(x_c | y, x_rest) with one instance of this cell removed (Cerquides & de Màntaras 2005,
-    eq 32).
+    """log P(x_c | y, x_rest) with one instance of this cell removed (Cerquides & López de
+    Màntaras 2005, eq 32).
 
     Same layout as :func:`~seminaive.kernels.smoothing.log_conditional_tables`, of which this
     is the ``held_out=1`` case: N(y, x_rest, x_c) - 1 over N(y, x_rest, x_c observed) - 1.
@@ -80,8 +80,9 @@ def loo_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
 @njit(parallel=True, cache=True)
 def loo_joint_tables(counts, offsets, n_obs, prod_values, k, g_first, g_last, m, laplace,
                      lj_other, lj_own):
-    """log P_loo(y, x_s) after removing one instance of cell x_s (Cerquides & de Màntaras 2005, eq
-    31), for the combinations g_first .. g_last - 1 (one order), indexed from offsets[g_first]:
+    """log P_loo(y, x_s) after removing one instance of cell x_s (Cerquides & López de
+    Màntaras 2005, eq 31), for the combinations g_first .. g_last - 1 (one order), indexed
+    from offsets[g_first]:
 
     lj_other: classes other than the removed instance's (only N_obs(s) loses it);
     lj_own:   its own class (N(y, x_s) loses it too); NaN where the cell holds no instance.
@@ -217,14 +218,14 @@ def loo_log_joint(X, y, w, weighted, model, out):
 
 
 # --------------------------------------------------------------------------------------------
-# Per-row statistics of the two mixtures (Cerquides & de Màntaras 2005, §3)
+# Per-row statistics of the two mixtures (Cerquides & López de Màntaras 2005, §3)
 # --------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def _lmg_row(terms, r, c, weight, log_alpha, scratch, acc):
-    """One row's term of the LMG log supervised posterior (Cerquides & de Màntaras 2005, eq 10) and
-    of its gradient (eq 13), over the qualifying sub-models Q of the row:
+    """One row's term of the LMG log supervised posterior (Cerquides & López de Màntaras 2005,
+    eq 10) and of its gradient (eq 13), over the qualifying sub-models Q of the row:
 
         acc[0]     += weight * (log sum_Q a_s P_s(c, x) - log sum_Q sum_y a_s P_s(y, x))
         acc[1 + s] += weight * a_s * d/da_s (same),  i.e.
@@ -269,8 +270,9 @@ def _lmg_row(terms, r, c, weight, log_alpha, scratch, acc):
 
 @njit(cache=True)
 def _lmd_row(terms, r, c, weight, log_alpha, scratch, acc):
-    """One row's expectation-step statistics of the LMD (Cerquides & de Màntaras 2005, eqs 1, 8),
-    over the qualifying sub-models Q of the row, with M = sum_Q a_s P_s(c | x) and S = sum_Q a_s:
+    """One row's expectation-step statistics of the LMD (Cerquides & López de Màntaras 2005,
+    eqs 1, 8), over the qualifying sub-models Q of the row, with M = sum_Q a_s P_s(c | x) and
+    S = sum_Q a_s:
 
         acc[0]              += weight * (log M - log S)           (log-likelihood term)
         acc[1 + s]          += weight * a_s P_s(c | x) / M        (responsibility of s)

@@ -1,5 +1,5 @@
-"""Exact Bayesian model averaging over one-dependence estimators: BMAAODE (Cerquides & de
-Màntaras 2005, §5, eqs. 18-29).
+"""Exact Bayesian model averaging over one-dependence estimators: BMAAODE (Cerquides & López
+de Màntaras 2005, §5, eqs. 18-29).
 
 Prior (a *decomposable distribution over ODEs*, definition 1, eqs 18-21): the root is drawn
 from a multinomial with hyperparameters alpha_u (eq 18; 1 each here, a uniform prior over
@@ -49,7 +49,8 @@ def _dirichlet_log_evidence(counts, prior, axis):
 
 
 def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
-    """log W_s (Cerquides & de Màntaras 2005, eq. 25) of every sub-model with parents s of order n.
+    """log W_s (Cerquides & López de Màntaras 2005, eq. 25) of every sub-model with parents s of
+    order n.
 
     Root table: one Dirichlet over the (x_s, c) cells (observed parent values); child v: one
     Dirichlet over x_v for every (x_s, c).  Hyperparameters: 1 (Laplace) or m / (k prod|X_s|)
@@ -87,8 +88,8 @@ class BMAAODE(_WeightedAnDE):
     """Exact Bayesian model averaging over the one-dependence estimators of AODE.
 
     The posterior probability of each root (super-parent) u is proportional to its marginal
-    likelihood W_u under the decomposable conjugate prior of Cerquides & de Màntaras (2005,
-    eqs. 22, 25); the prediction averages the ODEs with posterior-mean parameters with these
+    likelihood W_u under the decomposable conjugate prior of Cerquides & López de Màntaras
+    (2005, eqs. 22, 25); the prediction averages the ODEs with posterior-mean parameters with these
     weights (eqs. 28-29).  ``smoothing="laplace"`` is the paper's prior (every
     hyperparameter 1); the default m-estimate is the prior of equivalent sample size m.
     ``min_count=0`` is eq. 28 exactly (every ODE takes part); with ``min_count >= 1`` an ODE

@@ -1,15 +1,14 @@
 """Information-theoretic weights for the sub-models of AODE and AnDE: WAODE-MI and WAODE-KL.
 
-* WAODE-MI (Jiang & Zhang 2006; the SWAODE paper (2024), eq 8 and §4.1, Chen et al. 2014, §1): the
-  ODE with
-  super-parent X_i gets weight I(X_i; Y).  For AnDE the parent combination s gets
-  I(X_s; Y), computed from the order-n count blocks (X_s taken as one joint variable).
-* WAODE-KL (the SWAODE paper (2024), §5 names it, with reference [21], without giving its formula):
-  the
-  sub-model with parent value x_s gets weight KL(P(Y | x_s) || P(Y)), the divergence of the
-  class distribution given the parent's value from the class prior -- the Kullback-Leibler
-  measure of an attribute value (Lee, Gutierrez & Dou 2011) used as an ODE weight, which
-  varies with the instance's parent value.  Its expectation over x_s is I(X_s; Y).
+* WAODE-MI (Jiang & Zhang 2006; the SWAODE paper (2024), eq 8 and §4.1; Chen et al. 2014,
+  §1): the ODE with super-parent X_i gets weight I(X_i; Y).  For AnDE the parent
+  combination s gets I(X_s; Y), computed from the order-n count blocks (X_s taken as one
+  joint variable).
+* WAODE-KL (the SWAODE paper (2024), §5 names it, with reference [21], without giving its
+  formula): the sub-model with parent value x_s gets weight KL(P(Y | x_s) || P(Y)), the
+  divergence of the class distribution given the parent's value from the class prior -- the
+  Kullback-Leibler measure of an attribute value (Lee, Gutierrez & Dou 2011) used as an ODE
+  weight, which varies with the instance's parent value.  Its expectation over x_s is I(X_s; Y).
 
 Either way (the SWAODE paper (2024), eq 9, generalised to n):
 

@@ -1,4 +1,5 @@
-"""Leave-one-out sub-model joints over a data source (Cerquides & de Màntaras 2005, §6, eqs 30-32).
+"""Leave-one-out sub-model joints over a data source (Cerquides & López de Màntaras 2005,
+§6, eqs 30-32).
 
 :class:`LeaveOneOut` holds what the kernels of :mod:`seminaive.weighting._kernels` need from a
 fitted :class:`~seminaive.tables.FrequencyTable` and evaluates, over a source

@@ -1,5 +1,5 @@
 """MAPLMD and MAPLMG: maximum-a-posteriori weights of linear mixtures of n-dependence
-estimators (Cerquides & de Màntaras 2005, §3 and §6).
+estimators (Cerquides & López de Màntaras 2005, §3 and §6).
 
 Both maximise a supervised posterior over the mixture weights a (on the simplex) under the
 Dirichlet prior P(a) ~ prod_u a_u (eq 6), with every sub-model's probabilities taken
@@ -54,8 +54,8 @@ def lmd_maximisation(responsibilities, inverse_mass):
     comes from the tangent of -log S_x(a) = -log sum_{u in Q_x} a_u at a_old (convex, so the
     tangent bounds it from below).  Stationarity gives a_u = (R_u + 1) / (lambda + B_u) with
     lambda the root of sum_u a_u = 1 (unique on lambda > -min B).  With every sub-model in
-    every Q_x, B_u = W and a_u = (R_u + 1) / (W + n_par) (the EM of Cerquides & de Màntaras
-    2005 with their eq. 6).
+    every Q_x, B_u = W and a_u = (R_u + 1) / (W + n_par) (the EM of Cerquides & López de
+    Màntaras 2005 with their eq. 6).
     """
     numer = np.asarray(responsibilities, dtype=np.float64) + 1.0
     mass = np.asarray(inverse_mass, dtype=np.float64)
@@ -125,8 +125,8 @@ class MAPLMD(_Mixture):
     """MAP linear mixture of the sub-models' posteriors (MAPLMD).
 
     P(y | x) = sum_u a_u P_u(y | x) / sum_u a_u over the qualifying sub-models u, with a the
-    maximum-a-posteriori weights under a Dirichlet prior (Cerquides & de Màntaras 2005,
-    §3.2 and eq. 6), learnt by expectation-maximisation from leave-one-out posteriors
+    maximum-a-posteriori weights under a Dirichlet prior (Cerquides & López de Màntaras
+    2005, §3.2 and eq. 6), learnt by expectation-maximisation from leave-one-out posteriors
     (eqs. 30-32).  Every EM iteration is one pass over the training data and never
     decreases the objective.
 
@@ -198,8 +198,8 @@ class MAPLMG(_Mixture):
     """MAP linear mixture of the sub-models' joint distributions (MAPLMG).
 
     P(y, x) ~ sum_u a_u P_u(y, x) / sum_u a_u over the qualifying sub-models u, with a the
-    maximum-a-posteriori weights of the supervised posterior of Cerquides & de Màntaras
-    (2005, eq. 10) under the Dirichlet prior of their eq. 6, computed from leave-one-out
+    maximum-a-posteriori weights of the supervised posterior of Cerquides & López de
+    Màntaras (2005, eq. 10) under the Dirichlet prior of their eq. 6, computed from leave-one-out
     joints (eqs. 30-32) with the gradient of eq. 13, on the simplex (softmax
     parametrisation, L-BFGS-B).  Webb et al. (2012, Tables 6-7) compare A2DE against it.
 
