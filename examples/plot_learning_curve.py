@@ -2,11 +2,16 @@
 Learning curves: naive Bayes, AODE and A2DE
 ============================================
 
-The AnDE family trades bias for variance as n grows (Webb et al. 2012). Naive Bayes has
-the least variance and can lead on small training sets. A2DE has the least bias and leads
-once the data is large. The data here comes from a random Bayesian network whose attributes
-depend on each other, so the independence assumption of naive Bayes is wrong. The test set
-is the same for every training size.
+The AnDE family trades bias for variance as n grows (Webb et al. 2012): naive Bayes (n = 0)
+has the most bias and the least variance, A2DE (n = 2) the least bias and the most variance.
+The data here comes from a random Bayesian network whose attributes depend on each other, so
+the independence assumption of naive Bayes is wrong. Every training size is drawn five times
+and every model is scored on the same 4,000 test rows.
+
+With 25 rows the three learners are close, and A2DE, with the most variance, is the worst.
+As the data grows, naive Bayes levels off first, at its bias, then AODE; A2DE improves the
+longest and ends lowest. The larger the data, the larger the n that pays off. The gap that
+remains to the Bayes error is bias that even two parents leave.
 """
 
 import matplotlib.pyplot as plt
@@ -33,6 +38,14 @@ for size in sizes:
         errors[name].append(np.mean(losses[name]))
 
 bayes = network.bayes_error(X_test)
+print("rows ", " ".join(f"{size:5d}" for size in sizes))
+for name, values in errors.items():
+    print(f"{name:5s}", " ".join(f"{v:5.3f}" for v in values))
+print(f"Bayes error of the test rows: {bayes:.3f}")
+
+# %%
+# The curves, on a logarithmic axis of training rows.
+
 fig, ax = plt.subplots(figsize=(6, 4))
 for name, values in errors.items():
     ax.plot(sizes, values, marker="o", label=name)
@@ -43,6 +56,3 @@ ax.set_ylabel("zero-one loss (mean of 5 samples)")
 ax.set_title("Learning curves on a random Bayesian network")
 ax.legend()
 fig.tight_layout()
-
-for name, values in errors.items():
-    print(f"{name:5s}", " ".join(f"{v:.3f}" for v in values))
