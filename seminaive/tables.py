@@ -377,8 +377,11 @@ class FrequencyTable(_CountTable):
         block = self.block(members)
         return block[(slice(1, None),) * (block.ndim - 1)]
 
-    def n_combinations(self, order):
-        """Number of combinations of ``order`` attributes the table counts."""
+    def n_combinations(self, order=None):
+        """Number of combinations of ``order`` attributes the table counts (of every order
+        when ``order`` is None)."""
+        if order is None:
+            return int(self.order_first[-1])
         return int(self.order_first[order + 1] - self.order_first[order])
 
     def combination_range(self, order):

@@ -147,6 +147,7 @@ def test_combinations_follow_itertools_order():
         assert got == expected
         assert table.n_combinations(order) == len(expected)
         assert [table.members(g) for g in table.combination_range(order)] == expected
+    assert table.n_combinations() == 1 + 3 + 3 + 1  # every order together
 
 
 def test_marginal_is_hand_counted():

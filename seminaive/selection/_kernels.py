@@ -37,11 +37,7 @@ class CountContext(NamedTuple):
     """What the leave-one-out kernels of the selection learners read of a fitted table, in
     one typed bundle (built by :class:`seminaive.selection._structure._CountContext`)."""
 
-    counts: np.ndarray
-    offsets: np.ndarray
-    ext_first: np.ndarray
-    sizes: np.ndarray
-    k: int
+    table: tuple  # the fitted table's seminaive.tables.TableLayout (counts and layout)
     n_observed: np.ndarray  # N(x_s observed) per combination
     has_missing: np.ndarray  # whether each attribute is ever missing in training
     lc: np.ndarray  # the model's log conditional tables
@@ -185,8 +181,11 @@ def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, h
 
 
 @njit(parallel=True, cache=True)
-def observed_totals(counts, offsets, combos, orders, sizes, k, g_last, out):
-    """out[g] = N_obs(s): rows in which every attribute of combination g is observed."""
+def observed_totals(table, g_last, out):
+    """out[g] = N_obs(s): rows in which every attribute of combination g is observed
+    (``table`` is a :class:`~seminaive.tables.TableLayout`)."""
+    counts, offsets, combos, orders, sizes, k = (table.counts, table.offsets, table.combos,
+                                                 table.orders, table.sizes, table.n_classes)
     for g in prange(g_last):
         d = orders[g]
         off = offsets[g]
@@ -223,7 +222,9 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
     terms of the other classes are read from the full log-conditional tables ``lc``.
     ``ctx`` is a :class:`CountContext`.
     """
-    counts, offsets, ext_first, sizes, k, n_observed, has_missing, lc, lc_offsets = ctx
+    table, n_observed, has_missing, lc, lc_offsets = ctx
+    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
+                                            table.sizes, table.n_classes)
     n_rows, a = X.shape
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
@@ -386,7 +387,9 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
     parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (Chen et al. 2014, §2.4 eq for
     P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
     parent qualifies); ``ctx`` is a :class:`CountContext`."""
-    counts, offsets, ext_first, sizes, k, n_observed, has_missing, lc, lc_offsets = ctx
+    table, n_observed, has_missing, lc, lc_offsets = ctx
+    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
+                                            table.sizes, table.n_classes)
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
     partial = np.zeros((n_blocks, n_cand))
@@ -512,8 +515,8 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
 
 
 @njit(parallel=True, cache=True)
-def selective_scores(X, lj, lc, lc_offsets, offsets, ext_first, sizes, k, combo_members,
-                     level_first, combo_weight, n_levels, children, out):
+def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, combo_weight,
+                     n_levels, children, out):
     """Per-class log scores of a selected AnDE structure (Chen et al. 2014, eq for P(y, x) with
     parent set p and child set c; the SWAODE paper (2024), eq 9 with weights).
 
@@ -521,8 +524,11 @@ def selective_scores(X, lj, lc, lc_offsets, offsets, ext_first, sizes, k, combo_
     highest level down, the first level with a qualifying parent (observed, frequency >=
     min_count as marked by NaN in ``lj``, positive weight) gives
     log( sum_s w_s P(y, x_s) prod_{c in children, c not in s} P(x_c | y, x_s) / sum_s w_s ).
-    Level 0 is naive Bayes over the children and always qualifies.
+    Level 0 is naive Bayes over the children and always qualifies.  ``table`` is the
+    :class:`~seminaive.tables.TableLayout` of the counts, ``lj``, ``lc`` and ``lc_offsets``
+    its log tables.
     """
+    offsets, ext_first, sizes, k = table.offsets, table.ext_first, table.sizes, table.n_classes
     n_rows, a = X.shape
     n_children = children.shape[0]
     for r in prange(n_rows):
@@ -642,15 +648,17 @@ def _resolution_order(xr, counts, offsets, k, present, keys):
 
 
 @njit(parallel=True, cache=True)
-def lazy_subsumption(X, counts, offsets, ext_first, sizes, k, threshold, ratio, deleted):
+def lazy_subsumption(X, table, threshold, ratio, deleted):
     """Mark in ``deleted`` the attribute values that subsumption resolution removes.
 
     Values are visited from the most specific (lowest frequency; ties: lower attribute
     index); a visited value that is not deleted deletes every later value of the row that
     is a (near-)generalisation of it (see :func:`_generalises`).  With ratio 1 this deletes
     exactly the generalisations of the row's values, keeping the lowest-index one of values
-    that generalise each other.
+    that generalise each other.  ``table`` is a :class:`~seminaive.tables.TableLayout`.
     """
+    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
+                                            table.sizes, table.n_classes)
     n_rows, a = X.shape
     for r in prange(n_rows):
         xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
@@ -672,10 +680,12 @@ def lazy_subsumption(X, counts, offsets, ext_first, sizes, k, threshold, ratio, 
 
 
 @njit(cache=True)
-def generalisation_graph(counts, offsets, ext_first, sizes, k, value_first, threshold, ratio):
+def generalisation_graph(table, value_first, threshold, ratio):
     """Eager SR: every (near-)generalisation relation between attribute values, as a CSR
     graph over flat value ids ``value_first[i] + v - 1``: ``indices[indptr[u]:indptr[u+1]]``
-    are the values that generalise u."""
+    are the values that generalise u (``table``: a :class:`~seminaive.tables.TableLayout`)."""
+    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
+                                            table.sizes, table.n_classes)
     a = sizes.shape[0]
     n_total = value_first[a]
     indptr = np.zeros(n_total + 1, dtype=np.int64)
@@ -700,10 +710,10 @@ def generalisation_graph(counts, offsets, ext_first, sizes, k, value_first, thre
 
 
 @njit(parallel=True, cache=True)
-def eager_subsumption(X, counts, offsets, k, value_first, value_attr, indptr, indices,
-                      deleted):
+def eager_subsumption(X, table, value_first, value_attr, indptr, indices, deleted):
     """Subsumption resolution of rows with a precomputed generalisation graph; the same
     visiting order and decisions as :func:`lazy_subsumption`."""
+    counts, offsets, k = table.counts, table.offsets, table.n_classes
     n_rows, a = X.shape
     for r in prange(n_rows):
         xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)

@@ -74,16 +74,14 @@ class _CountContext:
         tables = table.log_tables(max(n_max - 1, 0), smoothing, m, min_count)
         self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
         g_last = table.combination_range(n_max).stop
-        self.n_observed = np.zeros(lay.orders.size, dtype=np.float64)
-        kernels.observed_totals(lay.counts, lay.offsets, lay.combos, lay.orders, lay.sizes,
-                                lay.n_classes, g_last, self.n_observed)
+        self.n_observed = np.zeros(table.n_combinations(), dtype=np.float64)
+        kernels.observed_totals(lay, g_last, self.n_observed)
         # an attribute never missing in training: N(y, x_s, x_c observed) = N(y, x_s)
         a = table.n_attributes
         self.has_missing = np.array(
             [table.block([i])[0].sum() > 0 for i in range(a)], dtype=np.bool_)
-        self.bundle = kernels.CountContext(lay.counts, lay.offsets, lay.ext_first, lay.sizes,
-                                           int(lay.n_classes), self.n_observed,
-                                           self.has_missing, self.lc, self.lc_offsets)
+        self.bundle = kernels.CountContext(lay, self.n_observed, self.has_missing, self.lc,
+                                           self.lc_offsets)
 
 
 def _chunk_weights(y, w):
@@ -184,10 +182,8 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
     X = np.ascontiguousarray(codes)
     out = np.empty((X.shape[0], lay.n_classes), dtype=np.float64)
     if X.shape[0]:
-        kernels.selective_scores(X, tables.log_joint, tables.log_conditional,
-                                 tables.lc_offsets, lay.offsets, lay.ext_first,
-                                 lay.sizes, lay.n_classes, members, level_first,
-                                 combo_weight, n + 1,
+        kernels.selective_scores(X, lay, tables.log_joint, tables.log_conditional,
+                                 tables.lc_offsets, members, level_first, combo_weight, n + 1,
                                  np.ascontiguousarray(children, dtype=np.int64), out)
     return out
 

@@ -115,27 +115,22 @@ class AODESR(_BaseAnDE):
     def _learn_from_counts(self, source):
         if self.variant != "eager":
             return
-        t = self.table_.layout()
         self.generalisations_ = kernels.generalisation_graph(
-            t.counts, t.offsets, t.ext_first, t.sizes, t.n_classes, self._value_first(),
-            float(self.threshold), 1.0)
+            self.table_.layout(), self._value_first(), float(self.threshold), 1.0)
 
     def _deleted(self, codes):
-        t = self.table_.layout()
+        table = self.table_.layout()
         X = np.ascontiguousarray(codes)
         deleted = np.zeros(X.shape, dtype=np.bool_)
         if X.shape[0] == 0:
             return deleted
         if self.variant == "eager":
             first = self._value_first()
-            value_attr = np.repeat(np.arange(t.sizes.size), t.sizes - 1)
+            value_attr = np.repeat(np.arange(self.table_.n_attributes), self.table_.n_values)
             indptr, indices = self.generalisations_
-            kernels.eager_subsumption(X, t.counts, t.offsets, t.n_classes, first, value_attr,
-                                      indptr, indices, deleted)
+            kernels.eager_subsumption(X, table, first, value_attr, indptr, indices, deleted)
         else:
-            kernels.lazy_subsumption(X, t.counts, t.offsets, t.ext_first, t.sizes,
-                                     t.n_classes, float(self.threshold), self._ratio(),
-                                     deleted)
+            kernels.lazy_subsumption(X, table, float(self.threshold), self._ratio(), deleted)
         return deleted
 
     @fill_doc

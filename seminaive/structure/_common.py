@@ -229,11 +229,8 @@ class _FamilyLearner(_StructureBase):
         stats, fam = self._stats, self._families
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
         if codes.shape[0]:
-            kernels.family_scores(codes, fam.members, fam.orders, fam.offsets, fam.strides,
-                                  fam.counts, stats.sizes, stats.n_classes,
-                                  stats.class_counts, stats.counts, stats.uni_offsets,
-                                  stats.den_uni, float(self.m), self._laplace(),
-                                  float(self.min_count), out)
+            kernels.score_families(codes, fam, stats.kernel_args(), float(self.m),
+                                   self._laplace(), float(self.min_count), out)
         return out
 
     def to_dot(self, class_name="class"):

@@ -74,6 +74,14 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 # --------------------------------------------------------------------------------------------
 
 
+def score_families(X, families, pairs, m, laplace, min_count, out):
+    """:func:`family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
+    with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`)."""
+    family_scores(X, families.members, families.orders, families.offsets, families.strides,
+                  families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
+                  pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, out)
+
+
 @njit(parallel=True, cache=True)
 def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
                   class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, out):

@@ -59,34 +59,49 @@ class LooModel(NamedTuple):
     laplace: bool
     min_count: float
 
+
+def loo_model(n, max_order, table, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets, lc1,
+              m, laplace, min_count):
+    """A :class:`LooModel` of a table's :class:`~seminaive.tables.TableLayout` and the
+    leave-one-out statistics (flat: parallel kernels take no nested tuples)."""
+    return LooModel(int(n), int(max_order), table.combos, table.offsets, table.sizes,
+                    int(table.n_classes), table.order_first, table.sub_index, table.counts,
+                    n_obs, prod_values, lj_other, lj_own, lc, lc_offsets, lc1, float(m),
+                    bool(laplace), float(min_count))
+
+
 #: rows processed together by one thread (tables stream through the cache once per block)
 LOO_BLOCK_ROWS = 256
 
 
-def loo_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                           lc_offsets, m, laplace, out):
+def loo_conditional_tables(table, g_first, g_last, lc_offsets, m, laplace, out):
     """log P(x_c | y, x_rest) with one instance of this cell removed (Cerquides & López de
     Màntaras 2005, eq 32).
 
     Same layout as :func:`~seminaive.kernels.smoothing.log_conditional_tables`, of which this
     is the ``held_out=1`` case: N(y, x_rest, x_c) - 1 over N(y, x_rest, x_c observed) - 1.
     Entries of cells that hold no instance are NaN (never read: a training row's own cell
-    holds at least that row).  A missing child value gets log 1 = 0.
+    holds at least that row).  A missing child value gets log 1 = 0.  ``table`` is a
+    :class:`~seminaive.tables.TableLayout`.
     """
-    log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                           lc_offsets, m, laplace, out, 1.0)
+    log_conditional_tables(table.counts, table.offsets, table.combos, table.orders,
+                           table.sizes, table.n_classes, g_first, g_last, lc_offsets, m,
+                           laplace, out, 1.0)
 
 
 @njit(parallel=True, cache=True)
-def loo_joint_tables(counts, offsets, n_obs, prod_values, k, g_first, g_last, m, laplace,
-                     lj_other, lj_own):
+def loo_joint_tables(table, n_obs, prod_values, g_first, g_last, m, laplace, lj_other,
+                     lj_own):
     """log P_loo(y, x_s) after removing one instance of cell x_s (Cerquides & López de
     Màntaras 2005, eq 31), for the combinations g_first .. g_last - 1 (one order), indexed
     from offsets[g_first]:
 
     lj_other: classes other than the removed instance's (only N_obs(s) loses it);
     lj_own:   its own class (N(y, x_s) loses it too); NaN where the cell holds no instance.
+
+    ``table`` is a :class:`~seminaive.tables.TableLayout`.
     """
+    counts, offsets, k = table.counts, table.offsets, table.n_classes
     base0 = offsets[g_first]
     for g in prange(g_first, g_last):
         s = g - g_first

@@ -37,21 +37,17 @@ class LeaveOneOut:
         self.m = float(m)
         self.min_count = float(min_count)
         tables = table.log_tables(self.n, smoothing, m, min_count)
-        layout = table.layout()
+        self.table = table.layout()
         self.k = table.n_classes
         self.max_order = table.max_order
-        self.combos, self.offsets, self.sizes = layout.combos, layout.offsets, layout.sizes
-        self.order_first, self.sub_index = layout.order_first, layout.sub_index
-        self.counts = layout.counts
         self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
         # log P_loo(x_c | y, x_s) of the held-out row's own class (eq. 32), orders n + 1 only
         self.lc1 = np.zeros(self.lc.shape[0])
         if self.n + 1 <= self.max_order:
             children = table.combination_range(self.n + 1)
-            loo_kernels.loo_conditional_tables(
-                self.counts, self.offsets, self.combos, layout.orders, self.sizes, self.k,
-                children.start, children.stop, self.lc_offsets, self.m, self.laplace,
-                self.lc1)
+            loo_kernels.loo_conditional_tables(self.table, children.start, children.stop,
+                                               self.lc_offsets, self.m, self.laplace,
+                                               self.lc1)
         # per parent combination: rows with every parent observed, and prod |X_s| (eq. 31)
         parents = table.combination_range(self.n)
         self.n_par = len(parents)
@@ -64,17 +60,16 @@ class LeaveOneOut:
         # log P_loo(y, x_s) of rows removed with weight 1 (eq. 31), looked up by the kernels
         size = (table.cell_start(self.n + 1) - table.cell_start(self.n)) * self.k
         self.lj_other, self.lj_own = np.empty(size), np.empty(size)
-        loo_kernels.loo_joint_tables(self.counts, self.offsets, self.n_obs, self.prod_values,
-                                     self.k, parents.start, parents.stop, self.m,
-                                     self.laplace, self.lj_other, self.lj_own)
+        loo_kernels.loo_joint_tables(self.table, self.n_obs, self.prod_values, parents.start,
+                                     parents.stop, self.m, self.laplace, self.lj_other,
+                                     self.lj_own)
 
     def _model(self):
         """The typed bundle the kernels read (:class:`~seminaive.weighting._kernels.LooModel`)."""
-        return loo_kernels.LooModel(
-            int(self.n), int(self.max_order), self.combos, self.offsets, self.sizes,
-            int(self.k), self.order_first, self.sub_index, self.counts, self.n_obs,
-            self.prod_values, self.lj_other, self.lj_own, self.lc, self.lc_offsets, self.lc1,
-            float(self.m), bool(self.laplace), float(self.min_count))
+        return loo_kernels.loo_model(self.n, self.max_order, self.table, self.n_obs,
+                                     self.prod_values, self.lj_other, self.lj_own, self.lc,
+                                     self.lc_offsets, self.lc1, self.m, self.laplace,
+                                     self.min_count)
 
     @staticmethod
     def _weights(w, n_rows):
