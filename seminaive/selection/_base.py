@@ -9,8 +9,8 @@ scores it with :func:`._structure.structure_scores`, model files store it throug
 import numpy as np
 
 from ..base import _BaseAnDE
+from ..kernels.losses import LOSSES, mean_loss
 from . import _structure as st
-from ._kernels import LOSSES
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")
 _NESTED_ARRAYS = ("ranking", "mutual_information", "selected", "loo_loss")
@@ -137,7 +137,7 @@ def fit_nested(est, source, n_max, levels, loss, parent_weights=None, one_se_ord
         r = 0
     est.mutual_information_ = mi
     est.ranking_ = ranking
-    est.loo_loss_ = st.mean_loss(losses, total, loss)
+    est.loo_loss_ = mean_loss(losses, total, loss)
     est.n_parents_, est.n_children_ = r, s
     set_structure(est, level, ranking[:r], ranking[:s], weights)
 

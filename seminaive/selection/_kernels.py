@@ -28,8 +28,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
+from ..kernels.losses import row_loss, scaled_row_loss
 from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
 
 
@@ -42,17 +43,6 @@ class CountContext(NamedTuple):
     has_missing: np.ndarray  # whether each attribute is ever missing in training
     lc: np.ndarray  # the model's log conditional tables
     lc_offsets: np.ndarray
-
-LOSS_RMSE = 0
-LOSS_ZERO_ONE = 1
-LOSS_LOG = 2
-LOSSES = {"rmse": LOSS_RMSE, "zero_one": LOSS_ZERO_ONE, "log_loss": LOSS_LOG}
-
-
-def row_blocks(n_rows):
-    """Number of row blocks for a parallel pass (a few per thread, each >= 16 rows)."""
-    return max(1, min(4 * get_num_threads(), (n_rows + 15) // 16))
-
 
 # --------------------------------------------------------------------------------------------
 # Indexing helpers
@@ -123,34 +113,6 @@ def _lse_add(top, acc, row, values, k):
             top[row, yy] = v
         else:
             acc[row, yy] += math.exp(v - t)
-
-
-@njit(cache=True, inline="always")
-def _row_loss(score, k, yt, kind):
-    """Loss of one row from its per-class log joint scores.
-
-    rmse: (1 - P(y_t | x))^2 (Chen et al. 2014, §3.3, the SWAODE paper (2024) RMSE equation; the
-    root of the mean is taken by the caller); zero_one: argmax (first maximum) != y_t; log_loss:
-    -log P(y_t | x).
-    """
-    top = -np.inf
-    best = 0
-    for yy in range(k):
-        if score[yy] > top:
-            top = score[yy]
-            best = yy
-    if kind == LOSS_ZERO_ONE:
-        return 0.0 if best == yt else 1.0
-    if top == -np.inf:
-        return 1.0 if kind == LOSS_RMSE else np.inf
-    acc = 0.0
-    for yy in range(k):
-        acc += math.exp(score[yy] - top)
-    log_post = score[yt] - top - math.log(acc)
-    if kind == LOSS_RMSE:
-        e = 1.0 - math.exp(log_post)
-        return e * e
-    return -log_post
 
 
 @njit(cache=True, inline="always")
@@ -310,7 +272,7 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                 r_last = a if L > 0 else 0
                 for r in range(r_first, r_last + 1):
                     for s in range(a + 1):
-                        loss = _scaled_row_loss(cur_top[r, s], cur_scale[r, s], k, yt,
+                        loss = scaled_row_loss(cur_top[r, s], cur_scale[r, s], k, yt,
                                                 loss_kind)
                         partial[b, L, r, s] += wt * loss
                         partial_sq[b, L, r, s] += wt * loss * loss
@@ -341,37 +303,6 @@ def _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum, r, a, k,
             for yy in range(k):
                 cur_top[r, s, yy] = -np.inf
                 cur_scale[r, s, yy] = 0.0
-
-
-@njit(cache=True, inline="always")
-def _scaled_row_loss(top, scale, k, yt, kind):
-    """:func:`_row_loss` of the scores top[y] + log(scale[y])."""
-    t = -np.inf
-    for yy in range(k):
-        if scale[yy] > 0.0 and top[yy] > t:
-            t = top[yy]
-    if t == -np.inf:
-        return 1.0 if kind != LOSS_LOG else np.inf
-    total = 0.0
-    best = 0
-    best_e = -1.0
-    e_true = 0.0
-    for yy in range(k):
-        e = scale[yy] * math.exp(top[yy] - t) if scale[yy] > 0.0 else 0.0
-        total += e
-        if e > best_e:
-            best_e = e
-            best = yy
-        if yy == yt:
-            e_true = e
-    if kind == LOSS_ZERO_ONE:
-        return 0.0 if best == yt else 1.0
-    if kind == LOSS_RMSE:
-        err = 1.0 - e_true / total
-        return err * err
-    if e_true <= 0.0:
-        return np.inf
-    return math.log(total) - math.log(e_true)
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,7 +435,7 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                         score[yy] = nb_total[yy]
                         if q >= 0:
                             score[yy] += child_delta * nb_term[q, yy]
-                partial[b, ci] += wt * _row_loss(score, k, yt, loss_kind)
+                partial[b, ci] += wt * row_loss(score, k, yt, loss_kind)
     for b in range(n_blocks):
         out += partial[b]
 

@@ -20,6 +20,7 @@ from itertools import combinations
 import numpy as np
 
 from .. import statistics
+from ..kernels import losses as loss_kernels
 from . import _kernels as kernels
 
 
@@ -103,7 +104,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
     ctx = _CountContext(table, n + 1, smoothing, m, min_count)
     laplace = smoothing == "laplace"
-    kind = kernels.LOSSES[loss]
+    kind = loss_kernels.LOSSES[loss]
 
     def one_chunk(codes, y, w):
         w = _chunk_weights(y, w)
@@ -114,7 +115,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, kernels.row_blocks(X.shape[0]), out, out_sq)
+                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq)
         return out, out_sq, float(w.sum())
 
     result = source.map_reduce(
@@ -140,7 +141,7 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     """
     ctx = _CountContext(table, 2, smoothing, m, min_count)
     laplace = smoothing == "laplace"
-    kind = kernels.LOSSES[loss]
+    kind = loss_kernels.LOSSES[loss]
     cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
     cand_parent = np.array([c[1] for c in candidates], dtype=np.bool_)
     cand_child = np.array([c[2] for c in candidates], dtype=np.bool_)
@@ -155,20 +156,13 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
             kernels.wrapper_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, parent_mask,
                 child_mask, cand_attr, cand_parent, cand_child, float(m), laplace,
-                float(min_count), kind, kernels.row_blocks(X.shape[0]), out)
+                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out)
         return out, float(w.sum())
 
     result = source.map_reduce(one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1]))
     if result is None:
         return None, 0.0
     return result
-
-
-def mean_loss(loss_sum, total_weight, loss):
-    """Mean loss from a weighted sum (the root of the mean for RMSE)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.asarray(loss_sum, dtype=np.float64) / max(total_weight, 1e-300)
-    return np.sqrt(mean) if loss == "rmse" else mean
 
 
 def structure_scores(table, codes, order, parents, children, weights, smoothing, m,

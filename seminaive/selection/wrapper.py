@@ -17,6 +17,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from ..kernels.losses import mean_loss
 from . import _structure as st
 from ._base import _SelectionBase, set_structure
 
@@ -70,7 +71,7 @@ class _WrapperSelection(_SelectionBase):
         if losses is None and hasattr(self, "n_"):
             return  # an empty chunk: keep the current selection
         total = total if losses is not None else 0.0
-        self.loo_path_ = st.mean_loss(np.array(path, dtype=np.float64), total, self.loss)
+        self.loo_path_ = mean_loss(np.array(path, dtype=np.float64), total, self.loss)
         self.loo_loss_ = float(self.loo_path_[-1]) if path else float("nan")
         self.n_passes_ = passes
         set_structure(self, 1, np.flatnonzero(parents), np.flatnonzero(children), np.ones(a))
