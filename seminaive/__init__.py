@@ -10,7 +10,7 @@ from .exceptions import InputError, ModelFileError, SeminaiveError, TableTooLarg
 from .persistence import load_model as load
 from .preprocessing.encoder import AttributeEncoder
 from .selection import *  # noqa: F403  (AODESR, FSSAODE, BSEAODE, ASAODE, SAODE, SWAODE, ...)
-from .structure import *  # noqa: F403  (TAN, SPTAN, KDB, LBR, HNB)
+from .structure import *  # noqa: F403  (TAN, SPTAN, KDB, SKDB, LBR, HNB)
 from .tables import FrequencyTable, estimate_table_bytes
 from .weighting import *  # noqa: F403  (WAODE, MAPLMD, MAPLMG, BMAAODE)
 

@@ -305,6 +305,9 @@ Learning* 29(2-3), 131-163.""",
 Keogh, E. J. & Pazzani, M. J. (1999). Learning augmented Bayesian classifiers: a
 comparison of distribution-based and classification-based approaches. *Proceedings of the
 Seventh International Workshop on Artificial Intelligence and Statistics (AISTATS 1999)*.""",
+    "martinez2016": """\
+Martínez, A. M., Webb, G. I., Chen, S. & Zaidi, N. A. (2016). Scalable learning of Bayesian
+network classifiers. *Journal of Machine Learning Research* 17(44), 1-35.""",
     "sahami1996": """\
 Sahami, M. (1996). Learning limited dependence Bayesian classifiers. *Proceedings of the
 Second International Conference on Knowledge Discovery and Data Mining (KDD-96)*, AAAI

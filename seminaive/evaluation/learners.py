@@ -264,6 +264,9 @@ _SPECS = [
     LearnerSpec("sptan", "SP-TAN", _ours("SPTAN"), description="super-parent TAN"),
     *[LearnerSpec(f"kdb{k}", f"KDB{k}", _ours("KDB", k=k), description=f"KDB, k={k}")
       for k in range(1, 6)],
+    *[LearnerSpec(f"skdb{k}", f"SKDB{k}", _ours("SKDB", k=k),
+                  description=f"selective KDB, k <= {k} (Martínez et al. 2016)")
+      for k in (1, 2, 3, 5)],
     LearnerSpec("lbr", "LBR", _ours("LBR"), description="lazy Bayesian rules"),
     LearnerSpec("hnb", "HNB", _ours("HNB"), description="hidden naive Bayes"),
     # weighted sub-models

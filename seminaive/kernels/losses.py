@@ -85,3 +85,15 @@ def mean_loss(loss_sum, total_weight, loss):
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.asarray(loss_sum, dtype=np.float64) / max(total_weight, 1e-300)
     return np.sqrt(mean) if loss == "rmse" else mean
+
+
+def argmin_first(values, tolerance=1e-12):
+    """Index (in C order) of the first entry within a relative ``tolerance`` of the minimum
+    of the finite entries, or None when there is none."""
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    finite = np.isfinite(flat)
+    if not finite.any():
+        return None
+    best = flat[finite].min()
+    close = finite & (flat <= best + tolerance * max(abs(best), 1e-300))
+    return int(np.flatnonzero(close)[0])

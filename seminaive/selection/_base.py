@@ -9,7 +9,7 @@ scores it with :func:`._structure.structure_scores`, model files store it throug
 import numpy as np
 
 from ..base import _BaseAnDE
-from ..kernels.losses import LOSSES, mean_loss
+from ..kernels.losses import LOSSES, argmin_first, mean_loss
 from . import _structure as st
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")
@@ -120,7 +120,7 @@ def fit_nested(est, source, n_max, levels, loss, parent_weights=None, one_se_ord
         for lv in levels:
             candidates[lv, :, 1:] = losses[lv, :, 1:]
         candidates[~np.isfinite(candidates)] = np.inf
-        best = st.argmin_first(candidates)
+        best = argmin_first(candidates)
         if best is not None:
             level, r, s = np.unravel_index(best, candidates.shape)
             if one_se_order and total > 0:
@@ -128,7 +128,7 @@ def fit_nested(est, source, n_max, levels, loss, parent_weights=None, one_se_ord
                 se = np.sqrt(max(squared[level, r, s] / total - mean ** 2, 0.0) / total)
                 for lv in levels:
                     if lv < level and candidates[lv].min() / total <= mean + se:
-                        r, s = np.unravel_index(st.argmin_first(candidates[lv]),
+                        r, s = np.unravel_index(argmin_first(candidates[lv]),
                                                 candidates[lv].shape)
                         level = lv
                         break

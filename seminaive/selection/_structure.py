@@ -182,18 +182,6 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
     return out
 
 
-def argmin_first(values, tolerance=1e-12):
-    """Index (in C order) of the first entry within a relative ``tolerance`` of the minimum
-    of the finite entries, or None when there is none."""
-    flat = np.asarray(values, dtype=np.float64).ravel()
-    finite = np.isfinite(flat)
-    if not finite.any():
-        return None
-    best = flat[finite].min()
-    close = finite & (flat <= best + tolerance * max(abs(best), 1e-300))
-    return int(np.flatnonzero(close)[0])
-
-
 def check_structure(table, order, parents, children, weights):
     """Validate a structure read from a model file against the tables (ValueError)."""
     a = table.n_attributes

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
-from ..kernels.losses import mean_loss
+from ..kernels.losses import argmin_first, mean_loss
 from . import _structure as st
 from ._base import _SelectionBase, set_structure
 
@@ -59,7 +59,7 @@ class _WrapperSelection(_SelectionBase):
             current = losses[0]
             if not path:
                 path.append(current)
-            best = st.argmin_first(losses[1:]) if moves else None
+            best = argmin_first(losses[1:]) if moves else None
             if best is None:
                 break
             tolerance = 1e-12 * max(abs(current), 1e-300)

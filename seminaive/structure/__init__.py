@@ -6,6 +6,8 @@ the training data, which attributes each attribute depends on besides the class:
 * :class:`TAN` -- tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997);
 * :class:`SPTAN` -- super-parent TAN, leave-one-out greedy search (Keogh & Pazzani 1999);
 * :class:`KDB` -- k-dependence Bayesian classifier, ``KDB(k=...)`` (Sahami 1996);
+* :class:`SKDB` -- selective KDB: k and the attributes chosen by leave-one-out (Martínez,
+  Webb, Chen & Zaidi 2016);
 * :class:`LBR` -- lazy Bayesian rules (Zheng & Webb 2000);
 * :class:`HNB` -- hidden naive Bayes (Jiang, Zhang & Cai 2009; Weka's HNB).
 
@@ -20,7 +22,8 @@ min_count and missing-value modes are documented on each class.
 from .hnb import HNB
 from .kdb import KDB
 from .lbr import LBR
+from .skdb import SKDB
 from .sptan import SPTAN
 from .tan import TAN
 
-__all__ = ["HNB", "KDB", "LBR", "SPTAN", "TAN"]
+__all__ = ["HNB", "KDB", "LBR", "SKDB", "SPTAN", "TAN"]

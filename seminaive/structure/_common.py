@@ -224,8 +224,12 @@ class _FamilyLearner(_StructureBase):
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._families = assemble_families(self.table_, self._parents, extra)
 
+    def _family_codes(self, X):
+        """Storage codes of the rows to score (attributes coded 0 are left out)."""
+        return np.ascontiguousarray(self._storage_codes(X))
+
     def _scores(self, X):
-        codes = np.ascontiguousarray(self._storage_codes(X))
+        codes = self._family_codes(X)
         stats, fam = self._stats, self._families
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
         if codes.shape[0]:
@@ -246,6 +250,9 @@ class _FamilyLearner(_StructureBase):
                  f"  {_dot_id(class_name)} [shape=doublecircle];"]
         lines += [f"  {_dot_id(name)};" for name in names]
         lines += [f"  {_dot_id(class_name)} -> {_dot_id(name)};" for name in names]
+        active = getattr(self, "_active", np.ones(len(names), dtype=bool))
+        lines = [line for line, keep in zip(lines, [True, True] + list(active) + list(active),
+                                             strict=True) if keep]
         for i, row in enumerate(self._parents):
             lines += [f"  {_dot_id(names[p])} -> {_dot_id(names[i])};" for p in row if p >= 0]
         lines.append("}")

@@ -21,19 +21,32 @@ from ..tables import CombinationTable, estimate_table_bytes
 from ._common import PairStatistics, _FamilyLearner
 
 
-def kdb_parents(mi, cmi, k):
-    """Parents (a, max(k, 1)) of KDB(k), ascending per row, -1 padding; and the ranking.
+def ranked_candidates(mi, cmi, k):
+    """Candidate parents (a, max(k, 1)) of every attribute, most conditionally informative
+    first (-1 padding), and the ranking.
 
-    Ranking: decreasing I(X_i; Y), ties by attribute index.  Parents of the attribute at rank
-    r: the min(k, r) attributes of rank < r with the highest I(X_i; X_j | Y), ties by rank.
+    Ranking: decreasing I(X_i; Y), ties by attribute index.  Candidates of the attribute at
+    rank r: the min(k, r) attributes of rank < r by decreasing I(X_i; X_j | Y), ties by rank,
+    so that the first j candidates are KDB(j)'s parents for every j <= k.
     """
     a = len(mi)
     order = np.argsort(-np.asarray(mi), kind="stable")
-    parents = np.full((a, max(k, 1)), -1, dtype=np.int64)
+    candidates = np.full((a, max(k, 1)), -1, dtype=np.int64)
     for rank, i in enumerate(order):
-        candidates = order[:rank]
-        best = candidates[np.argsort(-cmi[i, candidates], kind="stable")[:k]]
-        parents[i, :best.size] = np.sort(best)
+        higher = order[:rank]
+        best = higher[np.argsort(-cmi[i, higher], kind="stable")[:k]]
+        candidates[i, :best.size] = best
+    return candidates, order
+
+
+def kdb_parents(mi, cmi, k):
+    """Parents (a, max(k, 1)) of KDB(k), ascending per row, -1 padding; and the ranking
+    (see :func:`ranked_candidates`)."""
+    candidates, order = ranked_candidates(mi, cmi, k)
+    parents = np.full_like(candidates, -1)
+    for i, row in enumerate(candidates):
+        chosen = np.sort(row[row >= 0])
+        parents[i, :chosen.size] = chosen
     return parents, order
 
 
@@ -131,11 +144,10 @@ class KDB(_FamilyLearner):
                                     self.table_.max_order)["total"]
         return max(int(self.max_table_bytes) - used, 0)
 
-    def _learn_from_counts(self, source):
-        stats = PairStatistics(self.table_)
-        parents, order = kdb_parents(stats.mi, stats.cmi, int(self.k))
-        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
-                    if (row >= 0).sum() >= 2]
+    def _count_families(self, families, source):
+        """Count the ``families`` (tuples: child, then parents) in a pass over ``source`` into
+        a :class:`~seminaive.tables.CombinationTable`, kept as ``_family_table``; a family
+        counted by an earlier :meth:`partial_fit` call keeps its earlier counts."""
         n_values, k = self.table_.sizes - 1, self.table_.n_classes
         extra = CombinationTable(families, n_values, k, self._families_budget())
         if families:
@@ -153,6 +165,29 @@ class KDB(_FamilyLearner):
                     if family in index:
                         extra.block(g)[...] += previous.block(index[family])
         self._family_table = extra
+        return extra
+
+    def _restore_families(self, families, counts):
+        """The family table of ``families`` holding ``counts`` read from a model file
+        (validated: ValueError when they do not fit)."""
+        counts = np.asarray(counts)
+        n_values, k = self.table_.sizes - 1, self.table_.n_classes
+        extra = CombinationTable(families, n_values, k, self._families_budget())
+        if counts.dtype != np.float64 or counts.shape != extra.counts.shape:
+            raise ValueError(f"family counts: expected {extra.counts.size} float64 values, "
+                             f"got {counts.size} of {counts.dtype}")
+        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+            raise ValueError("family counts must be finite and non-negative")
+        extra.counts[:] = counts
+        self._family_table = extra
+        return extra
+
+    def _learn_from_counts(self, source):
+        stats = PairStatistics(self.table_)
+        parents, order = kdb_parents(stats.mi, stats.cmi, int(self.k))
+        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
+                    if (row >= 0).sum() >= 2]
+        extra = self._count_families(families, source)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = order
@@ -166,17 +201,9 @@ class KDB(_FamilyLearner):
         parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
         if parents.shape[1] != max(int(self.k), 1) or "family_counts" not in arrays:
             raise ValueError("the KDB structure does not match k")
-        counts = np.asarray(arrays["family_counts"])
         families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
                     if (row >= 0).sum() >= 2]
-        n_values, k = self.table_.sizes - 1, self.table_.n_classes
-        extra = CombinationTable(families, n_values, k, self._families_budget())
-        if counts.dtype != np.float64 or counts.shape != extra.counts.shape:
-            raise ValueError(f"family counts: expected {extra.counts.size} float64 values, "
-                             f"got {counts.size} of {counts.dtype}")
-        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-            raise ValueError("family counts must be finite and non-negative")
-        extra.counts[:] = counts
+        extra = self._restore_families(families, arrays["family_counts"])
         stats = PairStatistics(self.table_)
         self._family_table = extra
         self.mutual_info_ = stats.mi

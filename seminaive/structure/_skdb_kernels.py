@@ -1,0 +1,151 @@
+"""Numba kernel of selective KDB (Martínez, Webb, Chen & Zaidi 2016): the leave-one-out loss
+of every model of the nested space in one pass.
+
+The space: attributes ranked by decreasing I(X_i; Y); every attribute has a list of up to K
+candidate parents (higher-ranked attributes by decreasing I(X_i; X_j | Y)); model (k, s) keeps
+the top-s attributes, each with the first min(k, rank) of its candidates as parents.  The
+*prefix families* (x_i, first j candidates, y), j = 1..K, are counted in a
+:class:`~seminaive.tables.CombinationTable`; ``fam_index[i, j]`` is the combination number of
+attribute i's family with j parents (-1 where i has fewer candidates).
+
+For a training row of weight w the held-out amount is u = min(w, 1) and its loss counts w times
+(as in :func:`._kernels._row_removal`); u is subtracted from every count the row added, so
+the estimates are those of the tables counted without the row (the structure stays the one
+learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parents and
+``min_count`` follow :func:`._kernels.family_scores` exactly.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.losses import row_loss
+from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+from ._kernels import _row_removal
+
+
+@njit(cache=True, inline="always")
+def _family_loo(xr, yr, u, i, xi, g, fam, uni_counts, uni_offsets, den_uni, sizes, k, m,
+                laplace, min_count, num, den):
+    """LOO numerator and denominator of P(x_i | y, parents of family ``g``) for every class
+    (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`family_scores` does."""
+    counts, offsets, combos, orders = fam.counts, fam.offsets, fam.combos, fam.orders
+    use_family = g >= 0
+    if use_family:
+        d = orders[g]
+        # strides: class fastest, the last member next
+        off = offsets[g]
+        n_missing = 0
+        mult = 1
+        stride = k
+        child_stride = 0
+        for t in range(d - 1, -1, -1):
+            p = combos[g, t]
+            if t == 0:
+                child_stride = stride
+            else:
+                xp = xr[p]
+                if xp == 0:
+                    n_missing += 1
+                    mult *= sizes[p]
+                else:
+                    off += xp * stride
+            stride *= sizes[p]
+        use_family = n_missing < d - 1
+        if use_family:
+            for yy in range(k):
+                num[yy] = 0.0
+                den[yy] = 0.0
+            freq = 0.0
+            for q in range(mult):
+                rest = q
+                cell = off
+                stride = k
+                for t in range(d - 1, 0, -1):
+                    p = combos[g, t]
+                    if xr[p] == 0:
+                        cell += (rest % sizes[p]) * stride
+                        rest //= sizes[p]
+                    stride *= sizes[p]
+                for v in range(sizes[i]):
+                    base = cell + v * child_stride
+                    for yy in range(k):
+                        c = counts[base + yy]
+                        freq += c
+                        if v >= 1:
+                            den[yy] += c
+                        if v == xi:
+                            num[yy] += c
+            num[yr] -= u
+            den[yr] -= u
+            if freq - u < min_count:
+                use_family = False
+    if not use_family:
+        base = uni_offsets[i] + xi * k
+        for yy in range(k):
+            num[yy] = uni_counts[base + yy]
+            den[yy] = den_uni[i, yy]
+        num[yr] -= u
+        den[yr] -= u
+
+
+@njit(parallel=True, cache=True)
+def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, pairs, m, laplace,
+                   min_count, loss_kind, n_blocks, out):
+    """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
+    over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
+
+    ``fam`` is the prefix families' :class:`~seminaive.tables.TableLayout`, ``pairs`` a
+    :class:`._kernels.PairArrays` (class and order-1 counts).
+    """
+    counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
+    uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
+    n, a = X.shape
+    n_k = fam_index.shape[1]  # K + 1
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    for b in prange(n_blocks):
+        start = b * n // n_blocks
+        stop = (b + 1) * n // n_blocks
+        terms = np.zeros((a, n_k, k))
+        num = np.empty(k)
+        den = np.empty(k)
+        score = np.empty(k)
+        prior = np.empty(k)
+        for r in range(start, stop):
+            wr, u = _row_removal(w, weighted, r)
+            if wr <= 0:
+                continue
+            yr = y[r]
+            xr = X[r]
+            for yy in range(k):
+                rm = u if yy == yr else 0.0
+                prior[yy] = log_joint_estimate(class_counts[yy] - rm, n_total - u, k, 1.0, m,
+                                               laplace)
+            for rho in range(a):
+                i = ranking[rho]
+                xi = xr[i]
+                for j in range(n_k):
+                    if xi == 0:
+                        for yy in range(k):
+                            terms[rho, j, yy] = 0.0
+                        continue
+                    jj = min(j, n_cand[i])
+                    if j > 0 and jj < j:  # fewer candidates than j: as with n_cand[i]
+                        for yy in range(k):
+                            terms[rho, j, yy] = terms[rho, jj, yy]
+                        continue
+                    g = fam_index[i, jj] if jj > 0 else -1
+                    _family_loo(xr, yr, u, i, xi, g, fam, counts1, uni_offsets, den_uni,
+                                sizes, k, m, laplace, min_count, num, den)
+                    for yy in range(k):
+                        terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
+                                                                     sizes[i] - 1, m, laplace)
+            for j in range(n_k):
+                for yy in range(k):
+                    score[yy] = prior[yy]
+                out[b, j, 0] += wr * row_loss(score, k, yr, loss_kind)
+                for rho in range(a):
+                    for yy in range(k):
+                        score[yy] += terms[rho, j, yy]
+                    out[b, j, rho + 1] += wr * row_loss(score, k, yr, loss_kind)

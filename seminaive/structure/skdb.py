@@ -1,0 +1,239 @@
+"""Selective KDB (Martínez, Webb, Chen & Zaidi 2016): KDB(K) and, in one extra pass, the
+leave-one-out loss of every model (k, s) with k <= K parents and the top-s attributes.
+
+Passes over the training data: the pair counts (mutual information, conditional mutual
+information), the prefix families of every attribute (x_i, first j candidate parents, y) for
+j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads the data
+chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
+"""
+
+import numpy as np
+
+from .._docs import fill_doc
+from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from ..kernels.losses import LOSSES, argmin_first, mean_loss, row_blocks
+from . import _skdb_kernels
+from ._common import PairStatistics, check_parents
+from .kdb import KDB, ranked_candidates
+
+_SELECT = ("both", "attributes", "k", "none")
+
+
+def _prefix_families(candidates):
+    """Prefix families (i, first j candidates), j >= 1, and their index (a, K + 1)."""
+    a, width = candidates.shape
+    index = np.full((a, width + 1), -1, dtype=np.int64)
+    families = []
+    for i in range(a):
+        row = [int(p) for p in candidates[i] if p >= 0]
+        for j in range(1, len(row) + 1):
+            index[i, j] = len(families)
+            families.append((i, *row[:j]))
+    return families, index
+
+
+@fill_doc
+class SKDB(KDB):
+    """Selective KDB: the best KDB(k), k <= K, over the top-s attributes, by leave-one-out.
+
+    Martínez, Webb, Chen & Zaidi (2016) learn KDB(K) (Sahami 1996; see :class:`KDB`) out of
+    core and select, in one extra pass over the data, the model of lowest leave-one-out loss
+    in a two-dimensional nested space: model (k, s) keeps the s attributes of highest mutual
+    information with the class, each with its first min(k, rank) parents among the K chosen
+    by conditional mutual information (so KDB(k)'s parents for every k <= K).  The held-out
+    row's counts are subtracted from the tables (incremental leave-one-out, as in Chen et al.
+    2014, §3.3; the structure is the one learnt from all rows); the (K + 1) x (a + 1) losses
+    of one row cost O(a K k) estimates.  Ties go to the smaller k, then the fewer attributes.
+    Attributes left out are ignored at prediction; estimates, missing values and
+    ``min_count`` are KDB's.
+
+    The prefix families of every attribute (the child, its first j candidates and the class,
+    j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
+    smaller families; :meth:`partial_fit` adds the chunk to every count (as KDB does) and
+    selects again from the leave-one-out losses of the chunk's rows only, so its selection
+    can differ from that of :meth:`fit` on all the chunks.
+
+    Parameters
+    ----------
+    k : int, default=3
+        Largest number of attribute parents, K (0 selects among naive Bayes models on the top
+        attributes).  Martínez et al. (2016) use K = 5 on large data; the families of K
+        parents need prod of K + 1 attributes' value counts per class, so K is limited by
+        ``max_table_bytes``.
+    {loss_rmse}
+    select : {{"both", "attributes", "k", "none"}}, default="both"
+        What is selected: both k and the number of attributes; only the number of attributes
+        (k = K); only k (every attribute); nothing (exactly KDB(K)).
+    {structure_parameters}
+
+    Attributes
+    ----------
+    k_ : int
+        Selected number of parents.
+    n_selected_features_ : int
+        Selected number of attributes, the first of ``order_``.
+    selected_features_ : ndarray of shape (n_selected_features_,)
+        Indices of the selected attributes, by decreasing mutual information with the class.
+    candidates_ : ndarray of shape (n_features, max(k, 1))
+        Candidate parents of every attribute, by decreasing conditional mutual information
+        (-1 padding); the model with k parents uses the first k.
+    loo_loss_ : ndarray of shape (k + 1, n_features + 1)
+        Mean leave-one-out loss of model (j, s) (the root of the mean for RMSE; column 0: the
+        class prior alone).
+    structure_ : ndarray of shape (n_features, max(k, 1))
+        Parents of every attribute in the selected model (ascending, -1 padding; none for
+        attributes left out).
+    order_ : ndarray of shape (n_features,)
+        Attributes by decreasing mutual information with the class.
+    {mutual_info_}
+    {conditional_mutual_info_}
+    {fitted_attributes}
+
+    See Also
+    --------
+    KDB : the model this learner selects from, without selection.
+    seminaive.SelectiveAnDE : the same kind of nested selection for AnDE.
+
+    References
+    ----------
+    {martinez2016}
+
+    {sahami1996}
+
+    {chen2014}
+
+    Examples
+    --------
+    >>> from seminaive import SKDB
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> model = SKDB(k=3).fit(X, y)
+    >>> model.loo_loss_.shape
+    (4, 37)
+    >>> bool(model.k_ <= 3 and 1 <= model.n_selected_features_ <= 36)
+    True
+    >>> best = model.loo_loss_[model.k_, model.n_selected_features_]
+    >>> bool(best <= model.loo_loss_[:, 1:].min() + 1e-12)
+    True
+    """
+
+    def __init__(self, k=3, *, loss="rmse", select="both", smoothing="m_estimate", m=1.0,
+                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
+        assign_params(self, locals())
+
+    def _check_params(self):
+        if not isinstance(self.loss, str) or self.loss not in LOSSES:
+            raise ValueError(f"loss={self.loss!r}: use one of {sorted(LOSSES)}")
+        if self.select not in _SELECT:
+            raise ValueError(f"select={self.select!r}: use one of {_SELECT}")
+        super()._check_params()
+
+    def _learn_from_counts(self, source):
+        stats = PairStatistics(self.table_)
+        big_k = int(self.k)
+        candidates, order = ranked_candidates(stats.mi, stats.cmi, big_k)
+        families, index = _prefix_families(candidates)
+        extra = self._count_families(families, source)
+        n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)
+        a = stats.n_attributes
+        kind = LOSSES[self.loss]
+        ranking = np.ascontiguousarray(order, dtype=np.int64)
+        layout = extra.layout()
+        laplace = self._laplace()
+
+        def loo(codes, y, w):
+            n = codes.shape[0]
+            blocks = row_blocks(n)
+            out = np.zeros((blocks, big_k + 1, a + 1))
+            weighted = w is not None
+            if n:
+                _skdb_kernels.nested_kdb_loo(
+                    np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
+                    np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
+                    weighted, ranking, n_cand, index, layout, stats.kernel_args(),
+                    float(self.m), laplace, float(self.min_count), kind, blocks, out)
+            total = float(n if w is None else np.sum(w))
+            return np.concatenate([out.sum(axis=0).ravel(), [total]])
+
+        summed = source.map_reduce(loo)
+        if summed is None:
+            losses, total = np.full((big_k + 1, a + 1), np.nan), 0.0
+        else:
+            losses, total = summed[:-1].reshape(big_k + 1, a + 1), summed[-1]
+        self.loo_loss_ = mean_loss(losses, total, self.loss)
+        self.candidates_ = candidates
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.order_ = order
+        self._select(stats, losses, extra)
+
+    def _select(self, stats, losses, extra):
+        """Keep the model of lowest loss in the space ``select`` allows (ties: smaller k, then
+        fewer attributes) and install it."""
+        big_k, a = int(self.k), stats.n_attributes
+        allowed = np.full(losses.shape, np.inf)
+        ks = {"both": slice(None), "attributes": big_k, "k": slice(None), "none": big_k}
+        ss = {"both": slice(1, None), "attributes": slice(1, None), "k": a, "none": a}
+        allowed[ks[self.select], ss[self.select]] = losses[ks[self.select], ss[self.select]]
+        best = argmin_first(allowed)
+        k_sel, s_sel = (big_k, a) if best is None else np.unravel_index(best, allowed.shape)
+        self._install_selection(stats, int(k_sel), int(s_sel), extra)
+
+    def _install_selection(self, stats, k_sel, s_sel, extra):
+        a = stats.n_attributes
+        chosen = self.order_[:s_sel]
+        parents = np.full_like(self.candidates_, -1)
+        for i in chosen:
+            row = self.candidates_[i, :k_sel]
+            row = row[row >= 0]
+            parents[i, :row.size] = row
+        self.k_, self.n_selected_features_ = k_sel, s_sel
+        self.selected_features_ = np.asarray(chosen, dtype=np.int64)
+        self._active = np.zeros(a, dtype=bool)
+        self._active[chosen] = True
+        self.structure_ = np.full_like(parents, -1)
+        for i, row in enumerate(parents):
+            sorted_row = np.sort(row[row >= 0])
+            self.structure_[i, :sorted_row.size] = sorted_row
+        self._install(stats, parents, extra)
+
+    def _family_codes(self, X):
+        codes = np.array(self._storage_codes(X), order="C", copy=True)
+        codes[:, ~self._active] = 0  # attributes left out (never parents of those kept)
+        return codes
+
+    def _learned_state(self):
+        return {"candidates": self.candidates_, "family_counts": self._family_table.counts,
+                "selected": np.array([self.k_, self.n_selected_features_], dtype=np.int64),
+                "loo_loss": self.loo_loss_}
+
+    def _set_learned_state(self, arrays):
+        expected = {"candidates", "family_counts", "selected", "loo_loss"}
+        if set(arrays) != expected:
+            raise ValueError(f"expected learned arrays {sorted(expected)}, got {sorted(arrays)}")
+        big_k, a = int(self.k), self.table_.n_attributes
+        candidates = check_parents(arrays["candidates"], a, big_k)
+        if candidates.shape[1] != max(big_k, 1):
+            raise ValueError("the candidate parents do not match k")
+        selected, loo = np.asarray(arrays["selected"]), np.asarray(arrays["loo_loss"])
+        if (selected.shape != (2,) or selected.dtype.kind not in "iu"
+                or not (0 <= selected[0] <= big_k and 0 <= selected[1] <= a)):
+            raise ValueError("bad selected (k, number of attributes)")
+        if loo.shape != (big_k + 1, a + 1) or loo.dtype.kind != "f":
+            raise ValueError("loo_loss has the wrong shape")
+        families, _ = _prefix_families(candidates)
+        extra = self._restore_families(families, arrays["family_counts"])
+        stats = PairStatistics(self.table_)
+        self.candidates_ = candidates
+        self.loo_loss_ = loo
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        self.order_ = np.argsort(-stats.mi, kind="stable")
+        self._install_selection(stats, int(selected[0]), int(selected[1]), extra)
+
+    def _reset_learned(self):
+        super()._reset_learned()
+        self.__dict__.pop("_active", None)
+

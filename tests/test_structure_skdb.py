@@ -1,0 +1,140 @@
+"""Selective KDB: the incremental leave-one-out losses of every model (k, s) against refitting
+without the row, the selected model against KDB, the restricted spaces, weights, save/load."""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from test_structure_common import family_reference, random_nominal, training_codes
+
+from seminaive import KDB, SKDB, load
+
+
+def _loss(scores, yt, loss):
+    top = scores.max()
+    post = np.exp(scores - top) / np.exp(scores - top).sum()
+    if loss == "rmse":
+        return (1.0 - post[yt]) ** 2
+    if loss == "zero_one":
+        return float(int(np.argmax(scores)) != yt)
+    return -math.log(post[yt])
+
+
+def brute_force_losses(model, X, y, loss, laplace=False, min_count=1):
+    """Mean loss of every model (j, s) with each row scored by counts of all the other rows
+    (the structure, candidates and ranking of ``model``)."""
+    codes = training_codes(model, X)
+    yi = np.searchsorted(model.classes_, y)
+    n, a = codes.shape
+    big_k = int(model.k)
+    k = len(model.classes_)
+    sums = np.zeros((big_k + 1, a + 1))
+    for r in range(n):
+        keep = np.arange(n) != r
+        for j in range(big_k + 1):
+            for s in range(a + 1):
+                chosen = set(model.order_[:s].tolist())
+                parents = [[int(p) for p in model.candidates_[i, :j] if p >= 0]
+                           if i in chosen else [] for i in range(a)]
+                row = np.where([i in chosen for i in range(a)], codes[r], 0)
+                scores = family_reference(codes[keep], yi[keep], k, model.table_.sizes,
+                                          parents, row, m=float(model.m), laplace=laplace,
+                                          min_count=min_count)
+                sums[j, s] += _loss(scores, yi[r], loss)
+    mean = sums / n
+    return np.sqrt(mean) if loss == "rmse" else mean
+
+
+@pytest.mark.parametrize("loss", ["rmse", "zero_one", "log_loss"])
+@pytest.mark.parametrize("smoothing, min_count, missing", [("m_estimate", 1, 0.0),
+                                                           ("m_estimate", 3, 0.15),
+                                                           ("laplace", 1, 0.1)])
+def test_incremental_loo_equals_refitting_without_the_row(loss, smoothing, min_count,
+                                                          missing):
+    X, y = random_nominal(36, [3, 2, 3, 2, 3], 2, missing=missing, seed=5, dependence=0.5)
+    model = SKDB(k=3, loss=loss, smoothing=smoothing, min_count=min_count,
+                 categorical_features="all").fit(X, y)
+    expected = brute_force_losses(model, X, y, loss, laplace=smoothing == "laplace",
+                                  min_count=min_count)
+    assert_allclose(model.loo_loss_, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_candidates_are_nested_kdb_parents():
+    X, y = random_nominal(300, [3, 2, 4, 3, 2, 3], 3, missing=0.1, seed=1, dependence=0.4)
+    model = SKDB(k=3, categorical_features="all").fit(X, y)
+    for j in range(4):
+        kdb = KDB(k=j, categorical_features="all").fit(X, y)
+        for i in range(6):
+            prefix = sorted(int(p) for p in model.candidates_[i, :j] if p >= 0)
+            assert prefix == [int(p) for p in kdb.structure_[i] if p >= 0]
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_no_selection_is_kdb(k):
+    X, y = random_nominal(400, [3, 2, 4, 3, 2, 3], 3, missing=0.15, seed=3, dependence=0.5)
+    Xt, _ = random_nominal(60, [3, 2, 4, 3, 2, 3], 3, missing=0.3, seed=4)
+    skdb = SKDB(k=k, select="none", categorical_features="all").fit(X, y)
+    kdb = KDB(k=k, categorical_features="all").fit(X, y)
+    assert (skdb.k_, skdb.n_selected_features_) == (k, 6)
+    assert_array_equal(skdb.structure_, kdb.structure_)
+    assert_allclose(skdb.predict_proba(Xt), kdb.predict_proba(Xt), rtol=1e-13)
+
+
+def test_selected_model_is_kdb_on_the_selected_attributes():
+    X, y = random_nominal(500, [3, 2, 4, 3, 2, 3, 4, 2], 2, missing=0.05, seed=7,
+                          dependence=0.6)
+    Xt, _ = random_nominal(80, [3, 2, 4, 3, 2, 3, 4, 2], 2, missing=0.1, seed=8)
+    model = SKDB(k=3, categorical_features="all").fit(X, y)
+    allowed = model.loo_loss_[:, 1:]
+    assert model.loo_loss_[model.k_, model.n_selected_features_] <= allowed.min() + 1e-12
+    cols = model.selected_features_
+    assert_array_equal(cols, model.order_[:model.n_selected_features_])
+    kdb = KDB(k=model.k_, categorical_features="all").fit(X[:, cols], y)
+    assert_allclose(model.predict_proba(Xt), kdb.predict_proba(Xt[:, cols]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("select", ["attributes", "k"])
+def test_restricted_spaces(select):
+    X, y = random_nominal(300, [3, 2, 4, 3, 2, 3], 2, seed=9, dependence=0.5)
+    model = SKDB(k=2, select=select, categorical_features="all").fit(X, y)
+    if select == "attributes":
+        assert model.k_ == 2
+        assert model.n_selected_features_ == 1 + int(np.argmin(model.loo_loss_[2, 1:]))
+    else:
+        assert model.n_selected_features_ == 6
+        assert model.k_ == int(np.argmin(model.loo_loss_[:, 6]))
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y = random_nominal(80, [3, 2, 3, 2], 2, missing=0.1, seed=11, dependence=0.5)
+    w = np.random.default_rng(0).integers(0, 4, len(y))
+    weighted = SKDB(k=2, categorical_features="all").fit(X, y, sample_weight=w)
+    repeated = SKDB(k=2, categorical_features="all").fit(np.repeat(X, w, axis=0),
+                                                         np.repeat(y, w))
+    assert_allclose(weighted.loo_loss_, repeated.loo_loss_, rtol=1e-10)
+    assert (weighted.k_, weighted.n_selected_features_) == (repeated.k_,
+                                                            repeated.n_selected_features_)
+
+
+def test_save_load_and_partial_fit(tmp_path):
+    X, y = random_nominal(400, [3, 2, 4, 3, 2], 2, missing=0.1, seed=12, dependence=0.5)
+    model = SKDB(k=2, categorical_features="all").fit(X, y)
+    model.save(tmp_path / "m.npz")
+    back = load(tmp_path / "m.npz")
+    assert_allclose(back.predict_proba(X), model.predict_proba(X), rtol=0, atol=0)
+    assert_array_equal(back.loo_loss_, model.loo_loss_)
+    assert (back.k_, back.n_selected_features_) == (model.k_, model.n_selected_features_)
+    # the loaded model keeps every prefix family: partial_fit continues from all counts
+    back.partial_fit(X[:50], y[:50])
+    assert back.table_.n_rows == 450
+
+
+def test_bad_parameters_are_refused():
+    X, y = random_nominal(50, [3, 2], 2, seed=0)
+    with pytest.raises(ValueError, match="select"):
+        SKDB(select="all").fit(X, y)
+    with pytest.raises(ValueError, match="loss"):
+        SKDB(loss="auc").fit(X, y)
+    with pytest.raises(ValueError, match="k must be"):
+        SKDB(k=-1).fit(X, y)
