@@ -139,6 +139,21 @@ loo_cache_bytes : int, default=64 MiB
     Keep the leave-one-out joints in memory (one extra pass, then iterations without
     reading the data) when rows x sub-models x classes x 8 bytes fit; 0 never caches, so
     memory stays bounded by one chunk whatever the number of rows.""",
+    # discriminatively learnt weights (WANBIA-C, ALR)
+    "l2": """\
+l2 : float, default=1.0
+    Strength of the penalty (l2 / 2) sum_j (w_j - 1)^2 added to the summed conditional log
+    loss of the training rows: it pulls the weights towards the generative model (0 leaves
+    them free; the penalty's weight relative to the data falls as rows are added).""",
+    "max_iter_lbfgs": """\
+max_iter : int, default=200
+    Maximum number of L-BFGS iterations (each function evaluation is one pass over the
+    training data); a ``ConvergenceWarning`` is issued when it stops before converging.
+    0 keeps every weight at 1 (the generative model).""",
+    "tol_lbfgs": """\
+tol : float, default=1e-6
+    Convergence tolerance on the largest gradient component of the objective per unit of
+    row weight (L-BFGS-B's ``gtol``; ``ftol`` is ``tol * 1e-3``).""",
 }
 
 # parameters of the probability metrics (seminaive.metrics)
@@ -193,6 +208,8 @@ GROUPS = {
     "dask_predict_parameters": ("dask_estimator", "dask_data"),
     # the optimised mixtures MAPLMD and MAPLMG
     "mixture_parameters": ("mixture_n", "max_iter", "tol", "loo_cache_bytes"),
+    "discriminative_parameters": ("l2", "max_iter_lbfgs", "tol_lbfgs"),
+    "discriminative_attributes": ("coef_", "n_iter_lbfgs", "objective_", "n_passes_lbfgs"),
     "mixture_attributes": ("weights_mixture", "parent_combinations_", "objective_trace_",
                            "n_iter_", "n_passes_mixture"),
 }
@@ -275,6 +292,19 @@ objective_trace_ : list of float
     "n_iter_": """\
 n_iter_ : int
     Optimiser iterations of the last fit or partial_fit.""",
+    "coef_": """\
+coef_ : ndarray of shape (n_weights,)
+    The learnt weights, in the layout of ``weights`` (1 everywhere is the generative
+    model).""",
+    "n_iter_lbfgs": """\
+n_iter_ : int
+    L-BFGS iterations of the last fit or partial_fit.""",
+    "objective_": """\
+objective_ : float
+    The regularised objective at the learnt weights, per unit of row weight.""",
+    "n_passes_lbfgs": """\
+n_passes_ : int
+    Passes over the training data of the last fit or partial_fit (function evaluations).""",
     "n_passes_mixture": """\
 n_passes_ : int
     Passes over the training data of the last fit or partial_fit (iterations, line-search
@@ -308,6 +338,17 @@ Seventh International Workshop on Artificial Intelligence and Statistics (AISTAT
     "martinez2016": """\
 Martínez, A. M., Webb, G. I., Chen, S. & Zaidi, N. A. (2016). Scalable learning of Bayesian
 network classifiers. *Journal of Machine Learning Research* 17(44), 1-35.""",
+    "zaidi2013": """\
+Zaidi, N. A., Cerquides, J., Carman, M. J. & Webb, G. I. (2013). Alleviating naive Bayes
+attribute independence assumption by attribute weighting. *Journal of Machine Learning
+Research* 14, 1947-1988.""",
+    "zaidi2016": """\
+Zaidi, N. A., Webb, G. I., Carman, M. J., Petitjean, F. & Cerquides, J. (2016). ALRn:
+accelerated higher-order logistic regression. *Machine Learning* 104(2-3), 151-194.""",
+    "zaidi2017": """\
+Zaidi, N. A., Webb, G. I., Carman, M. J., Petitjean, F., Buntine, W., Hynes, M. & De Sterck,
+H. (2017). Efficient parameter learning of Bayesian network classifiers. *Machine Learning*
+106(9-10), 1289-1329.""",
     "sahami1996": """\
 Sahami, M. (1996). Learning limited dependence Bayesian classifiers. *Proceedings of the
 Second International Conference on Knowledge Discovery and Data Mining (KDD-96)*, AAAI

@@ -280,6 +280,13 @@ _SPECS = [
                 description="Cerquides & de Màntaras 2005, §3.2"),
     LearnerSpec("bmaaode", "BMAAODE", _ours("BMAAODE"),
                 description="Cerquides & de Màntaras 2005, §5"),
+    LearnerSpec("wanbiac", "WANBIA-C", _ours("WANBIAC"),
+                description="naive Bayes, attribute weights by conditional log loss"),
+    LearnerSpec("wanbiac-p", "WANBIA-C-P", _ours("WANBIAC", weights="parameter"),
+                description="naive Bayes, one weight per parameter (Zaidi et al. 2017)"),
+    *[LearnerSpec(f"alr{n}-{w.replace('_', '')}", f"ALR{n}-{w}", _ours("ALR", n=n, weights=w),
+                  description=f"weighted A{n}JE, weights per {w}")
+      for n in (1, 2) for w in ("model", "parent_value", "class", "parent_value_class")],
     LearnerSpec("a2de-mi", "A2DE-MI", _ours("AnDE", n=2, weights="mi"),
                 description="A2DE with mutual-information weights"),
     # selected sub-models
