@@ -139,6 +139,20 @@ loo_cache_bytes : int, default=64 MiB
     Keep the leave-one-out joints in memory (one extra pass, then iterations without
     reading the data) when rows x sub-models x classes x 8 bytes fit; 0 never caches, so
     memory stays bounded by one chunk whatever the number of rows.""",
+    "numeric": """\
+numeric : {"discretize", "gaussian"}, default="discretize"
+    How numeric attributes are modelled.  ``"discretize"``: by their discretised values
+    (``discretizer``).  ``"gaussian"``: as a child of a sub-model, by a Gaussian density
+    given the class and the sub-model's parent values (Flores, Gámez, Martínez & Puerta
+    2009 do this for AODE); as a parent, by its discretised value, with P(y, x_s) divided
+    by the widths of its numeric parents' bins so that every sub-model estimates the same
+    joint density.  Given the class alone, the maximum-likelihood mean and variance (as
+    scikit-learn's ``GaussianNB``); given parent values, they shrink towards the next
+    coarser conditioning (the mean of the estimates with one parent fewer) with ``m``
+    pseudo-rows (1 with Laplace smoothing); the variance is floored at (0.01 sd)^2 of the
+    attribute (see :meth:`seminaive.tables.MomentTable.estimates`).
+    The weight, sum and sum of squares are counted with the tables, so partial_fit,
+    merging, fit_stream and Dask stay exact.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
     "l2": """\
 l2 : float, default=1.0

@@ -37,6 +37,7 @@ class AnDE(_InformationWeighted):
     {n}
     {engine_parameters}
     {weights}
+    {numeric}
 
     Attributes
     ----------
@@ -69,8 +70,15 @@ class AnDE(_InformationWeighted):
 
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
+                 numeric="discretize"):
         assign_params(self, locals())
+
+    def _supports_gaussian(self):
+        return not _is_auto(self) and self.weights is None
+
+    def _gaussian_owner(self):
+        return "AnDE with n='auto' or weights (use weights=None and an integer n)"
 
     def _check_params(self):
         if _is_auto(self):
@@ -109,11 +117,15 @@ class _FixedOrder(_BaseAnDE):
 
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
     def _order(self):
         return self._n
+
+    def _supports_gaussian(self):
+        return True
 
 
 @fill_doc
@@ -126,6 +138,7 @@ class NaiveBayes(_FixedOrder):
     Parameters
     ----------
     {engine_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -165,6 +178,7 @@ class AODE(_FixedOrder):
     Parameters
     ----------
     {engine_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -204,6 +218,7 @@ class A2DE(_FixedOrder):
     Parameters
     ----------
     {engine_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -241,6 +256,7 @@ class A3DE(_FixedOrder):
     Parameters
     ----------
     {engine_parameters}
+    {numeric}
 
     Attributes
     ----------

@@ -119,6 +119,12 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             raise ValueError(f"min_count must be >= 0, got {self.min_count!r}")
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
+        numeric = getattr(self, "numeric", "discretize")
+        if numeric not in ("discretize", "gaussian"):
+            raise ValueError(f"numeric={numeric!r}: use 'discretize' or 'gaussian'")
+        if numeric == "gaussian" and not self._supports_gaussian():
+            raise ValueError(f"numeric='gaussian' is not available for {self._gaussian_owner()}:"
+                             " use numeric='discretize'")
         if isinstance(self.discretizer, str):
             if self.discretizer not in ("mdl", "equal_frequency"):
                 raise ValueError(f"discretizer={self.discretizer!r}: use 'mdl', "
@@ -131,6 +137,31 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                 and not isinstance(self.max_table_bytes, bool) and self.max_table_bytes > 0):
             raise ValueError(f"max_table_bytes must be a positive number or None, got "
                              f"{self.max_table_bytes!r}")
+
+    def _supports_gaussian(self):
+        """Whether this learner (with its parameters) scores Gaussian numeric children."""
+        return False
+
+    def _gaussian_owner(self):
+        return type(self).__name__
+
+    def _gaussian_attributes(self, encoder=None):
+        """Indices of the numeric attributes modelled as Gaussian children (empty with
+        ``numeric="discretize"``)."""
+        if getattr(self, "numeric", "discretize") != "gaussian":
+            return np.empty(0, dtype=np.int64)
+        encoder = self.encoder_ if encoder is None else encoder
+        return np.asarray(encoder.numeric_columns_, dtype=np.int64)
+
+    def _needs_values(self):
+        """Whether counting needs the numeric values (Gaussian children)."""
+        return self._gaussian_attributes().size > 0
+
+    def _numeric_values(self, frame):
+        """Centred numeric values of a chunk when counting needs them, else None."""
+        if not self._needs_values():
+            return None
+        return self.encoder_.numeric_values(frame, type(self).__name__)
 
     def _make_encoder(self):
         return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
@@ -173,8 +204,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, frame.shape[0])
         self._begin_fit(np.unique(y), self._make_encoder().fit(frame, y, sample_weight=w))
         codes, y_idx = self._chunk_encoder()(frame, y)
-        self._count(codes, y_idx, w)
-        self._learn_from_counts(ArraySource(codes, y_idx, w))
+        values = self._numeric_values(frame)
+        self._count(codes, y_idx, w, values)
+        self._learn_from_counts(ArraySource(codes, y_idx, w, values=values))
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -208,8 +240,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, frame.shape[0])
-        codes, y_idx = self._partial_count(frame, y, w, classes)
-        self._learn_from_counts(ArraySource(codes, y_idx, w))
+        codes, y_idx, values = self._partial_count(frame, y, w, classes)
+        self._learn_from_counts(ArraySource(codes, y_idx, w, values=values))
         return self
 
     # ------------------------------------------------------------------ the fit protocol
@@ -217,6 +249,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """Start a fit: forget any earlier one, take ``classes`` (sorted labels) and the
         fitted ``encoder``, and make an empty table for them."""
         table = self._new_table(encoder.n_values_, len(classes))
+        gaussian = self._gaussian_attributes(encoder)
+        if gaussian.size:
+            table.attach_moments(gaussian, self._order())
         self._forget_fit()
         self.classes_ = classes
         self.encoder_ = encoder
@@ -234,9 +269,10 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         return ChunkEncoder(self.encoder_, self.classes_, self.table_.sizes,
                             type(self).__name__)
 
-    def _count(self, codes, y_idx, sample_weight=None):
-        """Add coded rows to the counts."""
-        self.table_.add(codes, y_idx, sample_weight)
+    def _count(self, codes, y_idx, sample_weight=None, values=None):
+        """Add coded rows (and, for Gaussian children, their centred numeric values) to the
+        counts."""
+        self.table_.add(codes, y_idx, sample_weight, values)
 
     def _merge_counts(self, table):
         """Add the counts of another table over the same attributes (e.g. from a worker)."""
@@ -285,8 +321,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                 encoder.restore(saved)
             raise
         codes = storage_codes(codes, self.table_.sizes)
-        self._count(codes, y_idx, w)
-        return codes, y_idx
+        values = self._numeric_values(frame)
+        self._count(codes, y_idx, w, values)
+        return codes, y_idx, values
 
     def fit_stream(self, source, target, *, features=None, sample_weight=None,
                    chunk_rows=None, sample_rows=100_000, classes=None, csv_options=None,
@@ -378,6 +415,11 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         codes = self._storage_codes(X)
+        if self._needs_values():
+            return self.table_.gaussian_scores(
+                codes, self.encoder_.numeric_values(X, type(self).__name__),
+                self.encoder_.bin_log_widths(), self._order(), self.smoothing, self.m,
+                self.min_count, self.aggregate)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate)
 

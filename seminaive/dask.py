@@ -224,17 +224,17 @@ def _merge_summaries(a, b):
     return a.merged(b)
 
 
-def _apply(fn, part, encode):
+def _apply(fn, part, encode, values=False):
     X, y, w = part
     if X.shape[0] == 0:
         return _EMPTY
-    codes, y_idx = encode(X, y)
-    return fn(codes, y_idx, w)
+    coded = encode(X, y, values)
+    return fn(*coded[:2], w, *coded[2:])
 
 
-def _count_partition(template, codes, y, w):
+def _count_partition(template, codes, y, w, values=None):
     table = template.copy()
-    table.add(codes, y, w)
+    table.add(codes, y, w, values)
     return table
 
 
@@ -265,24 +265,27 @@ class DaskSource:
     def n_rows(self):
         return self._n_rows
 
-    def chunks(self):
+    def chunks(self, values=False):
         """Yield ``(codes, y, w)`` partition by partition, computed one at a time and
-        brought to the client (prefer :meth:`map_reduce`, which runs on the workers)."""
+        brought to the client (prefer :meth:`map_reduce`, which runs on the workers); with
+        ``values``, the centred numeric values as a fourth element."""
         for part in self._partitions.parts:
             X, y, w = part.compute()
             if X.shape[0] == 0:
                 continue
-            codes, y_idx = self._encode(X, y)
+            coded = self._encode(X, y, values)
             del X, y
-            yield codes, y_idx, w
-            del codes, y_idx
+            yield (*coded[:2], w, *coded[2:])
+            del coded
 
-    def map_reduce(self, fn, combine=operator.add):
-        """``combine`` of ``fn(codes, y, w)`` over the partitions (None without rows)."""
+    def map_reduce(self, fn, combine=operator.add, values=False):
+        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
+        values)``) over the partitions (None without rows)."""
         dask, _, _ = _dask()
         fn = dask.delayed(fn)
         encode = dask.delayed(self._encode)
-        results = [dask.delayed(_apply)(fn, part, encode) for part in self._partitions.parts]
+        results = [dask.delayed(_apply)(fn, part, encode, values)
+                   for part in self._partitions.parts]
         result = tree_reduce(results, combine, self.split_every).compute()
         return None if isinstance(result, _Empty) else result
 
@@ -358,7 +361,7 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
     source = DaskSource(partitions, estimator, summary.n_rows, split_every)
     empty = estimator.table_.copy()
     estimator._merge_counts(source.map_reduce(functools.partial(_count_partition, empty),
-                                              _add_tables))
+                                              _add_tables, values=estimator._needs_values()))
     estimator._learn_from_counts(source)
     return estimator
 

@@ -14,6 +14,8 @@ only matters for refitting).
 import json
 import numbers
 import os
+import struct
+import zipfile
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -163,6 +165,7 @@ def _read_arrays(path):
         raise ModelFileError(f"{path} is a single .npy array, not a seminaive model file")
     try:
         with archive:
+            _check_local_headers(archive.zip)
             if "header" not in archive.files:
                 raise ModelFileError(f"{path} is not a seminaive model file (an .npz archive "
                                      "without a seminaive header)")
@@ -172,6 +175,27 @@ def _read_arrays(path):
     except Exception as err:  # bad CRC, zlib errors, truncated members, bad array headers
         raise ModelFileError(f"{path} is corrupt or truncated (reading its arrays failed): "
                              f"{type(err).__name__}: {err}") from err
+
+
+def _check_local_headers(archive):
+    """Every member's local header agrees with the archive's directory (signature, name,
+    compression and, unless deferred to a data descriptor, CRC): Python's zip reader trusts
+    the directory and would otherwise read past a damaged local header."""
+    handle = archive.fp
+    for info in archive.infolist():
+        handle.seek(info.header_offset)
+        raw = handle.read(30)
+        if len(raw) != 30:
+            raise zipfile.BadZipFile(f"member {info.filename}: truncated local header")
+        (signature, _, flags, method, _, _, crc, _, _, name_len, _) = struct.unpack(
+            "<4sHHHHHIIIHH", raw)
+        name = handle.read(name_len)
+        if signature != b"PK\x03\x04" or method != info.compress_type:
+            raise zipfile.BadZipFile(f"member {info.filename}: damaged local header")
+        if name.decode("utf-8", "replace") != info.filename:
+            raise zipfile.BadZipFile(f"member {info.filename}: local header names {name!r}")
+        if not flags & 0x08 and crc != info.CRC:
+            raise zipfile.BadZipFile(f"member {info.filename}: local header CRC differs")
 
 
 def _read_header(path, arrays):
@@ -330,6 +354,13 @@ def load_model(path):
         _expect(not missing, f"table arrays {missing} are missing")
         _validate_table_arrays(table_state, model)
         model.table_ = FrequencyTable.from_state(table_state, model.max_table_bytes)
+        moments = model.table_.moments
+        _expect(np.array_equal(model._gaussian_attributes(),
+                               np.empty(0) if moments is None else moments.numeric)
+                and (moments is None or moments.max_parents == min(
+                    model._order(), model.table_.max_order)),
+                "the moments of the Gaussian attributes do not match numeric= and the "
+                "numeric columns")
         model._set_learned_state({k[len("learned_"):]: v for k, v in arrays.items()
                                   if k.startswith("learned_")})
     except ModelFileError:

@@ -32,6 +32,10 @@ class ArraySource:
         Row weights (None: every row counts once).
     chunk_rows : int, default=65536
         Rows per chunk.
+    values : ndarray of shape (n_rows, n_numeric) or None
+        Centred values of the numeric attributes modelled as Gaussians (see
+        :meth:`seminaive.preprocessing.AttributeEncoder.numeric_values`), passed on by
+        ``chunks(values=True)`` and ``map_reduce(..., values=True)``.
 
     Examples
     --------
@@ -44,8 +48,10 @@ class ArraySource:
     [2, 2, 1]
     """
 
-    def __init__(self, codes, y, sample_weight=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    def __init__(self, codes, y, sample_weight=None, chunk_rows=DEFAULT_CHUNK_ROWS,
+                 values=None):
         self.codes = codes
+        self.values = values
         self.y = np.asarray(y, dtype=np.int64)
         self.sample_weight = None if sample_weight is None else np.asarray(
             sample_weight, dtype=np.float64)
@@ -55,17 +61,24 @@ class ArraySource:
     def n_rows(self):
         return int(self.y.shape[0])
 
-    def chunks(self):
-        """Yield ``(codes, y, sample_weight_or_None)`` for consecutive row blocks."""
+    def chunks(self, values=False):
+        """Yield ``(codes, y, sample_weight_or_None)`` for consecutive row blocks (with
+        ``values``: ``(codes, y, sample_weight_or_None, numeric values)``)."""
+        if values and self.values is None:
+            raise ValueError("this source holds no numeric values")
         for start in range(0, self.n_rows, self.chunk_rows):
             stop = min(start + self.chunk_rows, self.n_rows)
             w = None if self.sample_weight is None else self.sample_weight[start:stop]
-            yield self.codes[start:stop], self.y[start:stop], w
+            if values:
+                yield self.codes[start:stop], self.y[start:stop], w, self.values[start:stop]
+            else:
+                yield self.codes[start:stop], self.y[start:stop], w
 
-    def map_reduce(self, fn, combine=operator.add):
-        """``combine`` of ``fn(codes, y, w)`` over all chunks (None when there are no rows)."""
+    def map_reduce(self, fn, combine=operator.add, values=False):
+        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
+        values)``) over all chunks (None when there are no rows)."""
         result = None
-        for i, chunk in enumerate(self.chunks()):
+        for i, chunk in enumerate(self.chunks(values)):
             part = fn(*chunk)
             result = part if i == 0 else combine(result, part)
         return result
@@ -97,7 +110,11 @@ class ChunkEncoder:
         self.sizes = sizes
         self.owner = owner
 
-    def __call__(self, X, y):
-        """``(codes, y_idx)`` of features ``X`` and validated labels ``y``."""
+    def __call__(self, X, y, values=False):
+        """``(codes, y_idx)`` of features ``X`` and validated labels ``y`` (with ``values``:
+        ``(codes, y_idx, centred numeric values)``)."""
         codes = storage_codes(self.encoder.encode(X, self.owner), self.sizes)
+        if values:
+            return codes, encode_labels(y, self.classes), self.encoder.numeric_values(
+                X, self.owner)
         return codes, encode_labels(y, self.classes)

@@ -589,8 +589,9 @@ class StreamSource:
     def n_rows(self):
         return self._n_rows
 
-    def chunks(self, desc="extra pass"):
-        """Yield ``(codes, y, weights or None)`` chunk by chunk."""
+    def chunks(self, desc="extra pass", values=False):
+        """Yield ``(codes, y, weights or None)`` chunk by chunk (with ``values``, the centred
+        numeric values as a fourth element)."""
         owner = self._owner
         first_row = 0
         with _progress_bar(self.progress, self._n_rows, desc) as bar:
@@ -598,20 +599,21 @@ class StreamSource:
                 X, y, w = self._layout.split(frame, where, owner, first_row)
                 del frame
                 first_row += X.shape[0]
-                codes, y_idx = self._encode(X, y)
+                coded = self._encode(X, y, values)
                 del X, y
-                bar.update(codes.shape[0])
-                yield codes, y_idx, w
-                del codes, y_idx, w
+                bar.update(coded[0].shape[0])
+                yield (*coded[:2], w, *coded[2:])
+                del coded, w
         if first_row != self._n_rows:
             raise InputError(f"the source changed between passes: it held {self._n_rows} rows "
                              f"and now {first_row}")
 
-    def map_reduce(self, fn, combine=operator.add):
-        """``combine`` of ``fn(codes, y, w)`` over all chunks (None if there are none)."""
+    def map_reduce(self, fn, combine=operator.add, values=False):
+        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
+        values)``) over all chunks (None if there are none)."""
         result = None
         first = True
-        for chunk in self.chunks():
+        for chunk in self.chunks(values=values):
             part = fn(*chunk)
             del chunk
             result = part if first else combine(result, part)
@@ -715,9 +717,9 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     layout = summary.layout
     estimator._begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = StreamSource(estimator, reader, layout, chunk_rows, summary.n_rows, progress)
-    for codes, y_idx, w in source.chunks(desc="pass 2/2: counting"):
-        estimator._count(codes, y_idx, w)
-        del codes, y_idx
+    for chunk in source.chunks(desc="pass 2/2: counting", values=estimator._needs_values()):
+        estimator._count(*chunk)
+        del chunk
     estimator._learn_from_counts(source)
     return estimator
 

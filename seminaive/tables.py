@@ -21,6 +21,7 @@ import numpy as np
 
 from . import kernels
 from .exceptions import TableTooLargeError
+from .kernels import gaussian as gaussian_kernels
 
 #: rows per cache block in the counting kernels
 COUNT_BLOCK_ROWS = 65_536
@@ -236,10 +237,11 @@ class _CountTable:
                            getattr(self, "ext_first", None), getattr(self, "sub_index", None))
 
     # ---------------------------------------------------------------------------- counting
-    def add(self, X, y, sample_weight=None):
+    def add(self, X, y, sample_weight=None, values=None):
         """Count rows (storage codes ``X`` (n, a), class indices ``y``) into the tables.
 
-        Negative weights remove rows (see :meth:`remove`).
+        Negative weights remove rows (see :meth:`remove`).  ``values``: the centred values of
+        the numeric attributes, for a table with moments (:meth:`FrequencyTable.attach_moments`).
         """
         X = np.asfortranarray(X)
         y = np.ascontiguousarray(y, dtype=np.int32)
@@ -253,14 +255,20 @@ class _CountTable:
         if X.shape[0] == 0:
             return self
         self._count(X, y, w, weighted)
+        moments = getattr(self, "moments", None)
+        if moments is not None:
+            if values is None or np.shape(values) != (X.shape[0], moments.numeric.size):
+                raise ValueError(f"this table keeps the moments of {moments.numeric.size} "
+                                 "numeric attributes: pass their values")
+            moments.add(X, y, w, weighted, values)
         self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
         self._changed()
         return self
 
-    def remove(self, X, y, sample_weight=None):
+    def remove(self, X, y, sample_weight=None, values=None):
         """Subtract rows previously added (incremental unlearning, leave-one-out)."""
         w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        return self.add(X, y, -w)
+        return self.add(X, y, -w, values)
 
     def grow(self, n_values):
         """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
@@ -276,6 +284,8 @@ class _CountTable:
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
                        self.sizes, self.combos, self.orders, self.n_classes)
+        if getattr(self, "moments", None) is not None:
+            self.moments.grow(self.sizes)
         self._changed()
         return self
 
@@ -322,6 +332,22 @@ class FrequencyTable(_CountTable):
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         self.n_rows = 0.0
         self._log_tables = None
+        self.moments = None
+
+    def attach_moments(self, numeric, max_parents):
+        """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
+        parent combination of order <= ``max_parents`` (:class:`MomentTable`); refused
+        before allocating if counts and moments would exceed ``max_table_bytes``."""
+        need = MomentTable.estimate_bytes(self, numeric, max_parents)
+        if self.max_table_bytes is not None and need + self.counts.nbytes > self.max_table_bytes:
+            raise TableTooLargeError(
+                f"The counts ({_format_bytes(self.counts.nbytes)}) and the moments of "
+                f"{len(numeric)} Gaussian attributes ({_format_bytes(need)}) would exceed "
+                f"max_table_bytes={_format_bytes(self.max_table_bytes)}: use a lower order, "
+                "numeric='discretize', or raise max_table_bytes if the machine has the "
+                "memory.")
+        self.moments = MomentTable(self, numeric, max_parents)
+        return self
 
     # ----------------------------------------------------------------------------- layout
     def _build_index(self):
@@ -354,6 +380,7 @@ class FrequencyTable(_CountTable):
 
     def _changed(self):
         self._log_tables = None
+        self._gaussian_key = None
 
     def combination_index(self, members):
         """Global index of the combination with these (distinct) attribute indices."""
@@ -466,9 +493,16 @@ class FrequencyTable(_CountTable):
         self.grow(target)
         if not np.array_equal(other.sizes - 1, target):
             other = other.copy().grow(target)
+        if (self.moments is None) != (other.moments is None) or (
+                self.moments is not None and not np.array_equal(self.moments.numeric,
+                                                                other.moments.numeric)):
+            raise ValueError("can only merge tables that keep the moments of the same numeric "
+                             "attributes")
         self.counts += other.counts
+        if self.moments is not None:
+            self.moments.sums += other.moments.sums
         self.n_rows += other.n_rows
-        self._log_tables = None
+        self._changed()
         return self
 
     def copy(self):
@@ -476,6 +510,9 @@ class FrequencyTable(_CountTable):
         new.__dict__.update(self.__dict__)
         new.counts = self.counts.copy()
         new._log_tables = None
+        new._gaussian_key = None
+        if self.moments is not None:
+            new.moments = self.moments.copy()
         return new
 
     # --------------------------------------------------------------------------- smoothing
@@ -540,12 +577,47 @@ class FrequencyTable(_CountTable):
                 log_weights, out)
         return out
 
+    def gaussian_scores(self, X, values, log_width, n, smoothing="m_estimate", m=1.0,
+                        min_count=1, aggregate="joint"):
+        """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
+        moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
+        ``log_width[i, code]`` the log widths of the numeric parents' bins (see
+        :func:`seminaive.kernels.gaussian.gaussian_scores`).  The Gaussian estimates shrink
+        with ``m`` pseudo-rows (1 with Laplace smoothing), see :meth:`MomentTable.estimates`.
+        """
+        if self.moments is None:
+            raise ValueError("this table keeps no moments: attach_moments() before counting")
+        modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
+                 "vote": kernels.AGGREGATE_VOTE}
+        tables = self.log_tables(n, smoothing, m, min_count)
+        kappa = 1.0 if smoothing == "laplace" else float(m)
+        key = ("gaussian", kappa)
+        if getattr(self, "_gaussian_key", None) != key:
+            self._gaussian_estimates = self.moments.estimates(kappa)
+            self._gaussian_key = key
+        mean, var = self._gaussian_estimates
+        X = np.ascontiguousarray(X)
+        out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
+        if X.shape[0]:
+            gaussian = np.full(self.n_attributes, -1, dtype=np.int64)
+            gaussian[self.moments.numeric] = np.arange(self.moments.numeric.size)
+            gaussian_kernels.gaussian_scores(
+                X, np.ascontiguousarray(values, dtype=np.float64), tables.n, self.max_order,
+                self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
+                self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
+                gaussian, np.ascontiguousarray(log_width, dtype=np.float64),
+                self.moments.offsets, mean, var, modes[aggregate], out)
+        return out
+
     # ------------------------------------------------------------------------- persistence
     def state(self):
         """Arrays that define the table (everything else is derived)."""
-        return {"sizes": self.sizes, "counts": self.counts,
-                "meta": np.array([self.n_classes, self.max_order], dtype=np.int64),
-                "n_rows": np.array([self.n_rows])}
+        state = {"sizes": self.sizes, "counts": self.counts,
+                 "meta": np.array([self.n_classes, self.max_order], dtype=np.int64),
+                 "n_rows": np.array([self.n_rows])}
+        if self.moments is not None:
+            state.update(self.moments.state())
+        return state
 
     @classmethod
     def from_state(cls, state, max_table_bytes=None):
@@ -557,7 +629,201 @@ class FrequencyTable(_CountTable):
                              f"{table.counts.size}")
         table.counts[:] = counts
         table.n_rows = float(np.asarray(state["n_rows"])[0])
+        if "moment_sums" in state:
+            numeric = np.asarray(state["moment_numeric"])
+            if (numeric.ndim != 1 or numeric.dtype.kind not in "iu"
+                    or np.any(numeric < 0) or np.any(numeric >= table.n_attributes)
+                    or np.unique(numeric).size != numeric.size):
+                raise ValueError("bad numeric attribute list of the moments")
+            table.attach_moments(numeric, int(np.asarray(state["moment_meta"])[0]))
+            sums = np.asarray(state["moment_sums"], dtype=np.float64)
+            if sums.shape != table.moments.sums.shape or not np.all(np.isfinite(sums)):
+                raise ValueError(f"moment array has {sums.size} entries, the layout needs "
+                                 f"{table.moments.sums.size} finite values")
+            table.moments.sums[:] = sums
         return table
+
+
+# --------------------------------------------------------------------------------------------
+# Moments of numeric attributes (Gaussian children)
+# --------------------------------------------------------------------------------------------
+
+
+class MomentTable:
+    """Sufficient statistics of numeric attributes as Gaussian children of parent cells.
+
+    For every parent combination g of orders 0..``max_parents`` of a
+    :class:`FrequencyTable` and every numeric attribute c not in g, the weight, sum and sum of
+    squares of c's values in each (parent cell, class): a block of shape
+    (sizes of g's members..., k, 3).  Values are counted as given (the encoder centres them,
+    which keeps the sums of squares accurate); a missing value (NaN) is left out.  Sums add,
+    so tables merge, rows can be removed (negative weights) and :meth:`partial_fit`
+    equals ``fit``.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        The counts whose combinations of order <= ``max_parents`` are the parents.
+    numeric : array-like of int
+        Indices of the numeric attributes modelled as Gaussian children.
+    max_parents : int
+        Highest parent order (AnDE's n).
+    """
+
+    def __init__(self, table, numeric, max_parents):
+        self.numeric = np.asarray(numeric, dtype=np.int64)
+        self.max_parents = int(min(max_parents, table.max_order))
+        self.n_classes = table.n_classes
+        self.n_combinations = int(table.order_first[self.max_parents + 1])
+        self.combos = table.combos[:self.n_combinations]
+        self.orders = table.orders[:self.n_combinations]
+        self._layout(table.sizes)
+        self.sums = np.zeros(int(self._size), dtype=np.float64)
+
+    def _layout(self, sizes):
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        n_num = self.numeric.size
+        offsets = np.full((self.n_combinations, n_num), -1, dtype=np.int64)
+        position = 0
+        for g in range(self.n_combinations):
+            members = self.combos[g, :self.orders[g]]
+            cells = int(np.prod(self.sizes[members])) if members.size else 1
+            for j, c in enumerate(self.numeric):
+                if c in members:
+                    continue
+                offsets[g, j] = position
+                position += cells * self.n_classes * 3
+        self.offsets = offsets
+        self._size = position
+
+    @property
+    def nbytes(self):
+        return self.sums.nbytes
+
+    @staticmethod
+    def estimate_bytes(table, numeric, max_parents):
+        """Bytes of the sums of :class:`MomentTable` (table, numeric, max_parents)."""
+        numeric = set(int(c) for c in numeric)
+        total = 0
+        for g in range(int(table.order_first[min(max_parents, table.max_order) + 1])):
+            members = table.members(g)
+            cells = int(np.prod(table.sizes[list(members)])) if members else 1
+            total += cells * sum(c not in members for c in numeric)
+        return 24 * table.n_classes * total
+
+    def block(self, g, j):
+        """Moments of numeric attribute number ``j`` given combination ``g``: shape
+        (sizes of g's members..., k, 3) holding weight, sum, sum of squares (a view)."""
+        off = int(self.offsets[g, j])
+        if off < 0:
+            raise ValueError(f"attribute {int(self.numeric[j])} is a member of combination {g}")
+        members = self.combos[g, :self.orders[g]]
+        shape = [int(self.sizes[m]) for m in members] + [self.n_classes, 3]
+        return self.sums[off:off + int(np.prod(shape))].reshape(shape)
+
+    def add(self, X, y, w, weighted, values):
+        gaussian_kernels.count_moments(np.ascontiguousarray(X), y, w, weighted,
+                                       np.ascontiguousarray(values, dtype=np.float64),
+                                       self.combos, self.orders, self.sizes, self.n_classes,
+                                       self.offsets, self.sums)
+
+    def grow(self, sizes):
+        """Re-lay the blocks for enlarged attribute extents (new values appended)."""
+        old = {(g, j): self.block(g, j).copy() for g in range(self.n_combinations)
+               for j in range(self.numeric.size) if self.offsets[g, j] >= 0}
+        self._layout(sizes)
+        self.sums = np.zeros(int(self._size), dtype=np.float64)
+        for (g, j), block in old.items():
+            self.block(g, j)[tuple(slice(0, e) for e in block.shape)] = block
+
+    def copy(self):
+        new = object.__new__(MomentTable)
+        new.__dict__.update(self.__dict__)
+        new.sums = self.sums.copy()
+        return new
+
+    def estimates(self, kappa, floor_ratio=0.01):
+        """Shrunk means and variances, one per (cell, class) of every block (the layout of
+        ``offsets // 3``).
+
+        Given the class alone: the maximum-likelihood mean and (biased) variance, as
+        scikit-learn's ``GaussianNB``, or those of all classes when the class has at most one
+        row.  Given parent values, a cell's moments shrink towards the estimate of the next
+        coarser conditioning with ``kappa`` pseudo-rows drawn from it (the moments of the
+        mixture, as a normal-inverse-gamma posterior mean):
+
+            mean = (S1 + kappa mu0) / (N + kappa)
+            var  = (SS + kappa var0 + N kappa / (N + kappa) (xbar - mu0)^2) / (N + kappa)
+
+        with N, S1 and SS = S2 - N xbar^2 the cell's weight, sum and centred sum of squares.
+        The coarser estimate (mu0, var0) of a cell given parents s is the mean of the
+        estimates given each subset of s with one parent fewer (the same class and values).
+        The variance is floored at
+        ``(floor_ratio * sd)^2``, sd the attribute's overall standard deviation.
+        """
+        k = self.n_classes
+        mean = np.zeros(self._size // 3)
+        var = np.zeros(self._size // 3)
+        index = {}
+        for g in range(self.n_combinations):
+            index[tuple(int(m) for m in self.combos[g, :self.orders[g]])] = g
+        floors = np.zeros(self.numeric.size)
+        pooled = []
+        for j in range(self.numeric.size):
+            total = self.block(0, j).sum(axis=0)  # over classes: (3,)
+            n, s1, s2 = total
+            mu = s1 / n if n > 0 else 0.0
+            v = max(s2 / n - mu * mu, 0.0) if n > 0 else 0.0
+            floors[j] = (floor_ratio ** 2) * v if v > 0 else 1.0
+            pooled.append((mu, max(v, floors[j])))
+
+        def view(arr, g, j):
+            off = int(self.offsets[g, j]) // 3
+            members = self.combos[g, :self.orders[g]]
+            shape = [int(self.sizes[m]) for m in members] + [k]
+            return arr[off:off + int(np.prod(shape))].reshape(shape)
+
+        for g in range(self.n_combinations):
+            members = tuple(int(m) for m in self.combos[g, :self.orders[g]])
+            for j in range(self.numeric.size):
+                if self.offsets[g, j] < 0:
+                    continue
+                sums = self.block(g, j)
+                if not members:  # the class alone: maximum likelihood, or all classes
+                    n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
+                    enough = n > 1
+                    safe = np.where(enough, n, 1.0)
+                    m_est = np.where(enough, s1 / safe, pooled[j][0])
+                    v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0),
+                                     pooled[j][1])
+                    view(mean, g, j)[...] = m_est
+                    view(var, g, j)[...] = np.maximum(v_est, floors[j])
+                    continue
+                else:
+                    mu0 = np.zeros(sums.shape[:-1])
+                    var0 = np.zeros(sums.shape[:-1])
+                    for drop in range(len(members)):
+                        sub = members[:drop] + members[drop + 1:]
+                        h = index[sub]
+                        mu0 = mu0 + np.expand_dims(view(mean, h, j), drop)
+                        var0 = var0 + np.expand_dims(view(var, h, j), drop)
+                    mu0 /= len(members)
+                    var0 /= len(members)
+                n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
+                ss = np.maximum(s2 - n * xbar * xbar, 0.0)
+                denom = n + kappa
+                m_est = (s1 + kappa * mu0) / denom
+                v_est = (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom
+                view(mean, g, j)[...] = m_est
+                view(var, g, j)[...] = np.maximum(v_est, floors[j])
+        return mean, var
+
+    def state(self):
+        return {"moment_numeric": self.numeric,
+                "moment_meta": np.array([self.max_parents], dtype=np.int64),
+                "moment_sums": self.sums}
 
 
 # --------------------------------------------------------------------------------------------

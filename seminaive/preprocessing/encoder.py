@@ -427,6 +427,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
                 # a scikit-learn discretiser may not accept NaN: fit it on column medians
                 fit_values = _fill_nan(fit_values)
+            self._numeric_summary(fit_values)
             if not _is_fitted(self.discretizer_):
                 self.discretizer_.fit(fit_values, fit_y)
             elif getattr(self.discretizer_, "n_features_in_", numeric.size) != numeric.size:
@@ -453,6 +454,52 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if self.missing == "value":
             self._add_missing_codes(frame, present)
         return self
+
+    def _numeric_summary(self, values):
+        """Median (``numeric_center_``) and range (``numeric_range_``) of every numeric
+        column on the rows the cut points are fitted on (0 where a column has no value)."""
+        values = np.asarray(values, dtype=np.float64)
+        observed = ~np.isnan(values)
+        center = np.zeros(values.shape[1])
+        bounds = np.zeros((values.shape[1], 2))
+        for j in range(values.shape[1]):
+            col = values[observed[:, j], j]
+            if col.size:
+                center[j] = np.median(col)
+                bounds[j] = col.min(), col.max()
+        self.numeric_center_ = center
+        self.numeric_range_ = bounds
+
+    def numeric_values(self, X, owner):
+        """The numeric columns' values minus ``numeric_center_``, float64 of shape
+        (n_rows, number of numeric columns); NaN where missing."""
+        check_is_fitted(self, "categories_")
+        frame = as_frame(X)
+        self._check_columns(frame, owner)
+        numeric = self.numeric_columns_
+        if not numeric.size:
+            return np.empty((frame.shape[0], 0))
+        return np.ascontiguousarray(self._numeric_matrix(frame, numeric) - self.numeric_center_)
+
+    def bin_log_widths(self):
+        """log of the width of every value of every attribute, shape (n_features,
+        1 + max n_values): a numeric column's bins between its cut points, the outer bins
+        bounded by ``numeric_range_``, floored at 1e-9 of the column's range (0, i.e. width
+        1, for nominal columns, the missing slot and a missing value's own code)."""
+        check_is_fitted(self, "categories_")
+        n_values = self.n_values_
+        out = np.zeros((n_values.size, int(n_values.max(initial=0)) + 1))
+        cuts = getattr(getattr(self, "discretizer_", None), "cut_points_", None)
+        for j, col in enumerate(self.numeric_columns_):
+            lo, hi = self.numeric_range_[j]
+            c = np.asarray(cuts[j], dtype=np.float64) if cuts is not None else np.empty(0)
+            edges = np.concatenate([[min(lo, c[0]) if c.size else lo], c,
+                                    [max(hi, c[-1]) if c.size else hi]])
+            width = np.diff(edges)
+            floor = max(1e-9 * (edges[-1] - edges[0]), 1e-300)
+            width = np.where(width > floor, width, floor if edges[-1] > edges[0] else 1.0)
+            out[col, 1:1 + width.size] = np.log(width)
+        return out
 
     def _numeric_matrix(self, frame, numeric):
         try:
@@ -773,6 +820,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             "missing_code": self.missing_code_.tolist(),
             "cut_points": ([np.asarray(c, dtype=float).tolist()
                             for c in self.discretizer_.cut_points_] if numeric_disc else None),
+            "numeric_center": (self.numeric_center_.tolist() if numeric_disc else None),
+            "numeric_range": (self.numeric_range_.tolist() if numeric_disc else None),
         }
 
     @classmethod
@@ -796,6 +845,11 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             disc.n_bins_ = np.array([len(c) + 1 for c in disc.cut_points_], dtype=np.int64)
             disc.n_features_in_ = len(disc.cut_points_)
             enc.discretizer_ = disc
+            n_num = enc.numeric_columns_.size
+            center = state.get("numeric_center") or [0.0] * n_num
+            bounds = state.get("numeric_range") or [[0.0, 0.0]] * n_num
+            enc.numeric_center_ = np.asarray(center, dtype=np.float64).reshape(n_num)
+            enc.numeric_range_ = np.asarray(bounds, dtype=np.float64).reshape(n_num, 2)
         return enc
 
 
