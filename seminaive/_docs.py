@@ -145,8 +145,9 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     (``discretizer``).  ``"gaussian"``: as a child of a sub-model, by a Gaussian density
     given the class and the sub-model's parent values (Flores, Gámez, Martínez & Puerta
     2009 do this for AODE); as a parent, by its discretised value, with P(y, x_s) divided
-    by the widths of its numeric parents' bins so that every sub-model estimates the same
-    joint density.  Given the class alone, the maximum-likelihood mean and variance (as
+    by the widths of its numeric parents' bins (the outer bins ending 3 standard
+    deviations from the mean) so that every sub-model estimates the same joint density.
+    Given the class alone, the maximum-likelihood mean and variance (as
     scikit-learn's ``GaussianNB``); given parent values, they shrink towards the next
     coarser conditioning (the mean of the estimates with one parent fewer) with ``m``
     pseudo-rows (1 with Laplace smoothing); the variance is floored at (0.01 sd)^2 of the

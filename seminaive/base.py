@@ -418,8 +418,10 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         if self._needs_values():
             return self.table_.gaussian_scores(
                 codes, self.encoder_.numeric_values(X, type(self).__name__),
-                self.encoder_.bin_log_widths(), self._order(), self.smoothing, self.m,
-                self.min_count, self.aggregate)
+                self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
+                                                   self.encoder_.numeric_center_,
+                                                   self.encoder_.n_values_),
+                self._order(), self.smoothing, self.m, self.min_count, self.aggregate)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate)
 

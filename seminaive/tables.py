@@ -13,6 +13,7 @@ ones, and the counts needed to leave missing values out of a denominator (Weka's
 hand.
 """
 
+import math
 from dataclasses import dataclass
 from math import comb
 from typing import NamedTuple
@@ -819,6 +820,35 @@ class MomentTable:
                 view(mean, g, j)[...] = m_est
                 view(var, g, j)[...] = np.maximum(v_est, floors[j])
         return mean, var
+
+    def bin_log_widths(self, cut_points, center, n_values):
+        """log of the width of every value of every attribute, shape (number of attributes,
+        1 + max n_values), for the densities of numeric parents (0 elsewhere).
+
+        A numeric attribute's bins lie between its ``cut_points`` (raw units; None: every
+        width 1); the outer bins end at the overall mean -+ 3 standard deviations (from the
+        class-only moments, so the widths follow the counts exactly), every width floored at
+        0.1 standard deviation (1 for a constant attribute).  ``center``: the values'
+        centring (``AttributeEncoder.numeric_center_``).
+        """
+        n_values = np.asarray(n_values, dtype=np.int64)
+        out = np.zeros((n_values.size, int(n_values.max(initial=0)) + 1))
+        if cut_points is None:
+            return out
+        for j, c in enumerate(self.numeric):
+            n, s1, s2 = self.block(0, j).sum(axis=0)
+            if n <= 0:
+                continue
+            mean = s1 / n
+            sd = math.sqrt(max(s2 / n - mean * mean, 0.0))
+            mean += float(center[j])
+            cuts = np.asarray(cut_points[j], dtype=np.float64)
+            edges = np.concatenate([[mean - 3 * sd], cuts, [mean + 3 * sd]])
+            width = np.diff(edges)
+            floor = 0.1 * sd if sd > 0 else 1.0
+            width = np.maximum(width, floor) if sd > 0 else np.ones_like(width)
+            out[c, 1:1 + width.size] = np.log(width)
+        return out
 
     def state(self):
         return {"moment_numeric": self.numeric,

@@ -456,19 +456,28 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         return self
 
     def _numeric_summary(self, values):
-        """Median (``numeric_center_``) and range (``numeric_range_``) of every numeric
-        column on the rows the cut points are fitted on (0 where a column has no value)."""
+        """Median (``numeric_center_``) of every numeric column on the rows the cut points
+        are fitted on (0 where a column has no value): the values counted as Gaussian
+        children are centred on it, which keeps their sums of squares accurate."""
         values = np.asarray(values, dtype=np.float64)
         observed = ~np.isnan(values)
         center = np.zeros(values.shape[1])
-        bounds = np.zeros((values.shape[1], 2))
         for j in range(values.shape[1]):
             col = values[observed[:, j], j]
             if col.size:
                 center[j] = np.median(col)
-                bounds[j] = col.min(), col.max()
         self.numeric_center_ = center
-        self.numeric_range_ = bounds
+
+    def cut_points(self):
+        """Cut points of every numeric column (list of arrays, in the order of
+        ``numeric_columns_``), or None when the discretiser does not expose them
+        (``cut_points_``, or the inner edges of ``bin_edges_`` as KBinsDiscretizer's)."""
+        disc = getattr(self, "discretizer_", None)
+        if getattr(disc, "cut_points_", None) is not None:
+            return [np.asarray(c, dtype=np.float64) for c in disc.cut_points_]
+        if getattr(disc, "bin_edges_", None) is not None:
+            return [np.asarray(e, dtype=np.float64)[1:-1] for e in disc.bin_edges_]
+        return None
 
     def numeric_values(self, X, owner):
         """The numeric columns' values minus ``numeric_center_``, float64 of shape
@@ -480,26 +489,6 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if not numeric.size:
             return np.empty((frame.shape[0], 0))
         return np.ascontiguousarray(self._numeric_matrix(frame, numeric) - self.numeric_center_)
-
-    def bin_log_widths(self):
-        """log of the width of every value of every attribute, shape (n_features,
-        1 + max n_values): a numeric column's bins between its cut points, the outer bins
-        bounded by ``numeric_range_``, floored at 1e-9 of the column's range (0, i.e. width
-        1, for nominal columns, the missing slot and a missing value's own code)."""
-        check_is_fitted(self, "categories_")
-        n_values = self.n_values_
-        out = np.zeros((n_values.size, int(n_values.max(initial=0)) + 1))
-        cuts = getattr(getattr(self, "discretizer_", None), "cut_points_", None)
-        for j, col in enumerate(self.numeric_columns_):
-            lo, hi = self.numeric_range_[j]
-            c = np.asarray(cuts[j], dtype=np.float64) if cuts is not None else np.empty(0)
-            edges = np.concatenate([[min(lo, c[0]) if c.size else lo], c,
-                                    [max(hi, c[-1]) if c.size else hi]])
-            width = np.diff(edges)
-            floor = max(1e-9 * (edges[-1] - edges[0]), 1e-300)
-            width = np.where(width > floor, width, floor if edges[-1] > edges[0] else 1.0)
-            out[col, 1:1 + width.size] = np.log(width)
-        return out
 
     def _numeric_matrix(self, frame, numeric):
         try:
@@ -821,7 +810,6 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             "cut_points": ([np.asarray(c, dtype=float).tolist()
                             for c in self.discretizer_.cut_points_] if numeric_disc else None),
             "numeric_center": (self.numeric_center_.tolist() if numeric_disc else None),
-            "numeric_range": (self.numeric_range_.tolist() if numeric_disc else None),
         }
 
     @classmethod
@@ -847,9 +835,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             enc.discretizer_ = disc
             n_num = enc.numeric_columns_.size
             center = state.get("numeric_center") or [0.0] * n_num
-            bounds = state.get("numeric_range") or [[0.0, 0.0]] * n_num
             enc.numeric_center_ = np.asarray(center, dtype=np.float64).reshape(n_num)
-            enc.numeric_range_ = np.asarray(bounds, dtype=np.float64).reshape(n_num, 2)
         return enc
 
 

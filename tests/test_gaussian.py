@@ -1,0 +1,214 @@
+"""numeric="gaussian": moments against direct sums, estimates by hand, naive Bayes against
+scikit-learn's GaussianNB, invariance to the units of a numeric column, partial_fit, files,
+Dask and model files equal fit."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import load_iris, load_wine
+from sklearn.naive_bayes import GaussianNB
+from sklearn.preprocessing import KBinsDiscretizer
+
+from seminaive import A2DE, AODE, KDB, AnDE, NaiveBayes, load
+
+
+def mixed_frame(n=300, seed=0, missing=0.1):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    colour = np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3]
+    size = rng.normal(10 + 3 * y, 1 + y, n)
+    weight = rng.normal(size * 2 + (colour == "red") * 4, 2.0)
+    shape = np.array(["round", "square"])[(rng.random(n) < 0.3 + 0.2 * y).astype(int)]
+    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight, "shape": shape})
+    for col in X.columns:
+        X.loc[rng.random(n) < missing, col] = np.nan if col in ("size", "weight") else None
+    return X, np.array(["a", "b", "c"])[y]
+
+
+X, Y = mixed_frame()
+XT, _ = mixed_frame(80, seed=1, missing=0.2)
+
+
+def test_naive_bayes_is_gaussian_nb():
+    """With the m-estimates' m near 0, naive Bayes with Gaussian children is scikit-learn's
+    GaussianNB (maximum-likelihood means and variances, empirical prior)."""
+    for loader in (load_iris, load_wine):
+        Xn, yn = loader(return_X_y=True)
+        ours = NaiveBayes(numeric="gaussian", m=1e-12).fit(Xn, yn)
+        theirs = GaussianNB(var_smoothing=1e-15).fit(Xn, yn)
+        assert_allclose(ours.predict_log_proba(Xn), theirs.predict_log_proba(Xn), atol=1e-7)
+
+
+def test_moments_are_the_direct_sums():
+    model = AODE(numeric="gaussian").fit(X, Y)
+    table, enc = model.table_, model.encoder_
+    codes = model._storage_codes(X)
+    y_idx = np.searchsorted(model.classes_, Y)
+    values = enc.numeric_values(X, "test")
+    moments = table.moments
+    assert_array_equal(moments.numeric, [1, 2])
+    for g in range(moments.n_combinations):
+        members = table.members(g)
+        for j, c in enumerate(moments.numeric):
+            if c in members:
+                assert moments.offsets[g, j] == -1
+                continue
+            block = moments.block(g, j)
+            expected = np.zeros_like(block)
+            for r in range(len(Y)):
+                v = values[r, j]
+                if math.isnan(v):
+                    continue
+                cell = tuple(int(codes[r, m]) for m in members) + (int(y_idx[r]),)
+                expected[cell] += [1.0, v, v * v]
+            assert_allclose(block, expected, rtol=1e-12, atol=1e-9)
+    # centred on the median of the training values
+    assert_allclose(enc.numeric_center_, np.nanmedian(X[["size", "weight"]], axis=0))
+
+
+def test_estimates_by_hand():
+    """A parent cell shrinks towards the class-only estimate with m pseudo-rows."""
+    m = 2.0
+    model = AODE(numeric="gaussian", m=m).fit(X, Y)
+    moments = model.table_.moments
+    mean, var = moments.estimates(m)
+    j = 0  # "size"
+    k = 3
+    class_block = moments.block(0, j)  # (k, 3)
+    n0, s1, s2 = class_block[:, 0], class_block[:, 1], class_block[:, 2]
+    mu0 = s1 / n0
+    var0 = s2 / n0 - mu0 ** 2
+    off = moments.offsets[0, j] // 3
+    assert_allclose(mean[off:off + k], mu0, rtol=1e-12)
+    assert_allclose(var[off:off + k], var0, rtol=1e-12)
+    g = model.table_.combination_index([0])  # parent "colour"
+    block = moments.block(g, j)
+    off = moments.offsets[g, j] // 3
+    for value in range(1, block.shape[0]):
+        n, t1, t2 = block[value, :, 0], block[value, :, 1], block[value, :, 2]
+        xbar = np.where(n > 0, t1 / np.maximum(n, 1e-300), mu0)
+        ss = np.maximum(t2 - n * xbar ** 2, 0)
+        expect_mean = (t1 + m * mu0) / (n + m)
+        expect_var = (ss + m * var0 + n * m / (n + m) * (xbar - mu0) ** 2) / (n + m)
+        cells = slice(off + value * k, off + value * k + k)
+        assert_allclose(mean[cells], expect_mean, rtol=1e-12)
+        assert_allclose(var[cells], expect_var, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, A2DE])
+@pytest.mark.parametrize("aggregate", ["joint", "posterior"])
+def test_units_of_a_numeric_column_do_not_matter(cls, aggregate):
+    base = cls(numeric="gaussian", aggregate=aggregate).fit(X, Y)
+    Xs, XTs = X.copy(), XT.copy()
+    for frame in (Xs, XTs):
+        frame["size"] = frame["size"] * 1000.0 + 5e6
+        frame["weight"] = frame["weight"] / 64.0
+    scaled = cls(numeric="gaussian", aggregate=aggregate).fit(Xs, Y)
+    assert_allclose(scaled.predict_proba(XTs), base.predict_proba(XT), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_probabilities_and_missing_values(n):
+    model = AnDE(n=n, numeric="gaussian").fit(X, Y)
+    proba = model.predict_proba(XT)
+    assert np.all(np.isfinite(proba))
+    assert_allclose(proba.sum(axis=1), 1.0)
+    empty = XT.iloc[:1].copy()
+    empty.loc[:, :] = np.nan
+    assert_allclose(model.predict_proba(empty), model.predict_proba(empty)[:1])
+    # a row with only its numeric values observed uses their Gaussians
+    only_numeric = XT.iloc[:5].copy()
+    only_numeric[["colour", "shape"]] = None
+    nb = NaiveBayes(numeric="gaussian").fit(X[["size", "weight"]], Y)
+    if n == 0:
+        assert_allclose(model.predict_proba(only_numeric),
+                        nb.predict_proba(only_numeric[["size", "weight"]]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, A2DE])
+def test_partial_fit_equals_fit(cls):
+    """With the same cut points (a discretiser fitted beforehand), chunks give the model of
+    one fit: the moments are sums (centred on the first chunk's median, which only moves
+    rounding)."""
+    cuts = KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="quantile").fit(
+        X[["size", "weight"]].fillna(X[["size", "weight"]].median()).to_numpy())
+    full = cls(numeric="gaussian", discretizer=cuts).fit(X, Y)
+    inc = cls(numeric="gaussian", discretizer=cuts)
+    for start in range(0, len(Y), 70):
+        inc.partial_fit(X.iloc[start:start + 70], Y[start:start + 70], classes=np.unique(Y))
+    assert_array_equal(inc.table_.counts, full.table_.counts)
+    assert_allclose(inc.table_.moments.block(0, 0)[..., 0],
+                    full.table_.moments.block(0, 0)[..., 0])
+    assert_allclose(inc.predict_proba(XT), full.predict_proba(XT), rtol=1e-9, atol=1e-12)
+
+
+def test_partial_fit_with_the_same_encoder_is_exact():
+    full = AODE(numeric="gaussian", discretizer="equal_frequency").fit(X, Y)
+    inc = AODE(numeric="gaussian", discretizer="equal_frequency")
+    inc.partial_fit(X, Y, classes=np.unique(Y))  # one chunk: identical
+    assert_array_equal(inc.table_.moments.sums, full.table_.moments.sums)
+    assert_array_equal(inc.predict_proba(XT), full.predict_proba(XT))
+
+
+def test_fit_stream_and_dask_equal_fit(tmp_path):
+    path = tmp_path / "train.csv"
+    X.assign(label=Y).to_csv(path, index=False)
+    full = A2DE(numeric="gaussian").fit(X, Y)
+    streamed = A2DE(numeric="gaussian").fit_stream(path, target="label", chunk_rows=70,
+                                                   progress=False)
+    assert_allclose(streamed.table_.moments.sums, full.table_.moments.sums, rtol=1e-12,
+                    atol=1e-9)
+    assert_allclose(streamed.predict_proba(XT), full.predict_proba(XT), rtol=1e-10)
+    dask = pytest.importorskip("dask")
+    import dask.dataframe as dd
+
+    import seminaive.dask
+
+    with dask.config.set(scheduler="synchronous"):
+        distributed = seminaive.dask.fit(A2DE(numeric="gaussian"),
+                                         dd.from_pandas(X.assign(label=Y), npartitions=3),
+                                         target="label")
+    assert_allclose(distributed.table_.moments.sums, full.table_.moments.sums, rtol=1e-12,
+                    atol=1e-9)
+    assert_allclose(distributed.predict_proba(XT), full.predict_proba(XT), rtol=1e-10)
+
+
+def test_weights_are_repeated_rows():
+    w = np.random.default_rng(3).integers(0, 3, len(Y))
+    a = AODE(numeric="gaussian", discretizer="equal_frequency").fit(X, Y, sample_weight=w)
+    b = AODE(numeric="gaussian", discretizer="equal_frequency").fit(
+        X.loc[X.index.repeat(w)], np.repeat(Y, w))
+    assert_allclose(a.predict_proba(XT), b.predict_proba(XT), rtol=1e-9)
+
+
+def test_save_load(tmp_path):
+    model = AODE(numeric="gaussian").fit(X, Y)
+    model.save(tmp_path / "g.npz")
+    back = load(tmp_path / "g.npz")
+    assert back.numeric == "gaussian"
+    assert_array_equal(back.table_.moments.sums, model.table_.moments.sums)
+    assert_array_equal(back.encoder_.numeric_center_, model.encoder_.numeric_center_)
+    assert_array_equal(back.predict_proba(XT), model.predict_proba(XT))
+
+
+def test_discretize_is_unchanged():
+    a = AODE().fit(X, Y)
+    b = AODE(numeric="discretize").fit(X, Y)
+    assert a.table_.moments is None
+    assert_array_equal(a.predict_proba(XT), b.predict_proba(XT))
+
+
+@pytest.mark.parametrize("make", [lambda: AnDE(n="auto", numeric="gaussian"),
+                                  lambda: AnDE(n=1, weights="mi", numeric="gaussian")])
+def test_unsupported_combinations_are_refused(make):
+    with pytest.raises(ValueError, match="numeric='gaussian' is not available"):
+        make().fit(X, Y)
+
+
+def test_bad_value_is_refused():
+    with pytest.raises(ValueError, match="numeric="):
+        AODE(numeric="normal").fit(X, Y)
+    assert "numeric" not in KDB().get_params()
