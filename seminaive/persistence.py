@@ -357,7 +357,7 @@ def load_model(path):
         moments = model.table_.moments
         _expect(np.array_equal(model._gaussian_attributes(),
                                np.empty(0) if moments is None else moments.numeric)
-                and (moments is None or moments.max_parents == min(
+                and (moments is None or model.table_.moment_parents == min(
                     model._order(), model.table_.max_order)),
                 "the moments of the Gaussian attributes do not match numeric= and the "
                 "numeric columns")

@@ -261,7 +261,7 @@ class _CountTable:
             if values is None or np.shape(values) != (X.shape[0], moments.numeric.size):
                 raise ValueError(f"this table keeps the moments of {moments.numeric.size} "
                                  "numeric attributes: pass their values")
-            moments.add(X, y, w, weighted, values)
+            moments.add(X, y, w if weighted else None, values)
         self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
         self._changed()
         return self
@@ -337,9 +337,12 @@ class FrequencyTable(_CountTable):
 
     def attach_moments(self, numeric, max_parents):
         """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
-        parent combination of order <= ``max_parents`` (:class:`MomentTable`); refused
-        before allocating if counts and moments would exceed ``max_table_bytes``."""
-        need = MomentTable.estimate_bytes(self, numeric, max_parents)
+        parent combination of order <= ``max_parents`` (:meth:`MomentTable.for_table`);
+        refused before allocating if counts and moments would exceed ``max_table_bytes``."""
+        n_comb = int(self.order_first[min(max_parents, self.max_order) + 1])
+        entries = [(self.members(g), int(c)) for g in range(n_comb) for c in numeric
+                   if int(c) not in self.members(g)]
+        need = MomentTable.estimate_bytes(entries, self.sizes, self.n_classes)
         if self.max_table_bytes is not None and need + self.counts.nbytes > self.max_table_bytes:
             raise TableTooLargeError(
                 f"The counts ({_format_bytes(self.counts.nbytes)}) and the moments of "
@@ -347,7 +350,8 @@ class FrequencyTable(_CountTable):
                 f"max_table_bytes={_format_bytes(self.max_table_bytes)}: use a lower order, "
                 "numeric='discretize', or raise max_table_bytes if the machine has the "
                 "memory.")
-        self.moments = MomentTable(self, numeric, max_parents)
+        self.moments = MomentTable(entries, self.sizes, self.n_classes, numeric)
+        self.moment_parents = int(min(max_parents, self.max_order))
         return self
 
     # ----------------------------------------------------------------------------- layout
@@ -607,7 +611,8 @@ class FrequencyTable(_CountTable):
                 self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
                 self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
                 gaussian, np.ascontiguousarray(log_width, dtype=np.float64),
-                self.moments.offsets, mean, var, modes[aggregate], out)
+                self.moments.grid(self, self.moment_parents), mean, var, modes[aggregate],
+                out)
         return out
 
     # ------------------------------------------------------------------------- persistence
@@ -617,7 +622,8 @@ class FrequencyTable(_CountTable):
                  "meta": np.array([self.n_classes, self.max_order], dtype=np.int64),
                  "n_rows": np.array([self.n_rows])}
         if self.moments is not None:
-            state.update(self.moments.state())
+            state.update({f"moment_{k}": v for k, v in self.moments.state().items()})
+            state["moment_meta"] = np.array([self.moment_parents], dtype=np.int64)
         return state
 
     @classmethod
@@ -631,17 +637,13 @@ class FrequencyTable(_CountTable):
         table.counts[:] = counts
         table.n_rows = float(np.asarray(state["n_rows"])[0])
         if "moment_sums" in state:
-            numeric = np.asarray(state["moment_numeric"])
-            if (numeric.ndim != 1 or numeric.dtype.kind not in "iu"
-                    or np.any(numeric < 0) or np.any(numeric >= table.n_attributes)
-                    or np.unique(numeric).size != numeric.size):
-                raise ValueError("bad numeric attribute list of the moments")
-            table.attach_moments(numeric, int(np.asarray(state["moment_meta"])[0]))
-            sums = np.asarray(state["moment_sums"], dtype=np.float64)
-            if sums.shape != table.moments.sums.shape or not np.all(np.isfinite(sums)):
-                raise ValueError(f"moment array has {sums.size} entries, the layout needs "
-                                 f"{table.moments.sums.size} finite values")
-            table.moments.sums[:] = sums
+            moments = MomentTable.from_state(
+                {k: state[f"moment_{k}"] for k in ("numeric", "entries", "sums")},
+                table.sizes, table.n_classes)
+            table.attach_moments(moments.numeric, int(np.asarray(state["moment_meta"])[0]))
+            if moments.entries != table.moments.entries:
+                raise ValueError("the moment entries do not match the table's combinations")
+            table.moments.sums[:] = moments.sums
         return table
 
 
@@ -653,89 +655,117 @@ class FrequencyTable(_CountTable):
 class MomentTable:
     """Sufficient statistics of numeric attributes as Gaussian children of parent cells.
 
-    For every parent combination g of orders 0..``max_parents`` of a
-    :class:`FrequencyTable` and every numeric attribute c not in g, the weight, sum and sum of
-    squares of c's values in each (parent cell, class): a block of shape
-    (sizes of g's members..., k, 3).  Values are counted as given (the encoder centres them,
-    which keeps the sums of squares accurate); a missing value (NaN) is left out.  Sums add,
-    so tables merge, rows can be removed (negative weights) and :meth:`partial_fit`
-    equals ``fit``.
+    One *entry* per (parent attributes, numeric child): the weight, sum and sum of squares
+    of the child's values in each (parent cell, class), a block of shape
+    (sizes of the parents..., k, 3) (slot 0 of a parent axis: the parent is missing, as in
+    the count blocks).  Values are counted as given (the encoder centres them, which keeps
+    the sums of squares accurate); a missing value (NaN) is left out.  Sums add, so tables
+    merge, rows can be removed (negative weights) and ``partial_fit`` equals ``fit``.
 
     Parameters
     ----------
-    table : FrequencyTable
-        The counts whose combinations of order <= ``max_parents`` are the parents.
+    entries : sequence of (tuple of int, int)
+        (parents, child) of every entry; ``parents`` may be empty (the class alone).
+    sizes : array-like of int
+        ``n_values + 1`` of every attribute.
+    n_classes : int
     numeric : array-like of int
-        Indices of the numeric attributes modelled as Gaussian children.
-    max_parents : int
-        Highest parent order (AnDE's n).
+        The numeric attributes, in the order of the columns of the values passed to
+        :meth:`add`; every child is one of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive.tables import MomentTable
+    >>> moments = MomentTable([((), 1), ((0,), 1)], sizes=[3, 2], n_classes=2, numeric=[1])
+    >>> codes = np.array([[1, 1], [2, 1], [1, 1]])  # attribute 1's code is its bin
+    >>> _ = moments.add(codes, np.array([0, 1, 0]), None, np.array([[1.0], [5.0], [3.0]]))
+    >>> moments.block(0).tolist()  # class alone: (weight, sum, sum of squares) per class
+    [[2.0, 4.0, 10.0], [1.0, 5.0, 25.0]]
+    >>> moments.block(1)[1, 0].tolist()  # parent value 1, class 0
+    [2.0, 4.0, 10.0]
     """
 
-    def __init__(self, table, numeric, max_parents):
+    def __init__(self, entries, sizes, n_classes, numeric):
         self.numeric = np.asarray(numeric, dtype=np.int64)
-        self.max_parents = int(min(max_parents, table.max_order))
-        self.n_classes = table.n_classes
-        self.n_combinations = int(table.order_first[self.max_parents + 1])
-        self.combos = table.combos[:self.n_combinations]
-        self.orders = table.orders[:self.n_combinations]
-        self._layout(table.sizes)
-        self.sums = np.zeros(int(self._size), dtype=np.float64)
+        column = {int(c): j for j, c in enumerate(self.numeric)}
+        entries = [(tuple(int(p) for p in parents), int(child)) for parents, child in entries]
+        for parents, child in entries:
+            if child not in column or child in parents or len(set(parents)) != len(parents):
+                raise ValueError(f"bad moment entry {parents} -> {child}")
+        self.entries = entries
+        self.n_classes = int(n_classes)
+        width = max((len(p) for p, _ in entries), default=0)
+        self.parents = np.full((len(entries), max(width, 1)), -1, dtype=np.int64)
+        self.orders = np.array([len(p) for p, _ in entries], dtype=np.int64)
+        for e, (parents, _) in enumerate(entries):
+            self.parents[e, :len(parents)] = parents
+        self.child = np.array([c for _, c in entries], dtype=np.int64)
+        self.column = np.array([column[c] for c in self.child], dtype=np.int64)
+        self.index = {entry: e for e, entry in enumerate(entries)}
+        self._layout(sizes)
+        self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+
+    @classmethod
+    def for_table(cls, table, numeric, max_parents):
+        """Entries for every parent combination of ``table`` of order <= ``max_parents``
+        and every ``numeric`` attribute not in it (the sub-models of AnDE)."""
+        numeric = [int(c) for c in numeric]
+        n_comb = int(table.order_first[min(max_parents, table.max_order) + 1])
+        entries = [(table.members(g), c) for g in range(n_comb) for c in numeric
+                   if c not in table.members(g)]
+        return cls(entries, table.sizes, table.n_classes, numeric)
+
+    @staticmethod
+    def estimate_bytes(entries, sizes, n_classes):
+        """Bytes of the sums of the ``entries``, without allocating."""
+        sizes = np.asarray(sizes, dtype=np.float64)
+        cells = sum(float(np.prod(sizes[list(parents)])) for parents, _ in entries)
+        return int(24.0 * n_classes * cells)
 
     def _layout(self, sizes):
         self.sizes = np.asarray(sizes, dtype=np.int64)
-        n_num = self.numeric.size
-        offsets = np.full((self.n_combinations, n_num), -1, dtype=np.int64)
-        position = 0
-        for g in range(self.n_combinations):
-            members = self.combos[g, :self.orders[g]]
-            cells = int(np.prod(self.sizes[members])) if members.size else 1
-            for j, c in enumerate(self.numeric):
-                if c in members:
-                    continue
-                offsets[g, j] = position
-                position += cells * self.n_classes * 3
-        self.offsets = offsets
-        self._size = position
+        block = np.array([int(np.prod(self.sizes[list(p)])) * self.n_classes * 3
+                          for p, _ in self.entries], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
 
     @property
     def nbytes(self):
         return self.sums.nbytes
 
-    @staticmethod
-    def estimate_bytes(table, numeric, max_parents):
-        """Bytes of the sums of :class:`MomentTable` (table, numeric, max_parents)."""
-        numeric = set(int(c) for c in numeric)
-        total = 0
-        for g in range(int(table.order_first[min(max_parents, table.max_order) + 1])):
-            members = table.members(g)
-            cells = int(np.prod(table.sizes[list(members)])) if members else 1
-            total += cells * sum(c not in members for c in numeric)
-        return 24 * table.n_classes * total
+    def block(self, e):
+        """Moments of entry ``e``: shape (sizes of its parents..., k, 3), holding weight,
+        sum and sum of squares (a view)."""
+        parents = self.entries[e][0]
+        shape = [int(self.sizes[m]) for m in parents] + [self.n_classes, 3]
+        return self.sums[self.offsets[e]:self.offsets[e + 1]].reshape(shape)
 
-    def block(self, g, j):
-        """Moments of numeric attribute number ``j`` given combination ``g``: shape
-        (sizes of g's members..., k, 3) holding weight, sum, sum of squares (a view)."""
-        off = int(self.offsets[g, j])
-        if off < 0:
-            raise ValueError(f"attribute {int(self.numeric[j])} is a member of combination {g}")
-        members = self.combos[g, :self.orders[g]]
-        shape = [int(self.sizes[m]) for m in members] + [self.n_classes, 3]
-        return self.sums[off:off + int(np.prod(shape))].reshape(shape)
-
-    def add(self, X, y, w, weighted, values):
-        gaussian_kernels.count_moments(np.ascontiguousarray(X), y, w, weighted,
-                                       np.ascontiguousarray(values, dtype=np.float64),
-                                       self.combos, self.orders, self.sizes, self.n_classes,
-                                       self.offsets, self.sums)
+    def add(self, X, y, w, values):
+        """Add rows: storage codes ``X``, class indices ``y``, weights ``w`` (None: 1) and
+        the numeric attributes' values (n_rows, len(numeric)), NaN where missing."""
+        X = np.ascontiguousarray(X)
+        if X.shape[0] == 0:
+            return self
+        weighted = w is not None
+        w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        if values.shape != (X.shape[0], self.numeric.size):
+            raise ValueError(f"expected the values of {self.numeric.size} numeric attributes "
+                             f"for {X.shape[0]} rows, got shape {values.shape}")
+        gaussian_kernels.count_moments(X, np.ascontiguousarray(y, dtype=np.int64), w,
+                                       weighted, values, self.parents, self.orders,
+                                       self.column, self.offsets, self.sizes, self.n_classes,
+                                       self.sums)
+        return self
 
     def grow(self, sizes):
         """Re-lay the blocks for enlarged attribute extents (new values appended)."""
-        old = {(g, j): self.block(g, j).copy() for g in range(self.n_combinations)
-               for j in range(self.numeric.size) if self.offsets[g, j] >= 0}
+        old = [self.block(e).copy() for e in range(len(self.entries))]
         self._layout(sizes)
-        self.sums = np.zeros(int(self._size), dtype=np.float64)
-        for (g, j), block in old.items():
-            self.block(g, j)[tuple(slice(0, e) for e in block.shape)] = block
+        self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        for e, block in enumerate(old):
+            self.block(e)[tuple(slice(0, n) for n in block.shape)] = block
+        return self
 
     def copy(self):
         new = object.__new__(MomentTable)
@@ -743,9 +773,20 @@ class MomentTable:
         new.sums = self.sums.copy()
         return new
 
-    def estimates(self, kappa, floor_ratio=0.01):
-        """Shrunk means and variances, one per (cell, class) of every block (the layout of
-        ``offsets // 3``).
+    def add_matching(self, other):
+        """Add the sums of the entries that ``other`` shares with this table (e.g. the
+        families whose parents did not change between two ``partial_fit`` calls)."""
+        other = other.copy().grow(np.maximum(self.sizes, other.sizes)) if np.any(
+            other.sizes < self.sizes) else other
+        for e, entry in enumerate(self.entries):
+            f = other.index.get(entry)
+            if f is not None:
+                self.block(e)[...] += other.block(f)[tuple(
+                    slice(0, n) for n in self.block(e).shape)]
+        return self
+
+    def estimates(self, kappa, floor_ratio=0.01, coarser=None):
+        """Means and variances, one per (cell, class) of every entry (``offsets // 3``).
 
         Given the class alone: the maximum-likelihood mean and (biased) variance, as
         scikit-learn's ``GaussianNB``, or those of all classes when the class has at most one
@@ -757,86 +798,79 @@ class MomentTable:
             var  = (SS + kappa var0 + N kappa / (N + kappa) (xbar - mu0)^2) / (N + kappa)
 
         with N, S1 and SS = S2 - N xbar^2 the cell's weight, sum and centred sum of squares.
-        The coarser estimate (mu0, var0) of a cell given parents s is the mean of the
-        estimates given each subset of s with one parent fewer (the same class and values).
-        The variance is floored at
-        ``(floor_ratio * sd)^2``, sd the attribute's overall standard deviation.
+        The coarser estimate (mu0, var0) is the mean of the estimates given the parent sets
+        ``coarser(parents)`` (default: every subset with one parent fewer; each must be an
+        entry of the same child), at the same class and parent values.  The variance is
+        floored at ``(floor_ratio * sd)^2``, sd the attribute's overall standard deviation
+        (the entry of the class alone must exist).
         """
         k = self.n_classes
-        mean = np.zeros(self._size // 3)
-        var = np.zeros(self._size // 3)
-        index = {}
-        for g in range(self.n_combinations):
-            index[tuple(int(m) for m in self.combos[g, :self.orders[g]])] = g
-        floors = np.zeros(self.numeric.size)
-        pooled = []
-        for j in range(self.numeric.size):
-            total = self.block(0, j).sum(axis=0)  # over classes: (3,)
-            n, s1, s2 = total
+        if coarser is None:
+            def coarser(parents):
+                return [parents[:d] + parents[d + 1:] for d in range(len(parents))]
+        mean = np.zeros(self.sums.size // 3)
+        var = np.zeros(self.sums.size // 3)
+        floors, pooled = {}, {}
+        for c in self.numeric.tolist():
+            e = self.index.get(((), c))
+            if e is None:
+                raise ValueError(f"no class-only moments of attribute {c}")
+            n, s1, s2 = self.block(e).sum(axis=0)
             mu = s1 / n if n > 0 else 0.0
             v = max(s2 / n - mu * mu, 0.0) if n > 0 else 0.0
-            floors[j] = (floor_ratio ** 2) * v if v > 0 else 1.0
-            pooled.append((mu, max(v, floors[j])))
+            floors[c] = (floor_ratio ** 2) * v if v > 0 else 1.0
+            pooled[c] = (mu, max(v, floors[c]))
 
-        def view(arr, g, j):
-            off = int(self.offsets[g, j]) // 3
-            members = self.combos[g, :self.orders[g]]
-            shape = [int(self.sizes[m]) for m in members] + [k]
-            return arr[off:off + int(np.prod(shape))].reshape(shape)
+        def view(arr, e):
+            parents = self.entries[e][0]
+            shape = [int(self.sizes[m]) for m in parents] + [k]
+            return arr[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
 
-        for g in range(self.n_combinations):
-            members = tuple(int(m) for m in self.combos[g, :self.orders[g]])
-            for j in range(self.numeric.size):
-                if self.offsets[g, j] < 0:
-                    continue
-                sums = self.block(g, j)
-                if not members:  # the class alone: maximum likelihood, or all classes
-                    n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
-                    enough = n > 1
-                    safe = np.where(enough, n, 1.0)
-                    m_est = np.where(enough, s1 / safe, pooled[j][0])
-                    v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0),
-                                     pooled[j][1])
-                    view(mean, g, j)[...] = m_est
-                    view(var, g, j)[...] = np.maximum(v_est, floors[j])
-                    continue
-                else:
-                    mu0 = np.zeros(sums.shape[:-1])
-                    var0 = np.zeros(sums.shape[:-1])
-                    for drop in range(len(members)):
-                        sub = members[:drop] + members[drop + 1:]
-                        h = index[sub]
-                        mu0 = mu0 + np.expand_dims(view(mean, h, j), drop)
-                        var0 = var0 + np.expand_dims(view(var, h, j), drop)
-                    mu0 /= len(members)
-                    var0 /= len(members)
-                n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
+        for e in np.argsort(self.orders, kind="stable"):
+            parents, c = self.entries[e]
+            sums = self.block(e)
+            n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
+            if not parents:  # the class alone: maximum likelihood, or all classes
+                enough = n > 1
+                safe = np.where(enough, n, 1.0)
+                m_est = np.where(enough, s1 / safe, pooled[c][0])
+                v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled[c][1])
+            else:
+                targets = coarser(parents)
+                mu0 = np.zeros(sums.shape[:-1])
+                var0 = np.zeros(sums.shape[:-1])
+                for sub in targets:
+                    f = self.index[(tuple(sub), c)]
+                    axes = [t for t, p in enumerate(parents) if p not in sub]
+                    mu0 = mu0 + np.expand_dims(view(mean, f), axes)
+                    var0 = var0 + np.expand_dims(view(var, f), axes)
+                mu0 /= len(targets)
+                var0 /= len(targets)
+                xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
                 ss = np.maximum(s2 - n * xbar * xbar, 0.0)
                 denom = n + kappa
                 m_est = (s1 + kappa * mu0) / denom
                 v_est = (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom
-                view(mean, g, j)[...] = m_est
-                view(var, g, j)[...] = np.maximum(v_est, floors[j])
+            view(mean, e)[...] = m_est
+            view(var, e)[...] = np.maximum(v_est, floors[c])
         return mean, var
 
     def bin_log_widths(self, cut_points, center, n_values):
         """log of the width of every value of every attribute, shape (number of attributes,
         1 + max n_values), for the densities of numeric parents (0 elsewhere).
 
-        A numeric attribute's bins lie between its ``cut_points`` (raw units; None: every
-        width 1); the outer bins end at the overall mean -+ 3 standard deviations (from the
-        class-only moments, so the widths follow the counts exactly), every width floored at
-        0.1 standard deviation (1 for a constant attribute).  ``center``: the values'
-        centring (``AttributeEncoder.numeric_center_``).
+        A numeric attribute's bins lie between its ``cut_points`` (raw units, in the order of
+        ``numeric``; None: every width 1); the outer bins end at the overall mean -+ 3
+        standard deviations (from the class-only moments, so the widths follow the counts
+        exactly), every width floored at 0.1 standard deviation (1 for a constant
+        attribute).  ``center``: the values' centring (``AttributeEncoder.numeric_center_``).
         """
         n_values = np.asarray(n_values, dtype=np.int64)
         out = np.zeros((n_values.size, int(n_values.max(initial=0)) + 1))
         if cut_points is None:
             return out
-        for j, c in enumerate(self.numeric):
-            n, s1, s2 = self.block(0, j).sum(axis=0)
+        for j, c in enumerate(self.numeric.tolist()):
+            n, s1, s2 = self.block(self.index[((), c)]).sum(axis=0)
             if n <= 0:
                 continue
             mean = s1 / n
@@ -844,16 +878,51 @@ class MomentTable:
             mean += float(center[j])
             cuts = np.asarray(cut_points[j], dtype=np.float64)
             edges = np.concatenate([[mean - 3 * sd], cuts, [mean + 3 * sd]])
-            width = np.diff(edges)
-            floor = 0.1 * sd if sd > 0 else 1.0
-            width = np.maximum(width, floor) if sd > 0 else np.ones_like(width)
+            width = np.maximum(np.diff(edges), 0.1 * sd) if sd > 0 else np.ones(cuts.size + 1)
             out[c, 1:1 + width.size] = np.log(width)
         return out
 
+    def grid(self, table, max_parents):
+        """``offsets[g, j]``: start of the entry (combination g of ``table``, j-th numeric
+        attribute), -1 where there is none (the layout the AnDE scoring kernel reads)."""
+        n_comb = int(table.order_first[min(max_parents, table.max_order) + 1])
+        out = np.full((n_comb, self.numeric.size), -1, dtype=np.int64)
+        for g in range(n_comb):
+            members = table.members(g)
+            for j, c in enumerate(self.numeric.tolist()):
+                e = self.index.get((members, c))
+                if e is not None:
+                    out[g, j] = self.offsets[e]
+        return out
+
     def state(self):
-        return {"moment_numeric": self.numeric,
-                "moment_meta": np.array([self.max_parents], dtype=np.int64),
-                "moment_sums": self.sums}
+        """Arrays that define the moments: numeric attributes, entries (child, then parents,
+        -1 padding) and sums."""
+        entries = np.full((len(self.entries), self.parents.shape[1] + 1), -1, dtype=np.int64)
+        entries[:, 0] = self.child
+        entries[:, 1:] = self.parents
+        return {"numeric": self.numeric, "entries": entries, "sums": self.sums}
+
+    @classmethod
+    def from_state(cls, state, sizes, n_classes):
+        """The table :meth:`state` describes (ValueError when the arrays do not fit)."""
+        numeric, entries = np.asarray(state["numeric"]), np.asarray(state["entries"])
+        if numeric.ndim != 1 or numeric.dtype.kind not in "iu":
+            raise ValueError("bad numeric attribute list of the moments")
+        if entries.ndim != 2 or entries.dtype.kind not in "iu" or entries.shape[1] < 2:
+            raise ValueError("bad moment entries")
+        a = len(sizes)
+        if np.any(numeric < 0) or np.any(numeric >= a) or np.any(entries >= a) or np.any(
+                entries < -1):
+            raise ValueError("moment entries out of range")
+        table = cls([(tuple(int(p) for p in row[1:] if p >= 0), int(row[0]))
+                     for row in entries], sizes, n_classes, numeric)
+        sums = np.asarray(state["sums"], dtype=np.float64)
+        if sums.shape != table.sums.shape or not np.all(np.isfinite(sums)):
+            raise ValueError(f"moment array has {sums.size} entries, the layout needs "
+                             f"{table.sums.size} finite values")
+        table.sums[:] = sums
+        return table
 
 
 # --------------------------------------------------------------------------------------------

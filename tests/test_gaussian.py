@@ -50,21 +50,20 @@ def test_moments_are_the_direct_sums():
     values = enc.numeric_values(X, "test")
     moments = table.moments
     assert_array_equal(moments.numeric, [1, 2])
-    for g in range(moments.n_combinations):
-        members = table.members(g)
-        for j, c in enumerate(moments.numeric):
-            if c in members:
-                assert moments.offsets[g, j] == -1
+    n_comb = int(table.order_first[2])
+    assert len(moments.entries) == sum(c not in table.members(g) for g in range(n_comb)
+                                       for c in (1, 2))
+    for e, (members, c) in enumerate(moments.entries):
+        j = list(moments.numeric).index(c)
+        block = moments.block(e)
+        expected = np.zeros_like(block)
+        for r in range(len(Y)):
+            v = values[r, j]
+            if math.isnan(v):
                 continue
-            block = moments.block(g, j)
-            expected = np.zeros_like(block)
-            for r in range(len(Y)):
-                v = values[r, j]
-                if math.isnan(v):
-                    continue
-                cell = tuple(int(codes[r, m]) for m in members) + (int(y_idx[r]),)
-                expected[cell] += [1.0, v, v * v]
-            assert_allclose(block, expected, rtol=1e-12, atol=1e-9)
+            cell = tuple(int(codes[r, m]) for m in members) + (int(y_idx[r]),)
+            expected[cell] += [1.0, v, v * v]
+        assert_allclose(block, expected, rtol=1e-12, atol=1e-9)
     # centred on the median of the training values
     assert_allclose(enc.numeric_center_, np.nanmedian(X[["size", "weight"]], axis=0))
 
@@ -75,18 +74,18 @@ def test_estimates_by_hand():
     model = AODE(numeric="gaussian", m=m).fit(X, Y)
     moments = model.table_.moments
     mean, var = moments.estimates(m)
-    j = 0  # "size"
     k = 3
-    class_block = moments.block(0, j)  # (k, 3)
+    e0 = moments.index[((), 1)]  # "size" given the class alone
+    class_block = moments.block(e0)  # (k, 3)
     n0, s1, s2 = class_block[:, 0], class_block[:, 1], class_block[:, 2]
     mu0 = s1 / n0
     var0 = s2 / n0 - mu0 ** 2
-    off = moments.offsets[0, j] // 3
+    off = moments.offsets[e0] // 3
     assert_allclose(mean[off:off + k], mu0, rtol=1e-12)
     assert_allclose(var[off:off + k], var0, rtol=1e-12)
-    g = model.table_.combination_index([0])  # parent "colour"
-    block = moments.block(g, j)
-    off = moments.offsets[g, j] // 3
+    e1 = moments.index[((0,), 1)]  # given the parent "colour"
+    block = moments.block(e1)
+    off = moments.offsets[e1] // 3
     for value in range(1, block.shape[0]):
         n, t1, t2 = block[value, :, 0], block[value, :, 1], block[value, :, 2]
         xbar = np.where(n > 0, t1 / np.maximum(n, 1e-300), mu0)
@@ -140,8 +139,7 @@ def test_partial_fit_equals_fit(cls):
     for start in range(0, len(Y), 70):
         inc.partial_fit(X.iloc[start:start + 70], Y[start:start + 70], classes=np.unique(Y))
     assert_array_equal(inc.table_.counts, full.table_.counts)
-    assert_allclose(inc.table_.moments.block(0, 0)[..., 0],
-                    full.table_.moments.block(0, 0)[..., 0])
+    assert_allclose(inc.table_.moments.block(0)[..., 0], full.table_.moments.block(0)[..., 0])
     assert_allclose(inc.predict_proba(XT), full.predict_proba(XT), rtol=1e-9, atol=1e-12)
 
 

@@ -92,7 +92,9 @@ def _ours(class_name, **params):
         est = cls(**params)
         names = est.get_params()
         common = {"random_state": random_state, "discretizer": discretizer, "n_bins": n_bins}
-        est.set_params(**{k: v for k, v in common.items() if k in names})
+        # parameters the spec fixes (e.g. a learner that always uses three equal-frequency
+        # bins) win over the experiment's
+        est.set_params(**{k: v for k, v in common.items() if k in names and k not in params})
         return est
 
     return make
@@ -259,6 +261,16 @@ _SPECS = [
                 description="A2DE averaging posteriors (Webb et al. 2012, §4.4)"),
     LearnerSpec("fa2de", "FA2DE", _ours("A2DE", aggregate="vote"),
                 description="A2DE voting, Feating of NB (Webb et al. 2012, §4.4)"),
+    # numeric attributes: Gaussian children, or a fixed discretisation
+    *[LearnerSpec(f"{key}-gauss", f"{label}-G", _ours(cls, numeric="gaussian"),
+                  description=f"{label}, numeric children Gaussian, parents discretised")
+      for key, label, cls in (("nb", "NB", "NaiveBayes"), ("aode", "AODE", "AODE"),
+                              ("a2de", "A2DE", "A2DE"))],
+    *[LearnerSpec(f"{key}-ef3", f"{label}-EF3",
+                  _ours(cls, discretizer="equal_frequency", n_bins=3),
+                  description=f"{label}, three equal-frequency bins whatever --discretizer")
+      for key, label, cls in (("nb", "NB", "NaiveBayes"), ("aode", "AODE", "AODE"),
+                              ("a2de", "A2DE", "A2DE"))],
     # single-model structure learners
     LearnerSpec("tan", "TAN", _ours("TAN"), description="tree-augmented naive Bayes"),
     LearnerSpec("sptan", "SP-TAN", _ours("SPTAN"), description="super-parent TAN"),

@@ -1,10 +1,11 @@
 """Kernels of Gaussian children (``numeric="gaussian"``): moment counting and AnDE scores.
 
-Moments: for every parent combination g (orders 0..n) and every numeric attribute c not in
-g, a block of shape (cells of g, k, 3) holds the weight, sum and sum of squares of the
-(centred) values of c in the rows of each parent cell and class; ``moment_offsets[g, j]`` is
-the start of the block of the j-th numeric attribute (-1 where it is a member of g).  Cells
-count missing parent values in slot 0, as the count blocks do.
+Moments (:class:`seminaive.tables.MomentTable`): for every entry (parent attributes, numeric
+child), a block of shape (cells of the parents, k, 3) holds the weight, sum and sum of
+squares of the (centred) values of the child in the rows of each parent cell and class.
+Cells count missing parent values in slot 0, as the count blocks do.  The AnDE scoring
+kernel reads the entries of (parent combination g, j-th numeric attribute) at
+``moment_offsets[g, j]`` (-1 where the attribute is a member of g).
 
 Scores: every sub-model of AnDE (Webb et al. 2012, eq. 11) with its numeric children's
 log P(x_c | y, x_s) replaced by the Gaussian log density at the estimated mean and variance,
@@ -23,30 +24,29 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @njit(parallel=True, cache=True)
-def count_moments(X, y, w, weighted, V, combos, orders, sizes, k, moment_offsets, sums):
-    """Add the moments of the rows (storage codes ``X``, classes ``y``, centred numeric
-    values ``V`` of shape (n, number of numeric attributes), NaN = missing)."""
+def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, sizes, k, sums):
+    """Add the moments of the rows (storage codes ``X``, classes ``y``, numeric values
+    ``V`` of shape (n, number of numeric attributes), NaN = missing) to every entry e:
+    child column ``column[e]`` of ``V`` given the parents ``parents[e, :orders[e]]``, block
+    at ``offsets[e]`` of shape (cells, k, 3)."""
     n_rows = X.shape[0]
-    n_comb, n_num = moment_offsets.shape
-    for g in prange(n_comb):
-        d = orders[g]
+    for e in prange(orders.size):
+        d = orders[e]
+        j = column[e]
+        off = offsets[e]
         for r in range(n_rows):
+            v = V[r, j]
+            if math.isnan(v):
+                continue
             cell = 0
             for t in range(d):
-                att = combos[g, t]
+                att = parents[e, t]
                 cell = cell * sizes[att] + X[r, att]
             wr = w[r] if weighted else 1.0
-            base = (cell * k + y[r]) * 3
-            for j in range(n_num):
-                off = moment_offsets[g, j]
-                if off < 0:
-                    continue
-                v = V[r, j]
-                if math.isnan(v):
-                    continue
-                sums[off + base] += wr
-                sums[off + base + 1] += wr * v
-                sums[off + base + 2] += wr * v * v
+            base = off + (cell * k + y[r]) * 3
+            sums[base] += wr
+            sums[base + 1] += wr * v
+            sums[base + 2] += wr * v * v
 
 
 @njit(cache=True, inline="always")
