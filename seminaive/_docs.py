@@ -154,6 +154,20 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     attribute (see :meth:`seminaive.tables.MomentTable.estimates`).
     The weight, sum and sum of squares are counted with the tables, so partial_fit,
     merging, fit_stream and Dask stay exact.""",
+    "numeric_structure": """\
+numeric : {"discretize", "gaussian"}, default="discretize"
+    How numeric attributes are modelled.  ``"discretize"``: by their discretised values
+    (``discretizer``).  ``"gaussian"``: as a child, by a Gaussian density given the class
+    and its parents' values (as a parent, by its discretised value).  The means and
+    variances shrink along the parents, most conditionally informative first: given the
+    class alone the maximum-likelihood estimates (as scikit-learn's ``GaussianNB``), given
+    the first j parents the moments shrunk towards the estimate given the first j - 1 with
+    ``m`` pseudo-rows (1 with Laplace smoothing), the variance floored at (0.01 sd)^2 of the
+    attribute (:meth:`seminaive.tables.MomentTable.estimates`).  A row whose parent value is
+    missing, or whose parent cell holds fewer than ``min_count`` rows with the child
+    observed, uses the longest usable prefix of the parents.  The moments are counted in
+    one more pass over the data, per family, so partial_fit, fit_stream and Dask stay
+    exact where the structure is.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
     "l2": """\
 l2 : float, default=1.0

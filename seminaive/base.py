@@ -153,6 +153,11 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         encoder = self.encoder_ if encoder is None else encoder
         return np.asarray(encoder.numeric_columns_, dtype=np.int64)
 
+    def _moment_order(self):
+        """Highest parent order of the moments kept in the shared table (None: the learner
+        keeps its Gaussian children's moments itself)."""
+        return self._order()
+
     def _needs_values(self):
         """Whether counting needs the numeric values (Gaussian children)."""
         return self._gaussian_attributes().size > 0
@@ -250,8 +255,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         fitted ``encoder``, and make an empty table for them."""
         table = self._new_table(encoder.n_values_, len(classes))
         gaussian = self._gaussian_attributes(encoder)
-        if gaussian.size:
-            table.attach_moments(gaussian, self._order())
+        if gaussian.size and self._moment_order() is not None:
+            table.attach_moments(gaussian, self._moment_order())
         self._forget_fit()
         self.classes_ = classes
         self.encoder_ = encoder

@@ -355,7 +355,8 @@ def load_model(path):
         _validate_table_arrays(table_state, model)
         model.table_ = FrequencyTable.from_state(table_state, model.max_table_bytes)
         moments = model.table_.moments
-        _expect(np.array_equal(model._gaussian_attributes(),
+        shared = model._moment_order() is not None  # moments in the table, or the learner's
+        _expect(np.array_equal(model._gaussian_attributes() if shared else np.empty(0),
                                np.empty(0) if moments is None else moments.numeric)
                 and (moments is None or model.table_.moment_parents == min(
                     model._order(), model.table_.max_order)),

@@ -12,7 +12,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.naive_bayes import GaussianNB
 from sklearn.preprocessing import KBinsDiscretizer
 
-from seminaive import A2DE, AODE, KDB, AnDE, NaiveBayes, load
+from seminaive import A2DE, AODE, KDB, TAN, AnDE, NaiveBayes, load
 
 
 def mixed_frame(n=300, seed=0, missing=0.1):
@@ -209,4 +209,114 @@ def test_unsupported_combinations_are_refused(make):
 def test_bad_value_is_refused():
     with pytest.raises(ValueError, match="numeric="):
         AODE(numeric="normal").fit(X, Y)
-    assert "numeric" not in KDB().get_params()
+    from seminaive import HNB, LBR, SPTAN
+
+    for cls in (SPTAN, LBR, HNB):  # learners without Gaussian children take no numeric=
+        assert "numeric" not in cls().get_params()
+
+
+# ---------------------------------------------------------------------------- TAN and KDB
+@pytest.mark.parametrize("smoothing", ["m_estimate", "laplace"])
+def test_kdb0_is_gaussian_naive_bayes(smoothing):
+    kdb = KDB(k=0, numeric="gaussian", smoothing=smoothing).fit(X, Y)
+    nb = NaiveBayes(numeric="gaussian", smoothing=smoothing).fit(X, Y)
+    assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
+                    atol=1e-12)
+
+
+def _normal_logpdf(v, mu, var):
+    return -0.5 * (math.log(2 * math.pi * var) + (v - mu) ** 2 / var)
+
+
+def test_tan_gaussian_child_by_hand():
+    """The Gaussian term of a child with one parent: shrunk from the class-only estimate
+    with m pseudo-rows, recomputed from the training rows directly."""
+    m = 1.5
+    model = TAN(numeric="gaussian", m=m).fit(X, Y)
+    discrete = TAN(m=m).fit(X, Y)
+    codes = model._storage_codes(X)
+    codes_t = model._storage_codes(XT)
+    values = model.encoder_.numeric_values(X, "t")
+    values_t = model.encoder_.numeric_values(XT, "t")
+    y_idx = np.searchsorted(model.classes_, Y)
+    # scores without the Gaussian children: the discrete model's nominal terms
+    nominal = [i for i in range(4) if i not in (1, 2)]
+    ours = model.joint_log_likelihood(XT)
+    for r in range(len(XT)):
+        expected = np.zeros(3)
+        for c in range(3):
+            n_c = (y_idx == c).sum()
+            expected[c] = math.log((n_c + m / 3) / (len(Y) + m))
+            for i in nominal:
+                if codes_t[r, i] == 0:
+                    continue
+                expected[c] += _family_term(discrete, codes, y_idx, codes_t[r], i, c, m)
+            for j, i in enumerate((1, 2)):
+                v = values_t[r, j]
+                if math.isnan(v):
+                    continue
+                rows = (y_idx == c) & ~np.isnan(values[:, j])
+                mu0 = values[rows, j].mean()
+                var0 = values[rows, j].var()
+                mu, var = mu0, var0
+                p = int(model.structure_[i])
+                if p >= 0 and codes_t[r, p] > 0:
+                    cell = rows & (codes[:, p] == codes_t[r, p])
+                    n = cell.sum()
+                    if n >= model.min_count:
+                        xs = values[cell, j]
+                        xbar = xs.mean() if n else mu0
+                        ss = ((xs - xbar) ** 2).sum()
+                        mu = (xs.sum() + m * mu0) / (n + m)
+                        var = (ss + m * var0 + n * m / (n + m) * (xbar - mu0) ** 2) / (n + m)
+                expected[c] += _normal_logpdf(v, mu, var)
+        assert_allclose(ours[r], expected, rtol=1e-9)
+
+
+def _family_term(model, codes, y_idx, row, i, c, m):
+    """log P(x_i | y, x_p) of the discrete TAN, counted directly (nominal child)."""
+    p = int(model.structure_[i])
+    match = (y_idx == c)
+    if p >= 0 and row[p] > 0:
+        match = match & (codes[:, p] == row[p])
+    v = model.table_.sizes[i] - 1
+    num = (match & (codes[:, i] == row[i])).sum()
+    den = (match & (codes[:, i] > 0)).sum()
+    return math.log((num + m / v) / (den + m))
+
+
+@pytest.mark.parametrize("make", [lambda: TAN(numeric="gaussian"),
+                                  lambda: KDB(k=2, numeric="gaussian")])
+def test_structure_learners_stream_dask_save(make, tmp_path):
+    full = make().fit(X, Y)
+    assert full._moments is not None
+    path = tmp_path / "train.parquet"
+    X.assign(label=Y).to_parquet(path)
+    streamed = make().fit_stream(path, target="label", chunk_rows=64, progress=False)
+    assert_allclose(streamed._moments.sums, full._moments.sums, rtol=1e-12, atol=1e-9)
+    assert_allclose(streamed.predict_proba(XT), full.predict_proba(XT), rtol=1e-10)
+    one_chunk = make().partial_fit(X, Y, classes=np.unique(Y))
+    assert_array_equal(one_chunk.predict_proba(XT), full.predict_proba(XT))
+    full.save(tmp_path / "m.npz")
+    back = load(tmp_path / "m.npz")
+    assert_array_equal(back.predict_proba(XT), full.predict_proba(XT))
+    dask = pytest.importorskip("dask")
+    import dask.dataframe as dd
+
+    import seminaive.dask
+
+    with dask.config.set(scheduler="synchronous"):
+        distributed = seminaive.dask.fit(make(), dd.from_pandas(X.assign(label=Y),
+                                                               npartitions=3), target="label")
+    assert_allclose(distributed.predict_proba(XT), full.predict_proba(XT), rtol=1e-10)
+
+
+@pytest.mark.parametrize("make", [lambda **kw: TAN(numeric="gaussian", **kw),
+                                  lambda **kw: KDB(k=2, numeric="gaussian", **kw)])
+def test_structure_learners_ignore_units(make):
+    base = make().fit(X, Y)
+    Xs, XTs = X.copy(), XT.copy()
+    for frame in (Xs, XTs):
+        frame["size"] = frame["size"] * 1000.0 - 7.0
+    scaled = make().fit(Xs, Y)
+    assert_allclose(scaled.predict_proba(XTs), base.predict_proba(XT), rtol=1e-7, atol=1e-10)

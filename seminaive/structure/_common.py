@@ -12,13 +12,18 @@ Their shared parameter and attribute documentation lives in :mod:`seminaive._doc
   family count blocks, prediction (numba kernel), persistence checks and Graphviz export.
 """
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import statistics
 from ..base import _BaseAnDE
+from ..exceptions import TableTooLargeError
+from ..tables import MomentTable
 from . import _kernels as kernels
+
+_MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_sums")
 
 
 class _StructureBase(_BaseAnDE):
@@ -35,6 +40,10 @@ class _StructureBase(_BaseAnDE):
 
     def _reset_learned(self):
         """Forget state that :meth:`partial_fit` would otherwise extend (before a fresh fit)."""
+        self.__dict__.pop("_moments", None)
+
+    def _moment_order(self):
+        return None  # Gaussian children's moments are counted per family (_FamilyLearner)
 
     def fit(self, X, y, sample_weight=None):
         self._reset_learned()
@@ -232,10 +241,121 @@ class _FamilyLearner(_StructureBase):
         codes = self._family_codes(X)
         stats, fam = self._stats, self._families
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
+        moments = getattr(self, "_moments", None)
+        skip = np.zeros(codes.shape[1], dtype=np.bool_)
+        if moments is not None:
+            skip[moments.numeric] = True
         if codes.shape[0]:
             kernels.score_families(codes, fam, stats.kernel_args(), float(self.m),
-                                   self._laplace(), float(self.min_count), out)
+                                   self._laplace(), float(self.min_count), out, skip)
+            if moments is not None:
+                values = self.encoder_.numeric_values(X, type(self).__name__)
+                values[:, ~self._gaussian_active()] = np.nan
+                chain, chain_len, cells, mean, var = self._gaussian_arrays()
+                kernels.gaussian_family_terms(codes, values, chain, chain_len, cells,
+                                              self.table_.sizes, stats.n_classes,
+                                              moments.sums, mean, var,
+                                              float(self.min_count), out)
         return out
+
+    # -------------------------------------------------------------- Gaussian children
+    def _supports_gaussian(self):
+        return True
+
+    def _gaussian_active(self):
+        """Which numeric attributes are children of the model (all, unless selected)."""
+        active = getattr(self, "_active", None)
+        numeric = self._gaussian_attributes()
+        return np.ones(numeric.size, dtype=bool) if active is None else active[numeric]
+
+    def _chain(self, i):
+        """Parents of attribute i, most conditionally informative first (ties: index)."""
+        parents = [int(p) for p in self._parents[i] if p >= 0]
+        return sorted(parents, key=lambda p: (-float(self._stats.cmi[i, p]), p))
+
+    def _moment_entries(self):
+        """(parent prefix, child) of every Gaussian child and every prefix of its chain."""
+        entries = []
+        for i in self._gaussian_attributes().tolist():
+            chain = self._chain(i)
+            entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
+        return entries
+
+    def _learn_moments(self, source):
+        """Count the Gaussian children's moments given every prefix of their parents (one
+        more pass over ``source``); after partial_fit, entries whose parents are unchanged
+        keep their earlier sums."""
+        self.__dict__.pop("_gaussian_cache", None)
+        if not self._needs_values():
+            self.__dict__.pop("_moments", None)
+            return
+        entries, numeric = self._moment_entries(), self._gaussian_attributes()
+        sizes, k = self.table_.sizes, self.table_.n_classes
+        need = MomentTable.estimate_bytes(entries, sizes, k)
+        if (self.max_table_bytes is not None
+                and need + self.table_.counts.nbytes > self.max_table_bytes):
+            raise TableTooLargeError(
+                f"the moments of the Gaussian children ({need} bytes) and the counts would "
+                f"exceed max_table_bytes={self.max_table_bytes}: use numeric='discretize', "
+                "fewer parents, or raise max_table_bytes")
+        moments = MomentTable(entries, sizes, k, numeric)
+
+        def count(codes, y, w, values):
+            return MomentTable(entries, sizes, k, numeric).add(codes, y, w, values).sums
+
+        counted = source.map_reduce(count, operator.add, values=True)
+        if counted is not None:
+            moments.sums += counted
+        previous = getattr(self, "_moments", None)
+        if previous is not None:
+            moments.add_matching(previous)
+        self._moments = moments
+
+    def _gaussian_arrays(self):
+        """The arrays :func:`._kernels.gaussian_family_terms` reads (cached)."""
+        cache = getattr(self, "_gaussian_cache", None)
+        if cache is None:
+            moments = self._moments
+            kappa = 1.0 if self._laplace() else float(self.m)
+            mean, var = moments.estimates(kappa, coarser=lambda parents: [parents[:-1]])
+            numeric = moments.numeric.tolist()
+            width = max((len(p) for p, _ in moments.entries), default=0)
+            chain = np.full((len(numeric), max(width, 1)), -1, dtype=np.int64)
+            chain_len = np.zeros(len(numeric), dtype=np.int64)
+            cells = np.full((len(numeric), width + 1), -1, dtype=np.int64)
+            for j, i in enumerate(numeric):
+                full = self._chain(i)
+                chain[j, :len(full)] = full
+                chain_len[j] = len(full)
+                for length in range(len(full) + 1):
+                    cells[j, length] = moments.offsets[
+                        moments.index[(tuple(full[:length]), i)]] // 3
+            cache = self._gaussian_cache = (chain, chain_len, cells, mean, var)
+        return cache
+
+    def _moment_state(self):
+        moments = getattr(self, "_moments", None)
+        if moments is None:
+            return {}
+        return {f"moment_{k}": v for k, v in moments.state().items()}
+
+    def _restore_moments(self, arrays):
+        """Rebuild the moments from a model file (ValueError when they do not fit)."""
+        self.__dict__.pop("_gaussian_cache", None)
+        present = [k for k in _MOMENT_KEYS if k in arrays]
+        if not self._needs_values():
+            if present:
+                raise ValueError("moments in a model without Gaussian children")
+            self.__dict__.pop("_moments", None)
+            return
+        if len(present) != len(_MOMENT_KEYS):
+            raise ValueError("the Gaussian children's moments are missing")
+        moments = MomentTable.from_state(
+            {k[len("moment_"):]: arrays[k] for k in _MOMENT_KEYS}, self.table_.sizes,
+            self.table_.n_classes)
+        if moments.entries != self._moment_entries():
+            raise ValueError("the moments do not match the structure")
+        self._moments = moments
 
     def to_dot(self, class_name="class"):
         """The network as Graphviz DOT text: the class node points to every attribute, each
@@ -259,6 +379,6 @@ class _FamilyLearner(_StructureBase):
         return "\n".join(lines) + "\n"
 
     def _check_loaded_parents(self, arrays, max_parents):
-        if set(arrays) - {"parents", "family_counts"} or "parents" not in arrays:
+        if set(arrays) - {"parents", "family_counts", *_MOMENT_KEYS} or "parents" not in arrays:
             raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
         return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

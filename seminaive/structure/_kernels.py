@@ -74,17 +74,21 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 # --------------------------------------------------------------------------------------------
 
 
-def score_families(X, families, pairs, m, laplace, min_count, out):
+def score_families(X, families, pairs, m, laplace, min_count, out, skip=None):
     """:func:`family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
-    with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`)."""
+    with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`); attributes
+    with ``skip[i]`` contribute no child term (e.g. Gaussian children, scored apart)."""
+    if skip is None:
+        skip = np.zeros(X.shape[1], dtype=np.bool_)
     family_scores(X, families.members, families.orders, families.offsets, families.strides,
                   families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
-                  pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, out)
+                  pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip, out)
 
 
 @njit(parallel=True, cache=True)
 def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
-                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, out):
+                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
+                  out):
     """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class.
 
     ``members[i, :orders[i]]`` = (i, parents of i); the family block of i (child first) starts
@@ -108,7 +112,7 @@ def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k
             out[r, yy] = prior[yy]
         for i in range(a):
             xi = X[r, i]
-            if xi == 0:
+            if xi == 0 or skip[i]:
                 continue
             s_i = sizes[i]
             d = orders[i]
@@ -155,6 +159,49 @@ def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k
                     den[yy] = den_uni[i, yy]
             for yy in range(k):
                 out[r, yy] += log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
+
+
+@njit(parallel=True, cache=True)
+def gaussian_family_terms(X, V, chain, chain_len, entry_cells, sizes, k, sums, mean, var,
+                          min_count, out):
+    """Add log N(x_i; mean, var) of every observed Gaussian child to ``out``.
+
+    Child j (column j of ``V``) has the parents ``chain[j, :chain_len[j]]`` (most
+    conditionally informative first); ``entry_cells[j, L]`` is the first (cell, class) index
+    (``offset // 3``) of its moments given the first L of them.  A row uses the longest
+    prefix whose parent values are observed and whose cell holds at least ``min_count``
+    rows with the child observed (L = 0: the class alone).
+    """
+    n_rows = X.shape[0]
+    n_num = V.shape[1]
+    log_2pi = math.log(2.0 * math.pi)
+    for r in prange(n_rows):
+        for j in range(n_num):
+            v = V[r, j]
+            if math.isnan(v):
+                continue
+            level = 0
+            cell_used = 0
+            cell = 0
+            for t in range(chain_len[j]):
+                p = chain[j, t]
+                xp = X[r, p]
+                if xp == 0:
+                    break
+                cell = cell * sizes[p] + xp
+                base = (entry_cells[j, t + 1] + cell * k) * 3
+                weight = 0.0
+                for yy in range(k):
+                    weight += sums[base + 3 * yy]
+                if weight < min_count:
+                    break
+                level = t + 1
+                cell_used = cell
+            base = entry_cells[j, level] + cell_used * k
+            for yy in range(k):
+                s2 = var[base + yy]
+                dv = v - mean[base + yy]
+                out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)
 
 
 # --------------------------------------------------------------------------------------------

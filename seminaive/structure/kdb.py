@@ -75,6 +75,7 @@ class KDB(_FamilyLearner):
     ----------
     {k}
     {structure_parameters}
+    {numeric_structure}
 
     Attributes
     ----------
@@ -119,7 +120,8 @@ class KDB(_FamilyLearner):
 
     def __init__(self, k=1, *, smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
     def _check_params(self):
@@ -135,6 +137,7 @@ class KDB(_FamilyLearner):
         return 2 if self.k >= 1 else 1
 
     def _reset_learned(self):
+        super()._reset_learned()
         self.__dict__.pop("_family_table", None)
 
     def _families_budget(self):
@@ -193,9 +196,11 @@ class KDB(_FamilyLearner):
         self.order_ = order
         self.structure_ = parents
         self._install(stats, parents, extra)
+        self._learn_moments(source)
 
     def _learned_state(self):
-        return {"parents": self._parents, "family_counts": self._family_table.counts}
+        return {"parents": self._parents, "family_counts": self._family_table.counts,
+                **self._moment_state()}
 
     def _set_learned_state(self, arrays):
         parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
@@ -211,3 +216,4 @@ class KDB(_FamilyLearner):
         self.order_ = np.argsort(-stats.mi, kind="stable")
         self.structure_ = parents
         self._install(stats, parents, extra)
+        self._restore_moments(arrays)

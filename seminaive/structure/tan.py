@@ -57,6 +57,7 @@ class TAN(_FamilyLearner):
     Parameters
     ----------
     {structure_parameters}
+    {numeric_structure}
 
     Attributes
     ----------
@@ -101,7 +102,8 @@ class TAN(_FamilyLearner):
 
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
     def _learn_from_counts(self, source):
@@ -111,9 +113,10 @@ class TAN(_FamilyLearner):
         self.root_ = int(np.argmax(stats.mi))
         self.structure_ = maximum_spanning_tree(stats.cmi, self.root_)
         self._install(stats, self.structure_[:, None])
+        self._learn_moments(source)
 
     def _learned_state(self):
-        return {"parents": self._parents}
+        return {"parents": self._parents, **self._moment_state()}
 
     def _set_learned_state(self, arrays):
         parents = self._check_loaded_parents(arrays, max_parents=1)
@@ -125,3 +128,4 @@ class TAN(_FamilyLearner):
         self.structure_ = parents[:, 0].copy()
         self.root_ = int(np.flatnonzero(self.structure_ < 0)[0])
         self._install(stats, parents)
+        self._restore_moments(arrays)
