@@ -75,21 +75,30 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 
 
 def score_families(X, families, pairs, m, laplace, min_count, out, skip=None):
-    """:func:`family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
+    """:func:`_family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
     with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`); attributes
     with ``skip[i]`` contribute no child term (e.g. Gaussian children, scored apart)."""
     if skip is None:
         skip = np.zeros(X.shape[1], dtype=np.bool_)
-    family_scores(X, families.members, families.orders, families.offsets, families.strides,
-                  families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
-                  pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip, out)
+    _family_scores(X, families.members, families.orders, families.offsets, families.strides,
+                   families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
+                   pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip, out)
+
+
+def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
+                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, out):
+    """:func:`_family_scores` with every attribute a child."""
+    _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
+                   class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count,
+                   np.zeros(X.shape[1], dtype=np.bool_), out)
 
 
 @njit(parallel=True, cache=True)
-def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
-                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
-                  out):
-    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class.
+def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
+                   class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
+                   out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class (attributes with
+    ``skip[i]`` left out).
 
     ``members[i, :orders[i]]`` = (i, parents of i); the family block of i (child first) starts
     at ``fam_offsets[i]`` in ``fam_counts``.  Parents whose value is missing are summed out of
