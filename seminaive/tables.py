@@ -598,9 +598,11 @@ class FrequencyTable(_CountTable):
         kappa = 1.0 if smoothing == "laplace" else float(m)
         key = ("gaussian", kappa)
         if getattr(self, "_gaussian_key", None) != key:
-            self._gaussian_estimates = self.moments.estimates(kappa)
+            terms = gaussian_kernels.gaussian_terms(*self.moments.estimates(kappa))
+            self._gaussian_estimates = self.moments.grid_terms(self, self.moment_parents,
+                                                               terms)
             self._gaussian_key = key
-        mean, var = self._gaussian_estimates
+        grid_offsets, mean, norm, precision = self._gaussian_estimates
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
         if X.shape[0]:
@@ -610,9 +612,8 @@ class FrequencyTable(_CountTable):
                 X, np.ascontiguousarray(values, dtype=np.float64), tables.n, self.max_order,
                 self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
                 self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
-                gaussian, np.ascontiguousarray(log_width, dtype=np.float64),
-                self.moments.grid(self, self.moment_parents), mean, var, modes[aggregate],
-                out)
+                gaussian, np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
+                mean, norm, precision, modes[aggregate], out)
         return out
 
     # ------------------------------------------------------------------------- persistence
@@ -703,6 +704,8 @@ class MomentTable:
         self.child = np.array([c for _, c in entries], dtype=np.int64)
         self.column = np.array([column[c] for c in self.child], dtype=np.int64)
         self.index = {entry: e for e, entry in enumerate(entries)}
+        starts = [e for e in range(len(entries)) if e == 0 or entries[e][0] != entries[e - 1][0]]
+        self.group_starts = np.array(starts + [len(entries)], dtype=np.int64)
         self._layout(sizes)
         self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
 
@@ -754,8 +757,8 @@ class MomentTable:
                              f"for {X.shape[0]} rows, got shape {values.shape}")
         gaussian_kernels.count_moments(X, np.ascontiguousarray(y, dtype=np.int64), w,
                                        weighted, values, self.parents, self.orders,
-                                       self.column, self.offsets, self.sizes, self.n_classes,
-                                       self.sums)
+                                       self.column, self.offsets, self.group_starts,
+                                       self.sizes, self.n_classes, self.sums)
         return self
 
     def grow(self, sizes):
@@ -826,24 +829,36 @@ class MomentTable:
             shape = [int(self.sizes[m]) for m in parents] + [k]
             return arr[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
 
-        for e in np.argsort(self.orders, kind="stable"):
-            parents, c = self.entries[e]
-            sums = self.block(e)
+        # entries sharing a parent set are estimated together (one array operation for
+        # all their children)
+        groups = {}
+        for e, (parents, _) in enumerate(self.entries):
+            groups.setdefault(parents, []).append(e)
+        for parents in sorted(groups, key=len):
+            members = groups[parents]
+            children = [self.entries[e][1] for e in members]
+            sums = np.stack([self.block(e) for e in members], axis=-3)  # (..., E, k, 3)
             n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
+            floor = np.array([floors[c] for c in children])[:, None]
             if not parents:  # the class alone: maximum likelihood, or all classes
                 enough = n > 1
                 safe = np.where(enough, n, 1.0)
-                m_est = np.where(enough, s1 / safe, pooled[c][0])
-                v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled[c][1])
+                pooled_mu = np.array([pooled[c][0] for c in children])[:, None]
+                pooled_var = np.array([pooled[c][1] for c in children])[:, None]
+                m_est = np.where(enough, s1 / safe, pooled_mu)
+                v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled_var)
             else:
                 targets = coarser(parents)
-                mu0 = np.zeros(sums.shape[:-1])
-                var0 = np.zeros(sums.shape[:-1])
+                mu0 = np.zeros(n.shape)
+                var0 = np.zeros(n.shape)
                 for sub in targets:
-                    f = self.index[(tuple(sub), c)]
+                    sub = tuple(sub)
                     axes = [t for t, p in enumerate(parents) if p not in sub]
-                    mu0 = mu0 + np.expand_dims(view(mean, f), axes)
-                    var0 = var0 + np.expand_dims(view(var, f), axes)
+                    found = [self.index[(sub, c)] for c in children]
+                    mu0 = mu0 + np.expand_dims(np.stack([view(mean, f) for f in found], -2),
+                                               axes)
+                    var0 = var0 + np.expand_dims(np.stack([view(var, f) for f in found], -2),
+                                                 axes)
                 mu0 /= len(targets)
                 var0 /= len(targets)
                 xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
@@ -851,8 +866,10 @@ class MomentTable:
                 denom = n + kappa
                 m_est = (s1 + kappa * mu0) / denom
                 v_est = (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom
-            view(mean, e)[...] = m_est
-            view(var, e)[...] = np.maximum(v_est, floors[c])
+            v_est = np.maximum(v_est, floor)
+            for t, e in enumerate(members):
+                view(mean, e)[...] = m_est[..., t, :]
+                view(var, e)[...] = v_est[..., t, :]
         return mean, var
 
     def bin_log_widths(self, cut_points, center, n_values):
@@ -882,18 +899,29 @@ class MomentTable:
             out[c, 1:1 + width.size] = np.log(width)
         return out
 
-    def grid(self, table, max_parents):
-        """``offsets[g, j]``: start of the entry (combination g of ``table``, j-th numeric
-        attribute), -1 where there is none (the layout the AnDE scoring kernel reads)."""
+    def grid_terms(self, table, max_parents, arrays):
+        """Per-(cell, class) ``arrays`` of the entries (e.g. mean, log-normaliser and
+        precision) re-laid for the AnDE scoring kernel: for parent combination g of
+        ``table`` (order <= ``max_parents``), a block (cells of g, numeric attributes, k)
+        starting at ``offsets[g]``, so one parent cell's children are contiguous; slots of
+        attributes that are members of g hold 0.  Returns ``(offsets, *arrays)``."""
         n_comb = int(table.order_first[min(max_parents, table.max_order) + 1])
-        out = np.full((n_comb, self.numeric.size), -1, dtype=np.int64)
+        n_num, k = self.numeric.size, self.n_classes
+        cells = [int(np.prod(table.sizes[list(table.members(g))])) for g in range(n_comb)]
+        offsets = np.concatenate([[0], np.cumsum(np.array(cells) * n_num * k)]).astype(
+            np.int64)
+        out = [np.zeros(int(offsets[-1])) for _ in arrays]
         for g in range(n_comb):
             members = table.members(g)
             for j, c in enumerate(self.numeric.tolist()):
                 e = self.index.get((members, c))
-                if e is not None:
-                    out[g, j] = self.offsets[e]
-        return out
+                if e is None:
+                    continue
+                lo, hi = self.offsets[e] // 3, self.offsets[e + 1] // 3
+                for src, dst in zip(arrays, out, strict=True):
+                    block = dst[offsets[g]:offsets[g + 1]].reshape(cells[g], n_num, k)
+                    block[:, j, :] = src[lo:hi].reshape(cells[g], k)
+        return (offsets, *out)
 
     def state(self):
         """Arrays that define the moments: numeric attributes, entries (child, then parents,

@@ -3,9 +3,7 @@
 Moments (:class:`seminaive.tables.MomentTable`): for every entry (parent attributes, numeric
 child), a block of shape (cells of the parents, k, 3) holds the weight, sum and sum of
 squares of the (centred) values of the child in the rows of each parent cell and class.
-Cells count missing parent values in slot 0, as the count blocks do.  The AnDE scoring
-kernel reads the entries of (parent combination g, j-th numeric attribute) at
-``moment_offsets[g, j]`` (-1 where the attribute is a member of g).
+Cells count missing parent values in slot 0, as the count blocks do.
 
 Scores: every sub-model of AnDE (Webb et al. 2012, eq. 11) with its numeric children's
 log P(x_c | y, x_s) replaced by the Gaussian log density at the estimated mean and variance,
@@ -23,30 +21,41 @@ from .scoring import _aggregate_row
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
+def gaussian_terms(mean, var):
+    """(mean, log(2 pi var) / 2, 1 / (2 var)): the log density of v is
+    -(norm + (v - mean)^2 * precision)."""
+    return mean, 0.5 * (_LOG_2PI + np.log(var)), 0.5 / var
+
+
 @njit(parallel=True, cache=True)
-def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, sizes, k, sums):
+def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_starts, sizes,
+                  k, sums):
     """Add the moments of the rows (storage codes ``X``, classes ``y``, numeric values
     ``V`` of shape (n, number of numeric attributes), NaN = missing) to every entry e:
     child column ``column[e]`` of ``V`` given the parents ``parents[e, :orders[e]]``, block
-    at ``offsets[e]`` of shape (cells, k, 3)."""
+    at ``offsets[e]`` of shape (cells, k, 3).  Entries ``group_starts[q]`` to
+    ``group_starts[q + 1] - 1`` share their parents: a row's cell is computed once for
+    them."""
     n_rows = X.shape[0]
-    for e in prange(orders.size):
-        d = orders[e]
-        j = column[e]
-        off = offsets[e]
+    for q in prange(group_starts.size - 1):
+        first = group_starts[q]
+        last = group_starts[q + 1]
+        d = orders[first]
         for r in range(n_rows):
-            v = V[r, j]
-            if math.isnan(v):
-                continue
             cell = 0
             for t in range(d):
-                att = parents[e, t]
+                att = parents[first, t]
                 cell = cell * sizes[att] + X[r, att]
             wr = w[r] if weighted else 1.0
-            base = off + (cell * k + y[r]) * 3
-            sums[base] += wr
-            sums[base + 1] += wr * v
-            sums[base + 2] += wr * v * v
+            rest = (cell * k + y[r]) * 3
+            for e in range(first, last):
+                v = V[r, column[e]]
+                if math.isnan(v):
+                    continue
+                base = offsets[e] + rest
+                sums[base] += wr
+                sums[base + 1] += wr * v
+                sums[base + 2] += wr * v * v
 
 
 @njit(cache=True, inline="always")
@@ -69,13 +78,15 @@ def _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual, cell
 
 @njit(parallel=True, cache=True)
 def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
-                    lc, lc_offsets, gaussian, log_width, moment_offsets, mean, var,
+                    lc, lc_offsets, gaussian, log_width, grid_offsets, mean, norm, precision,
                     aggregate, out):
     """Per-class AnDE scores with Gaussian numeric children (see the module docstring).
 
     ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
-    ``V`` the centred numeric values of the rows; ``mean`` and ``var`` the estimates, one
-    per (cell, class) of every moment block (``moment_offsets // 3``); ``log_width[i, code]``
+    ``V`` the centred numeric values of the rows; ``mean``, ``norm`` = log(2 pi var) / 2 and
+    ``precision`` = 1 / (2 var) of the estimates (:func:`gaussian_terms`), laid out by
+    :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
+    ``grid_offsets[g]``, shape (cells, numeric attributes, k)); ``log_width[i, code]``
     the log width of a value of a numeric parent (0 otherwise).  Rows cascade to lower
     orders as in :func:`seminaive.kernels.scoring.predict_scores`.
     """
@@ -111,17 +122,16 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
                 correction += log_width[att, x[att]]
             for yy in range(k):
                 terms[s, yy] = lj[base + yy] - correction
-            # Gaussian children
+            # Gaussian children (slots of members of g hold zeros: no term)
+            first = grid_offsets[g] + cells[s] * n_num * k
             for j in range(n_num):
-                off = moment_offsets[g, j]
                 v = V[r, j]
-                if off < 0 or math.isnan(v):
+                if math.isnan(v):
                     continue
-                cell = off // 3 + cells[s] * k
+                cell = first + j * k
                 for yy in range(k):
-                    s2 = var[cell + yy]
                     dv = v - mean[cell + yy]
-                    terms[s, yy] -= 0.5 * (_LOG_2PI + math.log(s2) + dv * dv / s2)
+                    terms[s, yy] -= norm[cell + yy] + dv * dv * precision[cell + yy]
         # nominal children from the log-conditional tables
         d = level + 1
         if d <= max_order:
