@@ -18,6 +18,7 @@ import json
 import math
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
@@ -611,7 +612,11 @@ def main():
     report(f"Total benchmark time: {(time.perf_counter() - t_start) / 60:.1f} min.")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(report.lines) + "\n")
+    # sections other benchmarks own (between <!-- name --> and <!-- /name --> markers) stay
+    sections = [m.group(0) for m in re.finditer(r"<!-- (\w+) -->.*?<!-- /\1 -->",
+                                                  out.read_text(), re.S)] \
+        if out.exists() else []
+    out.write_text("\n".join(report.lines) + "\n" + "".join(f"\n{s}\n" for s in sections))
     print(f"# wrote {out}")
     if tmp is not None:
         tmp.cleanup()
