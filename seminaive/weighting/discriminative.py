@@ -233,9 +233,10 @@ class ALR(_Discriminative):
     """Discriminatively weighted AnJE: AODE's, A2DE's... sub-models with learnt weights (ALR).
 
     The score of class y is the weighted mean of the qualifying sub-models' log joints,
-    (1 / |S|) sum_s w_s log [P(y, x_s) prod_i P(x_i | y, x_s)] (the geometric mean of
-    AnDE's sub-models, AnJE, when every weight is 1; rows with no qualifying parent cascade to
-    order n - 1 as in AnDE), with the weights learnt by minimising the L2-regularised
+    (1 / S) sum_s w_s log [P(y, x_s) prod_i P(x_i | y, x_s)] over the S qualifying
+    sub-models (the geometric mean of AnDE's sub-models, AnJE, when every weight is 1; rows
+    with no qualifying parent cascade to order n - 1 as in AnDE), with the weights learnt by
+    minimising the L2-regularised
     conditional log loss with L-BFGS.  Being linear in the weights, the objective is convex;
     this is the weighted AnJE of Zaidi et al. (2016, 2017), at the granularities of
     scikit-bayes's ``ALR``:
