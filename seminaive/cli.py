@@ -7,7 +7,7 @@ import numpy as np
 
 from .ande import A2DE, AODE, NaiveBayes
 from .datasets import load_kr_vs_kp
-from .evaluation import findings, report, runner
+from .evaluation import comparisons, findings, report, runner
 from .evaluation.learners import get_learner
 from .evaluation.protocols import PROTOCOLS, make_tasks
 
@@ -124,8 +124,19 @@ def report_command(args):
         with open(args.preamble) as fh:
             preamble = fh.read()
     check = findings.paper_findings if args.findings else None
+    if args.comparisons:
+        keys = [k for k in args.comparisons.split(",") if k]
+        known = {c.key for c in comparisons.PAPER_COMPARISONS}
+        unknown = sorted(set(keys) - known)
+        if unknown:
+            raise SystemExit(f"seminaive report: unknown comparison(s) {unknown}; known: "
+                             f"{sorted(known)}")
+        chosen = [c for c in comparisons.PAPER_COMPARISONS if c.key in keys]
+
+        def check(summary, curve, raw):
+            return comparisons.render_comparisons(summary, chosen)
     text = report.render(args.dirs, markdown_path=args.markdown, title=args.title,
-                         preamble=preamble, findings=check)
+                         preamble=preamble, findings=check, section=args.section)
     target = args.markdown or f"{args.dirs[0]}/report.md"
     print(f"wrote {target} ({len(text.splitlines())} lines)")
     return 0
@@ -186,6 +197,12 @@ def main(argv=None):
     p_rep.add_argument("--preamble", default=None, help="markdown file placed after the title")
     p_rep.add_argument("--findings", action="store_true",
                        help="check the papers' findings and comparison tables against the results")
+    p_rep.add_argument("--comparisons", default=None,
+                       help="only these comparison tables (comma-separated keys of "
+                            "seminaive.evaluation.comparisons.PAPER_COMPARISONS)")
+    p_rep.add_argument("--section", default=None,
+                       help="write the report as this named section of --markdown (between "
+                            "<!-- NAME --> markers), keeping the rest of the file")
     p_rep.set_defaults(func=report_command)
     args = parser.parse_args(argv)
     return args.func(args)

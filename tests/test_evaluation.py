@@ -232,3 +232,26 @@ def test_failed_tasks_can_be_retried(tmp_path, monkeypatch):
     assert len(runner.plan(config, out)[0]) == 0
     raw = runner.run(config, out, progress=False, retry_failed=True)
     assert (raw["error"] == "").all() and len(raw) == 3
+
+
+def test_cli_report_as_a_section_of_an_existing_page(tmp_path):
+    out = str(tmp_path / "cli")
+    assert main(["compare", "--data", "iris", "--learners", "nb,nb-gauss,nb-ef3",
+                 "--protocol", "biasvar", "--repeats", "1", "--discretizer", "mdl",
+                 "--out", out, "--quiet"]) == 0
+    page = tmp_path / "results.md"
+    page.write_text("# Results\n\nEarlier content.\n")
+    args = ["report", out, "--markdown", str(page), "--section", "numeric",
+            "--comparisons", "gaussian-children", "--title", "Numeric"]
+    assert main(args) == 0
+    text = page.read_text()
+    assert text.startswith("# Results\n\nEarlier content.\n")
+    assert "<!-- numeric -->\n## Numeric" in text and text.rstrip().endswith("<!-- /numeric -->")
+    assert "#### Gaussian children against discretisation" in text
+    assert "NB-G vs NB" in text and "Headline findings" not in text
+    # rendering again replaces the section instead of appending a second one
+    assert main(args) == 0
+    again = page.read_text()
+    assert again.count("<!-- numeric -->") == 1 and again == text
+    with pytest.raises(SystemExit, match="unknown comparison"):
+        main(["report", out, "--markdown", str(page), "--comparisons", "nope"])

@@ -9,6 +9,8 @@ PNG plots; it only reads the cache, so ``seminaive report`` can rebuild everythi
 """
 
 import os
+import re
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -257,7 +259,7 @@ def _settings_title(settings):
 
 
 def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamble=None,
-           findings=None):
+           findings=None, section=None):
     """Write the markdown report and PNG plots of one or more result directories.
 
     Parameters
@@ -276,6 +278,10 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     findings : callable, optional
         ``findings(summary, curves, raw) -> markdown``: checks of published claims
         (see :mod:`.findings`).
+    section : str, optional
+        Write the report as the section ``section`` of ``markdown_path`` (between the lines
+        ``<!-- section -->`` and ``<!-- /section -->``, replaced if present, appended
+        otherwise; headings one level down) instead of the whole file.
 
     Returns
     -------
@@ -332,9 +338,41 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
         for settings in sorted(curve["settings"].unique()):
             parts += _curve_section(curve[curve["settings"] == settings], plots_dir, base)
     text = "\n".join(parts).rstrip() + "\n"
-    with open(markdown_path, "w") as fh:
-        fh.write(text)
+    if section is not None:
+        text = _as_section(text, section, markdown_path)
+    atomic_write_text(markdown_path, text)
     return text
+
+
+def _as_section(text, name, path):
+    """The file at ``path`` with ``text`` (headings one level down) as section ``name``."""
+    if not re.fullmatch(r"[\w-]+", name):
+        raise ValueError(f"section names are letters, digits, - and _: got {name!r}")
+    body = "\n".join("#" + line if line.startswith("#") else line
+                     for line in text.splitlines())
+    block = f"<!-- {name} -->\n{body}\n<!-- /{name} -->"
+    old = ""
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = fh.read()
+    pattern = re.compile(rf"<!-- {re.escape(name)} -->.*?<!-- /{re.escape(name)} -->", re.S)
+    if pattern.search(old):
+        return pattern.sub(lambda _: block, old)
+    return old.rstrip("\n") + ("\n\n" if old else "") + block + "\n"
+
+
+def atomic_write_text(path, text):
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place: a
+    failure leaves any previous file untouched and no partial file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".md", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def _rel(path, base):
