@@ -911,16 +911,20 @@ class MomentTable:
         offsets = np.concatenate([[0], np.cumsum(np.array(cells) * n_num * k)]).astype(
             np.int64)
         out = [np.zeros(int(offsets[-1])) for _ in arrays]
-        for g in range(n_comb):
-            members = table.members(g)
-            for j, c in enumerate(self.numeric.tolist()):
-                e = self.index.get((members, c))
-                if e is None:
-                    continue
-                lo, hi = self.offsets[e] // 3, self.offsets[e + 1] // 3
-                for src, dst in zip(arrays, out, strict=True):
-                    block = dst[offsets[g]:offsets[g + 1]].reshape(cells[g], n_num, k)
-                    block[:, j, :] = src[lo:hi].reshape(cells[g], k)
+        column = {c: j for j, c in enumerate(self.numeric.tolist())}
+        for q in range(self.group_starts.size - 1):
+            # consecutive entries with the same parents: their blocks are contiguous
+            first, last = int(self.group_starts[q]), int(self.group_starts[q + 1])
+            g = table.combination_index(self.entries[first][0]) if self.entries[first][0] \
+                else 0
+            if g >= n_comb:
+                continue
+            js = [column[self.entries[e][1]] for e in range(first, last)]
+            lo, hi = self.offsets[first] // 3, self.offsets[last] // 3
+            for src, dst in zip(arrays, out, strict=True):
+                block = dst[offsets[g]:offsets[g + 1]].reshape(cells[g], n_num, k)
+                block[:, js, :] = src[lo:hi].reshape(last - first, cells[g], k).transpose(
+                    1, 0, 2)
         return (offsets, *out)
 
     def state(self):
