@@ -153,7 +153,9 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     pseudo-rows (1 with Laplace smoothing); the variance is floored at (0.01 sd)^2 of the
     attribute (see :meth:`seminaive.tables.MomentTable.estimates`).
     The weight, sum and sum of squares are counted with the tables, so partial_fit,
-    merging, fit_stream and Dask stay exact.""",
+    merging, fit_stream and Dask stay exact.  A missing child value adds no term; with
+    ``missing="value"`` it adds log P(missing | y, x_s), and an observed one
+    log (1 - P(missing | y, x_s)) besides its density.""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values
@@ -165,9 +167,11 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     ``m`` pseudo-rows (1 with Laplace smoothing), the variance floored at (0.01 sd)^2 of the
     attribute (:meth:`seminaive.tables.MomentTable.estimates`).  A row whose parent value is
     missing, or whose parent cell holds fewer than ``min_count`` rows with the child
-    observed, uses the longest usable prefix of the parents.  The moments are counted in
-    one more pass over the data, per family, so partial_fit, fit_stream and Dask stay
-    exact where the structure is.""",
+    observed, uses the longest usable prefix of the parents.  A missing child value adds no
+    term; with ``missing="value"`` it adds log P(missing | y, parents), and an observed one
+    log (1 - P(missing | y, parents)) besides its density.  The moments are counted in one
+    more pass over the data, per family, so partial_fit, fit_stream and Dask stay exact
+    where the structure is.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
     "l2": """\
 l2 : float, default=1.0

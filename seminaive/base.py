@@ -158,6 +158,15 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         keeps its Gaussian children's moments itself)."""
         return self._order()
 
+    def _gaussian_missing_codes(self):
+        """Storage code of the value for missing of every Gaussian attribute
+        (``missing="value"`` and missing values in training), 0 elsewhere."""
+        codes = np.zeros(self.table_.n_attributes, dtype=np.int64)
+        numeric = self._gaussian_attributes()
+        own = self.encoder_.missing_code_[numeric]
+        codes[numeric] = np.where(own >= 0, own + 1, 0)
+        return codes
+
     def _needs_values(self):
         """Whether counting needs the numeric values (Gaussian children)."""
         return self._gaussian_attributes().size > 0
@@ -426,7 +435,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                 self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
                                                    self.encoder_.numeric_center_,
                                                    self.encoder_.n_values_),
-                self._order(), self.smoothing, self.m, self.min_count, self.aggregate)
+                self._order(), self.smoothing, self.m, self.min_count, self.aggregate,
+                missing_code=self._gaussian_missing_codes())
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate)
 

@@ -583,12 +583,14 @@ class FrequencyTable(_CountTable):
         return out
 
     def gaussian_scores(self, X, values, log_width, n, smoothing="m_estimate", m=1.0,
-                        min_count=1, aggregate="joint"):
+                        min_count=1, aggregate="joint", missing_code=None):
         """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
         moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
         ``log_width[i, code]`` the log widths of the numeric parents' bins (see
         :func:`seminaive.kernels.gaussian.gaussian_scores`).  The Gaussian estimates shrink
         with ``m`` pseudo-rows (1 with Laplace smoothing), see :meth:`MomentTable.estimates`.
+        ``missing_code`` (per attribute, 0 = none): storage codes of the numeric attributes'
+        values for missing (``missing="value"``).
         """
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
@@ -612,7 +614,10 @@ class FrequencyTable(_CountTable):
                 X, np.ascontiguousarray(values, dtype=np.float64), tables.n, self.max_order,
                 self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
                 self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
-                gaussian, np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
+                gaussian,
+                np.zeros(self.n_attributes, dtype=np.int64) if missing_code is None
+                else np.ascontiguousarray(missing_code, dtype=np.int64),
+                np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
                 mean, norm, precision, modes[aggregate], out)
         return out
 

@@ -320,3 +320,32 @@ def test_structure_learners_ignore_units(make):
         frame["size"] = frame["size"] * 1000.0 - 7.0
     scaled = make().fit(Xs, Y)
     assert_allclose(scaled.predict_proba(XTs), base.predict_proba(XT), rtol=1e-7, atol=1e-10)
+
+
+def test_missing_as_a_value_for_gaussian_children():
+    """missing="value": a Gaussian child contributes P(missing | y) when missing and
+    (1 - P(missing | y)) times its density when observed; the AnDE and structure kernels
+    agree (KDB(0) is naive Bayes)."""
+    nb = NaiveBayes(numeric="gaussian", missing="value").fit(X, Y)
+    kdb = KDB(k=0, numeric="gaussian", missing="value").fit(X, Y)
+    assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
+                    atol=1e-12)
+    # by hand, for the numeric column "size" alone
+    Xs, XTs = X[["size"]], XT[["size"]]
+    model = NaiveBayes(numeric="gaussian", missing="value", m=1.0).fit(Xs, Y)
+    y_idx = np.searchsorted(model.classes_, Y)
+    size = Xs["size"].to_numpy()
+    n_bins = len(model.encoder_.categories_[0]) - 1  # the bins and the missing value
+    ours = model.joint_log_likelihood(XTs)
+    for r, v in enumerate(XTs["size"].to_numpy()):
+        for c in range(3):
+            rows = y_idx == c
+            n_c = rows.sum()
+            value = math.log((n_c + 1 / 3) / (len(Y) + 1))
+            p_missing = (np.isnan(size[rows]).sum() + 1 / (n_bins + 1)) / (n_c + 1)
+            if math.isnan(v):
+                value += math.log(p_missing)
+            else:
+                obs = size[rows & ~np.isnan(size)]
+                value += math.log1p(-p_missing) + _normal_logpdf(v, obs.mean(), obs.var())
+            assert_allclose(ours[r, c], value, rtol=1e-10)

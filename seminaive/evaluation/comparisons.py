@@ -162,8 +162,8 @@ PAPER_COMPARISONS = (
     Comparison(
         "martinez2016-skdb", "Selective KDB against KDB, AODE and A2DE",
         "Martínez, Webb, Chen & Zaidi 2016",
-        pairs=(("skdb5", "kdb5"), ("skdb3", "kdb3"), ("skdb5", "kdb1"), ("skdb5", "aode"),
-               ("skdb5", "a2de"), ("kdb5", "kdb1")),
+        pairs=(("skdb5", "kdb5"), ("skdb5", "kdb1"), ("skdb5", "aode"), ("skdb5", "a2de"),
+               ("kdb5", "kdb1")),
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
         note="SKDB(K) selects k <= K and the number of attributes by leave-one-out RMSE. "
              "Martínez et al. (2016) evaluate it on large data (up to millions of rows), "
@@ -172,9 +172,8 @@ PAPER_COMPARISONS = (
         "zaidi-discriminative", "WANBIA-C and ALR against the generative models",
         "Zaidi et al. 2013, 2016, 2017",
         pairs=(("wanbiac", "nb"), ("wanbiac-p", "nb"), ("wanbiac-p", "wanbiac"),
-               ("alr1-model", "aode"), ("alr1-class", "aode"),
-               ("alr1-parentvalueclass", "aode"), ("alr1-parentvalueclass", "a2de"),
-               ("wanbiac-p", "aode")),
+               ("alr1-model", "aode"), ("alr1-parentvalueclass", "aode"),
+               ("alr1-parentvalueclass", "a2de"), ("wanbiac-p", "aode")),
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
         note="Weights learnt by minimising the L2-regularised conditional log loss (l2 = 1, "
              "towards the generative model). Zaidi et al. report that discriminative "

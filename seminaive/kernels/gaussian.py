@@ -78,11 +78,14 @@ def _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual, cell
 
 @njit(parallel=True, cache=True)
 def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
-                    lc, lc_offsets, gaussian, log_width, grid_offsets, mean, norm, precision,
-                    aggregate, out):
+                    lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm,
+                    precision, aggregate, out):
     """Per-class AnDE scores with Gaussian numeric children (see the module docstring).
 
     ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
+    ``missing_code[i]``: the storage code of a Gaussian attribute's value for missing
+    (``missing="value"``; 0: none), whose child term is then log P(missing | y, x_s) or,
+    for an observed value, log (1 - P(missing | y, x_s)) plus the log density;
     ``V`` the centred numeric values of the rows; ``mean``, ``norm`` = log(2 pi var) / 2 and
     ``precision`` = 1 / (2 var) of the estimates (:func:`gaussian_terms`), laid out by
     :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
@@ -142,12 +145,23 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
                     cell_h = cell_h * sizes[att] + x[att]
                 for p in range(d):
                     c = combos[h, p]
-                    if x[c] == 0 or gaussian[c] >= 0:
+                    xc = x[c]
+                    if xc == 0 or (gaussian[c] >= 0 and missing_code[c] == 0):
                         continue
                     s = sub_index[h, p] - p_first
                     if not qual[s]:
                         continue
                     base = lc_offsets[h] + (cell_h * d + p) * k
+                    if gaussian[c] < 0 or xc == missing_code[c]:
+                        for yy in range(k):
+                            terms[s, yy] += lc[base + yy]
+                        continue
+                    # an observed Gaussian child under missing="value": P(observed)
+                    stride = 1
+                    for t in range(p + 1, d):
+                        stride *= sizes[combos[h, t]]
+                    base = lc_offsets[h] + ((cell_h + (missing_code[c] - xc) * stride) * d
+                                            + p) * k
                     for yy in range(k):
-                        terms[s, yy] += lc[base + yy]
+                        terms[s, yy] += math.log1p(-math.exp(lc[base + yy]))
         _aggregate_row(terms, n_par, k, aggregate, out[r])

@@ -247,7 +247,8 @@ class _FamilyLearner(_StructureBase):
             skip[moments.numeric] = True
         if codes.shape[0]:
             kernels.score_families(codes, fam, stats.kernel_args(), float(self.m),
-                                   self._laplace(), float(self.min_count), out, skip)
+                                   self._laplace(), float(self.min_count), out, skip,
+                                   self._gaussian_missing_codes())
             if moments is not None:
                 values = self.encoder_.numeric_values(X, type(self).__name__)
                 values[:, ~self._gaussian_active()] = np.nan

@@ -74,15 +74,21 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 # --------------------------------------------------------------------------------------------
 
 
-def score_families(X, families, pairs, m, laplace, min_count, out, skip=None):
+def score_families(X, families, pairs, m, laplace, min_count, out, skip=None,
+                   missing_code=None):
     """:func:`_family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
     with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`); attributes
-    with ``skip[i]`` contribute no child term (e.g. Gaussian children, scored apart)."""
+    with ``skip[i]`` (Gaussian children, whose densities are added apart) contribute only
+    whether they are missing when ``missing_code[i]`` (a storage code) is their own value
+    for missing (``missing="value"``)."""
     if skip is None:
         skip = np.zeros(X.shape[1], dtype=np.bool_)
+    if missing_code is None:
+        missing_code = np.zeros(X.shape[1], dtype=np.int64)
     _family_scores(X, families.members, families.orders, families.offsets, families.strides,
                    families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
-                   pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip, out)
+                   pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip,
+                   missing_code, out)
 
 
 def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
@@ -90,15 +96,20 @@ def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k
     """:func:`_family_scores` with every attribute a child."""
     _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
                    class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count,
-                   np.zeros(X.shape[1], dtype=np.bool_), out)
+                   np.zeros(X.shape[1], dtype=np.bool_), np.zeros(X.shape[1], dtype=np.int64),
+                   out)
 
 
 @njit(parallel=True, cache=True)
 def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
                    class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
-                   out):
-    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class (attributes with
-    ``skip[i]`` left out).
+                   missing_code, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class.
+
+    An attribute with ``skip[i]`` adds no term, or, when ``missing_code[i]`` > 0 is the
+    storage code of its value for missing, log P(missing | y, pa_i) if the row has that code
+    and log (1 - P(missing | y, pa_i)) otherwise (a Gaussian child under ``missing="value"``:
+    its density is added apart).
 
     ``members[i, :orders[i]]`` = (i, parents of i); the family block of i (child first) starts
     at ``fam_offsets[i]`` in ``fam_counts``.  Parents whose value is missing are summed out of
@@ -121,8 +132,10 @@ def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, 
             out[r, yy] = prior[yy]
         for i in range(a):
             xi = X[r, i]
-            if xi == 0 or skip[i]:
+            if xi == 0 or (skip[i] and missing_code[i] == 0):
                 continue
+            # the value whose probability is read (a skipped child: its missing code)
+            target = missing_code[i] if skip[i] else xi
             s_i = sizes[i]
             d = orders[i]
             off = fam_offsets[i]
@@ -157,17 +170,21 @@ def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, 
                             freq += c
                             if v >= 1:
                                 den[yy] += c
-                            if v == xi:
+                            if v == target:
                                 num[yy] += c
                 if freq < min_count:
                     use_family = False
             if not use_family:
-                base = uni_offsets[i] + xi * k
+                base = uni_offsets[i] + target * k
                 for yy in range(k):
                     num[yy] = uni_counts[base + yy]
                     den[yy] = den_uni[i, yy]
+            observed_gaussian = skip[i] and xi != target
             for yy in range(k):
-                out[r, yy] += log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
+                value = log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
+                if observed_gaussian:
+                    value = math.log1p(-math.exp(value))
+                out[r, yy] += value
 
 
 @njit(parallel=True, cache=True)
