@@ -430,15 +430,19 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         codes = self._storage_codes(X)
         if self._needs_values():
-            return self.table_.gaussian_scores(
-                codes, self.encoder_.numeric_values(X, type(self).__name__),
-                self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
-                                                   self.encoder_.numeric_center_,
-                                                   self.encoder_.n_values_),
-                self._order(), self.smoothing, self.m, self.min_count, self.aggregate,
-                missing_code=self._gaussian_missing_codes())
+            return self._gaussian_scores(X, codes)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate)
+
+    def _gaussian_scores(self, X, codes, log_weights=None):
+        """AnDE scores with Gaussian numeric children (``numeric="gaussian"``)."""
+        return self.table_.gaussian_scores(
+            codes, self.encoder_.numeric_values(X, type(self).__name__),
+            self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
+                                               self.encoder_.numeric_center_,
+                                               self.encoder_.n_values_),
+            self._order(), self.smoothing, self.m, self.min_count, self.aggregate,
+            missing_code=self._gaussian_missing_codes(), log_weights=log_weights)
 
     @fill_doc
     def predict_log_proba(self, X):

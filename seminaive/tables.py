@@ -583,14 +583,15 @@ class FrequencyTable(_CountTable):
         return out
 
     def gaussian_scores(self, X, values, log_width, n, smoothing="m_estimate", m=1.0,
-                        min_count=1, aggregate="joint", missing_code=None):
+                        min_count=1, aggregate="joint", missing_code=None, log_weights=None):
         """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
         moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
         ``log_width[i, code]`` the log widths of the numeric parents' bins (see
         :func:`seminaive.kernels.gaussian.gaussian_scores`).  The Gaussian estimates shrink
         with ``m`` pseudo-rows (1 with Laplace smoothing), see :meth:`MomentTable.estimates`.
         ``missing_code`` (per attribute, 0 = none): storage codes of the numeric attributes'
-        values for missing (``missing="value"``).
+        values for missing (``missing="value"``); ``log_weights``: weighted sub-models, as in
+        :meth:`scores`.
         """
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
@@ -618,7 +619,9 @@ class FrequencyTable(_CountTable):
                 np.zeros(self.n_attributes, dtype=np.int64) if missing_code is None
                 else np.ascontiguousarray(missing_code, dtype=np.int64),
                 np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
-                mean, norm, precision, modes[aggregate], out)
+                mean, norm, precision, modes[aggregate], log_weights is not None,
+                np.zeros(1) if log_weights is None
+                else np.ascontiguousarray(log_weights, dtype=np.float64), out)
         return out
 
     # ------------------------------------------------------------------------- persistence

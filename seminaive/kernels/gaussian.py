@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .scoring import _aggregate_row
+from .scoring import _aggregate_row, _aggregate_row_weighted
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -76,10 +76,73 @@ def _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual, cell
     return used
 
 
+@njit(cache=True)
+def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first, sub_index,
+                 lj, lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean,
+                 norm, precision, qual, cells, terms):
+    """Sub-model scores of one row at one parent order (NaN rows: not qualifying)."""
+    n_num = Vr.size
+    p_first = order_first[level]
+    n_par = order_first[level + 1] - p_first
+    for s in range(n_par):
+        g = p_first + s
+        if not qual[s]:
+            for yy in range(k):
+                terms[s, yy] = np.nan
+            continue
+        base = offsets[g] + cells[s] * k
+        correction = 0.0
+        for t in range(level):
+            att = combos[g, t]
+            correction += log_width[att, x[att]]
+        for yy in range(k):
+            terms[s, yy] = lj[base + yy] - correction
+        # Gaussian children (slots of members of g hold zeros: no term)
+        first = grid_offsets[g] + cells[s] * n_num * k
+        for j in range(n_num):
+            v = Vr[j]
+            if math.isnan(v):
+                continue
+            cell = first + j * k
+            for yy in range(k):
+                dv = v - mean[cell + yy]
+                terms[s, yy] -= norm[cell + yy] + dv * dv * precision[cell + yy]
+    # nominal children from the log-conditional tables
+    d = level + 1
+    if d > max_order:
+        return n_par
+    for h in range(order_first[d], order_first[d + 1]):
+        cell_h = 0
+        for t in range(d):
+            att = combos[h, t]
+            cell_h = cell_h * sizes[att] + x[att]
+        for p in range(d):
+            c = combos[h, p]
+            xc = x[c]
+            if xc == 0 or (gaussian[c] >= 0 and missing_code[c] == 0):
+                continue
+            s = sub_index[h, p] - p_first
+            if not qual[s]:
+                continue
+            base = lc_offsets[h] + (cell_h * d + p) * k
+            if gaussian[c] < 0 or xc == missing_code[c]:
+                for yy in range(k):
+                    terms[s, yy] += lc[base + yy]
+                continue
+            # an observed Gaussian child under missing="value": P(observed)
+            stride = 1
+            for t in range(p + 1, d):
+                stride *= sizes[combos[h, t]]
+            base = lc_offsets[h] + ((cell_h + (missing_code[c] - xc) * stride) * d + p) * k
+            for yy in range(k):
+                terms[s, yy] += math.log1p(-math.exp(lc[base + yy]))
+    return n_par
+
+
 @njit(parallel=True, cache=True)
 def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
                     lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm,
-                    precision, aggregate, out):
+                    precision, aggregate, weighted, lw, out):
     """Per-class AnDE scores with Gaussian numeric children (see the module docstring).
 
     ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
@@ -91,10 +154,11 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
     :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
     ``grid_offsets[g]``, shape (cells, numeric attributes, k)); ``log_width[i, code]``
     the log width of a value of a numeric parent (0 otherwise).  Rows cascade to lower
-    orders as in :func:`seminaive.kernels.scoring.predict_scores`.
+    orders as in :func:`seminaive.kernels.scoring.predict_scores`; with ``weighted``, the
+    sub-models are combined with the per-cell log weights ``lw`` as there
+    (:func:`seminaive.kernels.scoring.predict_scores_weighted`).
     """
     n_rows, a = X.shape
-    n_num = V.shape[1]
     widest = 0
     for level in range(n + 1):
         widest = max(widest, order_first[level + 1] - order_first[level])
@@ -103,65 +167,27 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
         terms = np.empty((widest, k))
+        row_w = np.empty(widest)
         level = n
         while True:
             used = _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual,
                                cells)
-            if used > 0 or level == 0:
+            if used == 0 and level > 0:
+                level -= 1
+                continue
+            n_par = _level_terms(x, V[r], level, max_order, combos, offsets, sizes, k,
+                                 order_first, sub_index, lj, lc, lc_offsets, gaussian,
+                                 missing_code, log_width, grid_offsets, mean, norm, precision,
+                                 qual, cells, terms)
+            if not weighted:
+                _aggregate_row(terms, n_par, k, aggregate, out[r])
+                break
+            p_first = order_first[level]
+            for s in range(n_par):
+                row_w[s] = lw[offsets[p_first + s] // k + cells[s]]
+            if _aggregate_row_weighted(terms, row_w, n_par, k, aggregate, out[r]) > 0:
+                break
+            if level == 0:  # naive Bayes, the single sub-model of order 0
+                _aggregate_row(terms, n_par, k, aggregate, out[r])
                 break
             level -= 1
-        p_first = order_first[level]
-        n_par = order_first[level + 1] - p_first
-        for s in range(n_par):
-            g = p_first + s
-            if not qual[s]:
-                for yy in range(k):
-                    terms[s, yy] = np.nan
-                continue
-            base = offsets[g] + cells[s] * k
-            correction = 0.0
-            for t in range(level):
-                att = combos[g, t]
-                correction += log_width[att, x[att]]
-            for yy in range(k):
-                terms[s, yy] = lj[base + yy] - correction
-            # Gaussian children (slots of members of g hold zeros: no term)
-            first = grid_offsets[g] + cells[s] * n_num * k
-            for j in range(n_num):
-                v = V[r, j]
-                if math.isnan(v):
-                    continue
-                cell = first + j * k
-                for yy in range(k):
-                    dv = v - mean[cell + yy]
-                    terms[s, yy] -= norm[cell + yy] + dv * dv * precision[cell + yy]
-        # nominal children from the log-conditional tables
-        d = level + 1
-        if d <= max_order:
-            for h in range(order_first[d], order_first[d + 1]):
-                cell_h = 0
-                for t in range(d):
-                    att = combos[h, t]
-                    cell_h = cell_h * sizes[att] + x[att]
-                for p in range(d):
-                    c = combos[h, p]
-                    xc = x[c]
-                    if xc == 0 or (gaussian[c] >= 0 and missing_code[c] == 0):
-                        continue
-                    s = sub_index[h, p] - p_first
-                    if not qual[s]:
-                        continue
-                    base = lc_offsets[h] + (cell_h * d + p) * k
-                    if gaussian[c] < 0 or xc == missing_code[c]:
-                        for yy in range(k):
-                            terms[s, yy] += lc[base + yy]
-                        continue
-                    # an observed Gaussian child under missing="value": P(observed)
-                    stride = 1
-                    for t in range(p + 1, d):
-                        stride *= sizes[combos[h, t]]
-                    base = lc_offsets[h] + ((cell_h + (missing_code[c] - xc) * stride) * d
-                                            + p) * k
-                    for yy in range(k):
-                        terms[s, yy] += math.log1p(-math.exp(lc[base + yy]))
-        _aggregate_row(terms, n_par, k, aggregate, out[r])

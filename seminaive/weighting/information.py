@@ -125,6 +125,9 @@ class _InformationWeighted(_WeightedAnDE):
         super()._check_params()
         check_scheme(self.weights)
 
+    def _supports_gaussian(self):
+        return True
+
     def _learn_from_counts(self, source):
         for attr in ("weights_", "_cell_log_weights_"):
             self.__dict__.pop(attr, None)
@@ -177,6 +180,7 @@ class WAODE(_InformationWeighted):
         The information measure that weights each super-parent (``"mi"``) or super-parent
         value (``"kl"``).
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -214,7 +218,8 @@ class WAODE(_InformationWeighted):
 
     def __init__(self, weights="mi", *, smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
     def _check_params(self):
