@@ -173,6 +173,12 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     more pass over the data, per family, so partial_fit, fit_stream and Dask stay exact
     where the structure is.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
+    "cache_bytes": """\
+cache_bytes : int, default=256 MiB
+    Keep every training row's weighted log-probability terms in memory (one pass, then
+    iterations without reading the data) when rows x terms x classes x 16 bytes fit; 0
+    never keeps them, so memory stays bounded by one chunk and every function evaluation
+    is a pass over the data.""",
     "l2": """\
 l2 : float, default=1.0
     Strength of the penalty (l2 / 2) sum_j (w_j - 1)^2 added to the summed conditional log
@@ -241,7 +247,7 @@ GROUPS = {
     "dask_predict_parameters": ("dask_estimator", "dask_data"),
     # the optimised mixtures MAPLMD and MAPLMG
     "mixture_parameters": ("mixture_n", "max_iter", "tol", "loo_cache_bytes"),
-    "discriminative_parameters": ("l2", "max_iter_lbfgs", "tol_lbfgs"),
+    "discriminative_parameters": ("l2", "max_iter_lbfgs", "tol_lbfgs", "cache_bytes"),
     "discriminative_attributes": ("coef_", "n_iter_lbfgs", "objective_", "n_passes_lbfgs"),
     "mixture_attributes": ("weights_mixture", "parent_combinations_", "objective_trace_",
                            "n_iter_", "n_passes_mixture"),
@@ -337,7 +343,8 @@ objective_ : float
     The regularised objective at the learnt weights, per unit of row weight.""",
     "n_passes_lbfgs": """\
 n_passes_ : int
-    Passes over the training data of the last fit or partial_fit (function evaluations).""",
+    Passes over the training data of the last fit or partial_fit: one per function
+    evaluation, or 1 when the rows' terms were kept in memory (``cache_bytes``).""",
     "n_passes_mixture": """\
 n_passes_ : int
     Passes over the training data of the last fit or partial_fit (iterations, line-search

@@ -98,6 +98,9 @@ def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_inde
             break
         level -= 1
     scale = 1.0 / max(used, 1)
+    # sub-model granularities: one weight for all the terms of a sub-model, so its terms
+    # are summed into one part (cells[] then holds the part number of each sub-model)
+    collapse = mode <= WEIGHT_PARENT_VALUE_CLASS
     q = 0
     p_first = order_first[level]
     for g in range(p_first, order_first[level + 1]):
@@ -107,6 +110,8 @@ def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_inde
         for yy in range(k):
             part_idx[q, yy] = _joint_index(mode, g, cell, offsets, k, yy)
             part_val[q, yy] = lj[offsets[g] + cell * k + yy] * scale
+        if collapse:
+            cells[g - p_first] = q
         q += 1
     d = level + 1
     if d > max_order:
@@ -123,8 +128,13 @@ def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_inde
             g = sub_index[h, p]
             if not qual[g - p_first]:
                 continue
-            cell = cells[g - p_first]
             key = lc_offsets[h] + (cell_h * d + p) * k
+            if collapse:
+                own = cells[g - p_first]
+                for yy in range(k):
+                    part_val[own, yy] += lc[key + yy] * scale
+                continue
+            cell = cells[g - p_first]
             for yy in range(k):
                 part_idx[q, yy] = _child_index(mode, g, cell, offsets, k, yy, c, key, n_joint)
                 part_val[q, yy] = lc[key + yy] * scale
@@ -142,9 +152,12 @@ def _score(n_parts, part_idx, part_val, theta, k, score):
             score[yy] += part_val[q, yy] * (1.0 if j < 0 else theta[j])
 
 
-def max_parts(order_first, n, n_attributes):
-    """Upper bound of the number of terms of one row."""
+def max_parts(order_first, n, n_attributes, mode=None):
+    """Upper bound of the number of terms of one row (one per sub-model at the sub-model
+    granularities, whose terms share a weight)."""
     widest = max(int(order_first[level + 1] - order_first[level]) for level in range(n + 1))
+    if mode is not None and mode <= WEIGHT_PARENT_VALUE_CLASS:
+        return widest
     return widest * (n_attributes + 1)
 
 
@@ -212,3 +225,56 @@ def loss_and_gradient(X, y, w, weighted, n, max_order, combos, offsets, sizes, k
                     j = part_idx[qq, yy]
                     if j >= 0:
                         grad_out[b, j] += resid[yy] * part_val[qq, yy]
+
+
+@njit(parallel=True, cache=True)
+def build_parts(X, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc,
+                lc_offsets, mode, n_joint, idx_out, val_out, count_out):
+    """The weighted terms of every row (:func:`_row_parts`), kept so that optimiser
+    iterations need not recompute them: ``idx_out`` / ``val_out`` of shape (rows, parts, k),
+    ``count_out[r]`` the number of parts of row r."""
+    n_rows = X.shape[0]
+    widest = 0
+    for level in range(n + 1):
+        widest = max(widest, order_first[level + 1] - order_first[level])
+    for r in prange(n_rows):
+        qual = np.empty(widest, dtype=np.bool_)
+        cells = np.empty(widest, dtype=np.int64)
+        count_out[r] = _row_parts(X[r], n, max_order, combos, offsets, sizes, k, order_first,
+                                  sub_index, lj, lc, lc_offsets, mode, n_joint, qual, cells,
+                                  idx_out[r], val_out[r])
+
+
+@njit(parallel=True, cache=True)
+def cached_loss_and_gradient(idx, val, count, y, w, weighted, theta, n_blocks, loss_out,
+                             grad_out):
+    """:func:`loss_and_gradient` from the terms :func:`build_parts` kept."""
+    n_rows = idx.shape[0]
+    k = idx.shape[2]
+    for b in prange(n_blocks):
+        start = b * n_rows // n_blocks
+        stop = (b + 1) * n_rows // n_blocks
+        score = np.empty(k)
+        resid = np.empty(k)
+        for r in range(start, stop):
+            wr = w[r] if weighted else 1.0
+            if wr <= 0.0:
+                continue
+            q = count[r]
+            _score(q, idx[r], val[r], theta, k, score)
+            top = score[0]
+            for yy in range(1, k):
+                top = max(top, score[yy])
+            acc = 0.0
+            for yy in range(k):
+                acc += math.exp(score[yy] - top)
+            log_norm = top + math.log(acc)
+            yt = y[r]
+            loss_out[b] += wr * (log_norm - score[yt])
+            for yy in range(k):
+                resid[yy] = wr * (math.exp(score[yy] - log_norm) - (1.0 if yy == yt else 0.0))
+            for qq in range(q):
+                for yy in range(k):
+                    j = idx[r, qq, yy]
+                    if j >= 0:
+                        grad_out[b, j] += resid[yy] * val[r, qq, yy]

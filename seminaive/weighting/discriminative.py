@@ -14,6 +14,7 @@ for ALR).  Objective and gradient are one pass over the training source
 """
 
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -24,6 +25,9 @@ from sklearn.exceptions import ConvergenceWarning
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from . import _discriminative_kernels as dk
+
+#: default budget of the rows' weighted terms kept between optimiser iterations
+DEFAULT_CACHE_BYTES = 256 * 2**20
 
 
 class _Discriminative(_BaseAnDE):
@@ -44,6 +48,9 @@ class _Discriminative(_BaseAnDE):
             raise ValueError(f"max_iter must be an integer >= 0, got {self.max_iter!r}")
         if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not (isinstance(self.cache_bytes, numbers.Real)
+                and not isinstance(self.cache_bytes, bool) and self.cache_bytes >= 0):
+            raise ValueError(f"cache_bytes must be a number >= 0, got {self.cache_bytes!r}")
 
     def _forget_fit(self):
         super()._forget_fit()
@@ -73,12 +80,48 @@ class _Discriminative(_BaseAnDE):
         args = (tables.n, table.max_order, table.combos, table.offsets, table.sizes,
                 table.n_classes, of, table.sub_index, tables.log_joint,
                 tables.log_conditional, tables.lc_offsets, mode, n_joint)
-        parts = dk.max_parts(of, tables.n, table.n_attributes)
+        parts = dk.max_parts(of, tables.n, table.n_attributes, mode)
         return args, size, parts
 
-    def _loss_and_gradient(self, source, theta):
-        """(sum of row-weighted log losses, gradient, total row weight): one pass."""
+    def _build_cache(self, source):
+        """The rows' weighted terms kept in memory (one pass) when they fit ``cache_bytes``
+        (then iterations read them instead of the data); None otherwise."""
         args, size, parts = self._layout()
+        k = self.table_.n_classes
+        n_rows = getattr(source, "n_rows", None)
+        if n_rows is None or n_rows * parts * k * 16 > self.cache_bytes:
+            return None
+
+        def chunk(codes, y, w):
+            n = codes.shape[0]
+            idx = np.empty((n, parts, k), dtype=np.int64)
+            val = np.empty((n, parts, k))
+            count = np.empty(n, dtype=np.int64)
+            if n:
+                dk.build_parts(np.ascontiguousarray(codes), *args, idx, val, count)
+            return [(idx, val, count, np.asarray(y, dtype=np.int64),
+                     None if w is None else np.asarray(w, dtype=np.float64))]
+
+        return source.map_reduce(chunk, operator.add) or []
+
+    def _loss_and_gradient(self, source, theta, cache=None):
+        """(sum of row-weighted log losses, gradient, total row weight): one pass over
+        ``source``, or over the kept terms ``cache``."""
+        args, size, parts = self._layout()
+        if cache is not None:
+            loss, grad, total = 0.0, np.zeros(size), 0.0
+            for idx, val, count, y, w in cache:
+                blocks = max(1, min(len(y), get_num_threads()))
+                part_loss = np.zeros(blocks)
+                part_grad = np.zeros((blocks, size))
+                dk.cached_loss_and_gradient(idx, val, count, y,
+                                            w if w is not None else np.zeros(1),
+                                            w is not None, theta, blocks, part_loss,
+                                            part_grad)
+                loss += part_loss.sum()
+                grad += part_grad.sum(axis=0)
+                total += float(len(y) if w is None else np.sum(w))
+            return loss, grad, total
 
         def chunk(codes, y, w):
             blocks = max(1, min(codes.shape[0], get_num_threads()))
@@ -106,10 +149,14 @@ class _Discriminative(_BaseAnDE):
         self.n_passes_ = 0
         l2 = float(self.l2)
         scale = [1.0]
+        cache = self._build_cache(source) if self.max_iter > 0 else None
+        if cache is not None:
+            self.n_passes_ += 1
 
         def objective(theta):
-            loss, grad, total = self._loss_and_gradient(source, theta)
-            self.n_passes_ += 1
+            loss, grad, total = self._loss_and_gradient(source, theta, cache)
+            if cache is None:
+                self.n_passes_ += 1
             scale[0] = max(total, 1e-300)
             diff = theta - 1.0
             value = (loss + 0.5 * l2 * diff @ diff) / scale[0]
@@ -219,8 +266,8 @@ class WANBIAC(_Discriminative):
     _granularities = ("attribute", "parameter")
 
     def __init__(self, weights="attribute", *, l2=1.0, max_iter=200, tol=1e-6,
-                 smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl", n_bins=3,
-                 missing="ignore", categorical_features="auto",
+                 cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate", m=1.0, min_count=1,
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
         assign_params(self, locals())
 
@@ -297,8 +344,8 @@ class ALR(_Discriminative):
                       "parameter")
 
     def __init__(self, n=1, weights="model", *, l2=1.0, max_iter=200, tol=1e-6,
-                 smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl", n_bins=3,
-                 missing="ignore", categorical_features="auto",
+                 cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate", m=1.0, min_count=1,
+                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
         assign_params(self, locals())
 
