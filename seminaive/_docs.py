@@ -173,6 +173,10 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     more pass over the data, per family, so partial_fit, fit_stream and Dask stay exact
     where the structure is.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
+    "non_negative": """\
+non_negative : bool, default=False
+    Bound the weights below by 0 (L-BFGS-B bounds), so that no log-probability's evidence
+    is reversed; unbounded by default.""",
     "cache_bytes": """\
 cache_bytes : int, default=256 MiB
     Keep every training row's weighted log-probability terms in memory (one pass, then
@@ -247,7 +251,8 @@ GROUPS = {
     "dask_predict_parameters": ("dask_estimator", "dask_data"),
     # the optimised mixtures MAPLMD and MAPLMG
     "mixture_parameters": ("mixture_n", "max_iter", "tol", "loo_cache_bytes"),
-    "discriminative_parameters": ("l2", "max_iter_lbfgs", "tol_lbfgs", "cache_bytes"),
+    "discriminative_parameters": ("l2", "max_iter_lbfgs", "tol_lbfgs", "non_negative",
+                                  "cache_bytes"),
     "discriminative_attributes": ("coef_", "n_iter_lbfgs", "objective_", "n_passes_lbfgs"),
     "mixture_attributes": ("weights_mixture", "parent_combinations_", "objective_trace_",
                            "n_iter_", "n_passes_mixture"),

@@ -188,3 +188,14 @@ def test_kept_terms_give_the_streamed_passes(weights, n):
     b = kept._loss_and_gradient(source, theta, cache)
     assert_allclose(b[0], a[0], rtol=1e-12)
     assert_allclose(b[1], a[1], rtol=1e-10, atol=1e-12)
+
+
+def test_non_negative_weights():
+    free = ALR(n=1, weights="class", l2=1e-3, categorical_features="all").fit(X, Y)
+    bounded = ALR(n=1, weights="class", l2=1e-3, non_negative=True,
+                  categorical_features="all").fit(X, Y)
+    assert bounded.coef_.min() >= 0.0
+    assert free.coef_.min() < 0.0  # the data pull some weights below 0 when free
+    assert bounded.objective_ >= free.objective_ - 1e-9
+    with pytest.raises(ValueError, match="non_negative"):
+        ALR(non_negative="yes").fit(X, Y)

@@ -48,6 +48,8 @@ class _Discriminative(_BaseAnDE):
             raise ValueError(f"max_iter must be an integer >= 0, got {self.max_iter!r}")
         if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not isinstance(self.non_negative, (bool, np.bool_)):
+            raise ValueError(f"non_negative must be True or False, got {self.non_negative!r}")
         if not (isinstance(self.cache_bytes, numbers.Real)
                 and not isinstance(self.cache_bytes, bool) and self.cache_bytes >= 0):
             raise ValueError(f"cache_bytes must be a number >= 0, got {self.cache_bytes!r}")
@@ -167,8 +169,12 @@ class _Discriminative(_BaseAnDE):
             self.n_iter_ = 0
             self.objective_ = float(objective(self.coef_)[0])
             return
-        result = minimize(objective, np.asarray(start, dtype=np.float64), jac=True,
-                          method="L-BFGS-B",
+        start = np.asarray(start, dtype=np.float64)
+        bounds = None
+        if self.non_negative:
+            bounds = [(0.0, None)] * start.size
+            start = np.maximum(start, 0.0)
+        result = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
                           options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
                                    "ftol": float(self.tol) * 1e-3})
         self.coef_ = result.x
@@ -222,7 +228,8 @@ class WANBIAC(_Discriminative):
 
     With every weight 1 the model is naive Bayes.  Each L-BFGS function evaluation is one
     pass over the training data.  Departures from the papers: the penalty pulls the weights
-    towards 1 (the generative model) rather than 0, and the weights are unbounded.
+    towards 1 (the generative model) rather than 0, and the weights are unbounded unless
+    ``non_negative``.
 
     :meth:`partial_fit` adds the chunk to the counts and re-learns the weights from the chunk
     only (starting from the current weights), so after more than one chunk it differs from
@@ -266,9 +273,10 @@ class WANBIAC(_Discriminative):
     _granularities = ("attribute", "parameter")
 
     def __init__(self, weights="attribute", *, l2=1.0, max_iter=200, tol=1e-6,
-                 cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate", m=1.0, min_count=1,
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 non_negative=False, cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate",
+                 m=1.0, min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
         assign_params(self, locals())
 
     def _order(self):
@@ -295,8 +303,10 @@ class ALR(_Discriminative):
     * ``"attribute"``: the parent joint unweighted, one weight per child attribute;
     * ``"parameter"``: one per probability read (the "extended" WANBIA-C parametrisation).
 
-    Each L-BFGS function evaluation is one pass over the training data.  The penalty pulls
-    the weights towards 1 (the generative model); they are unbounded.  :meth:`partial_fit`
+    Each L-BFGS function evaluation is one pass over the training data (or the rows' terms
+    are kept in memory, ``cache_bytes``).  The penalty pulls the weights towards 1 (the
+    generative model); they are unbounded unless ``non_negative`` (scikit-bayes's ``ALR``
+    bounds them below by 0).  :meth:`partial_fit`
     re-learns the weights from the chunk only (starting from the current weights) and warns
     that the result differs from :meth:`fit` on all the chunks.
 
@@ -344,9 +354,10 @@ class ALR(_Discriminative):
                       "parameter")
 
     def __init__(self, n=1, weights="model", *, l2=1.0, max_iter=200, tol=1e-6,
-                 cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate", m=1.0, min_count=1,
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 non_negative=False, cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate",
+                 m=1.0, min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
+                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
+                 random_state=None):
         assign_params(self, locals())
 
     def _order(self):
