@@ -7,6 +7,8 @@ j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads 
 chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
 """
 
+import warnings
+
 import numpy as np
 
 from .._docs import fill_doc
@@ -51,7 +53,7 @@ class SKDB(KDB):
     j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
     smaller families; :meth:`partial_fit` adds the chunk to every count (as KDB does) and
     selects again from the leave-one-out losses of the chunk's rows only, so its selection
-    can differ from that of :meth:`fit` on all the chunks.
+    can differ from that of :meth:`fit` on all the chunks (it warns when it does so).
 
     Parameters
     ----------
@@ -122,6 +124,16 @@ class SKDB(KDB):
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
                  random_state=None):
         assign_params(self, locals())
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        if hasattr(self, "k_"):
+            warnings.warn("SKDB.partial_fit selects the model again from the leave-one-out "
+                          "losses of this chunk's rows only (the counts hold every chunk): the "
+                          "selection can differ from fit on all the rows", UserWarning,
+                          stacklevel=2)
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    partial_fit.__doc__ = KDB.partial_fit.__doc__
 
     def _check_params(self):
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
