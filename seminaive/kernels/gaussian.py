@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .scoring import _aggregate_row, _aggregate_row_weighted
+from .scoring import _aggregate_row, _aggregate_row_weighted, qualifying_parents
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -56,24 +56,6 @@ def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_
                 sums[base] += wr
                 sums[base + 1] += wr * v
                 sums[base + 2] += wr * v * v
-
-
-@njit(cache=True, inline="always")
-def _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual, cells):
-    """Cells of the parent combinations of one order in row x, and which qualify."""
-    p_first = order_first[level]
-    used = 0
-    for g in range(p_first, order_first[level + 1]):
-        cell = 0
-        for t in range(level):
-            att = combos[g, t]
-            cell = cell * sizes[att] + x[att]
-        cells[g - p_first] = cell
-        ok = not math.isnan(lj[offsets[g] + cell * k])
-        qual[g - p_first] = ok
-        if ok:
-            used += 1
-    return used
 
 
 @njit(cache=True)
@@ -170,8 +152,8 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
         row_w = np.empty(widest)
         level = n
         while True:
-            used = _qualifying(x, level, combos, offsets, sizes, k, order_first, lj, qual,
-                               cells)
+            used = qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj,
+                                      qual, cells)
             if used == 0 and level > 0:
                 level -= 1
                 continue

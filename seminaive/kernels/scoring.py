@@ -150,6 +150,26 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
     return used
 
 
+@njit(cache=True, inline="always")
+def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual, cells):
+    """The cells (``cells``) of the parent combinations of one order in row x and which
+    qualify (``qual``: their log joint is not NaN, i.e. every parent observed and frequent
+    enough); returns how many qualify."""
+    p_first = order_first[level]
+    used = 0
+    for g in range(p_first, order_first[level + 1]):
+        cell = 0
+        for t in range(level):
+            att = combos[g, t]
+            cell = cell * sizes[att] + x[att]
+        cells[g - p_first] = cell
+        ok = not math.isnan(lj[offsets[g] + cell * k])
+        qual[g - p_first] = ok
+        if ok:
+            used += 1
+    return used
+
+
 @njit(cache=True)
 def _parent_log_weights(xs, level, combos, offsets, sizes, k, order_first, lw, log_w):
     """log_w[s] = log weight of the cell x_s of every parent combination s of one order

@@ -33,6 +33,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.scoring import qualifying_parents
+
 WEIGHT_MODEL = 0
 WEIGHT_PARENT_VALUE = 1
 WEIGHT_CLASS = 2
@@ -80,20 +82,9 @@ def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_inde
     """The weighted terms of one row: ``part_idx[q, y]`` (weight index, -1 = unweighted) and
     ``part_val[q, y]`` (log-probability / used) for q < the returned count."""
     level = n
-    used = 0
     while True:
-        p_first = order_first[level]
-        used = 0
-        for g in range(p_first, order_first[level + 1]):
-            cell = 0
-            for t in range(level):
-                att = combos[g, t]
-                cell = cell * sizes[att] + x[att]
-            cells[g - p_first] = cell
-            ok = not math.isnan(lj[offsets[g] + cell * k])
-            qual[g - p_first] = ok
-            if ok:
-                used += 1
+        used = qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual,
+                                  cells)
         if used > 0 or level == 0:
             break
         level -= 1
@@ -152,6 +143,28 @@ def _score(n_parts, part_idx, part_val, theta, k, score):
             score[yy] += part_val[q, yy] * (1.0 if j < 0 else theta[j])
 
 
+@njit(cache=True, inline="always")
+def _row_gradient(q, part_idx, part_val, theta, k, yt, wr, score, resid, grad):
+    """Add the gradient of one row's weighted log loss w_r (-log P(y_t | x)) to ``grad``
+    and return that loss."""
+    _score(q, part_idx, part_val, theta, k, score)
+    top = score[0]
+    for yy in range(1, k):
+        top = max(top, score[yy])
+    acc = 0.0
+    for yy in range(k):
+        acc += math.exp(score[yy] - top)
+    log_norm = top + math.log(acc)
+    for yy in range(k):
+        resid[yy] = wr * (math.exp(score[yy] - log_norm) - (1.0 if yy == yt else 0.0))
+    for qq in range(q):
+        for yy in range(k):
+            j = part_idx[qq, yy]
+            if j >= 0:
+                grad[j] += resid[yy] * part_val[qq, yy]
+    return wr * (log_norm - score[yt])
+
+
 def max_parts(order_first, n, n_attributes, mode=None):
     """Upper bound of the number of terms of one row (one per sub-model at the sub-model
     granularities, whose terms share a weight)."""
@@ -208,23 +221,8 @@ def loss_and_gradient(X, y, w, weighted, n, max_order, combos, offsets, sizes, k
             q = _row_parts(X[r], n, max_order, combos, offsets, sizes, k, order_first,
                            sub_index, lj, lc, lc_offsets, mode, n_joint, qual, cells, part_idx,
                            part_val)
-            _score(q, part_idx, part_val, theta, k, score)
-            top = score[0]
-            for yy in range(1, k):
-                top = max(top, score[yy])
-            acc = 0.0
-            for yy in range(k):
-                acc += math.exp(score[yy] - top)
-            log_norm = top + math.log(acc)
-            yt = y[r]
-            loss_out[b] += wr * (log_norm - score[yt])
-            for yy in range(k):
-                resid[yy] = wr * (math.exp(score[yy] - log_norm) - (1.0 if yy == yt else 0.0))
-            for qq in range(q):
-                for yy in range(k):
-                    j = part_idx[qq, yy]
-                    if j >= 0:
-                        grad_out[b, j] += resid[yy] * part_val[qq, yy]
+            loss_out[b] += _row_gradient(q, part_idx, part_val, theta, k, y[r], wr, score,
+                                         resid, grad_out[b])
 
 
 @njit(parallel=True, cache=True)
@@ -260,21 +258,5 @@ def cached_loss_and_gradient(idx, val, count, y, w, weighted, theta, n_blocks, l
             wr = w[r] if weighted else 1.0
             if wr <= 0.0:
                 continue
-            q = count[r]
-            _score(q, idx[r], val[r], theta, k, score)
-            top = score[0]
-            for yy in range(1, k):
-                top = max(top, score[yy])
-            acc = 0.0
-            for yy in range(k):
-                acc += math.exp(score[yy] - top)
-            log_norm = top + math.log(acc)
-            yt = y[r]
-            loss_out[b] += wr * (log_norm - score[yt])
-            for yy in range(k):
-                resid[yy] = wr * (math.exp(score[yy] - log_norm) - (1.0 if yy == yt else 0.0))
-            for qq in range(q):
-                for yy in range(k):
-                    j = idx[r, qq, yy]
-                    if j >= 0:
-                        grad_out[b, j] += resid[yy] * val[r, qq, yy]
+            loss_out[b] += _row_gradient(count[r], idx[r], val[r], theta, k, y[r], wr, score,
+                                         resid, grad_out[b])
