@@ -74,6 +74,50 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 # --------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def family_sums(counts, off, members, strides, d, row, sizes, k, target, num, den):
+    """Counts of the family (``members[:d]``: the child, then its parents; block at ``off``
+    with member strides ``strides``) at the parent values of ``row``, parents missing in the
+    row summed out (their missing slot included): ``num[y]`` = N(child = target, y, parents),
+    ``den[y]`` = N(child observed, y, parents).  Returns the number of rows with those parent
+    values (child missing included), or -1 when no parent is observed in ``row``."""
+    n_missing = 0
+    mult = 1
+    first = off
+    for t in range(1, d):
+        p = members[t]
+        xp = row[p]
+        if xp == 0:
+            n_missing += 1
+            mult *= sizes[p]
+        else:
+            first += xp * strides[t]
+    if n_missing >= d - 1:
+        return -1.0
+    for yy in range(k):
+        num[yy] = 0.0
+        den[yy] = 0.0
+    freq = 0.0
+    for q in range(mult):
+        rest = q
+        cell = first
+        for t in range(d - 1, 0, -1):
+            p = members[t]
+            if row[p] == 0:
+                cell += (rest % sizes[p]) * strides[t]
+                rest //= sizes[p]
+        for v in range(sizes[members[0]]):
+            base = cell + v * strides[0]
+            for yy in range(k):
+                c = counts[base + yy]
+                freq += c
+                if v >= 1:
+                    den[yy] += c
+                if v == target:
+                    num[yy] += c
+    return freq
+
+
 def score_families(X, families, pairs, m, laplace, min_count, out, skip=None,
                    missing_code=None):
     """:func:`_family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
@@ -138,42 +182,11 @@ def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, 
             target = missing_code[i] if skip[i] else xi
             s_i = sizes[i]
             d = orders[i]
-            off = fam_offsets[i]
-            n_missing = 0
-            mult = 1
-            for t in range(1, d):
-                p = members[i, t]
-                xp = X[r, p]
-                if xp == 0:
-                    n_missing += 1
-                    mult *= sizes[p]
-                else:
-                    off += xp * strides[i, t]
-            use_family = d > 1 and n_missing < d - 1
-            if use_family:
-                for yy in range(k):
-                    num[yy] = 0.0
-                    den[yy] = 0.0
-                freq = 0.0
-                for q in range(mult):
-                    rest = q
-                    cell = off
-                    for t in range(d - 1, 0, -1):
-                        p = members[i, t]
-                        if X[r, p] == 0:
-                            cell += (rest % sizes[p]) * strides[i, t]
-                            rest //= sizes[p]
-                    for v in range(s_i):
-                        base = cell + v * strides[i, 0]
-                        for yy in range(k):
-                            c = fam_counts[base + yy]
-                            freq += c
-                            if v >= 1:
-                                den[yy] += c
-                            if v == target:
-                                num[yy] += c
-                if freq < min_count:
-                    use_family = False
+            use_family = False
+            if d > 1:
+                freq = family_sums(fam_counts, fam_offsets[i], members[i], strides[i], d, X[r],
+                                   sizes, k, target, num, den)
+                use_family = freq >= 0.0 and freq >= min_count
             if not use_family:
                 base = uni_offsets[i] + target * k
                 for yy in range(k):

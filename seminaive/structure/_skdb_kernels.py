@@ -20,65 +20,23 @@ from numba import njit, prange
 
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
-from ._kernels import _row_removal
+from ._kernels import _row_removal, family_sums
 
 
 @njit(cache=True, inline="always")
-def _family_loo(xr, yr, u, i, xi, g, fam, uni_counts, uni_offsets, den_uni, sizes, k, m,
-                laplace, min_count, num, den):
+def _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, uni_counts, uni_offsets, den_uni, sizes,
+                k, min_count, num, den):
     """LOO numerator and denominator of P(x_i | y, parents of family ``g``) for every class
-    (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`family_scores` does."""
-    counts, offsets, combos, orders = fam.counts, fam.offsets, fam.combos, fam.orders
-    use_family = g >= 0
-    if use_family:
-        d = orders[g]
-        # strides: class fastest, the last member next
-        off = offsets[g]
-        n_missing = 0
-        mult = 1
-        stride = k
-        child_stride = 0
-        for t in range(d - 1, -1, -1):
-            p = combos[g, t]
-            if t == 0:
-                child_stride = stride
-            else:
-                xp = xr[p]
-                if xp == 0:
-                    n_missing += 1
-                    mult *= sizes[p]
-                else:
-                    off += xp * stride
-            stride *= sizes[p]
-        use_family = n_missing < d - 1
-        if use_family:
-            for yy in range(k):
-                num[yy] = 0.0
-                den[yy] = 0.0
-            freq = 0.0
-            for q in range(mult):
-                rest = q
-                cell = off
-                stride = k
-                for t in range(d - 1, 0, -1):
-                    p = combos[g, t]
-                    if xr[p] == 0:
-                        cell += (rest % sizes[p]) * stride
-                        rest //= sizes[p]
-                    stride *= sizes[p]
-                for v in range(sizes[i]):
-                    base = cell + v * child_stride
-                    for yy in range(k):
-                        c = counts[base + yy]
-                        freq += c
-                        if v >= 1:
-                            den[yy] += c
-                        if v == xi:
-                            num[yy] += c
+    (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`._kernels.family_scores`
+    does."""
+    use_family = False
+    if g >= 0:
+        freq = family_sums(fam.counts, fam.offsets[g], fam.combos[g], fam_strides[g],
+                           fam.orders[g], xr, sizes, k, xi, num, den)
+        if freq >= 0.0:
             num[yr] -= u
             den[yr] -= u
-            if freq - u < min_count:
-                use_family = False
+            use_family = freq - u >= min_count
     if not use_family:
         base = uni_offsets[i] + xi * k
         for yy in range(k):
@@ -89,18 +47,18 @@ def _family_loo(xr, yr, u, i, xi, g, fam, uni_counts, uni_offsets, den_uni, size
 
 
 @njit(parallel=True, cache=True)
-def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, pairs, m, laplace,
-                   min_count, loss_kind, n_blocks, out):
+def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strides, pairs, m,
+                   laplace, min_count, loss_kind, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
-    ``fam`` is the prefix families' :class:`~seminaive.tables.TableLayout`, ``pairs`` a
-    :class:`._kernels.PairArrays` (class and order-1 counts).
+    ``fam`` is the prefix families' :class:`~seminaive.tables.TableLayout` (member strides
+    ``fam_strides``), ``pairs`` a :class:`._kernels.PairArrays` (class and order-1 counts).
     """
     counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
     n, a = X.shape
-    n_k = fam_index.shape[1]  # K + 1
+    n_k = out.shape[1]  # K + 1 (fam_index has max(K, 1) + 1 columns)
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
@@ -136,8 +94,8 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, pairs, m,
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
                     g = fam_index[i, jj] if jj > 0 else -1
-                    _family_loo(xr, yr, u, i, xi, g, fam, counts1, uni_offsets, den_uni,
-                                sizes, k, m, laplace, min_count, num, den)
+                    _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, counts1, uni_offsets,
+                                den_uni, sizes, k, min_count, num, den)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

@@ -34,6 +34,18 @@ def _prefix_families(candidates):
     return families, index
 
 
+def _member_strides(layout):
+    """Flat stride of every member of every combination of a table layout (class fastest,
+    the last member next)."""
+    strides = np.zeros(layout.combos.shape, dtype=np.int64)
+    for g, d in enumerate(layout.orders):
+        stride = layout.n_classes
+        for t in range(int(d) - 1, -1, -1):
+            strides[g, t] = stride
+            stride *= int(layout.sizes[layout.combos[g, t]])
+    return strides
+
+
 @fill_doc
 class SKDB(KDB):
     """Selective KDB: the best KDB(k), k <= K, over the top-s attributes, by leave-one-out.
@@ -153,6 +165,7 @@ class SKDB(KDB):
         kind = LOSSES[self.loss]
         ranking = np.ascontiguousarray(order, dtype=np.int64)
         layout = extra.layout()
+        strides = _member_strides(layout)
         laplace = self._laplace()
 
         def loo(codes, y, w):
@@ -164,7 +177,7 @@ class SKDB(KDB):
                 _skdb_kernels.nested_kdb_loo(
                     np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
                     np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
-                    weighted, ranking, n_cand, index, layout, stats.kernel_args(),
+                    weighted, ranking, n_cand, index, layout, strides, stats.kernel_args(),
                     float(self.m), laplace, float(self.min_count), kind, blocks, out)
             total = float(n if w is None else np.sum(w))
             return np.concatenate([out.sum(axis=0).ravel(), [total]])
