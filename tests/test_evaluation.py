@@ -241,14 +241,18 @@ def test_cli_report_as_a_section_of_an_existing_page(tmp_path):
                  "--out", out, "--quiet"]) == 0
     page = tmp_path / "results.md"
     page.write_text("# Results\n\nEarlier content.\n")
+    preamble = tmp_path / "preamble.md"
+    preamble.write_text("Regenerate with\n\n```bash\n# a shell comment\nseminaive report\n```\n")
     args = ["report", out, "--markdown", str(page), "--section", "numeric",
-            "--comparisons", "gaussian-children", "--title", "Numeric"]
+            "--comparisons", "gaussian-children", "--title", "Numeric", "--preamble",
+            str(preamble)]
     assert main(args) == 0
     text = page.read_text()
     assert text.startswith("# Results\n\nEarlier content.\n")
     assert "<!-- numeric -->\n## Numeric" in text and text.rstrip().endswith("<!-- /numeric -->")
     assert "#### Gaussian children against discretisation" in text
     assert "NB-G vs NB" in text and "Headline findings" not in text
+    assert "\n# a shell comment\n" in text  # code blocks keep their lines
     # rendering again replaces the section instead of appending a second one
     assert main(args) == 0
     again = page.read_text()

@@ -348,8 +348,12 @@ def _as_section(text, name, path):
     """The file at ``path`` with ``text`` (headings one level down) as section ``name``."""
     if not re.fullmatch(r"[\w-]+", name):
         raise ValueError(f"section names are letters, digits, - and _: got {name!r}")
-    body = "\n".join("#" + line if line.startswith("#") else line
-                     for line in text.splitlines())
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        lines.append("#" + line if line.startswith("#") and not fenced else line)
+    body = "\n".join(lines)
     block = f"<!-- {name} -->\n{body}\n<!-- /{name} -->"
     old = ""
     if os.path.exists(path):
