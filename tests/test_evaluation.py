@@ -253,6 +253,7 @@ def test_cli_report_as_a_section_of_an_existing_page(tmp_path):
     assert "#### Gaussian children against discretisation" in text
     assert "NB-G vs NB" in text and "Headline findings" not in text
     assert "\n# a shell comment\n" in text  # code blocks keep their lines
+    assert "](plots/numeric/" in text and (tmp_path / "plots" / "numeric").is_dir()
     # rendering again replaces the section instead of appending a second one
     assert main(args) == 0
     again = page.read_text()

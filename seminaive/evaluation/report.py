@@ -269,8 +269,8 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     markdown_path : str, optional
         Where to write the report (default ``<first dir>/report.md``).
     plots_dir : str, optional
-        Where to write the plots (default ``<directory of the report>/plots``); the report
-        links them relative to itself.
+        Where to write the plots (default ``<directory of the report>/plots``, or
+        ``plots/<section>`` for a section); the report links them relative to itself.
     title : str, default="Results"
         The report's first heading.
     preamble : str, optional
@@ -313,7 +313,8 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
         out_dirs = [out_dirs]
     markdown_path = markdown_path or os.path.join(out_dirs[0], "report.md")
     base = os.path.dirname(os.path.abspath(markdown_path))
-    plots_dir = plots_dir or os.path.join(base, "plots")
+    # a section's plots go to a folder of their own: they never overwrite the page's
+    plots_dir = plots_dir or os.path.join(base, "plots", *([section] if section else []))
     os.makedirs(plots_dir, exist_ok=True)
     summaries, curve_frames, raws = [], [], []
     for out in out_dirs:
