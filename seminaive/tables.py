@@ -24,6 +24,9 @@ from . import kernels
 from .exceptions import TableTooLargeError
 from .kernels import gaussian as gaussian_kernels
 
+#: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
+FLOOR_RATIO = 0.01
+
 #: rows per cache block in the counting kernels
 COUNT_BLOCK_ROWS = 65_536
 
@@ -796,7 +799,7 @@ class MomentTable:
                     slice(0, n) for n in self.block(e).shape)]
         return self
 
-    def estimates(self, kappa, floor_ratio=0.01, coarser=None):
+    def estimates(self, kappa, floor_ratio=FLOOR_RATIO, coarser=None):
         """Means and variances, one per (cell, class) of every entry (``offsets // 3``).
 
         Given the class alone: the maximum-likelihood mean and (biased) variance, as

@@ -12,7 +12,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.naive_bayes import GaussianNB
 from sklearn.preprocessing import KBinsDiscretizer
 
-from seminaive import A2DE, AODE, KDB, TAN, AnDE, NaiveBayes, load
+from seminaive import A2DE, AODE, KDB, SKDB, TAN, AnDE, NaiveBayes, load
 
 
 def mixed_frame(n=300, seed=0, missing=0.1):
@@ -284,7 +284,8 @@ def _family_term(model, codes, y_idx, row, i, c, m):
 
 
 @pytest.mark.parametrize("make", [lambda: TAN(numeric="gaussian"),
-                                  lambda: KDB(k=2, numeric="gaussian")])
+                                  lambda: KDB(k=2, numeric="gaussian"),
+                                  lambda: SKDB(k=2, numeric="gaussian")])
 def test_structure_learners_stream_dask_save(make, tmp_path):
     full = make().fit(X, Y)
     assert full._moments is not None
@@ -310,7 +311,8 @@ def test_structure_learners_stream_dask_save(make, tmp_path):
 
 
 @pytest.mark.parametrize("make", [lambda **kw: TAN(numeric="gaussian", **kw),
-                                  lambda **kw: KDB(k=2, numeric="gaussian", **kw)])
+                                  lambda **kw: KDB(k=2, numeric="gaussian", **kw),
+                                  lambda **kw: SKDB(k=2, numeric="gaussian", **kw)])
 def test_structure_learners_ignore_units(make):
     base = make().fit(X, Y)
     Xs, XTs = X.copy(), XT.copy()
@@ -363,3 +365,10 @@ def test_weighted_sub_models_with_gaussian_children(weights):
     uniform = AnDE(n=1, weights=np.ones(4), numeric="gaussian").fit(X, Y)
     assert_allclose(uniform.predict_proba(XT), plain.predict_proba(XT), rtol=1e-10,
                     atol=1e-12)
+
+
+def test_skdb_without_selection_is_gaussian_kdb():
+    for missing in ("ignore", "value"):
+        skdb = SKDB(k=2, select="none", numeric="gaussian", missing=missing).fit(X, Y)
+        kdb = KDB(k=2, numeric="gaussian", missing=missing).fit(X, Y)
+        assert_allclose(skdb.predict_proba(XT), kdb.predict_proba(XT), rtol=1e-12)

@@ -4,6 +4,7 @@ without the row, the selected model against KDB, the restricted spaces, weights,
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from test_structure_common import family_reference, random_nominal, training_codes
@@ -139,3 +140,69 @@ def test_bad_parameters_are_refused():
         SKDB(loss="auc").fit(X, y)
     with pytest.raises(ValueError, match="k must be"):
         SKDB(k=-1).fit(X, y)
+
+
+def _gaussian_frame(n, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = np.array(["p", "q", "r"])[(y + rng.integers(0, 2, n)) % 3]
+    b = rng.normal(2.0 * y + (a == "p"), 1.0 + 0.5 * y)
+    c = np.array(["u", "v"])[(rng.random(n) < 0.3 + 0.4 * y).astype(int)]
+    d = rng.normal(b - y, 1.0)
+    frame = pd.DataFrame({"a": a, "b": b, "c": c, "d": d})
+    frame.loc[rng.random(n) < 0.1, "b"] = np.nan
+    return frame, y
+
+
+def test_gaussian_loo_equals_refitting_without_the_row():
+    """Gaussian children: every (k, s) model's leave-one-out loss equals scoring each row
+    with the moments and counts of all the other rows (same structure)."""
+    from seminaive.tables import MomentTable
+
+    X, y = _gaussian_frame(40, seed=3)
+    model = SKDB(k=2, numeric="gaussian", loss="log_loss", discretizer="equal_frequency",
+                 n_bins=2).fit(X, y)
+    codes = training_codes(model, X)
+    values = model.encoder_.numeric_values(X, "t")
+    numeric = list(model.encoder_.numeric_columns_)
+    n, a = codes.shape
+    k = 2
+    sums = np.zeros((3, a + 1))
+    for r in range(n):
+        keep = np.arange(n) != r
+        rest_codes, rest_y, rest_values = codes[keep], y[keep], values[keep]
+        moments = MomentTable(model._moment_entries(), model.table_.sizes, k, numeric)
+        moments.add(rest_codes, rest_y, None, rest_values)
+        mean, var = moments.estimates(1.0, coarser=lambda parents: [parents[:-1]])
+        for j in range(3):
+            for s in range(a + 1):
+                chosen = set(model.order_[:s].tolist())
+                parents = [[int(p) for p in model.candidates_[i, :j] if p >= 0]
+                           if i in chosen and i not in numeric else [] for i in range(a)]
+                row = np.where([i in chosen and i not in numeric for i in range(a)],
+                               codes[r], 0)
+                scores = family_reference(rest_codes, rest_y, k, model.table_.sizes, parents,
+                                          row)
+                for col, i in enumerate(numeric):
+                    v = values[r, col]
+                    if i not in chosen or math.isnan(v):
+                        continue
+                    chain = [int(p) for p in model.candidates_[i, :j] if p >= 0]
+                    level, cell = 0, 0
+                    for t, p in enumerate(chain):
+                        if codes[r, p] == 0:
+                            break
+                        cell = cell * int(model.table_.sizes[p]) + int(codes[r, p])
+                        e = moments.index[(tuple(chain[:t + 1]), i)]
+                        if moments.block(e).reshape(-1, k, 3)[cell, :, 0].sum() < 1:
+                            break
+                        level = t + 1
+                    e = moments.index[(tuple(chain[:level]), i)]
+                    cell = 0
+                    for p in chain[:level]:
+                        cell = cell * int(model.table_.sizes[p]) + int(codes[r, p])
+                    base = moments.offsets[e] // 3 + cell * k
+                    mu, s2 = mean[base:base + k], var[base:base + k]
+                    scores = scores - 0.5 * (np.log(2 * np.pi * s2) + (v - mu) ** 2 / s2)
+                sums[j, s] += _loss(scores, y[r], "log_loss")
+    assert_allclose(model.loo_loss_, sums / n, rtol=1e-9, atol=1e-12)

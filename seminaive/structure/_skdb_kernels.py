@@ -15,6 +15,8 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 ``min_count`` follow :func:`._kernels.family_scores` exactly.
 """
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -22,19 +24,23 @@ from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal, family_sums
 
+_LOG_2PI = math.log(2.0 * math.pi)
+
 
 @njit(cache=True, inline="always")
 def _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, uni_counts, uni_offsets, den_uni, sizes,
                 k, min_count, num, den):
-    """LOO numerator and denominator of P(x_i | y, parents of family ``g``) for every class
-    (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`._kernels.family_scores`
-    does."""
+    """LOO numerator and denominator of P(x_i = xi | y, parents of family ``g``) for every
+    class (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`._kernels.family_scores`
+    does.  The held-out row counts in the numerator only when its own value is ``xi``."""
+    own = xr[i] == xi
     use_family = False
     if g >= 0:
         freq = family_sums(fam.counts, fam.offsets[g], fam.combos[g], fam_strides[g],
                            fam.orders[g], xr, sizes, k, xi, num, den)
         if freq >= 0.0:
-            num[yr] -= u
+            if own:
+                num[yr] -= u
             den[yr] -= u
             use_family = freq - u >= min_count
     if not use_family:
@@ -42,18 +48,96 @@ def _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, uni_counts, uni_offsets, 
         for yy in range(k):
             num[yy] = uni_counts[base + yy]
             den[yy] = den_uni[i, yy]
-        num[yr] -= u
+        if own:
+            num[yr] -= u
         den[yr] -= u
+
+
+@njit(cache=True, inline="always")
+def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, floor_ratio,
+                  min_count, est_mean, est_var):
+    """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
+    parents ``chain``, moments of the prefix of length L at ``cells[L]``) given the first L
+    of its chain parents, L = 0 .. the returned level (the longest
+    prefix whose parent values the row has and whose cell keeps ``min_count`` rows without
+    it), as :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments
+    with the row removed: ``est_mean[L, y]``, ``est_var[L, y]``."""
+    first = cells[0]
+    n_all = -u
+    s1_all = -u * v
+    s2_all = -u * v * v
+    for yy in range(k):
+        base = (first + yy) * 3
+        n_all += sums[base]
+        s1_all += sums[base + 1]
+        s2_all += sums[base + 2]
+    mu_all = s1_all / n_all if n_all > 0 else 0.0
+    var_all = max(s2_all / n_all - mu_all * mu_all, 0.0) if n_all > 0 else 0.0
+    floor = floor_ratio * floor_ratio * var_all if var_all > 0 else 1.0
+    pooled_var = max(var_all, floor)
+    # the usable prefix
+    level = 0
+    cell = 0
+    for t in range(n_levels):
+        p = chain[t]
+        xp = xr[p]
+        if xp == 0:
+            break
+        cell = cell * sizes[p] + xp
+        weight = -u
+        for yy in range(k):
+            weight += sums[(cells[t + 1] + cell * k + yy) * 3]
+        if weight < min_count:
+            break
+        level = t + 1
+    for yy in range(k):
+        rm = u if yy == yr else 0.0
+        base = (first + yy) * 3
+        n0 = sums[base] - rm
+        if n0 > 1:
+            m_prev = (sums[base + 1] - rm * v) / n0
+            v_prev = max((sums[base + 2] - rm * v * v) / n0 - m_prev * m_prev, 0.0)
+        else:
+            m_prev = mu_all
+            v_prev = pooled_var
+        v_prev = max(v_prev, floor)
+        est_mean[0, yy] = m_prev
+        est_var[0, yy] = v_prev
+        cell = 0
+        for t in range(level):
+            p = chain[t]
+            cell = cell * sizes[p] + xr[p]
+            base = (cells[t + 1] + cell * k + yy) * 3
+            n = sums[base] - rm
+            s1 = sums[base + 1] - rm * v
+            s2 = sums[base + 2] - rm * v * v
+            xbar = s1 / n if n > 0 else m_prev
+            ss = max(s2 - n * xbar * xbar, 0.0)
+            denom = n + kappa
+            mean = (s1 + kappa * m_prev) / denom
+            var = (ss + kappa * v_prev + n * kappa / denom * (xbar - m_prev) ** 2) / denom
+            m_prev = mean
+            v_prev = max(var, floor)
+            est_mean[t + 1, yy] = m_prev
+            est_var[t + 1, yy] = v_prev
+    return level
 
 
 @njit(parallel=True, cache=True)
 def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strides, pairs, m,
-                   laplace, min_count, loss_kind, n_blocks, out):
+                   laplace, min_count, loss_kind, gaussian, missing_code, V, candidates,
+                   chain_cells, sums, kappa, floor_ratio, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
     ``fam`` is the prefix families' :class:`~seminaive.tables.TableLayout` (member strides
     ``fam_strides``), ``pairs`` a :class:`._kernels.PairArrays` (class and order-1 counts).
+
+    Gaussian children (``gaussian[i]`` >= 0: column of ``V``): the log density at the
+    leave-one-out estimates (:func:`_gaussian_loo`, moments ``sums`` with the entries of
+    every candidate prefix at ``chain_cells``), and with ``missing_code[i]`` > 0
+    (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
+    :func:`._kernels.family_scores`.
     """
     counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
@@ -68,6 +152,8 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
         terms = np.zeros((a, n_k, k))
         num = np.empty(k)
         den = np.empty(k)
+        est_mean = np.empty((n_k + 1, k))
+        est_var = np.empty((n_k + 1, k))
         score = np.empty(k)
         prior = np.empty(k)
         for r in range(start, stop):
@@ -83,6 +169,35 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
             for rho in range(a):
                 i = ranking[rho]
                 xi = xr[i]
+                jn = gaussian[i]
+                if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
+                    v = V[r, jn]
+                    level = _gaussian_loo(xr, v, yr, u, n_cand[i], candidates[i],
+                                          chain_cells[jn], sizes, k, sums, kappa, floor_ratio,
+                                          min_count, est_mean, est_var)
+                    for j in range(n_k):
+                        use = min(j, level)
+                        for yy in range(k):
+                            dv = v - est_mean[use, yy]
+                            s2 = est_var[use, yy]
+                            terms[rho, j, yy] = -0.5 * (_LOG_2PI + math.log(s2) + dv * dv / s2)
+                        mc = missing_code[i]
+                        if mc > 0:  # missing="value": the row's value was observed
+                            jj = min(j, n_cand[i])
+                            g = fam_index[i, jj] if jj > 0 else -1
+                            _family_loo(xr, yr, u, i, mc, g, fam, fam_strides, counts1,
+                                        uni_offsets, den_uni, sizes, k, min_count, num, den)
+                            for yy in range(k):
+                                terms[rho, j, yy] += math.log1p(-math.exp(
+                                    log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
+                                                             laplace)))
+                    continue
+                if jn >= 0 and (xi == 0 or missing_code[i] == 0 or xi != missing_code[i]):
+                    # a Gaussian child without a value of its own for missing: no term
+                    for j in range(n_k):
+                        for yy in range(k):
+                            terms[rho, j, yy] = 0.0
+                    continue
                 for j in range(n_k):
                     if xi == 0:
                         for yy in range(k):

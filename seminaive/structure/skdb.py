@@ -14,6 +14,7 @@ import numpy as np
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..kernels.losses import LOSSES, argmin_first, mean_loss, row_blocks
+from ..tables import FLOOR_RATIO
 from . import _skdb_kernels
 from ._common import PairStatistics, check_parents
 from .kdb import KDB, ranked_candidates
@@ -59,7 +60,9 @@ class SKDB(KDB):
     2014, §3.3; the structure is the one learnt from all rows); the (K + 1) x (a + 1) losses
     of one row cost O(a K k) estimates.  Ties go to the smaller k, then the fewer attributes.
     Attributes left out are ignored at prediction; estimates, missing values and
-    ``min_count`` are KDB's.
+    ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
+    numeric child's candidates are counted, and the leave-one-out pass removes the row from
+    them and recomputes the shrunk estimates along the chain.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
@@ -79,6 +82,7 @@ class SKDB(KDB):
         What is selected: both k and the number of attributes; only the number of attributes
         (k = K); only k (every attribute); nothing (exactly KDB(K)).
     {structure_parameters}
+    {numeric_structure}
 
     Attributes
     ----------
@@ -134,7 +138,7 @@ class SKDB(KDB):
     def __init__(self, k=3, *, loss="rmse", select="both", smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
+                 random_state=None, numeric="discretize"):
         assign_params(self, locals())
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -155,12 +159,18 @@ class SKDB(KDB):
         super()._check_params()
 
     def _learn_from_counts(self, source):
+        self.__dict__.pop("k_", None)  # the chains are every candidate until selected
         stats = PairStatistics(self.table_)
         big_k = int(self.k)
         candidates, order = ranked_candidates(stats.mi, stats.cmi, big_k)
         families, index = _prefix_families(candidates)
         extra = self._count_families(families, source)
         n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)
+        self.candidates_ = candidates
+        self._stats = stats
+        self._learn_moments(source)
+        gaussian, missing_code, chain_cells, sums = self._gaussian_loo_arrays()
+        kappa = 1.0 if self._laplace() else float(self.m)
         a = stats.n_attributes
         kind = LOSSES[self.loss]
         ranking = np.ascontiguousarray(order, dtype=np.int64)
@@ -168,7 +178,7 @@ class SKDB(KDB):
         strides = _member_strides(layout)
         laplace = self._laplace()
 
-        def loo(codes, y, w):
+        def loo(codes, y, w, values=None):
             n = codes.shape[0]
             blocks = row_blocks(n)
             out = np.zeros((blocks, big_k + 1, a + 1))
@@ -178,11 +188,14 @@ class SKDB(KDB):
                     np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
                     np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
                     weighted, ranking, n_cand, index, layout, strides, stats.kernel_args(),
-                    float(self.m), laplace, float(self.min_count), kind, blocks, out)
+                    float(self.m), laplace, float(self.min_count), kind, gaussian,
+                    missing_code,
+                    np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
+                    candidates, chain_cells, sums, kappa, FLOOR_RATIO, blocks, out)
             total = float(n if w is None else np.sum(w))
             return np.concatenate([out.sum(axis=0).ravel(), [total]])
 
-        summed = source.map_reduce(loo)
+        summed = source.map_reduce(loo, values=self._needs_values())
         if summed is None:
             losses, total = np.full((big_k + 1, a + 1), np.nan), 0.0
         else:
@@ -193,6 +206,40 @@ class SKDB(KDB):
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = order
         self._select(stats, losses, extra)
+
+    # -------------------------------------------------------------- Gaussian children
+    def _chain(self, i):
+        """The candidates of attribute i the model uses (the first ``k_``), or, while the
+        model is selected, every candidate: a prefix of the candidate list."""
+        row = self.candidates_[i, :getattr(self, "k_", self.candidates_.shape[1])]
+        return [int(p) for p in row if p >= 0]
+
+    def _moment_entries(self):
+        """Every prefix of every Gaussian child's candidates (the models of any k)."""
+        entries = []
+        for i in self._gaussian_attributes().tolist():
+            chain = [int(p) for p in self.candidates_[i] if p >= 0]
+            entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
+        return entries
+
+    def _gaussian_loo_arrays(self):
+        """What the leave-one-out kernel reads of the Gaussian children."""
+        a = self.table_.n_attributes
+        gaussian = np.full(a, -1, dtype=np.int64)
+        moments = getattr(self, "_moments", None)
+        width = self.candidates_.shape[1] + 1
+        if moments is None:
+            return gaussian, np.zeros(a, dtype=np.int64), np.zeros((0, width), np.int64), \
+                np.zeros(0)
+        numeric = moments.numeric.tolist()
+        gaussian[numeric] = np.arange(len(numeric))
+        cells = np.full((len(numeric), width), -1, dtype=np.int64)
+        for j, i in enumerate(numeric):
+            chain = [int(p) for p in self.candidates_[i] if p >= 0]
+            for length in range(len(chain) + 1):
+                cells[j, length] = moments.offsets[
+                    moments.index[(tuple(chain[:length]), i)]] // 3
+        return gaussian, self._gaussian_missing_codes(), cells, moments.sums
 
     def _select(self, stats, losses, extra):
         """Keep the model of lowest loss in the space ``select`` allows (ties: smaller k, then
@@ -207,6 +254,7 @@ class SKDB(KDB):
         self._install_selection(stats, int(k_sel), int(s_sel), extra)
 
     def _install_selection(self, stats, k_sel, s_sel, extra):
+        self.__dict__.pop("_gaussian_cache", None)
         a = stats.n_attributes
         chosen = self.order_[:s_sel]
         parents = np.full_like(self.candidates_, -1)
@@ -232,11 +280,12 @@ class SKDB(KDB):
     def _learned_state(self):
         return {"candidates": self.candidates_, "family_counts": self._family_table.counts,
                 "selected": np.array([self.k_, self.n_selected_features_], dtype=np.int64),
-                "loo_loss": self.loo_loss_}
+                "loo_loss": self.loo_loss_, **self._moment_state()}
 
     def _set_learned_state(self, arrays):
         expected = {"candidates", "family_counts", "selected", "loo_loss"}
-        if set(arrays) != expected:
+        moment_keys = {k for k in arrays if k.startswith("moment_")}
+        if set(arrays) - moment_keys != expected:
             raise ValueError(f"expected learned arrays {sorted(expected)}, got {sorted(arrays)}")
         big_k, a = int(self.k), self.table_.n_attributes
         candidates = check_parents(arrays["candidates"], a, big_k)
@@ -256,6 +305,8 @@ class SKDB(KDB):
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = np.argsort(-stats.mi, kind="stable")
+        self.__dict__.pop("k_", None)
+        self._restore_moments(arrays)
         self._install_selection(stats, int(selected[0]), int(selected[1]), extra)
 
     def _reset_learned(self):
