@@ -154,14 +154,17 @@ def _gaussian_frame(n, seed):
     return frame, y
 
 
-def test_gaussian_loo_equals_refitting_without_the_row():
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+def test_gaussian_loo_equals_refitting_without_the_row(missing):
     """Gaussian children: every (k, s) model's leave-one-out loss equals scoring each row
-    with the moments and counts of all the other rows (same structure)."""
+    with the moments and counts of all the other rows (same structure); with
+    missing="value", P(missing) and 1 - P(missing) of the Gaussian child too."""
     from seminaive.tables import MomentTable
 
     X, y = _gaussian_frame(40, seed=3)
     model = SKDB(k=2, numeric="gaussian", loss="log_loss", discretizer="equal_frequency",
-                 n_bins=2).fit(X, y)
+                 n_bins=2, missing=missing).fit(X, y)
+    own_missing = model._gaussian_missing_codes()
     codes = training_codes(model, X)
     values = model.encoder_.numeric_values(X, "t")
     numeric = list(model.encoder_.numeric_columns_)
@@ -185,9 +188,23 @@ def test_gaussian_loo_equals_refitting_without_the_row():
                                           row)
                 for col, i in enumerate(numeric):
                     v = values[r, col]
-                    if i not in chosen or math.isnan(v):
+                    if i not in chosen:
                         continue
                     chain = [int(p) for p in model.candidates_[i, :j] if p >= 0]
+                    mc = int(own_missing[i])
+                    if mc:  # P(missing | y, parents), counted as a nominal child
+                        alone = [chain if t == i else [] for t in range(a)]
+                        probe = np.zeros(a, dtype=np.int64)
+                        probe[chain] = codes[r, chain]
+                        probe[i] = mc
+                        extra = family_reference(rest_codes, rest_y, k, model.table_.sizes,
+                                                 alone, probe)
+                        probe[i] = 0  # leaves the prior and the parents' own terms
+                        extra -= family_reference(rest_codes, rest_y, k, model.table_.sizes,
+                                                  alone, probe)
+                        scores = scores + (extra if math.isnan(v) else np.log1p(-np.exp(extra)))
+                    if math.isnan(v):
+                        continue
                     level, cell = 0, 0
                     for t, p in enumerate(chain):
                         if codes[r, p] == 0:
