@@ -16,7 +16,12 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .scoring import _aggregate_row, _aggregate_row_weighted, qualifying_parents
+from .scoring import (
+    _aggregate_row,
+    _aggregate_row_weighted,
+    qualifying_parents,
+    widest_order,
+)
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -141,9 +146,7 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
     (:func:`seminaive.kernels.scoring.predict_scores_weighted`).
     """
     n_rows, a = X.shape
-    widest = 0
-    for level in range(n + 1):
-        widest = max(widest, order_first[level + 1] - order_first[level])
+    widest = widest_order(order_first, n)
     for r in prange(n_rows):
         x = X[r]
         qual = np.empty(widest, dtype=np.bool_)

@@ -151,6 +151,15 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
 
 
 @njit(cache=True, inline="always")
+def widest_order(order_first, n):
+    """The largest number of parent combinations of one order, over orders 0..n."""
+    widest = 0
+    for level in range(n + 1):
+        widest = max(widest, order_first[level + 1] - order_first[level])
+    return widest
+
+
+@njit(cache=True, inline="always")
 def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual, cells):
     """The cells (``cells``) of the parent combinations of one order in row x and which
     qualify (``qual``: their log joint is not NaN, i.e. every parent observed and frequent

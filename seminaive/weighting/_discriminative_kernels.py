@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.scoring import qualifying_parents
+from ..kernels.scoring import qualifying_parents, widest_order
 
 WEIGHT_MODEL = 0
 WEIGHT_PARENT_VALUE = 1
@@ -179,9 +179,7 @@ def weighted_scores(X, n, max_order, combos, offsets, sizes, k, order_first, sub
                     lc, lc_offsets, mode, n_joint, theta, n_max_parts, out):
     """Per-class scores (log of the weighted geometric mean, unnormalised) of every row."""
     n_rows, a = X.shape
-    widest = 0
-    for level in range(n + 1):
-        widest = max(widest, order_first[level + 1] - order_first[level])
+    widest = widest_order(order_first, n)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
@@ -202,9 +200,7 @@ def loss_and_gradient(X, y, w, weighted, n, max_order, combos, offsets, sizes, k
     """``loss_out[b]`` = sum over the rows of block b of w_r (-log P(y_r | x_r)) and
     ``grad_out[b]`` its gradient in ``theta``."""
     n_rows, a = X.shape
-    widest = 0
-    for level in range(n + 1):
-        widest = max(widest, order_first[level + 1] - order_first[level])
+    widest = widest_order(order_first, n)
     for b in prange(n_blocks):
         start = b * n_rows // n_blocks
         stop = (b + 1) * n_rows // n_blocks
@@ -232,9 +228,7 @@ def build_parts(X, n, max_order, combos, offsets, sizes, k, order_first, sub_ind
     iterations need not recompute them: ``idx_out`` / ``val_out`` of shape (rows, parts, k),
     ``count_out[r]`` the number of parts of row r."""
     n_rows = X.shape[0]
-    widest = 0
-    for level in range(n + 1):
-        widest = max(widest, order_first[level + 1] - order_first[level])
+    widest = widest_order(order_first, n)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
