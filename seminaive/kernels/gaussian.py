@@ -20,6 +20,7 @@ from .scoring import (
     _aggregate_row,
     _aggregate_row_weighted,
     qualifying_parents,
+    row_cell,
     widest_order,
 )
 
@@ -99,10 +100,7 @@ def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first
     if d > max_order:
         return n_par
     for h in range(order_first[d], order_first[d + 1]):
-        cell_h = 0
-        for t in range(d):
-            att = combos[h, t]
-            cell_h = cell_h * sizes[att] + x[att]
+        cell_h = row_cell(x, h, d, combos, sizes)
         for p in range(d):
             c = combos[h, p]
             xc = x[c]

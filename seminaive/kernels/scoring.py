@@ -151,6 +151,17 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
 
 
 @njit(cache=True, inline="always")
+def row_cell(x, g, d, combos, sizes):
+    """The cell of row ``x`` (storage codes) in the block of the ``d``-attribute combination
+    ``combos[g, :d]``."""
+    cell = 0
+    for t in range(d):
+        att = combos[g, t]
+        cell = cell * sizes[att] + x[att]
+    return cell
+
+
+@njit(cache=True, inline="always")
 def widest_order(order_first, n):
     """The largest number of parent combinations of one order, over orders 0..n."""
     widest = 0
@@ -167,10 +178,7 @@ def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qua
     p_first = order_first[level]
     used = 0
     for g in range(p_first, order_first[level + 1]):
-        cell = 0
-        for t in range(level):
-            att = combos[g, t]
-            cell = cell * sizes[att] + x[att]
+        cell = row_cell(x, g, level, combos, sizes)
         cells[g - p_first] = cell
         ok = not math.isnan(lj[offsets[g] + cell * k])
         qual[g - p_first] = ok

@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.scoring import qualifying_parents, widest_order
+from ..kernels.scoring import qualifying_parents, row_cell, widest_order
 
 WEIGHT_MODEL = 0
 WEIGHT_PARENT_VALUE = 1
@@ -108,10 +108,7 @@ def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_inde
     if d > max_order:
         return q
     for h in range(order_first[d], order_first[d + 1]):
-        cell_h = 0
-        for t in range(d):
-            att = combos[h, t]
-            cell_h = cell_h * sizes[att] + x[att]
+        cell_h = row_cell(x, h, d, combos, sizes)
         for p in range(d):
             c = combos[h, p]
             if x[c] == 0:
