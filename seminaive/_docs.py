@@ -97,6 +97,33 @@ smoothing : {"m_estimate", "laplace"}, default="m_estimate"
     (N(y, pa, x_i) + 1) / (N(y, pa) + |X_i|).  Here pa is what x_i is conditioned on
     besides the class (its parent values; LBR: the tests of the rule).  With
     ``missing="ignore"`` every denominator counts only the rows in which x_i is observed.""",
+    "family_smoothing": """\
+smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
+    m-estimation with a uniform prior (Webb et al. 2012, §2):
+    P(y) = (N(y) + m / |Y|) / (N + m) and
+    P(x_i | y, pa) = (N(y, pa, x_i) + m / |X_i|) / (N(y, pa) + m); Laplace estimates
+    (Cerquides & López de Màntaras 2005, eqs. 15-16): (N(y) + 1) / (N + |Y|) and
+    (N(y, pa, x_i) + 1) / (N(y, pa) + |X_i|); or ``"hdp"``: every P(x_i | y, pa) is a
+    hierarchical Dirichlet process that conditions on the class, then on each parent in
+    turn (most conditionally informative first), estimated by collapsed Gibbs sampling of
+    the table counts (Petitjean et al. 2018; see :mod:`seminaive.kernels.hdp`), with P(y)
+    m-estimated.  Under ``"hdp"`` a missing or unseen parent value stops the descent: the
+    estimate is that of the deepest node the row reaches, and ``min_count`` is not used.
+    With ``missing="ignore"`` every denominator counts only the rows in which x_i is
+    observed.""",
+    "n_iter_hdp": """\
+n_iter : int, default=1000
+    Gibbs iterations of the ``smoothing="hdp"`` sampler (ignored otherwise); its cost
+    depends on the number of tree nodes, not on the number of rows.""",
+    "burn_in": """\
+burn_in : int or None, default=None
+    Iterations of the sampler not averaged into the estimates; None: min(1000,
+    n_iter // 10), as the reference implementation (Petitjean et al. 2018).""",
+    "tying": """\
+tying : {"level", "parent", "none", "single"}, default="level"
+    Which nodes of a tree share a Dirichlet process concentration (each sampled from its
+    posterior under a Gamma(2, 1) prior): the nodes of one level (the reference
+    implementation's default), the children of one node, no tying, or all nodes.""",
     "structure_min_count": """\
 min_count : float, default=1
     The observed parent values of an attribute are used only if their combination occurs
@@ -237,6 +264,10 @@ GROUPS = {
                           "table_"),
     # the parameters of the structure learners with a parent set per attribute (TAN, SP-TAN,
     # KDB), in signature order
+    "hdp_parameters": ("n_iter_hdp", "burn_in", "tying"),
+    "family_parameters": ("family_smoothing", "m", "structure_min_count", "discretizer",
+                          "n_bins", "structure_missing", "categorical_features",
+                          "max_table_bytes", "random_state"),
     "structure_parameters": ("structure_smoothing", "m", "structure_min_count", "discretizer",
                              "n_bins", "structure_missing", "categorical_features",
                              "max_table_bytes", "random_state"),
@@ -394,6 +425,14 @@ accelerated higher-order logistic regression. *Machine Learning* 104(2-3), 151-1
 Zaidi, N. A., Webb, G. I., Carman, M. J., Petitjean, F., Buntine, W., Hynes, M. & De Sterck,
 H. (2017). Efficient parameter learning of Bayesian network classifiers. *Machine Learning*
 106(9-10), 1289-1329.""",
+    "petitjean2018": """\
+Petitjean, F., Buntine, W., Webb, G. I. & Zaidi, N. (2018). Accurate parameter estimation
+for Bayesian network classifiers using hierarchical Dirichlet processes. *Machine Learning*
+107(8-10), 1303-1331.""",
+    "zhang2020": """\
+Zhang, H., Petitjean, F. & Buntine, W. (2020). Achieving scalable and accurate
+classification on large data: an ensemble of selective KDB with HDP. *Knowledge and
+Information Systems* 62, 2020.""",
     "sahami1996": """\
 Sahami, M. (1996). Learning limited dependence Bayesian classifiers. *Proceedings of the
 Second International Conference on Knowledge Discovery and Data Mining (KDD-96)*, AAAI

@@ -24,11 +24,13 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence, streaming
 from ._docs import fill_doc
 from .exceptions import InputError, ModelFileError
+from .kernels.hdp import TYING
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import check_sample_weight, check_target, encode_labels
 from .sources import ArraySource, ChunkEncoder
@@ -36,6 +38,21 @@ from .tables import FrequencyTable, storage_codes
 
 #: default of ``max_table_bytes``: 4 GiB
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
+
+
+def check_hdp_params(est):
+    """Validate the ``smoothing="hdp"`` parameters ``n_iter``, ``burn_in`` and ``tying``."""
+    n_iter = getattr(est, "n_iter", None)
+    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
+        raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
+    burn_in = getattr(est, "burn_in", None)
+    if burn_in is not None and (isinstance(burn_in, bool)
+                                or not isinstance(burn_in, (int, np.integer))
+                                or not 0 <= burn_in < n_iter):
+        raise ValueError(f"burn_in must be None or an integer in [0, n_iter), got {burn_in!r}")
+    tying = getattr(est, "tying", "level")
+    if tying not in TYING:
+        raise ValueError(f"tying={tying!r}: use one of {TYING}")
 
 
 def assign_params(estimator, arguments):
@@ -109,8 +126,12 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         n = self._order()
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
-        if self.smoothing not in ("m_estimate", "laplace"):
-            raise ValueError(f"smoothing={self.smoothing!r}: use 'm_estimate' or 'laplace'")
+        smoothings = ("m_estimate", "laplace", "hdp") if self._supports_hdp() else (
+            "m_estimate", "laplace")
+        if self.smoothing not in smoothings:
+            raise ValueError(f"smoothing={self.smoothing!r}: use one of {smoothings}")
+        if self.smoothing == "hdp":
+            check_hdp_params(self)
         if self.smoothing == "m_estimate" and not (np.isscalar(self.m) and self.m > 0):
             raise ValueError(f"m must be a positive number, got {self.m!r}")
         if self.aggregate not in self._aggregates:
@@ -141,6 +162,19 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
     def _supports_gaussian(self):
         """Whether this learner (with its parameters) scores Gaussian numeric children."""
         return False
+
+    def _supports_hdp(self):
+        """Whether this learner (with its parameters) takes ``smoothing="hdp"``."""
+        return False
+
+    def _hdp_seeds(self, n_trees):
+        """One seed per HDP tree, from ``random_state``."""
+        rng = check_random_state(self.random_state)
+        return rng.randint(0, 2 ** 62, size=n_trees, dtype=np.int64).astype(np.uint64)
+
+    def _hdp_burn_in(self):
+        burn_in = getattr(self, "burn_in", None)
+        return min(1000, int(self.n_iter) // 10) if burn_in is None else int(burn_in)
 
     def _gaussian_owner(self):
         return type(self).__name__

@@ -20,10 +20,26 @@ import numpy as np
 from .. import statistics
 from ..base import _BaseAnDE
 from ..exceptions import TableTooLargeError
+from ..kernels.hdp import hdp_forest
+from ..kernels.smoothing import log_joint_estimate
 from ..tables import MomentTable
 from . import _kernels as kernels
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_sums")
+_HDP_KEY = "hdp_estimates"
+
+
+@dataclass
+class EstimateTrees:
+    """Per-attribute estimate trees of ``smoothing="hdp"``: attribute i conditions on the
+    class, then on ``chain[i, :chain_len[i]]``; its estimates (levels stacked from the root,
+    ``sizes[i] - 1`` values per node) start at ``offsets[i]`` in ``estimates``."""
+
+    chain: np.ndarray
+    chain_len: np.ndarray
+    offsets: np.ndarray
+    estimates: np.ndarray
+    log_estimates: np.ndarray
 
 
 class _StructureBase(_BaseAnDE):
@@ -232,6 +248,79 @@ class _FamilyLearner(_StructureBase):
         self._stats = stats
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._families = assemble_families(self.table_, self._parents, extra)
+        loaded = self.__dict__.pop("_hdp_loaded", None)
+        self._trees = self._estimate_trees(loaded) if self.smoothing == "hdp" else None
+
+    # -------------------------------------------------------------- smoothing="hdp"
+    def _supports_hdp(self):
+        return False  # a learner with the n_iter, burn_in and tying parameters says True
+
+    def _hdp_tree_counts(self):
+        """(counts, dims) of every attribute's tree and the chains: the family block
+        arranged as (class, chain parents..., child values without the missing slot)."""
+        fam, sizes, k = self._families, self.table_.sizes, self.table_.n_classes
+        a = self.table_.n_attributes
+        trees = []
+        chain = np.full((a, max(fam.members.shape[1] - 1, 1)), -1, dtype=np.int64)
+        chain_len = np.zeros(a, dtype=np.int64)
+        for i in range(a):
+            d = int(fam.orders[i])
+            members = [int(m) for m in fam.members[i, :d]]
+            if d == 1:
+                block = np.asarray(self.table_.block((i,)))
+            else:
+                shape = [int(sizes[m]) for m in members] + [k]
+                block = fam.counts[fam.offsets[i]:fam.offsets[i] + int(np.prod(shape))]
+                block = block.reshape(shape)
+            order = [p for p in self._chain(i) if p in members[1:]]
+            order += [p for p in members[1:] if p not in order]
+            axes = [d] + [members.index(p) for p in order] + [0]
+            arranged = np.transpose(block, axes)[..., 1:]
+            trees.append((arranged.reshape(-1, int(sizes[i]) - 1),
+                          [k] + [int(sizes[p]) for p in order]))
+            chain[i, :len(order)] = order
+            chain_len[i] = len(order)
+        return trees, chain, chain_len
+
+    def _estimate_trees(self, loaded=None):
+        """Run the HDP sampler on every attribute's tree (or take the estimates read from a
+        model file, validated)."""
+        trees, chain, chain_len = self._hdp_tree_counts()
+        sizes = [c.shape[1] for c, _ in trees]
+        rows = [int(sum(np.prod(d[:j]) for j in range(len(d) + 1))) for _, d in trees]
+        offsets = np.concatenate([[0], np.cumsum([r * v for r, v in zip(rows, sizes,
+                                                                          strict=True)])])
+        if loaded is None:
+            estimates = hdp_forest(trees, n_iter=int(self.n_iter), burn_in=self._hdp_burn_in(),
+                                   tying=self.tying, seeds=self._hdp_seeds(len(trees)))
+            flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
+        else:
+            flat = np.asarray(loaded)
+            if flat.dtype != np.float64 or flat.shape != (int(offsets[-1]),):
+                raise ValueError(f"{_HDP_KEY}: expected {int(offsets[-1])} float64 values, got "
+                                 f"{flat.size} of {flat.dtype}")
+            if not np.all((flat > 0) & (flat <= 1)):
+                raise ValueError(f"{_HDP_KEY} must be probabilities in (0, 1]")
+            for j, v in enumerate(sizes):
+                part = flat[offsets[j]:offsets[j + 1]].reshape(-1, v)
+                if not np.allclose(part.sum(axis=1), 1.0, atol=1e-9):
+                    raise ValueError(f"{_HDP_KEY}: a distribution does not sum to 1")
+            flat = flat.copy()
+        return EstimateTrees(chain, chain_len, offsets[:-1].astype(np.int64), flat,
+                             np.log(flat))
+
+    def _hdp_state(self):
+        trees = getattr(self, "_trees", None)
+        return {} if trees is None else {_HDP_KEY: trees.estimates}
+
+    def _take_hdp_state(self, arrays):
+        """Keep the estimates of a model file for :meth:`_install` (ValueError when they do
+        not match ``smoothing``)."""
+        if (_HDP_KEY in arrays) != (self.smoothing == "hdp"):
+            raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
+                             "smoothing='hdp'")
+        self._hdp_loaded = arrays.get(_HDP_KEY)
+        return {key: value for key, value in arrays.items() if key != _HDP_KEY}
 
     def _family_codes(self, X):
         """Storage codes of the rows to score (attributes coded 0 are left out)."""
@@ -245,7 +334,13 @@ class _FamilyLearner(_StructureBase):
         skip = np.zeros(codes.shape[1], dtype=np.bool_)
         if moments is not None:
             skip[moments.numeric] = True
-        if codes.shape[0]:
+        trees = getattr(self, "_trees", None)
+        if codes.shape[0] and trees is not None:
+            kernels.tree_family_scores(codes, trees.chain, trees.chain_len, trees.offsets,
+                                       trees.log_estimates, self.table_.sizes,
+                                       stats.n_classes, self._log_prior(), skip,
+                                       self._gaussian_missing_codes(), out)
+        elif codes.shape[0]:
             kernels.score_families(codes, fam, stats.kernel_args(), float(self.m),
                                    self._laplace(), float(self.min_count), out, skip,
                                    self._gaussian_missing_codes())
@@ -258,6 +353,13 @@ class _FamilyLearner(_StructureBase):
                                               moments.sums, mean, var,
                                               float(self.min_count), out)
         return out
+
+    def _log_prior(self):
+        """log P(y), m-estimated (as :func:`._kernels._family_scores`)."""
+        counts = self._stats.class_counts
+        k, total = counts.size, float(counts.sum())
+        return np.array([log_joint_estimate(float(c), total, k, 1.0, float(self.m),
+                                            self._laplace()) for c in counts])
 
     # -------------------------------------------------------------- Gaussian children
     def _supports_gaussian(self):
@@ -380,6 +482,7 @@ class _FamilyLearner(_StructureBase):
         return "\n".join(lines) + "\n"
 
     def _check_loaded_parents(self, arrays, max_parents):
-        if set(arrays) - {"parents", "family_counts", *_MOMENT_KEYS} or "parents" not in arrays:
+        if (set(arrays) - {"parents", "family_counts", _HDP_KEY, *_MOMENT_KEYS}
+                or "parents" not in arrays):
             raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
         return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

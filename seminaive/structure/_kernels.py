@@ -243,6 +243,46 @@ def gaussian_family_terms(X, V, chain, chain_len, entry_cells, sizes, k, sums, m
                 out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)
 
 
+@njit(parallel=True, cache=True)
+def tree_family_scores(X, chain, chain_len, tree_offsets, log_est, sizes, k, log_prior, skip,
+                       missing_code, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) from estimate trees (``smoothing="hdp"``).
+
+    The tree of attribute i conditions on the class, then on ``chain[i, :chain_len[i]]`` in
+    turn; its estimates (``log_est`` from ``tree_offsets[i]``: levels stacked from the root,
+    ``sizes[i] - 1`` values per node, dense, absent nodes filled from their ancestors) are read
+    at the deepest level whose parents are all observed in the row (a missing parent stops the
+    descent).  ``skip`` / ``missing_code`` as in :func:`_family_scores` (Gaussian children).
+    """
+    n, a = X.shape
+    for r in prange(n):
+        for yy in range(k):
+            out[r, yy] = log_prior[yy]
+        for i in range(a):
+            xi = X[r, i]
+            if xi == 0 or (skip[i] and missing_code[i] == 0):
+                continue
+            target = missing_code[i] if skip[i] else xi
+            n_values = sizes[i] - 1
+            observed_gaussian = skip[i] and xi != target
+            for yy in range(k):
+                start = 1
+                level_rows = k
+                row = yy
+                for t in range(chain_len[i]):
+                    p = chain[i, t]
+                    xp = X[r, p]
+                    if xp == 0:
+                        break
+                    start += level_rows
+                    level_rows *= sizes[p]
+                    row = row * sizes[p] + xp
+                value = log_est[tree_offsets[i] + (start + row) * n_values + target - 1]
+                if observed_gaussian:
+                    value = math.log1p(-math.exp(value))
+                out[r, yy] += value
+
+
 # --------------------------------------------------------------------------------------------
 # Leave-one-out scores from the tables (SP-TAN): the held-out row is subtracted, never refit
 # --------------------------------------------------------------------------------------------

@@ -74,8 +74,9 @@ class KDB(_FamilyLearner):
     Parameters
     ----------
     {k}
-    {structure_parameters}
+    {family_parameters}
     {numeric_structure}
+    {hdp_parameters}
 
     Attributes
     ----------
@@ -94,6 +95,8 @@ class KDB(_FamilyLearner):
 
     References
     ----------
+    {petitjean2018}
+
     {sahami1996}
 
     {webb2012}
@@ -121,7 +124,7 @@ class KDB(_FamilyLearner):
     def __init__(self, k=1, *, smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
+                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
         assign_params(self, locals())
 
     def _check_params(self):
@@ -132,6 +135,9 @@ class KDB(_FamilyLearner):
 
     def _order(self):
         return self.k
+
+    def _supports_hdp(self):
+        return True
 
     def _table_order(self):
         return 2 if self.k >= 1 else 1
@@ -200,9 +206,10 @@ class KDB(_FamilyLearner):
 
     def _learned_state(self):
         return {"parents": self._parents, "family_counts": self._family_table.counts,
-                **self._moment_state()}
+                **self._moment_state(), **self._hdp_state()}
 
     def _set_learned_state(self, arrays):
+        arrays = self._take_hdp_state(arrays)
         parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
         if parents.shape[1] != max(int(self.k), 1) or "family_counts" not in arrays:
             raise ValueError("the KDB structure does not match k")

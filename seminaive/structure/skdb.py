@@ -81,8 +81,9 @@ class SKDB(KDB):
     select : {{"both", "attributes", "k", "none"}}, default="both"
         What is selected: both k and the number of attributes; only the number of attributes
         (k = K); only k (every attribute); nothing (exactly KDB(K)).
-    {structure_parameters}
+    {family_parameters}
     {numeric_structure}
+    {hdp_parameters}
 
     Attributes
     ----------
@@ -114,6 +115,8 @@ class SKDB(KDB):
 
     References
     ----------
+    {petitjean2018}
+
     {martinez2016}
 
     {sahami1996}
@@ -138,7 +141,8 @@ class SKDB(KDB):
     def __init__(self, k=3, *, loss="rmse", select="both", smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize"):
+                 random_state=None, numeric="discretize", n_iter=1000, burn_in=None,
+                 tying="level"):
         assign_params(self, locals())
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -280,9 +284,10 @@ class SKDB(KDB):
     def _learned_state(self):
         return {"candidates": self.candidates_, "family_counts": self._family_table.counts,
                 "selected": np.array([self.k_, self.n_selected_features_], dtype=np.int64),
-                "loo_loss": self.loo_loss_, **self._moment_state()}
+                "loo_loss": self.loo_loss_, **self._moment_state(), **self._hdp_state()}
 
     def _set_learned_state(self, arrays):
+        arrays = self._take_hdp_state(arrays)
         expected = {"candidates", "family_counts", "selected", "loo_loss"}
         moment_keys = {k for k in arrays if k.startswith("moment_")}
         if set(arrays) - moment_keys != expected:

@@ -56,8 +56,9 @@ class TAN(_FamilyLearner):
 
     Parameters
     ----------
-    {structure_parameters}
+    {family_parameters}
     {numeric_structure}
+    {hdp_parameters}
 
     Attributes
     ----------
@@ -78,6 +79,8 @@ class TAN(_FamilyLearner):
 
     References
     ----------
+    {petitjean2018}
+
     {friedman1997}
 
     {webb2005}
@@ -103,7 +106,7 @@ class TAN(_FamilyLearner):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
+                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
         assign_params(self, locals())
 
     def _learn_from_counts(self, source):
@@ -116,9 +119,13 @@ class TAN(_FamilyLearner):
         self._learn_moments(source)
 
     def _learned_state(self):
-        return {"parents": self._parents, **self._moment_state()}
+        return {"parents": self._parents, **self._moment_state(), **self._hdp_state()}
+
+    def _supports_hdp(self):
+        return True
 
     def _set_learned_state(self, arrays):
+        arrays = self._take_hdp_state(arrays)
         parents = self._check_loaded_parents(arrays, max_parents=1)
         if parents.shape[1] != 1 or (parents < 0).sum() != 1:
             raise ValueError("a TAN structure has one parent per attribute and one root")
