@@ -49,6 +49,7 @@ from seminaive import (
     ASAODE,
     BMAAODE,
     BSEAODE,
+    ESKDB,
     FSSAODE,
     HNB,
     KDB,
@@ -83,7 +84,8 @@ def _listed_estimators():
             WAODE(), WAODE(weights="kl"), MAPLMD(max_iter=20), MAPLMG(), MAPLMG(n=2),
             BMAAODE(), AnDE(n=2, weights="mi"), AnDE(n=1, weights="kl", aggregate="posterior"),
             AODESR("eager", threshold=5), FSSAODE(mode="p_or_ca", loss="rmse"),
-            BSEAODE(mode="p_or_ce"), SWAODE(), AnDE(n="auto")]
+            BSEAODE(mode="p_or_ce"), SWAODE(), AnDE(n="auto"),
+            KDB(k=2, smoothing="hdp", n_iter=50), ESKDB(n_estimators=2, k=2, n_iter=50)]
 
 
 def _more_estimators():

@@ -37,7 +37,7 @@ Log Stirling numbers: exact (recurrence in float64) for n <= ``STIRLING_EXACT``;
 closed forms for t in {1, n-3 .. n}, Newton's identities over the generalised harmonic numbers
 for t <= ``NEWTON_MAX_T`` (well conditioned there since H_{n-1} > 8), and elsewhere the saddle
 point of the coefficient integral of Gamma(x + n) / Gamma(x + 1) with its first correction
-term, whose absolute error in log S is below 3e-4 (at most at t = n - 4; below 2e-5 once
+term, whose absolute error in log S is below 3e-4 (at most at t = n - 4; below 4e-5 once
 n - t > 12), measured against the recurrence up to n = 5000 (``tests/test_hdp.py`` checks
 it).  The reference implementation's single-precision cache errs by more for n > 2000.
 """

@@ -8,6 +8,8 @@ the training data, which attributes each attribute depends on besides the class:
 * :class:`KDB` -- k-dependence Bayesian classifier, ``KDB(k=...)`` (Sahami 1996);
 * :class:`SKDB` -- selective KDB: k and the attributes chosen by leave-one-out (Martínez,
   Webb, Chen & Zaidi 2016);
+* :class:`ESKDB` -- an ensemble of selective KDBs on perturbed attribute orders with
+  hierarchical Dirichlet process estimates (Zhang, Petitjean & Buntine 2020);
 * :class:`LBR` -- lazy Bayesian rules (Zheng & Webb 2000);
 * :class:`HNB` -- hidden naive Bayes (Jiang, Zhang & Cai 2009; Weka's HNB).
 
@@ -19,6 +21,7 @@ handling, missing-value modes, smoothing, persistence and scikit-learn API.  The
 min_count and missing-value modes are documented on each class.
 """
 
+from .eskdb import ESKDB
 from .hnb import HNB
 from .kdb import KDB
 from .lbr import LBR
@@ -26,4 +29,4 @@ from .skdb import SKDB
 from .sptan import SPTAN
 from .tan import TAN
 
-__all__ = ["HNB", "KDB", "LBR", "SKDB", "SPTAN", "TAN"]
+__all__ = ["ESKDB", "HNB", "KDB", "LBR", "SKDB", "SPTAN", "TAN"]

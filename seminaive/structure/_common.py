@@ -322,12 +322,13 @@ class _FamilyLearner(_StructureBase):
         self._hdp_loaded = arrays.get(_HDP_KEY)
         return {key: value for key, value in arrays.items() if key != _HDP_KEY}
 
-    def _family_codes(self, X):
-        """Storage codes of the rows to score (attributes coded 0 are left out)."""
-        return np.ascontiguousarray(self._storage_codes(X))
+    def _family_codes(self, X, codes=None):
+        """Storage codes of the rows to score (attributes coded 0 are left out); ``codes``:
+        the rows' storage codes when already computed."""
+        return np.ascontiguousarray(self._storage_codes(X) if codes is None else codes)
 
-    def _scores(self, X):
-        codes = self._family_codes(X)
+    def _scores(self, X, codes=None):
+        codes = self._family_codes(X, codes)
         stats, fam = self._stats, self._families
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
         moments = getattr(self, "_moments", None)

@@ -21,16 +21,19 @@ from ..tables import CombinationTable, estimate_table_bytes
 from ._common import PairStatistics, _FamilyLearner
 
 
-def ranked_candidates(mi, cmi, k):
+def ranked_candidates(mi, cmi, k, order=None):
     """Candidate parents (a, max(k, 1)) of every attribute, most conditionally informative
     first (-1 padding), and the ranking.
 
-    Ranking: decreasing I(X_i; Y), ties by attribute index.  Candidates of the attribute at
-    rank r: the min(k, r) attributes of rank < r by decreasing I(X_i; X_j | Y), ties by rank,
-    so that the first j candidates are KDB(j)'s parents for every j <= k.
+    Ranking: decreasing I(X_i; Y), ties by attribute index (or ``order``, a permutation of the
+    attributes, when given).  Candidates of the attribute at rank r: the min(k, r) attributes
+    of rank < r by decreasing I(X_i; X_j | Y), ties by rank, so that the first j candidates
+    are KDB(j)'s parents for every j <= k.
     """
     a = len(mi)
-    order = np.argsort(-np.asarray(mi), kind="stable")
+    if order is None:
+        order = np.argsort(-np.asarray(mi), kind="stable")
+    order = np.asarray(order, dtype=np.int64)
     candidates = np.full((a, max(k, 1)), -1, dtype=np.int64)
     for rank, i in enumerate(order):
         higher = order[:rank]

@@ -166,7 +166,8 @@ class SKDB(KDB):
         self.__dict__.pop("k_", None)  # the chains are every candidate until selected
         stats = PairStatistics(self.table_)
         big_k = int(self.k)
-        candidates, order = ranked_candidates(stats.mi, stats.cmi, big_k)
+        candidates, order = ranked_candidates(stats.mi, stats.cmi, big_k,
+                                              self._attribute_order(stats))
         families, index = _prefix_families(candidates)
         extra = self._count_families(families, source)
         n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)
@@ -210,6 +211,11 @@ class SKDB(KDB):
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = order
         self._select(stats, losses, extra)
+
+    def _attribute_order(self, stats):
+        """The ranking of the attributes (None: by decreasing I(X_i; Y)); ESKDB's members
+        override it."""
+        return None
 
     # -------------------------------------------------------------- Gaussian children
     def _chain(self, i):
@@ -276,8 +282,9 @@ class SKDB(KDB):
             self.structure_[i, :sorted_row.size] = sorted_row
         self._install(stats, parents, extra)
 
-    def _family_codes(self, X):
-        codes = np.array(self._storage_codes(X), order="C", copy=True)
+    def _family_codes(self, X, codes=None):
+        codes = np.array(self._storage_codes(X) if codes is None else codes, order="C",
+                         copy=True)
         codes[:, ~self._active] = 0  # attributes left out (never parents of those kept)
         return codes
 
@@ -309,7 +316,8 @@ class SKDB(KDB):
         self.loo_loss_ = loo
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
-        self.order_ = np.argsort(-stats.mi, kind="stable")
+        order = self._attribute_order(stats)
+        self.order_ = np.argsort(-stats.mi, kind="stable") if order is None else order
         self.__dict__.pop("k_", None)
         self._restore_moments(arrays)
         self._install_selection(stats, int(selected[0]), int(selected[1]), extra)

@@ -1,0 +1,328 @@
+"""Hierarchical Dirichlet process estimates (``smoothing="hdp"``; Petitjean et al. 2018).
+
+The sampler is checked against exact enumeration of the table-count posterior on a small
+tree, the log Stirling numbers against exact integers and the float recurrence, and the
+learners' estimates against the Dirichlet posterior mean where the tree is deterministic.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from seminaive import KDB, SKDB, TAN
+from seminaive.datasets import load_kr_vs_kp
+from seminaive.kernels import hdp
+
+
+def _stirling_int(n_max):
+    """Exact unsigned Stirling numbers of the first kind (Python integers)."""
+    table = [[1]]
+    for n in range(1, n_max + 1):
+        prev = table[-1]
+        row = [0] * (n + 1)
+        for t in range(1, n + 1):
+            row[t] = (n - 1) * (prev[t] if t < n else 0) + prev[t - 1]
+        table.append(row)
+    return table
+
+
+def test_log_stirling_exact_table():
+    table, n_exact = hdp.stirling_cache(200)
+    exact = _stirling_int(120)
+    for n in range(0, 121, 7):
+        for t in range(0, n + 1):
+            got = hdp.log_stirling(n, t, table, n_exact, hdp._ZETA)
+            if exact[n][t] == 0:
+                assert got == -np.inf
+            else:
+                want = math.log(exact[n][t])
+                assert abs(got - want) <= 1e-12 * max(1.0, abs(want))
+
+
+def test_log_stirling_beyond_the_table():
+    """Closed forms, Newton's identities and the corrected saddle point against the float64
+    recurrence for n above the exact table (the table is cut to 64 here)."""
+    small = hdp.stirling_table(64)
+    prev = np.array([0.0])
+    rows = {}
+    for n in range(1, 1501):
+        a = np.full(n + 1, -np.inf)
+        if n > 1:
+            a[:n] = prev + math.log(n - 1)
+        b = np.full(n + 1, -np.inf)
+        b[1:] = prev
+        prev = np.logaddexp(a, b)
+        if n in (65, 300, 1500):
+            rows[n] = prev.copy()
+    for n, row in rows.items():
+        got = np.array([hdp.log_stirling(n, t, small, 64, hdp._ZETA) for t in range(n + 1)])
+        assert got[0] == -np.inf
+        err = np.abs(got[1:] - row[1:])
+        t = np.arange(1, n + 1)
+        closed = (t <= hdp.NEWTON_MAX_T) | (t >= n - 3)
+        assert err[closed].max() < 1e-9 * n
+        assert err.max() < 3e-4
+        assert err[(t > hdp.NEWTON_MAX_T) & (t < n - 12)].max() < 4e-5
+
+
+def test_polygamma_matches_scipy():
+    from scipy.special import polygamma
+
+    for order in range(4):
+        for x in (0.003, 0.5, 1.0, 3.3, 9.99, 12.0, 1e5):
+            want = float(polygamma(order, x))
+            assert abs(hdp._polygamma(order, x) - want) <= 1e-12 * max(1.0, abs(want))
+
+
+def test_root_only_tree_is_the_m_estimate():
+    """A single-level HDP with the concentration fixed: the Dirichlet posterior mean."""
+    counts = np.array([[3, 0, 5, 2]])
+    for c in (0.5, 1.0, 7.0):
+        est = hdp.hdp_forest([(counts, [])], n_iter=20, burn_in=5, seeds=[3],
+                             sample_concentration=False, concentration=c)[0]
+        np.testing.assert_allclose(est[0], (counts[0] + c / 4) / (counts.sum() + c),
+                                   rtol=0, atol=1e-15)
+
+
+def test_deterministic_two_level_tree_by_hand():
+    """Leaves holding at most one row per value have t = n: nothing is random, and every
+    estimate is (n + c p_parent) / (N + c) computed by hand."""
+    counts = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 0]])
+    c = 1.5
+    est = hdp.hdp_forest([(counts, [3])], n_iter=30, burn_in=10, seeds=[1],
+                         sample_concentration=False, concentration=c)[0]
+    n_root = np.array([1, 1, 1])  # the children's tables
+    root = (n_root + c / 3) / (3 + c)
+    np.testing.assert_allclose(est[0], root, atol=1e-15)
+    for j in range(2):
+        leaf = (counts[j] + c * root) / (counts[j].sum() + c)
+        np.testing.assert_allclose(est[1 + j], leaf, atol=1e-15)
+    np.testing.assert_allclose(est[3], root, atol=1e-15)  # no rows: the parent's estimate
+
+
+def _exact_posterior_mean(counts, c_root, c_leaf):
+    """E[p_leaf] and E[p_root] under the table-count posterior, by enumeration
+    (concentrations fixed; root tables are 1 per seen value)."""
+    n_leaves, V = counts.shape
+    choices = [range(1, n + 1) if n >= 2 else [n] for n in counts.ravel()]
+    total = 0.0
+    leaf_mean = np.zeros((n_leaves, V))
+    root_mean = np.zeros(V)
+    for state in itertools.product(*choices):
+        t = np.array(state).reshape(n_leaves, V)
+        n_root = t.sum(axis=0)
+        logp = 0.0
+        for j in range(n_leaves):
+            N = counts[j].sum()
+            logp += t[j].sum() * math.log(c_leaf) + math.lgamma(c_leaf) - math.lgamma(
+                c_leaf + N)
+            for v in range(V):
+                logp += math.log(_STIRLING[counts[j, v]][t[j, v]])
+        t_root = (n_root > 0).astype(int)
+        logp += t_root.sum() * math.log(c_root) + math.lgamma(c_root) - math.lgamma(
+            c_root + n_root.sum())
+        for v in range(V):
+            logp += math.log(_STIRLING[n_root[v]][t_root[v]]) if n_root[v] else 0.0
+        w = math.exp(logp)
+        root = (n_root + c_root / V) / (n_root.sum() + c_root)
+        leaves = (counts + c_leaf * root) / (counts.sum(axis=1, keepdims=True) + c_leaf)
+        total += w
+        leaf_mean += w * leaves
+        root_mean += w * root
+    return leaf_mean / total, root_mean / total
+
+
+_STIRLING = _stirling_int(40)
+
+
+def test_sampler_matches_the_exact_posterior_mean():
+    """Long run of the Gibbs sampler against exact enumeration of the table counts."""
+    counts = np.array([[4, 1, 0], [2, 5, 1], [0, 3, 3]])
+    c = 1.3  # every concentration fixed at c (the root's too)
+    est = np.zeros((4, 3))
+    t_out = np.zeros((4, 3), dtype=np.int64)
+    table, n_exact = hdp.stirling_cache(64)
+    out = np.zeros((4, 3))
+    runs = 4
+    for seed in range(runs):
+        hdp.sample_tree(counts, np.array([3]), 1, 3, 60000, 1000, 2, False, c,
+                        np.uint64(seed + 11), table, n_exact, hdp._ZETA, out, t_out)
+        est += out
+    est /= runs
+    exact_leaf, exact_root = _exact_posterior_mean(counts, c, c)
+    np.testing.assert_allclose(est[0], exact_root, atol=2e-3)
+    np.testing.assert_allclose(est[1:], exact_leaf, atol=2e-3)
+    # and it is not the deterministic answer of a wrong table count (t = n everywhere)
+    root_t_n = (counts.sum(axis=0) + c / 3) / (counts.sum() + c)
+    assert np.abs(root_t_n - exact_root).max() > 1e-2
+
+
+def test_sampler_invariants():
+    rng = np.random.default_rng(0)
+    dims = np.array([2, 3, 4])
+    counts = rng.poisson(2.0, size=(24, 5)) * rng.integers(0, 2, size=(24, 1))
+    counts[:, 3] = 0
+    table, n_exact = hdp.stirling_cache(200)
+    rows = hdp.tree_levels(dims)
+    starts = np.concatenate([[0], np.cumsum(rows)])
+    out = np.zeros((starts[-1], 5))
+    t_out = np.zeros((starts[-1], 5), dtype=np.int64)
+    hdp.sample_tree(counts, dims, 3, 5, 300, 30, 2, True, 2.0, np.uint64(5), table, n_exact,
+                    hdp._ZETA, out, t_out)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(out > 0)
+    n = np.zeros_like(t_out)
+    n[starts[3]:] = counts
+    for lev in range(3, 0, -1):
+        for r in range(rows[lev]):
+            n[starts[lev - 1] + r // dims[lev - 1]] += t_out[starts[lev] + r]
+    inner = slice(starts[1], starts[-1])
+    assert np.all(t_out[inner] <= n[inner])
+    assert np.all((t_out[inner] >= 1) == (n[inner] >= 1))
+    np.testing.assert_array_equal(t_out[0], (n[0] > 0).astype(int))
+    # nodes without rows carry their parent's estimate
+    for lev in range(1, 4):
+        for r in range(rows[lev]):
+            node = starts[lev] + r
+            if n[node].sum() == 0:
+                parent = starts[lev - 1] + r // dims[lev - 1] if lev > 1 else 0
+                np.testing.assert_array_equal(out[node], out[parent])
+
+
+def test_hdp_forest_is_deterministic_per_seed():
+    rng = np.random.default_rng(1)
+    counts = rng.poisson(3.0, size=(6, 4))
+    trees = [(counts, [2, 3])] * 3
+    a, b, c = hdp.hdp_forest(trees, n_iter=200, burn_in=20, seeds=[7, 7, 8])
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(a - c).max() > 1e-6
+
+
+def test_hdp_needs_whole_counts():
+    with pytest.raises(ValueError, match="whole-number"):
+        hdp.hdp_forest([(np.array([[0.5, 1.0]]), [])], n_iter=5, burn_in=0, seeds=[0])
+    X, y = load_kr_vs_kp()
+    w = np.full(len(y), 0.5)
+    with pytest.raises(ValueError, match="whole-number"):
+        KDB(k=1, smoothing="hdp", n_iter=5).fit(X, y, sample_weight=w)
+
+
+def test_hdp_parameters_are_checked():
+    X, y = load_kr_vs_kp()
+    for bad in (dict(n_iter=0), dict(n_iter=10, burn_in=10), dict(tying="tree"),
+                dict(n_iter=2.5)):
+        with pytest.raises(ValueError):
+            KDB(k=1, smoothing="hdp", **bad).fit(X.iloc[:50], y.iloc[:50])
+    from seminaive import AODE
+
+    with pytest.raises(ValueError, match="smoothing"):
+        AODE(smoothing="hdp").fit(X.iloc[:50], y.iloc[:50])
+
+
+@pytest.fixture(scope="module")
+def chess():
+    X, y = load_kr_vs_kp()
+    return X.iloc[:800], y.iloc[:800]
+
+
+def test_kdb_hdp_same_random_state_same_model(chess):
+    X, y = chess
+    a = KDB(k=2, smoothing="hdp", n_iter=100, random_state=3).fit(X, y)
+    b = KDB(k=2, smoothing="hdp", n_iter=100, random_state=3).fit(X, y)
+    c = KDB(k=2, smoothing="hdp", n_iter=100, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(a._scores(X), b._scores(X))
+    assert np.abs(a._scores(X) - c._scores(X)).max() > 1e-6
+
+
+def test_partial_fit_then_refit_equals_fit(chess):
+    """The sampler runs on the merged counts: chunks give the model of one fit."""
+    X, y = chess
+    for model in (KDB(k=1, smoothing="hdp", n_iter=80, random_state=0),
+                  TAN(smoothing="hdp", n_iter=80, random_state=0)):
+        full = model.fit(X, y).predict_proba(X)
+        model2 = type(model)(**model.get_params())
+        for part in np.array_split(np.arange(len(y)), 3):
+            model2.partial_fit(X.iloc[part], y.iloc[part], classes=np.unique(y))
+        np.testing.assert_allclose(model2.predict_proba(X), full, atol=1e-12)
+
+
+def test_integer_weights_equal_repeated_rows(chess):
+    X, y = chess
+    w = np.random.default_rng(0).integers(0, 3, size=len(y))
+    rep = np.repeat(np.arange(len(y)), w)
+    a = KDB(k=2, smoothing="hdp", n_iter=60, random_state=0).fit(X, y, sample_weight=w)
+    b = KDB(k=2, smoothing="hdp", n_iter=60, random_state=0).fit(X.iloc[rep], y.iloc[rep])
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-12)
+
+
+def test_kdb_hdp_estimates_by_hand(chess):
+    """The learner reads the tree the sampler returns: the class-level node's estimate for
+    an attribute without parents, and the deepest node for one with parents."""
+    X, y = chess
+    model = KDB(k=2, smoothing="hdp", n_iter=40, random_state=0).fit(X, y)
+    trees, chain, chain_len = model._hdp_tree_counts()
+    est = hdp.hdp_forest(trees, n_iter=40, burn_in=model._hdp_burn_in(), tying="level",
+                         seeds=model._hdp_seeds(len(trees)))
+    codes = model._storage_codes(X.iloc[:5])
+    k = model.table_.n_classes
+    sizes = model.table_.sizes
+    prior = model._log_prior()
+    want = np.tile(prior, (5, 1))
+    for i in range(X.shape[1]):
+        for r in range(5):
+            for yy in range(k):
+                row, start, level_rows = yy, 1, k
+                for p in chain[i, :chain_len[i]]:
+                    start += level_rows
+                    level_rows *= sizes[p]
+                    row = row * sizes[p] + codes[r, p]
+                want[r, yy] += math.log(est[i][start + row, codes[r, i] - 1])
+    np.testing.assert_allclose(model._scores(X.iloc[:5]), want, atol=1e-10)
+
+
+def test_missing_parent_stops_at_the_prefix_node(chess):
+    X, y = chess
+    model = KDB(k=2, smoothing="hdp", n_iter=40, random_state=0).fit(X, y)
+    i = int(np.argmax(model._trees.chain_len))
+    first = int(model._trees.chain[i, 0])
+    Xm = X.iloc[:3].copy()
+    Xm.iloc[:, first] = None
+    s_missing = model._scores(Xm)
+    assert np.all(np.isfinite(s_missing))
+
+
+def test_save_load_keeps_the_estimates(tmp_path, chess):
+    X, y = chess
+    for model in (KDB(k=3, smoothing="hdp", n_iter=50, random_state=0),
+                  SKDB(k=2, smoothing="hdp", n_iter=50, random_state=0),
+                  TAN(smoothing="hdp", n_iter=50, random_state=0)):
+        model.fit(X, y)
+        path = tmp_path / f"{type(model).__name__}.snb"
+        model.save(path)
+        loaded = type(model).load(path)
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KDB(k=2, smoothing="hdp", n_iter=40, random_state=0),
+    lambda: SKDB(k=2, smoothing="hdp", n_iter=40, random_state=0),
+])
+def test_fit_stream_and_dask_equal_fit(make, chess, tmp_path):
+    """Streaming and Dask count as usual and run the sampler once on the merged counts."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import seminaive.dask
+
+    X, y = chess
+    expected = make().fit(X, y)._scores(X)
+    path = tmp_path / "train.parquet"
+    X.assign(target=y).to_parquet(path, row_group_size=170)
+    streamed = make().fit_stream(path, target="target", chunk_rows=100)
+    np.testing.assert_allclose(streamed._scores(X), expected, atol=1e-12)
+    ddf = dd.from_pandas(X.assign(target=y), npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        model = seminaive.dask.fit(make(), ddf, target="target")
+    np.testing.assert_allclose(model._scores(X), expected, atol=1e-12)
