@@ -279,6 +279,13 @@ _SPECS = [
     *[LearnerSpec(f"skdb{k}", f"SKDB{k}", _ours("SKDB", k=k),
                   description=f"selective KDB, k <= {k} (Martínez et al. 2016)")
       for k in (1, 2, 3, 5)],
+    *[LearnerSpec(f"kdb{k}-hdp", f"KDB{k}-HDP", _ours("KDB", k=k, smoothing="hdp"),
+                  description=f"KDB, k={k}, HDP estimates (Petitjean et al. 2018)")
+      for k in range(1, 6)],
+    LearnerSpec("skdb5-hdp", "SKDB5-HDP", _ours("SKDB", k=5, smoothing="hdp"),
+                description="selective KDB, k <= 5, HDP estimates"),
+    LearnerSpec("eskdb", "ESKDB", _ours("ESKDB"),
+                description="5 selective KDBs (k <= 5), HDP estimates (Zhang et al. 2020)"),
     LearnerSpec("lbr", "LBR", _ours("LBR"), description="lazy Bayesian rules"),
     LearnerSpec("hnb", "HNB", _ours("HNB"), description="hidden naive Bayes"),
     # weighted sub-models
