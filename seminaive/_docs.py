@@ -41,6 +41,19 @@ smoothing : {"m_estimate", "laplace"}, default="m_estimate"
     (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|).
     With ``missing="ignore"`` every denominator counts only the rows in which the
     attributes it involves are observed.""",
+    "ande_smoothing": """\
+smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
+    m-estimation with a uniform prior (Webb et al. 2012, §2):
+    P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
+    P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m); Laplace estimates
+    (Cerquides & de Màntaras 2005, eqs. 15-16; Weka's AODE):
+    (N(y, x_s) + 1) / (N + k prod|X_s|) and (N(y, x_s, x_i) + 1) / (N(y, x_s) + |X_i|); or
+    ``"hdp"``: every P(x_i | y, x_s) is a hierarchical Dirichlet process conditioning on the
+    class, then on the parents in increasing index order, estimated by collapsed Gibbs
+    sampling of the table counts (Petitjean et al. 2018; one tree per sub-model and child,
+    see :meth:`seminaive.tables.FrequencyTable.hdp_tables`), with P(y, x_s) m-estimated
+    (integer n, ``numeric="discretize"``).  With ``missing="ignore"`` every denominator counts
+    only the rows in which the attributes it involves are observed.""",
     "m": """\
 m : float, default=1.0
     The m of m-estimation (ignored with ``smoothing="laplace"``).""",

@@ -12,10 +12,15 @@ implementation of :mod:`seminaive.weighting.information`, and ``AnDE(n="auto")``
 nested selection of :mod:`seminaive.selection.auto`.
 """
 
+import numpy as np
+
 from ._docs import fill_doc
 from .base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from .selection import auto
 from .weighting.information import _InformationWeighted
+
+
+_HDP_KEY = "hdp_log_conditional"
 
 
 def _is_auto(estimator):
@@ -35,9 +40,19 @@ class AnDE(_InformationWeighted):
     Parameters
     ----------
     {n}
-    {engine_parameters}
+    {ande_smoothing}
+    {m}
+    {min_count}
+    {aggregate}
+    {discretizer}
+    {n_bins}
+    {missing}
+    {categorical_features}
+    {max_table_bytes}
+    {random_state}
     {weights}
     {numeric}
+    {hdp_parameters}
 
     Attributes
     ----------
@@ -56,6 +71,8 @@ class AnDE(_InformationWeighted):
     ----------
     {webb2012}
 
+    {petitjean2018}
+
     Examples
     --------
     >>> from seminaive import AnDE
@@ -71,11 +88,33 @@ class AnDE(_InformationWeighted):
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
-                 numeric="discretize"):
+                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
         return not _is_auto(self)
+
+    def _supports_hdp(self):
+        return not _is_auto(self) and getattr(self, "numeric", "discretize") == "discretize"
+
+    def _install_hdp(self, loaded=None):
+        """Estimate the conditionals by the HDP (``smoothing="hdp"``), or install those of a
+        model file (validated)."""
+        table = self.table_
+        if loaded is None:
+            lo, hi = int(table.order_first[1]), int(table.order_first[table.max_order + 1])
+            n_trees = int(table.orders[lo:hi].sum())
+            table.hdp_conditional = table.hdp_tables(int(self.n_iter), self._hdp_burn_in(),
+                                                     self.tying, self._hdp_seeds(n_trees))
+            return
+        expected = int((np.diff(table.offsets) * table.orders).sum())
+        loaded = np.asarray(loaded)
+        if loaded.dtype != np.float64 or loaded.shape != (expected,):
+            raise ValueError(f"{_HDP_KEY}: expected {expected} float64 values, got "
+                             f"{loaded.size} of {loaded.dtype}")
+        if not np.all(np.isfinite(loaded) & (loaded <= 0)):
+            raise ValueError(f"{_HDP_KEY} must be finite log-probabilities")
+        table.hdp_conditional = loaded.copy()
 
     def _gaussian_owner(self):
         return "AnDE with n='auto' (use an integer n)"
@@ -89,6 +128,8 @@ class AnDE(_InformationWeighted):
         if _is_auto(self):
             auto.learn(self, source)
         else:
+            if self.smoothing == "hdp":
+                self._install_hdp()
             super()._learn_from_counts(source)
 
     def _scores(self, X):
@@ -99,11 +140,20 @@ class AnDE(_InformationWeighted):
     def _learned_state(self):
         if _is_auto(self):
             return auto.learned_state(self)
-        return super()._learned_state()
+        state = super()._learned_state()
+        if self.smoothing == "hdp":
+            state[_HDP_KEY] = self.table_.hdp_conditional
+        return state
 
     def _set_learned_state(self, arrays):
         if _is_auto(self):
             return auto.set_learned_state(self, arrays)
+        if (_HDP_KEY in arrays) != (self.smoothing == "hdp"):
+            raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
+                             "smoothing='hdp'")
+        if self.smoothing == "hdp":
+            arrays = dict(arrays)
+            self._install_hdp(arrays.pop(_HDP_KEY))
         return super()._set_learned_state(arrays)
 
     def _order(self):

@@ -23,6 +23,7 @@ import numpy as np
 from . import kernels
 from .exceptions import TableTooLargeError
 from .kernels import gaussian as gaussian_kernels
+from .kernels.hdp import hdp_forest
 
 #: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
 FLOOR_RATIO = 0.01
@@ -337,6 +338,7 @@ class FrequencyTable(_CountTable):
         self.n_rows = 0.0
         self._log_tables = None
         self.moments = None
+        self.hdp_conditional = None
 
     def attach_moments(self, numeric, max_parents):
         """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
@@ -389,6 +391,7 @@ class FrequencyTable(_CountTable):
     def _changed(self):
         self._log_tables = None
         self._gaussian_key = None
+        self.hdp_conditional = None  # estimated from the old counts
 
     def combination_index(self, members):
         """Global index of the combination with these (distinct) attribute indices."""
@@ -524,15 +527,68 @@ class FrequencyTable(_CountTable):
         return new
 
     # --------------------------------------------------------------------------- smoothing
+    def hdp_tables(self, n_iter, burn_in, tying, seeds, max_order=None):
+        """Hierarchical Dirichlet process estimates of every conditional P(x_c | y, x_rest)
+        of the combinations of order 1 .. ``max_order`` (default: all), as a log-conditional
+        array (the layout of :meth:`log_tables`; Petitjean et al. 2018).
+
+        The tree of child c in combination g conditions on the class, then on the other
+        members in increasing index order (a missing value of theirs is a branch of its own);
+        its leaves give the entries, a node the data never reached takes its nearest
+        ancestor's estimate (see :mod:`seminaive.kernels.hdp`).  ``seeds``: one per tree,
+        trees numbered by combination then member.  Install the result with
+        ``table.hdp_conditional = ...`` to score with ``smoothing="hdp"``.
+        """
+        max_order = self.max_order if max_order is None else min(max_order, self.max_order)
+        of, k = self.order_first, self.n_classes
+        block = np.diff(self.offsets) * self.orders
+        lc_offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+        out = np.zeros(int(lc_offsets[-1]), dtype=np.float64)
+        trees, where = [], []
+        for g in range(int(of[1]), int(of[max_order + 1])):
+            d = int(self.orders[g])
+            members = self.members(g)
+            counts = self.block_at(g)
+            for p in range(d):
+                rest = [t for t in range(d) if t != p]
+                arranged = np.transpose(counts, [d] + rest + [p])[..., 1:]
+                trees.append((arranged.reshape(-1, int(self.sizes[members[p]]) - 1),
+                              [k] + [int(self.sizes[members[t]]) for t in rest]))
+                where.append((g, p, rest))
+        if len(seeds) != len(trees):
+            raise ValueError(f"{len(trees)} seeds needed, got {len(seeds)}")
+        estimates = hdp_forest(trees, n_iter=n_iter, burn_in=burn_in, tying=tying, seeds=seeds)
+        for (g, p, rest), est, (_, dims) in zip(where, estimates, trees, strict=True):
+            d = int(self.orders[g])
+            members = self.members(g)
+            leaf = est[-int(np.prod(dims)):]  # the deepest level
+            shape = [int(x) for x in dims] + [leaf.shape[1]]
+            log_leaf = np.log(leaf).reshape(shape)
+            pad = np.zeros(shape[:-1] + [1])
+            full = np.concatenate([pad, log_leaf], axis=-1)  # (k, rest..., s_p)
+            # axes of ``full``: class, rest members, child -> members in order, class
+            source_axis = {t: 1 + i for i, t in enumerate(rest)}
+            source_axis[p] = d
+            arranged = np.transpose(full, [source_axis[t] for t in range(d)] + [0])
+            n_cells = int(np.prod([int(self.sizes[m]) for m in members]))
+            view = out[lc_offsets[g]:lc_offsets[g + 1]].reshape(n_cells, d, k)
+            view[:, p, :] = arranged.reshape(n_cells, k)
+        return out
+
     def log_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1):
         """Smoothed log-probability tables for parents of order ``n`` (cached).
 
         See :func:`seminaive.kernels.log_joint_tables` and
-        :func:`seminaive.kernels.log_conditional_tables` for the formulas.
+        :func:`seminaive.kernels.log_conditional_tables` for the formulas.  With
+        ``smoothing="hdp"`` the conditionals are ``hdp_conditional`` (set from
+        :meth:`hdp_tables`) and the joints of the parents are m-estimated.
         """
-        key = (n, smoothing, float(m), float(min_count))
+        key = (n, smoothing, float(m), float(min_count), id(self.hdp_conditional))
         if self._log_tables is not None and self._log_tables_key == key:
             return self._log_tables
+        if smoothing == "hdp" and self.hdp_conditional is None:
+            raise ValueError("smoothing='hdp' needs the HDP estimates: set hdp_conditional "
+                             "from hdp_tables() after counting")
         laplace = smoothing == "laplace"
         n = min(n, self.max_order)
         of = self.order_first
@@ -544,11 +600,14 @@ class FrequencyTable(_CountTable):
         block = np.diff(self.offsets) * self.orders
         lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
         lc_offsets[1:] = np.cumsum(block)
-        log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
-        kernels.log_conditional_tables(self.counts, self.offsets, self.combos, self.orders,
-                                       self.sizes, self.n_classes, int(of[1]),
-                                       int(of[self.max_order + 1]), lc_offsets, float(m),
-                                       laplace, log_cond)
+        if smoothing == "hdp":
+            log_cond = self.hdp_conditional
+        else:
+            log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
+            kernels.log_conditional_tables(self.counts, self.offsets, self.combos,
+                                           self.orders, self.sizes, self.n_classes, int(of[1]),
+                                           int(of[self.max_order + 1]), lc_offsets, float(m),
+                                           laplace, log_cond)
         self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n)
         self._log_tables_key = key
         return self._log_tables

@@ -326,3 +326,78 @@ def test_fit_stream_and_dask_equal_fit(make, chess, tmp_path):
     with dask.config.set(scheduler="synchronous"):
         model = seminaive.dask.fit(make(), ddf, target="target")
     np.testing.assert_allclose(model._scores(X), expected, atol=1e-12)
+
+
+# ------------------------------------------------------------------ the AnDE family
+def test_hdp_tables_layout_by_hand():
+    """Every (combination, child) entry of the HDP log-conditional array is the log of the
+    leaf estimate of its own tree, read at (class, other members' values, child value)."""
+    from seminaive.tables import FrequencyTable
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(1, 4, size=(300, 3))
+    X[rng.random(X.shape) < 0.1] = 0  # missing values: slot 0
+    y = rng.integers(0, 2, size=300)
+    table = FrequencyTable([3, 3, 3], 2, 3)
+    table.add(X, y)
+    n_trees = int(sum(table.orders[table.order_first[1]:]))
+    seeds = np.arange(1, n_trees + 1, dtype=np.uint64)
+    lc = table.hdp_tables(50, 5, "level", seeds)
+    block = np.diff(table.offsets) * table.orders
+    lc_off = np.concatenate([[0], np.cumsum(block)])
+    g = table.combination_index((0, 1, 2))
+    tree_number = int(sum(table.orders[table.order_first[1]:g]))
+    counts = table.block_at(g)
+    for p in range(3):
+        rest = [t for t in range(3) if t != p]
+        arranged = np.transpose(counts, [3] + rest + [p])[..., 1:].reshape(-1, 3)
+        est = hdp.hdp_forest([(arranged, [2, 4, 4])], n_iter=50, burn_in=5,
+                             seeds=[seeds[tree_number + p]])[0]
+        leaf = est[-32:].reshape(2, 4, 4, 3)
+        view = lc[lc_off[g]:lc_off[g + 1]].reshape(4, 4, 4, 3, 2)
+        for cell in itertools.product(range(4), repeat=3):
+            for yy in range(2):
+                got = view[cell + (p, yy)]
+                if cell[p] == 0:
+                    assert got == 0.0
+                else:
+                    want = np.log(leaf[(yy,) + tuple(cell[t] for t in rest) + (cell[p] - 1,)])
+                    assert got == pytest.approx(want, abs=1e-14)
+
+
+def test_ande_hdp_partial_fit_stream_and_persistence(chess, tmp_path):
+    from seminaive import AnDE
+
+    X, y = chess
+    X = X.iloc[:, :12]
+
+    def make():
+        return AnDE(n=1, smoothing="hdp", n_iter=40, random_state=0)
+
+    full = make().fit(X, y)
+    expected = full._scores(X)
+    chunked = make()
+    for part in np.array_split(np.arange(len(y)), 3):
+        chunked.partial_fit(X.iloc[part], y.iloc[part], classes=np.unique(y))
+    np.testing.assert_allclose(chunked._scores(X), expected, atol=1e-12)
+    path = tmp_path / "train.parquet"
+    X.assign(target=y).to_parquet(path, row_group_size=170)
+    streamed = make().fit_stream(path, target="target", chunk_rows=100)
+    np.testing.assert_allclose(streamed._scores(X), expected, atol=1e-12)
+    full.save(tmp_path / "ande.snb")
+    loaded = AnDE.load(tmp_path / "ande.snb")
+    np.testing.assert_array_equal(loaded._scores(X), expected)
+    # differs from the m-estimates, and weights combine with it
+    assert np.abs(AnDE(n=1).fit(X, y)._scores(X) - expected).max() > 1e-3
+    weighted = AnDE(n=1, smoothing="hdp", n_iter=40, random_state=0, weights="mi").fit(X, y)
+    assert np.all(np.isfinite(weighted._scores(X)))
+
+
+def test_ande_hdp_refuses_what_it_does_not_support(chess):
+    from seminaive import AnDE
+
+    X, y = chess
+    for model in (AnDE(n="auto", smoothing="hdp"),
+                  AnDE(n=1, smoothing="hdp", numeric="gaussian")):
+        with pytest.raises(ValueError, match="smoothing"):
+            model.fit(X.iloc[:50], y.iloc[:50])

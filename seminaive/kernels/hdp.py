@@ -199,9 +199,17 @@ def _log_stirling_saddle(n, t):
             + math.log1p(h4 / (8.0 * h2 * h2) - 5.0 * h3 * h3 / (24.0 * h2 ** 3)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_stirling(n, t, table, n_exact, zeta):
     """log S(n, t), unsigned Stirling number of the first kind (-inf where it is 0)."""
+    if n <= n_exact and 0 <= t <= n:
+        return table[n * (n + 1) // 2 + t]  # 0 <= t <= n: the table holds -inf for S = 0
+    return _log_stirling_far(n, t, table, n_exact, zeta)
+
+
+@njit(cache=True)
+def _log_stirling_far(n, t, table, n_exact, zeta):
+    """:func:`log_stirling` outside the exact table."""
     if t > n or t < 0 or (t == 0 and n > 0):
         return -np.inf
     if n <= n_exact:
@@ -411,13 +419,15 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                     t_par = tk[parent, v]
                     N_par = big_n[parent] - old
                     best = -np.inf
+                    lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
                     for t in range(lo, hi + 1):
+                        if t > lo:
+                            lg += math.log(cp + N_par + t - 1)
                         if n_par + t < t_par:
                             lp = -np.inf
                         else:
                             lp = (log_stirling(n, t, table, n_exact, zeta) + t * log_c
-                                  + log_stirling(n_par + t, t_par, table, n_exact, zeta)
-                                  - math.lgamma(cp + N_par + t))
+                                  + log_stirling(n_par + t, t_par, table, n_exact, zeta) - lg)
                         window[t - lo] = lp
                         if lp > best:
                             best = lp
@@ -425,13 +435,15 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                         continue
                     acc = 0.0
                     for t in range(lo, hi + 1):
-                        acc += math.exp(window[t - lo] - best)
+                        e = math.exp(window[t - lo] - best)
+                        window[t - lo] = e
+                        acc += e
                     state, u = _next(state)
                     u *= acc
                     chosen = hi
                     run = 0.0
                     for t in range(lo, hi + 1):
-                        run += math.exp(window[t - lo] - best)
+                        run += window[t - lo]
                         if u <= run:
                             chosen = t
                             break
