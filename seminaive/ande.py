@@ -19,7 +19,6 @@ from .base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
 from .selection import auto
 from .weighting.information import _InformationWeighted
 
-
 _HDP_KEY = "hdp_log_conditional"
 
 

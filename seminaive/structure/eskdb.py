@@ -10,11 +10,12 @@ I(X_i; X_j | Y)), selects k and the number of attributes by leave-one-out, and e
 tables by the HDP (``smoothing="hdp"``).  The ensemble averages the members' class
 probabilities.
 
-Passes over the data: one for the class, attribute and pair counts shared by every member
-(mutual and conditional mutual information), then, for every member, one for its families
-and one for its leave-one-out losses.
+Passes over the data, shared by every member: one for the class, attribute and pair counts
+(mutual and conditional mutual information), one for the union of the members' families
+(each family counted once) and one for every member's leave-one-out losses.
 """
 
+import operator
 import warnings
 
 import numpy as np
@@ -23,6 +24,7 @@ from sklearn.utils import check_random_state
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from ..tables import CombinationTable
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
 
@@ -66,6 +68,10 @@ class _Member(SKDB):
     def _attribute_order(self, stats):
         return self._order_given
 
+    def loo_size(self):
+        """Length of the flat array its leave-one-out pass returns per chunk."""
+        return (int(self.k) + 1) * (self.table_.n_attributes + 1) + 1
+
 
 @fill_doc
 class ESKDB(_StructureBase):
@@ -75,8 +81,8 @@ class ESKDB(_StructureBase):
     order (the first by decreasing mutual information with the class, the others drawn with
     probability proportional to it), each estimating its tables by the HDP of Petitjean et
     al. (2018); the ensemble averages their class probabilities (Zhang, Petitjean & Buntine
-    2020).  The members share the class, attribute and pair counts of one pass over the
-    data; each adds a pass for its families and one for its leave-one-out selection.
+    2020).  The members share three passes over the data: the class, attribute and pair
+    counts, the union of their families, and their leave-one-out losses.
 
     The members share one discretisation (the ``discretizer`` fitted once); the randomised
     discretisation Zhang et al. (2020) describe for numeric data is not reproduced (their
@@ -203,13 +209,51 @@ class ESKDB(_StructureBase):
             orders = sample_orders(stats.mi, int(self.n_estimators), rng)
             seeds = rng.randint(0, 2 ** 31 - 1, size=len(orders))
             members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "SKDB.partial_fit", UserWarning)
-            for member in members:
-                self._share(member)
-                member._learn_from_counts(source)
+        for member in members:
+            self._share(member)
+        self._count_shared_families(members, stats, source)
+        passes = [member._selection_pass(source) for member in members]
+        sizes = []
+
+        def loo(codes, y, w, values=None):
+            parts = [fn(codes, y, w, values) for fn, _ in passes]
+            sizes[:] = [part.size for part in parts]
+            return np.concatenate(parts)
+
+        summed = source.map_reduce(loo)
+        start = 0
+        for (_, finish), member in zip(passes, members, strict=True):
+            if summed is None:
+                finish(None)
+                continue
+            size = member.loo_size()
+            finish(summed[start:start + size])
+            start += size
         self.estimators_ = members
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
+
+    def _count_shared_families(self, members, stats, source):
+        """Count every member's prefix families in one pass (their union, each counted
+        once) and hand each member its blocks."""
+        union, seen = [], set()
+        for member in members:
+            for family in member._plan(stats)[2]:
+                if family not in seen:
+                    seen.add(family)
+                    union.append(family)
+        if not union:
+            return
+        n_values, k = self.table_.sizes - 1, self.table_.n_classes
+        shared = CombinationTable(union, n_values, k, members[0]._families_budget())
+
+        def count(codes, y, w):
+            return CombinationTable(union, n_values, k).add(codes, y, w).counts
+
+        counted = source.map_reduce(count, operator.add)
+        if counted is not None:
+            shared.counts += counted
+        for member in members:
+            member._counted_families = shared
 
     def _scores(self, X):
         codes = self._storage_codes(X)

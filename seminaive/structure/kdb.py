@@ -159,10 +159,18 @@ class KDB(_FamilyLearner):
     def _count_families(self, families, source):
         """Count the ``families`` (tuples: child, then parents) in a pass over ``source`` into
         a :class:`~seminaive.tables.CombinationTable`, kept as ``_family_table``; a family
-        counted by an earlier :meth:`partial_fit` call keeps its earlier counts."""
+        counted by an earlier :meth:`partial_fit` call keeps its earlier counts.  When
+        ``_counted_families`` holds a table counted over the same rows with (at least) these
+        families, its blocks are taken instead of a pass (used once)."""
         n_values, k = self.table_.sizes - 1, self.table_.n_classes
         extra = CombinationTable(families, n_values, k, self._families_budget())
-        if families:
+        shared = self.__dict__.pop("_counted_families", None)
+        if families and shared is not None:
+            # counted already, with other learners' families, in a shared pass (ESKDB)
+            index = {c: g for g, c in enumerate(shared.combinations)}
+            for g, family in enumerate(extra.combinations):
+                extra.block(g)[...] = shared.block(index[family])
+        elif families:
             def count(codes, y, w):
                 return CombinationTable(families, n_values, k).add(codes, y, w).counts
 

@@ -163,12 +163,27 @@ class SKDB(KDB):
         super()._check_params()
 
     def _learn_from_counts(self, source):
+        loo, finish = self._selection_pass(source)
+        finish(source.map_reduce(loo, values=self._needs_values()))
+
+    def _plan(self, stats):
+        """Candidate parents, ranking and prefix families (with their index) of the model
+        space, from the pair statistics."""
+        candidates, order = ranked_candidates(stats.mi, stats.cmi, int(self.k),
+                                              self._attribute_order(stats))
+        families, index = _prefix_families(candidates)
+        return candidates, order, families, index
+
+    def _selection_pass(self, source):
+        """Count the prefix families (and the Gaussian children's moments), and return the
+        leave-one-out pass as ``(loo, finish)``: ``loo(codes, y, w, values)`` maps a chunk to
+        its summed losses (a flat array, the weight of the chunk last), ``finish`` takes the
+        sum over every chunk (None: no rows) and selects and installs the model.  ESKDB
+        runs the passes of all its members together."""
         self.__dict__.pop("k_", None)  # the chains are every candidate until selected
         stats = PairStatistics(self.table_)
         big_k = int(self.k)
-        candidates, order = ranked_candidates(stats.mi, stats.cmi, big_k,
-                                              self._attribute_order(stats))
-        families, index = _prefix_families(candidates)
+        candidates, order, families, index = self._plan(stats)
         extra = self._count_families(families, source)
         n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)
         self.candidates_ = candidates
@@ -200,17 +215,19 @@ class SKDB(KDB):
             total = float(n if w is None else np.sum(w))
             return np.concatenate([out.sum(axis=0).ravel(), [total]])
 
-        summed = source.map_reduce(loo, values=self._needs_values())
-        if summed is None:
-            losses, total = np.full((big_k + 1, a + 1), np.nan), 0.0
-        else:
-            losses, total = summed[:-1].reshape(big_k + 1, a + 1), summed[-1]
-        self.loo_loss_ = mean_loss(losses, total, self.loss)
-        self.candidates_ = candidates
-        self.mutual_info_ = stats.mi
-        self.conditional_mutual_info_ = stats.cmi
-        self.order_ = order
-        self._select(stats, losses, extra)
+        def finish(summed):
+            if summed is None:
+                losses, total = np.full((big_k + 1, a + 1), np.nan), 0.0
+            else:
+                losses, total = summed[:-1].reshape(big_k + 1, a + 1), summed[-1]
+            self.loo_loss_ = mean_loss(losses, total, self.loss)
+            self.candidates_ = candidates
+            self.mutual_info_ = stats.mi
+            self.conditional_mutual_info_ = stats.cmi
+            self.order_ = order
+            self._select(stats, losses, extra)
+
+        return loo, finish
 
     def _attribute_order(self, stats):
         """The ranking of the attributes (None: by decreasing I(X_i; Y)); ESKDB's members
