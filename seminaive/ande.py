@@ -75,10 +75,7 @@ class AnDE(_InformationWeighted):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
-        return not _is_auto(self)
-
-    def _gaussian_owner(self):
-        return "AnDE with n='auto' (use an integer n)"
+        return True
 
     def _check_params(self):
         if _is_auto(self):
