@@ -113,10 +113,21 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
 
 
 def gaussian_log_evidence(sums, mu0, var0, kappa):
-    """log marginal likelihood of the values of every cell under the normal-inverse-gamma
-    prior of the module docstring: ``sums[..., :]`` = (weight N, sum S1, sum of squares S2)
-    of each cell, ``mu0`` / ``var0`` its prior centre and scale (broadcast), ``kappa`` its
-    pseudo-rows.  Cells without rows contribute 0.
+    """Summed log marginal likelihood of the values of cells under the normal-inverse-gamma
+    prior of the module docstring (cells without rows contribute 0).
+
+    Parameters
+    ----------
+    sums : array-like of shape (..., 3)
+        Weight N, sum S1 and sum of squares S2 of the values of each cell.
+    mu0, var0 : float or array-like
+        Prior centre and scale of each cell (broadcast against ``sums[..., 0]``).
+    kappa : float
+        Pseudo-rows of the prior (m; 1 with Laplace smoothing).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -143,10 +154,40 @@ def gaussian_log_evidence(sums, mu0, var0, kappa):
 def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
                                       smoothing="m_estimate", m=1.0):
     """log W_u of every root u (order 1) with the numeric attributes of the table's moments
-    as Gaussian children (see the module docstring): the nominal children's and the root's
-    Dirichlets as :func:`log_marginal_likelihoods`, the numeric children's
-    normal-inverse-gamma evidence (and, with ``missing_code[v]`` > 0, the Dirichlet over
-    missing / observed), and a numeric root's bin widths ``log_width[u, code]``."""
+    as Gaussian children (see the module docstring).
+
+    The nominal children's and the root's Dirichlets as :func:`log_marginal_likelihoods`,
+    the numeric children's normal-inverse-gamma evidence (:func:`gaussian_log_evidence`;
+    and, with a value for missing, the Dirichlet over missing / observed), and a numeric
+    root's bin widths.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Counts of order 2 with moments (:meth:`~seminaive.tables.FrequencyTable.
+        attach_moments`, parents of order <= 1).
+    kappa : float
+        Pseudo-rows of the Gaussian prior (m; 1 with Laplace smoothing).
+    log_width : ndarray of shape (n_attributes, max code + 1)
+        log widths of the bins (:meth:`~seminaive.tables.MomentTable.bin_log_widths`).
+    missing_code : ndarray of int
+        Storage code of every attribute's value for missing (0: none).
+    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+    m : float, default=1.0
+
+    Returns
+    -------
+    ndarray of shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from seminaive import BMAAODE
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = BMAAODE(numeric="gaussian").fit(X, y)
+    >>> model.log_marginal_likelihoods_.shape
+    (4,)
+    """
     moments = table.moments
     numeric = {int(c) for c in moments.numeric}
     k = table.n_classes
