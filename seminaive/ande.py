@@ -91,7 +91,7 @@ class AnDE(_InformationWeighted):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
-        return not _is_auto(self)
+        return True
 
     def _supports_hdp(self):
         return not _is_auto(self) and getattr(self, "numeric", "discretize") == "discretize"
@@ -114,9 +114,6 @@ class AnDE(_InformationWeighted):
         if not np.all(np.isfinite(loaded) & (loaded <= 0)):
             raise ValueError(f"{_HDP_KEY} must be finite log-probabilities")
         table.hdp_conditional = loaded.copy()
-
-    def _gaussian_owner(self):
-        return "AnDE with n='auto' (use an integer n)"
 
     def _check_params(self):
         if _is_auto(self):

@@ -30,11 +30,12 @@ from sklearn.utils.validation import check_is_fitted
 from . import persistence, streaming
 from ._docs import fill_doc
 from .exceptions import InputError, ModelFileError
+from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import check_sample_weight, check_target, encode_labels
 from .sources import ArraySource, ChunkEncoder
-from .tables import FrequencyTable, storage_codes
+from .tables import FLOOR_RATIO, FrequencyTable, storage_codes
 
 #: default of ``max_table_bytes``: 4 GiB
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
@@ -472,11 +473,44 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """AnDE scores with Gaussian numeric children (``numeric="gaussian"``)."""
         return self.table_.gaussian_scores(
             codes, self.encoder_.numeric_values(X, type(self).__name__),
-            self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
-                                               self.encoder_.numeric_center_,
-                                               self.encoder_.n_values_),
-            self._order(), self.smoothing, self.m, self.min_count, self.aggregate,
-            missing_code=self._gaussian_missing_codes(), log_weights=log_weights)
+            self._bin_log_widths(), self._order(), self.smoothing, self.m, self.min_count,
+            self.aggregate, missing_code=self._gaussian_missing_codes(),
+            log_weights=log_weights)
+
+    def _bin_log_widths(self):
+        """log widths of the numeric parents' bins (:meth:`MomentTable.bin_log_widths`)."""
+        return self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
+                                                  self.encoder_.numeric_center_,
+                                                  self.encoder_.n_values_)
+
+    def _gaussian_kappa(self):
+        """Pseudo-rows of the Gaussian estimates' shrinkage (m; 1 with Laplace)."""
+        return 1.0 if self.smoothing == "laplace" else float(self.m)
+
+    def _gaussian_loo(self, max_parents):
+        """The :class:`~seminaive.kernels.gaussian.GaussianLoo` of the table's moments for
+        parent orders up to ``max_parents`` (an empty one without Gaussian children), for
+        the leave-one-out kernels."""
+        table = self.table_
+        if not self._needs_values() or table.moments is None:
+            return gaussian_kernels.no_gaussian_loo(table.n_attributes)
+        numeric = table.moments.numeric
+        gaussian = np.full(table.n_attributes, -1, dtype=np.int64)
+        gaussian[numeric] = np.arange(numeric.size)
+        cuts = self.encoder_.cut_points()
+        center = self.encoder_.numeric_center_
+        width = max([1] + ([len(c) for c in cuts] if cuts is not None else []))
+        cut_array = np.zeros((numeric.size, width))
+        n_cuts = np.full(numeric.size, -1, dtype=np.int64)
+        if cuts is not None:
+            for j, c in enumerate(cuts):
+                cut_array[j, :len(c)] = np.asarray(c, dtype=np.float64) - center[j]
+                n_cuts[j] = len(c)
+        starts = table.moment_starts(max_parents)
+        return gaussian_kernels.GaussianLoo(
+            gaussian, self._gaussian_missing_codes(), starts, table.moments.sums,
+            self._gaussian_kappa(), FLOOR_RATIO, cut_array, n_cuts,
+            int(min(max_parents, table.moment_parents)) + 1)
 
     @fill_doc
     def predict_log_proba(self, X):

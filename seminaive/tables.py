@@ -661,13 +661,7 @@ class FrequencyTable(_CountTable):
                  "vote": kernels.AGGREGATE_VOTE}
         tables = self.log_tables(n, smoothing, m, min_count)
         kappa = 1.0 if smoothing == "laplace" else float(m)
-        key = ("gaussian", kappa)
-        if getattr(self, "_gaussian_key", None) != key:
-            terms = gaussian_kernels.gaussian_terms(*self.moments.estimates(kappa))
-            self._gaussian_estimates = self.moments.grid_terms(self, self.moment_parents,
-                                                               terms)
-            self._gaussian_key = key
-        grid_offsets, mean, norm, precision = self._gaussian_estimates
+        grid_offsets, mean, norm, precision = self.gaussian_grid(kappa)
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
         if X.shape[0]:
@@ -684,6 +678,39 @@ class FrequencyTable(_CountTable):
                 mean, norm, precision, modes[aggregate], log_weights is not None,
                 np.zeros(1) if log_weights is None
                 else np.ascontiguousarray(log_weights, dtype=np.float64), out)
+        return out
+
+    def gaussian_grid(self, kappa):
+        """The Gaussian estimates of the moments (shrunk with ``kappa`` pseudo-rows, see
+        :meth:`MomentTable.estimates`) laid out for the scoring kernels (cached):
+        ``(grid_offsets, mean, norm, precision)`` of :meth:`MomentTable.grid_terms`, with
+        :func:`seminaive.kernels.gaussian.gaussian_terms`."""
+        if self.moments is None:
+            raise ValueError("this table keeps no moments: attach_moments() before counting")
+        key = ("gaussian", float(kappa))
+        if getattr(self, "_gaussian_key", None) != key:
+            terms = gaussian_kernels.gaussian_terms(*self.moments.estimates(float(kappa)))
+            self._gaussian_estimates = self.moments.grid_terms(self, self.moment_parents,
+                                                               terms)
+            self._gaussian_key = key
+        return self._gaussian_estimates
+
+    def moment_starts(self, max_parents=None):
+        """``out[g, j]``: first (cell, class) index (``offsets // 3``) of the moments of the
+        j-th numeric attribute given parent combination g, for every combination of order
+        <= ``max_parents`` (default: all with moments); -1 where the attribute is a member
+        of g."""
+        if self.moments is None:
+            raise ValueError("this table keeps no moments: attach_moments() before counting")
+        top = self.moment_parents if max_parents is None else min(max_parents,
+                                                                  self.moment_parents)
+        n_comb = int(self.order_first[top + 1])
+        out = np.full((n_comb, self.moments.numeric.size), -1, dtype=np.int64)
+        for j, c in enumerate(self.moments.numeric.tolist()):
+            for g in range(n_comb):
+                e = self.moments.index.get((self.members(g), c))
+                if e is not None:
+                    out[g, j] = self.moments.offsets[e] // 3
         return out
 
     # ------------------------------------------------------------------------- persistence

@@ -134,3 +134,53 @@ def test_dataframe_with_mixed_columns(data):
         assert proba.shape == (len(X), 2)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
         assert isinstance(mixed, pd.DataFrame)
+
+
+GAUSSIAN_LEARNERS = [name for name in LEARNERS if "numeric" in ESTIMATORS[name]().get_params()]
+
+
+@pytest.fixture(scope="module")
+def mixed_data():
+    rng = np.random.default_rng(0)
+    n = 160
+    y = rng.integers(0, 2, n)
+    colour = np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3]
+    size = rng.normal(10 + 3 * y, 1 + y, n)
+    weight = rng.normal(size * 2 + (colour == "red") * 4, 2.0)
+    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight})
+    X.loc[rng.random(n) < 0.1, "size"] = np.nan
+    return X, pd.Series(np.array(["no", "yes"])[y])
+
+
+@pytest.mark.parametrize("name", GAUSSIAN_LEARNERS)
+def test_gaussian_variant_streams_distributes_and_saves(name, mixed_data, tmp_path):
+    """numeric="gaussian": fit_stream, Dask, one partial_fit chunk and model files give the
+    model of fit."""
+    X, y = mixed_data
+
+    def make():
+        return ESTIMATORS[name](numeric="gaussian")
+
+    model = make().fit(X, y)
+    expected = model.predict_proba(X)
+    path = tmp_path / "train.parquet"
+    X.assign(target=y).to_parquet(path, row_group_size=70)
+    streamed = make().fit_stream(path, target="target", chunk_rows=50, sample_rows=None,
+                                 progress=False)
+    np.testing.assert_allclose(streamed.predict_proba(X), expected, rtol=0, atol=1e-10)
+    one_chunk = make().partial_fit(X, y, classes=np.unique(y))
+    np.testing.assert_allclose(one_chunk.predict_proba(X), expected, rtol=0, atol=1e-12)
+    model.save(tmp_path / "m.npz")
+    loaded = type(model).load(tmp_path / "m.npz")
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import seminaive.dask
+
+    with dask.config.set(scheduler="synchronous"):
+        distributed = seminaive.dask.fit(make(), dd.from_pandas(X.assign(target=y),
+                                                                npartitions=3),
+                                         target="target")
+    np.testing.assert_allclose(distributed.predict_proba(X), expected, rtol=0, atol=1e-10)

@@ -12,6 +12,7 @@ so that every sub-model estimates the same joint density; see :mod:`seminaive.ta
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -174,3 +175,169 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
                 _aggregate_row(terms, n_par, k, aggregate, out[r])
                 break
             level -= 1
+
+
+# --------------------------------------------------------------------------------------------
+# Leave-one-out: the estimates and bin widths of a table with the held-out row removed
+# --------------------------------------------------------------------------------------------
+
+
+class GaussianLoo(NamedTuple):
+    """What the leave-one-out kernels read of the Gaussian children of a fitted table with
+    moments (built by ``_BaseAnDE._gaussian_loo``; :func:`no_gaussian_loo` when there are
+    none).
+
+    ``gaussian[i]``: the column of attribute i among the numeric values (-1: nominal);
+    ``missing_code[i]``: the storage code of its value for missing (``missing="value"``;
+    0: none); ``moment_start[g, j]``: the first (cell, class) index (``offsets // 3``) of the
+    moments of numeric attribute j given the parent combination g of the table (-1 when j is
+    a member of g); ``sums`` the moments; ``cuts[j, :n_cuts[j]]`` the centred cut points of
+    numeric attribute j (``n_cuts[j]`` < 0: no cut points, every bin of width 1).
+    """
+
+    gaussian: np.ndarray
+    missing_code: np.ndarray
+    moment_start: np.ndarray
+    sums: np.ndarray
+    kappa: float
+    floor_ratio: float
+    cuts: np.ndarray
+    n_cuts: np.ndarray
+    n_levels: int  # parent orders 0 .. n_levels - 1 have moments
+
+
+def no_gaussian_loo(n_attributes):
+    """An empty :class:`GaussianLoo` (no Gaussian child) for ``n_attributes`` attributes."""
+    return GaussianLoo(np.full(n_attributes, -1, dtype=np.int64),
+                       np.zeros(n_attributes, dtype=np.int64), np.zeros((1, 0), dtype=np.int64),
+                       np.zeros(0), 1.0, 0.01, np.zeros((0, 1)), np.zeros(0, dtype=np.int64), 0)
+
+
+@njit(cache=True, inline="always")
+def log_density(v, mean, var):
+    """log N(v; mean, var)."""
+    dv = v - mean
+    return -0.5 * (_LOG_2PI + math.log(var) + dv * dv / var)
+
+
+@njit(cache=True)
+def loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, out):
+    """``out[i]`` = log width of the row's bin of every attribute i (0 for nominal ones, a
+    missing value or a value beyond the bins) as
+    :meth:`seminaive.tables.MomentTable.bin_log_widths` computes it from the moments with the
+    held-out row (amount ``h``, numeric values ``Vr``) removed: the outer bins end 3 standard
+    deviations from the overall mean, every width floored at 0.1 standard deviation.
+    The arrays are the fields of a :class:`GaussianLoo` (parallel kernels pass no tuples
+    into their loops)."""
+    for i in range(xr.shape[0]):
+        out[i] = 0.0
+        j = gaussian[i]
+        if j < 0 or n_cuts[j] < 0:
+            continue
+        bins = n_cuts[j] + 1
+        x = xr[i]
+        if x < 1 or x > bins:
+            continue
+        v = Vr[j]
+        rm = 0.0 if math.isnan(v) else h
+        start = moment_start[0, j]
+        n = -rm
+        s1 = -rm * v if rm > 0 else 0.0
+        s2 = -rm * v * v if rm > 0 else 0.0
+        for yy in range(k):
+            base = (start + yy) * 3
+            n += sums[base]
+            s1 += sums[base + 1]
+            s2 += sums[base + 2]
+        if n <= 0:
+            continue
+        mean = s1 / n
+        sd = math.sqrt(max(s2 / n - mean * mean, 0.0))
+        if sd <= 0:
+            continue  # width 1
+        lo = mean - 3.0 * sd if x == 1 else cuts[j, x - 2]
+        hi = mean + 3.0 * sd if x == bins else cuts[j, x - 1]
+        out[i] = math.log(max(hi - lo, 0.1 * sd))
+
+
+@njit(cache=True)
+def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
+                  moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var):
+    """Leave-one-out Gaussian estimates of every numeric child given every parent
+    combination g of order < ``n_levels`` at the row's own parent values:
+    ``est_mean[g, j, y]``, ``est_var[g, j, y]``, as
+    :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments with the
+    held-out row (class ``yt``, amount ``h``, numeric values ``Vr``) removed, along the whole
+    shrinkage chain (the coarser estimate of g: the mean of those of g minus one member).
+    The class-level estimates, the pooled fallback of a class with at most one row and the
+    variance floor (from the overall variance) all lose the row.  Entries of a child whose
+    value the row lacks, and of combinations with an unobserved member, are not written."""
+    n_num = Vr.size
+    for j in range(n_num):
+        v = Vr[j]
+        if math.isnan(v):
+            continue
+        start = moment_start[0, j]
+        n_all = -h
+        s1_all = -h * v
+        s2_all = -h * v * v
+        for yy in range(k):
+            base = (start + yy) * 3
+            n_all += sums[base]
+            s1_all += sums[base + 1]
+            s2_all += sums[base + 2]
+        mu_all = s1_all / n_all if n_all > 0 else 0.0
+        var_all = max(s2_all / n_all - mu_all * mu_all, 0.0) if n_all > 0 else 0.0
+        fl = floor_ratio * floor_ratio * var_all if var_all > 0 else 1.0
+        floor[j] = fl
+        pooled_var = max(var_all, fl)
+        for yy in range(k):
+            rm = h if yy == yt else 0.0
+            base = (start + yy) * 3
+            n0 = sums[base] - rm
+            if n0 > 1:
+                m0 = (sums[base + 1] - rm * v) / n0
+                v0 = max((sums[base + 2] - rm * v * v) / n0 - m0 * m0, 0.0)
+            else:
+                m0 = mu_all
+                v0 = pooled_var
+            est_mean[0, j, yy] = m0
+            est_var[0, j, yy] = max(v0, fl)
+    for g in range(order_first[1], order_first[n_levels]):
+        d = orders[g]
+        cell = 0
+        observed = True
+        for t in range(d):
+            att = combos[g, t]
+            if xr[att] == 0:
+                observed = False
+                break
+            cell = cell * sizes[att] + xr[att]
+        if not observed:
+            continue
+        for j in range(n_num):
+            v = Vr[j]
+            start = moment_start[g, j]
+            if start < 0 or math.isnan(v):
+                continue
+            for yy in range(k):
+                mu0 = 0.0
+                var0 = 0.0
+                for p in range(d):
+                    sub = sub_index[g, p]
+                    mu0 += est_mean[sub, j, yy]
+                    var0 += est_var[sub, j, yy]
+                mu0 /= d
+                var0 /= d
+                rm = h if yy == yt else 0.0
+                base = (start + cell * k + yy) * 3
+                n = sums[base] - rm
+                s1 = sums[base + 1] - rm * v
+                s2 = sums[base + 2] - rm * v * v
+                xbar = s1 / n if n > 0 else mu0
+                ss = max(s2 - n * xbar * xbar, 0.0)
+                denom = n + kappa
+                est_mean[g, j, yy] = (s1 + kappa * mu0) / denom
+                est_var[g, j, yy] = max(
+                    (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom,
+                    floor[j])

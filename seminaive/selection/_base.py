@@ -28,10 +28,26 @@ def set_structure(est, order, parents, children, weights):
     est.parent_weights_ = np.asarray(weights, dtype=np.float64)
 
 
+def gaussian_inputs(est, X):
+    """The :class:`._structure.GaussianInputs` of rows X (None without Gaussian children)."""
+    if not est._needs_values():
+        return None
+    return st.GaussianInputs(est.encoder_.numeric_values(X, type(est).__name__),
+                             est._gaussian_loo(0).gaussian, est._gaussian_missing_codes(),
+                             est._bin_log_widths(), est._gaussian_kappa())
+
+
+def gaussian_loo(est, n_max):
+    """The Gaussian leave-one-out context of the selection passes (None without Gaussian
+    children)."""
+    return est._gaussian_loo(n_max) if est._needs_values() else None
+
+
 def structure_scores(est, X):
     codes = est._storage_codes(X)
     return st.structure_scores(est.table_, codes, est.n_, est.parents_, est.children_,
-                               est.parent_weights_, est.smoothing, est.m, est.min_count)
+                               est.parent_weights_, est.smoothing, est.m, est.min_count,
+                               gaussian_inputs(est, X))
 
 
 def structure_state(est):
@@ -108,7 +124,7 @@ def fit_nested(est, source, n_max, levels, loss, parent_weights=None, one_se_ord
     n_max = min(n_max, a)
     losses, squared, total = st.nested_losses(table, source, ranking, n_max, weights,
                                               est.smoothing, est.m, est.min_count, loss,
-                                              squares=True)
+                                              squares=True, gaussian=gaussian_loo(est, n_max))
     levels = sorted({min(level, a) for level in levels})
     level, r, s = levels[-1], a, a
     if losses is None:
@@ -147,6 +163,9 @@ class _SelectionBase(_BaseAnDE):
 
     aggregate = "joint"
     _nested = False  # ranking_, loo_loss_... saved with the structure
+
+    def _supports_gaussian(self):
+        return True
 
     def _check_params(self):
         super()._check_params()

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ..kernels.losses import row_loss, scaled_row_loss
 from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
 
@@ -142,6 +143,56 @@ def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, h
                                     laplace)
 
 
+@njit(cache=True, inline="always")
+def _loo_log_cond_other(counts, parent_off, off2, cell0, stride, xv, n_child_values,
+                        has_missing, yy, yt, h, k, m, laplace):
+    """LOO log P(x_c = xv | y, x_s) for a value ``xv`` the held-out row does not hold (its
+    own value of c is observed): only the denominator loses the row."""
+    hy = h if yy == yt else 0.0
+    num = counts[off2 + (cell0 + xv * stride) * k + yy]
+    if has_missing:
+        den = 0.0
+        for v in range(1, n_child_values + 1):
+            den += counts[off2 + (cell0 + v * stride) * k + yy]
+    else:
+        den = counts[parent_off + yy]
+    den -= hy
+    return log_conditional_estimate(max(num, 0.0), max(den, 0.0), max(n_child_values, 1), m,
+                                    laplace)
+
+
+@njit(cache=True, inline="always")
+def _gaussian_child_loo(pre, g, jn, v, mc, counts, base_off, off2, cell0, stride, lc_idx_mc,
+                        lc, n_child_values, has_missing, yt, h, k, m, laplace, est_mean,
+                        est_var):
+    """Add a Gaussian child's leave-one-out terms to ``pre``: the log density at the
+    leave-one-out estimates given combination g, and with a value for missing (``mc`` > 0,
+    ``missing="value"``) log (1 - P(missing | y, x_s)) (the held-out row's value observed)."""
+    for yy in range(k):
+        pre[yy] += log_density(v, est_mean[g, jn, yy], est_var[g, jn, yy])
+    if mc > 0:
+        for yy in range(k):
+            if yy == yt:
+                lp = _loo_log_cond_other(counts, base_off, off2, cell0, stride, mc,
+                                         n_child_values, has_missing, yy, yt, h, k, m, laplace)
+            else:
+                lp = lc[lc_idx_mc + yy]
+            pre[yy] += math.log1p(-math.exp(lp))
+
+
+@njit(cache=True)
+def _row_gaussian_loo(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k,
+                      gaussian, n_cuts, cuts, n_levels, moment_start, sums, kappa,
+                      floor_ratio, lw_row, floor, est_mean, est_var):
+    """Leave-one-out bin widths and Gaussian estimates of one held-out row (nothing without
+    Gaussian children)."""
+    if Vr.size == 0:
+        return
+    loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, lw_row)
+    loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
+                  moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var)
+
+
 @njit(parallel=True, cache=True)
 def observed_totals(table, g_last, out):
     """out[g] = N_obs(s): rows in which every attribute of combination g is observed
@@ -168,7 +219,7 @@ def observed_totals(table, g_last, out):
 @njit(parallel=True, cache=True)
 def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
                     combo_weight, n_levels, m, laplace, min_count, loss_kind, n_blocks, out,
-                    out_sq):
+                    out_sq, V, gl):
     """Accumulate into ``out[L, r, s]`` the weighted LOO loss of every nested model (and into
     ``out_sq`` the weighted sum of the squared per-row losses, for standard errors).
 
@@ -183,16 +234,33 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
     logarithm.  Holding a row out changes only the counts of its own class: the children's
     terms of the other classes are read from the full log-conditional tables ``lc``.
     ``ctx`` is a :class:`CountContext`.
+
+    Gaussian children (``gl``, a :class:`~seminaive.kernels.gaussian.GaussianLoo`; ``V`` the
+    rows' centred numeric values, no column without them): a child's term is its log
+    density at the estimates of the moments with the row removed, along the whole shrinkage
+    chain (:func:`~seminaive.kernels.gaussian.loo_estimates`), and a parent term is divided
+    by its numeric parents' bin widths computed without the row
+    (:func:`~seminaive.kernels.gaussian.loo_log_widths`), as refitting without the row gives.
     """
     table, n_observed, has_missing, lc, lc_offsets = ctx
     counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
                                             table.sizes, table.n_classes)
     n_rows, a = X.shape
+    n_num = V.shape[1]
+    combos, orders, order_first, sub_index = (table.combos, table.orders, table.order_first,
+                                              table.sub_index)
+    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
+     n_levels_g) = gl
+    n_lat = order_first[n_levels_g] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
+        lw_row = np.zeros(a)
+        floor = np.empty(n_num)
+        est_mean = np.empty((n_lat, n_num, k))
+        est_var = np.empty((n_lat, n_num, k))
         xr = np.empty(a, dtype=np.int64)
         cur_top = np.empty((a + 1, a + 1, k))
         cur_scale = np.empty((a + 1, a + 1, k))
@@ -209,6 +277,9 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
             yt = y[rr]
             for i in range(a):
                 xr[i] = X[rr, i]
+            _row_gaussian_loo(xr, V[rr], yt, h, combos, orders, order_first, sub_index, sizes,
+                              k, gaussian, n_cuts, cuts, n_levels_g, moment_start, sums,
+                              kappa, floor_ratio, lw_row, floor, est_mean, est_var)
             for L in range(n_levels):
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
@@ -250,9 +321,28 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                     for j in range(a):
                         c = rank[j]
                         xc = xr[c]
-                        if xc != 0 and not _is_member(members, L, c):
+                        if _is_member(members, L, c):
+                            # a numeric parent that is a child of the model: its bin's
+                            # probability becomes a density, as in the other sub-models
+                            for yy in range(k):
+                                pre[yy] -= lw_row[c]
+                        elif xc != 0:
                             g2, cell0, stride, pos = _union_cell(members, L, c, xr, sizes,
                                                                  ext_first)
+                            jn = gaussian[c]
+                            mc = missing_code[c]
+                            if jn >= 0 and xc != mc:
+                                if math.isnan(V[rr, jn]):  # no value: no term
+                                    _lse_add(top, acc, j + 1, pre, k)
+                                    continue
+                                _gaussian_child_loo(
+                                    pre, g, jn, V[rr, jn], mc, counts, base_off, offsets[g2],
+                                    cell0, stride,
+                                    lc_offsets[g2] + ((cell0 + mc * stride) * (L + 1) + pos)
+                                    * k, lc, sizes[c] - 1, has_missing[c], yt, h, k, m,
+                                    laplace, est_mean, est_var)
+                                _lse_add(top, acc, j + 1, pre, k)
+                                continue
                             lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * (L + 1)
                                                        + pos) * k
                             for yy in range(k):
@@ -312,21 +402,33 @@ def _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum, r, a, k,
 
 @njit(parallel=True, cache=True)
 def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_parent,
-                     cand_child, m, laplace, min_count, loss_kind, n_blocks, out):
+                     cand_child, m, laplace, min_count, loss_kind, n_blocks, out, V, gl):
     """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
     by the masks, changed by candidate j: attribute ``cand_attr[j]`` (-1: no change) becomes a
     parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (Chen et al. 2014, §2.4 eq for
     P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
-    parent qualifies); ``ctx`` is a :class:`CountContext`."""
+    parent qualifies); ``ctx`` is a :class:`CountContext`; Gaussian children (``V``,
+    ``gl``) as in :func:`nested_loo_loss`."""
     table, n_observed, has_missing, lc, lc_offsets = ctx
     counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
                                             table.sizes, table.n_classes)
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
+    n_num = V.shape[1]
+    combos, orders, order_first, sub_index = (table.combos, table.orders, table.order_first,
+                                              table.sub_index)
+    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
+     n_levels_g) = gl
+    n_lat = order_first[n_levels_g] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_cand))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
+        lw_row = np.zeros(a)
+        floor = np.empty(n_num)
+        est_mean = np.empty((n_lat, n_num, k))
+        est_var = np.empty((n_lat, n_num, k))
+        gterm = np.empty(k)
         xr = np.empty(a, dtype=np.int64)
         base = np.empty((a, k))
         qual = np.zeros(a, dtype=np.bool_)
@@ -348,6 +450,9 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
             yt = y[rr]
             for i in range(a):
                 xr[i] = X[rr, i]
+            _row_gaussian_loo(xr, V[rr], yt, h, combos, orders, order_first, sub_index, sizes,
+                              k, gaussian, n_cuts, cuts, n_levels_g, moment_start, sums,
+                              kappa, floor_ratio, lw_row, floor, est_mean, est_var)
             # naive Bayes terms (level 0)
             for yy in range(k):
                 nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
@@ -359,6 +464,21 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                 if xc == 0:
                     continue
                 g2, cell0, stride, _ = _union_cell(empty, 0, j, xr, sizes, ext_first)
+                jn = gaussian[j]
+                mc = missing_code[j]
+                if jn >= 0 and xc != mc:
+                    if not math.isnan(V[rr, jn]):
+                        gterm[:] = 0.0
+                        _gaussian_child_loo(gterm, 0, jn, V[rr, jn], mc, counts, offsets[0],
+                                            offsets[g2], cell0, stride,
+                                            lc_offsets[g2] + (cell0 + mc * stride) * k, lc,
+                                            sizes[j] - 1, has_missing[j], yt, h, k, m,
+                                            laplace, est_mean, est_var)
+                        for yy in range(k):
+                            nb_term[j, yy] = gterm[yy]
+                            if child_mask[j]:
+                                nb_total[yy] += gterm[yy]
+                    continue
                 for yy in range(k):
                     nb_term[j, yy] = _loo_log_cond(counts, offsets[0], offsets[g2], cell0,
                                                    stride, xc, sizes[j] - 1, has_missing[j],
@@ -387,12 +507,30 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                 for yy in range(k):
                     base[i, yy] = _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values,
                                                  yy, yt, h, m, laplace)
-                    total[i, yy] = base[i, yy]
+                    # a numeric parent that is a child: a density (its bin's width)
+                    term[i, i, yy] = -lw_row[i]
+                    total[i, yy] = base[i, yy] + (term[i, i, yy] if child_mask[i] else 0.0)
                 for j in range(a):
                     xc = xr[j]
                     if j == i or xc == 0:
                         continue
                     g2, cell0, stride, pos = _union_cell(one, 1, j, xr, sizes, ext_first)
+                    jn = gaussian[j]
+                    mc = missing_code[j]
+                    if jn >= 0 and xc != mc:
+                        if not math.isnan(V[rr, jn]):
+                            gterm[:] = 0.0
+                            _gaussian_child_loo(
+                                gterm, g, jn, V[rr, jn], mc, counts, base_off, offsets[g2],
+                                cell0, stride,
+                                lc_offsets[g2] + ((cell0 + mc * stride) * 2 + pos) * k, lc,
+                                sizes[j] - 1, has_missing[j], yt, h, k, m, laplace, est_mean,
+                                est_var)
+                            for yy in range(k):
+                                term[i, j, yy] = gterm[yy]
+                                if child_mask[j]:
+                                    total[i, yy] += gterm[yy]
+                        continue
                     lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * 2 + pos) * k
                     for yy in range(k):
                         if yy == yt:
@@ -423,7 +561,7 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                         continue
                     for yy in range(k):
                         vals[yy] = total[i, yy]
-                        if q >= 0 and q != i:
+                        if q >= 0:
                             vals[yy] += child_delta * term[i, q, yy]
                     _lse_add(top, acc, 0, vals, k)
                     used += 1
@@ -447,7 +585,8 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
 
 @njit(parallel=True, cache=True)
 def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, combo_weight,
-                     n_levels, children, out):
+                     n_levels, children, out, V, gaussian, missing_code, log_width,
+                     grid_offsets, g_mean, g_norm, g_precision):
     """Per-class log scores of a selected AnDE structure (Chen et al. 2014, eq for P(y, x) with
     parent set p and child set c; the SWAODE paper (2024), eq 9 with weights).
 
@@ -458,10 +597,24 @@ def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, c
     Level 0 is naive Bayes over the children and always qualifies.  ``table`` is the
     :class:`~seminaive.tables.TableLayout` of the counts, ``lj``, ``lc`` and ``lc_offsets``
     its log tables.
+
+    Gaussian children (``gaussian[c]`` >= 0: column of ``V``, the rows' centred numeric
+    values) as in :func:`seminaive.kernels.gaussian.gaussian_scores`: the log density at the
+    estimates laid out by :meth:`seminaive.tables.MomentTable.grid_terms` (``grid_offsets``,
+    ``g_mean``, ``g_norm``, ``g_precision``), with a value for missing (``missing_code[c]``
+    > 0) log P(missing | y, x_s) or log (1 - P(missing | y, x_s)) besides the density; the
+    parent term is divided by the widths ``exp(log_width[i, x_i])`` of the bins of the
+    parents that are children of the model too (every sub-model then holds their density;
+    a parent that is not a child keeps its bin's probability, as no other sub-model
+    models it, so that the scores do not depend on the units of a numeric column).
     """
     offsets, ext_first, sizes, k = table.offsets, table.ext_first, table.sizes, table.n_classes
     n_rows, a = X.shape
+    n_num = V.shape[1]
     n_children = children.shape[0]
+    is_child = np.zeros(a, dtype=np.bool_)
+    for j in range(n_children):
+        is_child[children[j]] = True
     for r in prange(n_rows):
         xr = np.empty(a, dtype=np.int64)
         for i in range(a):
@@ -484,6 +637,9 @@ def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, c
                 if math.isnan(lj[base]):
                     continue
                 log_w = math.log(wq)
+                for t in range(L):
+                    if is_child[members[t]]:
+                        log_w -= log_width[members[t], xr[members[t]]]
                 for yy in range(k):
                     pre[yy] = lj[base + yy] + log_w
                 for j in range(n_children):
@@ -492,6 +648,21 @@ def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, c
                     if xc == 0 or _is_member(members, L, c):
                         continue
                     g2, cell0, stride, pos = _union_cell(members, L, c, xr, sizes, ext_first)
+                    jn = gaussian[c]
+                    mc = missing_code[c]
+                    if jn >= 0 and xc != mc:
+                        v = V[r, jn]
+                        if math.isnan(v):
+                            continue
+                        first = grid_offsets[g] + (cell * n_num + jn) * k
+                        for yy in range(k):
+                            dv = v - g_mean[first + yy]
+                            pre[yy] -= g_norm[first + yy] + dv * dv * g_precision[first + yy]
+                        if mc > 0:
+                            idx = lc_offsets[g2] + ((cell0 + mc * stride) * d + pos) * k
+                            for yy in range(k):
+                                pre[yy] += math.log1p(-math.exp(lc[idx + yy]))
+                        continue
                     idx = lc_offsets[g2] + ((cell0 + xc * stride) * d + pos) * k
                     for yy in range(k):
                         pre[yy] += lc[idx + yy]

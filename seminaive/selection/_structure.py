@@ -16,10 +16,12 @@ information, the leave-one-out passes over a source (kernels in
 """
 
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import statistics
+from ..kernels import gaussian as gaussian_kernels
 from ..kernels import losses as loss_kernels
 from . import _kernels as kernels
 
@@ -91,13 +93,29 @@ def _chunk_weights(y, w):
     return np.ascontiguousarray(w, dtype=np.float64)
 
 
+def _gaussian_context(table, gaussian):
+    """The Gaussian leave-one-out context (an empty one when ``gaussian`` is None) and
+    whether the passes need the numeric values."""
+    if gaussian is None:
+        return gaussian_kernels.no_gaussian_loo(table.n_attributes), False
+    return gaussian, gaussian.moment_start.shape[1] > 0
+
+
+def _chunk_values(values, n_rows, gaussian, needs):
+    if not needs:
+        return np.zeros((n_rows, 0))
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
-                  squares=False):
+                  squares=False, gaussian=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
     weighted sums of the squared per-row losses in the middle); ``losses[L, r, s]`` is
     defined for L >= 1 and L <= r <= a, for L = 0 at r = 0 (NaN elsewhere), s = 0..a.
+    ``gaussian``: the :class:`~seminaive.kernels.gaussian.GaussianLoo` of Gaussian children
+    (the source then replays the numeric values too).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -105,8 +123,9 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     ctx = _CountContext(table, n + 1, smoothing, m, min_count)
     laplace = smoothing == "laplace"
     kind = loss_kernels.LOSSES[loss]
+    gl, needs = _gaussian_context(table, gaussian)
 
-    def one_chunk(codes, y, w):
+    def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
         out = np.zeros((n + 1, a + 1, a + 1))
         out_sq = np.zeros_like(out)
@@ -115,11 +134,13 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq)
+                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq,
+                _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, out_sq, float(w.sum())
 
     result = source.map_reduce(
-        one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1], u[2] + v[2]))
+        one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1], u[2] + v[2]),
+        values=needs)
     if result is None:
         return (None, None, 0.0) if squares else (None, 0.0)
     losses, squared, total = result
@@ -133,12 +154,13 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
 
 
 def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing, m,
-                   min_count, loss):
+                   min_count, loss, gaussian=None):
     """Weighted LOO loss sums of AODE(P, C) changed by each candidate move.
 
     ``candidates``: list of (attribute, is_parent, is_child) with attribute -1 for "no
-    change".  Returns (losses, total weight).
+    change"; ``gaussian``: as in :func:`nested_losses`.  Returns (losses, total weight).
     """
+    gl, needs = _gaussian_context(table, gaussian)
     ctx = _CountContext(table, 2, smoothing, m, min_count)
     laplace = smoothing == "laplace"
     kind = loss_kernels.LOSSES[loss]
@@ -148,7 +170,7 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     parent_mask = np.ascontiguousarray(parent_mask, dtype=np.bool_)
     child_mask = np.ascontiguousarray(child_mask, dtype=np.bool_)
 
-    def one_chunk(codes, y, w):
+    def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
         out = np.zeros(len(candidates))
         X = np.ascontiguousarray(codes)
@@ -156,29 +178,55 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
             kernels.wrapper_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, parent_mask,
                 child_mask, cand_attr, cand_parent, cand_child, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out)
+                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out,
+                _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, float(w.sum())
 
-    result = source.map_reduce(one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1]))
+    result = source.map_reduce(one_chunk, combine=lambda u, v: (u[0] + v[0], u[1] + v[1]),
+                               values=needs)
     if result is None:
         return None, 0.0
     return result
 
 
+class GaussianInputs(NamedTuple):
+    """What scoring a structure with Gaussian children reads besides the counts."""
+
+    values: np.ndarray  # the rows' centred numeric values
+    gaussian: np.ndarray  # column of every attribute among the values (-1: nominal)
+    missing_code: np.ndarray  # storage code of the value for missing (0: none)
+    log_width: np.ndarray  # log widths of the numeric parents' bins (attribute, code)
+    kappa: float  # pseudo-rows of the estimates' shrinkage
+
+
 def structure_scores(table, codes, order, parents, children, weights, smoothing, m,
-                     min_count):
-    """Per-class log scores of the selected structure (see the module docstring)."""
+                     min_count, gaussian=None):
+    """Per-class log scores of the selected structure (see the module docstring);
+    ``gaussian``: the :class:`GaussianInputs` of Gaussian children."""
     n = min(int(order), table.max_order)
     members, level_first, _, combo_weight = combination_levels(
         np.asarray(parents, dtype=np.int64), n, weights)
     tables = table.log_tables(n, smoothing, m, min_count)
     lay = table.layout()
     X = np.ascontiguousarray(codes)
+    a = table.n_attributes
+    if gaussian is None:
+        values = np.zeros((X.shape[0], 0))
+        numeric, missing_code = np.full(a, -1, np.int64), np.zeros(a, np.int64)
+        log_width = np.zeros((a, int(table.sizes.max(initial=1))))
+        grid = (np.zeros(1, np.int64), np.zeros(1), np.zeros(1), np.zeros(1))
+    else:
+        values = np.ascontiguousarray(gaussian.values, dtype=np.float64)
+        numeric = np.ascontiguousarray(gaussian.gaussian, dtype=np.int64)
+        missing_code = np.ascontiguousarray(gaussian.missing_code, dtype=np.int64)
+        log_width = np.ascontiguousarray(gaussian.log_width, dtype=np.float64)
+        grid = table.gaussian_grid(gaussian.kappa)
     out = np.empty((X.shape[0], lay.n_classes), dtype=np.float64)
     if X.shape[0]:
         kernels.selective_scores(X, lay, tables.log_joint, tables.log_conditional,
                                  tables.lc_offsets, members, level_first, combo_weight, n + 1,
-                                 np.ascontiguousarray(children, dtype=np.int64), out)
+                                 np.ascontiguousarray(children, dtype=np.int64), out, values,
+                                 numeric, missing_code, log_width, *grid)
     return out
 
 

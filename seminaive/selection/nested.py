@@ -7,6 +7,16 @@ models are nested, so one extra pass over the training data, with the held-out r
 subtracted analytically (incremental leave-one-out), scores all of them; the model of lowest
 leave-one-out loss is kept (Chen et al. 2014, Algorithm 1; the SWAODE paper, Algorithm 2).
 
+With ``numeric="gaussian"`` a numeric child's term is its Gaussian log density and a
+numeric parent's joint is divided by its bin's width, as in :class:`seminaive.AnDE`, when
+the parent is a child of the model too (then every sub-model holds its density; otherwise
+no other sub-model models it and its bin keeps a probability, so that the model does not
+depend on the units of a numeric column); the
+leave-one-out pass removes the held-out row from the moments as from the counts and
+recomputes the shrunk estimates along the whole chain (class-level, pooled and variance
+floor included) and the bin widths, so every candidate's loss is that of refitting
+without the row (:func:`seminaive.kernels.gaussian.loo_estimates`).
+
 One implementation serves all four classes: :class:`ASAODE` is ``SelectiveAnDE(n=1)``,
 :class:`SAODE` is ASAODE under the name the SWAODE paper gives it, and :class:`SWAODE` adds
 the mutual-information weight of every super-parent.
@@ -40,6 +50,7 @@ class SelectiveAnDE(_SelectionBase):
         Parent order (clamped to the number of attributes).
     {loss_rmse}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -74,7 +85,8 @@ class SelectiveAnDE(_SelectionBase):
 
     def __init__(self, n=2, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
     def _order(self):
@@ -112,6 +124,7 @@ class ASAODE(SelectiveAnDE):
     ----------
     {loss_rmse}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -144,7 +157,8 @@ class ASAODE(SelectiveAnDE):
 
     def __init__(self, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
 
@@ -165,6 +179,7 @@ class SAODE(ASAODE):
     ----------
     {loss_rmse}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -213,6 +228,7 @@ class SWAODE(ASAODE):
     ----------
     {loss_rmse}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------

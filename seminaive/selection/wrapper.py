@@ -11,6 +11,16 @@ set c (Chen et al. 2014, §2.4):
               P(x_j | y, x_i) / |{i in p : F(x_i) >= min_count}|
 
 with naive Bayes over c when no parent qualifies.
+
+With ``numeric="gaussian"`` a numeric child's term is its Gaussian log density and a
+numeric parent's joint is divided by its bin's width, as in :class:`seminaive.AnDE`, when
+the parent is a child of the model too (then every sub-model holds its density; otherwise
+no other sub-model models it and its bin keeps a probability, so that the model does not
+depend on the units of a numeric column); the
+leave-one-out pass removes the held-out row from the moments as from the counts and
+recomputes the shrunk estimates along the whole chain (class-level, pooled and variance
+floor included) and the bin widths, so every candidate's loss is that of refitting
+without the row (:func:`seminaive.kernels.gaussian.loo_estimates`).
 """
 
 import numpy as np
@@ -19,7 +29,7 @@ from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..kernels.losses import argmin_first, mean_loss
 from . import _structure as st
-from ._base import _SelectionBase, set_structure
+from ._base import _SelectionBase, gaussian_loo, set_structure
 
 _BSE_MODES = ("pe", "ce", "p_and_ce", "p_or_ce")
 _FSS_MODES = ("pa", "ca", "p_and_ca", "p_or_ca")
@@ -45,6 +55,7 @@ class _WrapperSelection(_SelectionBase):
         table = self.table_
         a = table.n_attributes
         parents, children = self._start(a)
+        gaussian = gaussian_loo(self, 1)
         path = []
         passes = 0
         while True:
@@ -52,7 +63,7 @@ class _WrapperSelection(_SelectionBase):
             candidates = [(-1, False, False)] + moves
             losses, total = st.wrapper_losses(table, source, parents, children, candidates,
                                               self.smoothing, self.m, self.min_count,
-                                              self.loss)
+                                              self.loss, gaussian=gaussian)
             passes += 1
             if losses is None:
                 break
@@ -111,6 +122,7 @@ class BSEAODE(_WrapperSelection):
         elimination of an attribute in both roles, or the best of the three at every step.
     {loss_zero_one}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -142,7 +154,7 @@ class BSEAODE(_WrapperSelection):
     def __init__(self, mode="ce", *, loss="zero_one", smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
+                 random_state=None, numeric="discretize"):
         assign_params(self, locals())
 
     def _start(self, a):
@@ -179,6 +191,7 @@ class FSSAODE(_WrapperSelection):
         three at every step.
     {loss_zero_one}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -209,7 +222,7 @@ class FSSAODE(_WrapperSelection):
     def __init__(self, mode="p_and_ca", *, loss="zero_one", smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
+                 random_state=None, numeric="discretize"):
         assign_params(self, locals())
 
     def _start(self, a):

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ..kernels.scoring import combination_cells
 from ..kernels.smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
 
@@ -124,10 +125,61 @@ def loo_joint_tables(table, n_obs, prod_values, g_first, g_last, m, laplace, lj_
 
 
 @njit(cache=True)
-def _loo_block(X, y, w, weighted, r0, n_rows, model, xs, cells, terms):
+def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gaussian, missing_code,
+                    moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels, xr,
+                    lw_row, floor, est_mean, est_var, terms):
+    """Add the Gaussian children's leave-one-out log densities to the qualifying
+    sub-models' terms, and divide their joints by their numeric parents' bin widths, both
+    computed from the moments with the row removed (:func:`seminaive.kernels.gaussian.
+    loo_estimates`, :func:`seminaive.kernels.gaussian.loo_log_widths`); the arrays are the
+    fields of a :class:`~seminaive.kernels.gaussian.GaussianLoo`."""
+    n, combos, sizes, k, order_first, sub_index = (model.n, model.combos, model.sizes,
+                                                   model.k, model.order_first,
+                                                   model.sub_index)
+    orders = np.zeros(order_first[n_levels], dtype=np.int64)
+    for d in range(n_levels):
+        for g in range(order_first[d], order_first[d + 1]):
+            orders[g] = d
+    a = X.shape[1]
+    p_first = order_first[n]
+    for r in range(n_rows):
+        row = r0 + r
+        removed = min(w[row], 1.0) if weighted else 1.0
+        for i in range(a):
+            xr[i] = X[row, i]
+        loo_log_widths(xr, V[row], removed, gaussian, n_cuts, cuts, moment_start, sums, k,
+                       lw_row)
+        loo_estimates(xr, V[row], y[row], removed, combos, orders, order_first, sub_index,
+                      sizes, k, n_levels, moment_start, sums, kappa, floor_ratio, floor,
+                      est_mean, est_var)
+        for g in range(p_first, order_first[n + 1]):
+            s = g - p_first
+            if math.isnan(terms[s, r, 0]):
+                continue
+            correction = 0.0
+            for t in range(n):
+                correction += lw_row[combos[g, t]]
+            for yy in range(k):
+                terms[s, r, yy] -= correction
+            for i in range(a):
+                jn = gaussian[i]
+                if jn < 0 or moment_start[g, jn] < 0:
+                    continue
+                v = V[row, jn]
+                if math.isnan(v) or xr[i] == 0 or xr[i] == missing_code[i]:
+                    continue
+                for yy in range(k):
+                    terms[s, r, yy] += log_density(v, est_mean[g, jn, yy], est_var[g, jn, yy])
+
+
+@njit(cache=True)
+def _loo_block(X, y, w, weighted, r0, n_rows, model, xs, cells, terms, gaussian,
+               missing_code):
     """terms[s, r, y] = leave-one-out log P_s(y, x_r) for rows r0 .. r0 + n_rows - 1 (NaN
     where parent combination s does not qualify without the row); ``model`` is a
-    :class:`LooModel`."""
+    :class:`LooModel`.  A Gaussian child (``gaussian[c]`` >= 0) gets no term here (see
+    :func:`_gaussian_block`) but, with a value for missing (``missing_code[c]`` > 0),
+    log P(missing | y, x_s) when missing and log (1 - P(missing | y, x_s)) when observed."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     a = X.shape[1]
@@ -191,6 +243,24 @@ def _loo_block(X, y, w, weighted, r0, n_rows, model, xs, cells, terms):
                 if xc == 0 or math.isnan(terms[s, r, 0]):
                     continue  # missing child (log 1) or parent not used
                 c = y[r0 + r]
+                mc = missing_code[child]
+                if gaussian[child] >= 0 and xc != mc:
+                    if mc == 0:
+                        continue  # the density only (_gaussian_block)
+                    # observed: log (1 - P_loo(missing | y, x_s)); the row is not missing
+                    base = base_h + ((cells[r] + (mc - xc) * stride) * d + p) * k
+                    for yy in range(k):
+                        if yy != c:
+                            terms[s, r, yy] += math.log1p(-math.exp(lc[base + yy]))
+                    removed = min(w[r0 + r], 1.0) if weighted else 1.0
+                    own = offsets[h] + (cells[r] + (mc - xc) * stride) * k + c
+                    first = own - mc * stride * k
+                    den = 0.0
+                    for v in range(1, s_child):
+                        den += counts[first + v * stride * k]
+                    terms[s, r, c] += math.log1p(-math.exp(log_conditional_estimate(
+                        counts[own], den - removed, n_child, m, laplace)))
+                    continue
                 base = base_h + (cells[r] * d + p) * k
                 for yy in range(k):
                     if yy != c:
@@ -210,10 +280,16 @@ def _loo_block(X, y, w, weighted, r0, n_rows, model, xs, cells, terms):
 
 
 @njit(parallel=True, cache=True)
-def loo_log_joint(X, y, w, weighted, model, out):
+def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     """out[r, s, y] = leave-one-out log P_s(y, x_r) of every row, parent combination of
-    order n and class (NaN where s does not qualify); see the module docstring."""
+    order n and class (NaN where s does not qualify); see the module docstring.  Gaussian
+    children: ``V`` the rows' centred numeric values, ``gl`` a
+    :class:`~seminaive.kernels.gaussian.GaussianLoo` (see :func:`_gaussian_block`)."""
     n, k, order_first = model.n, model.k, model.order_first
+    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
+     n_levels) = gl
+    n_num = V.shape[1]
+    n_lat = order_first[n_levels] if n_num > 0 else 1
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -225,7 +301,13 @@ def loo_log_joint(X, y, w, weighted, model, out):
         xs = np.empty((a, rows), dtype=np.int64)
         cells = np.empty(rows, dtype=np.int64)
         terms = np.empty((n_par, rows, k))
-        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms)
+        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms, gaussian,
+                   missing_code)
+        if n_num > 0:
+            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gaussian, missing_code,
+                            moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels,
+                            np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
+                            np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)), terms)
         for r in range(rows):
             for s in range(n_par):
                 for yy in range(k):
@@ -360,13 +442,18 @@ def _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
 
 
 @njit(parallel=True, cache=True)
-def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out):
+def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
     """Add the LMG (``kind`` = STAT_LMG) or LMD (STAT_LMD) statistics of a chunk of training
     rows to ``out``, computing the leave-one-out joints on the fly (memory: one block of
     LOO_BLOCK_ROWS rows per thread).  Rows of weight 0 are skipped; a row without any
     qualifying sub-model adds nothing (its mixture does not depend on the weights) but its
-    weight: the last entry of ``out`` accumulates the total weight of the rows."""
+    weight: the last entry of ``out`` accumulates the total weight of the rows.  Gaussian
+    children (``V``, ``gl``) as in :func:`loo_log_joint`."""
     n, k, order_first = model.n, model.k, model.order_first
+    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
+     n_levels) = gl
+    n_num = V.shape[1]
+    n_lat = order_first[n_levels] if n_num > 0 else 1
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -380,7 +467,13 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out):
         cells = np.empty(rows, dtype=np.int64)
         terms = np.empty((n_par, rows, k))
         scratch = np.empty((n_par, k + 1))
-        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms)
+        _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms, gaussian,
+                   missing_code)
+        if n_num > 0:
+            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gaussian, missing_code,
+                            moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels,
+                            np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
+                            np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)), terms)
         _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
                           partial[b])
     for b in range(n_blocks):

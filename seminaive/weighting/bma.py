@@ -26,6 +26,35 @@ of eqs 15-16; ``smoothing="m_estimate"`` uses N'_u,C = m / (k |X_u|) and N'_v,u,
 whose posterior means are the m-estimates.  BMAAODE is therefore AODE with the posterior root
 probabilities as weights (scored by the weighted kernel path).
 
+Gaussian children (``numeric="gaussian"``, beyond the paper): a numeric child v of root u is
+given, in every cell (x_u, c), a normal-inverse-gamma prior centred on the estimator's
+class-level estimate (mu0, var0) of v (an empirical-Bayes prior, as the estimates' shrinkage
+target is),
+
+    mu | sigma^2 ~ N(mu0, sigma^2 / kappa),   sigma^2 ~ Inv-Gamma(kappa / 2, kappa var0 / 2),
+
+with kappa = m pseudo-rows (1 with Laplace smoothing).  Its posterior has mean
+(S1 + kappa mu0) / (N + kappa) and 1 / E[1 / sigma^2] = (SS + kappa var0 + N kappa /
+(N + kappa) (xbar - mu0)^2) / (N + kappa): exactly the estimates the model predicts with
+(:meth:`seminaive.tables.MomentTable.estimates`).  The cell's factor of W_u is the conjugate
+marginal likelihood (e.g. Murphy 2007)
+
+    Gamma(a_N) / Gamma(a_0) * b_0^a_0 / b_N^a_N * (kappa / (kappa + N))^(1/2) * (2 pi)^(-N/2)
+
+with a_0 = kappa / 2, b_0 = kappa var0 / 2, a_N = a_0 + N / 2 and b_N = b_0 + SS / 2 +
+kappa N (xbar - mu0)^2 / (2 (kappa + N)), replacing the child's Dirichlet; with a value for
+missing (``missing="value"``) the Dirichlet over (missing, observed) with hyperparameters
+(m / |X_v|, m (|X_v| - 1) / |X_v|), whose posterior means are the model's P(missing) and
+1 - P(missing), is kept besides.  A numeric root's values are densities too: every row's
+factor N'*_u,C(x_u, c) / N'*_u is divided by the width of its bin, so log W_u loses
+sum_bins N(bin) log width(bin) (the widths of :meth:`seminaive.tables.MomentTable.
+bin_log_widths`), and every W_u is a density of the same data.  Not exact: the variance
+floor of the estimates ((0.01 sd)^2) is not part of the prior, and the class-level
+estimates it is centred on are taken from all the data (empirical Bayes).  With missing
+values W_u covers the rows in which root u is observed (as for the nominal children), so
+the roots' evidences cover different rows and, unlike every other part of the model, their
+weights then depend on the units of a numeric column.
+
 Missing values: the paper assumes complete data.  With missing="ignore" each Dirichlet sees
 the rows in which its variables are observed (the model's own estimates); W_u is then the
 likelihood of the observed entries, which is exact for complete data only.
@@ -83,6 +112,130 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
     return out
 
 
+def gaussian_log_evidence(sums, mu0, var0, kappa):
+    """Summed log marginal likelihood of the values of cells under the normal-inverse-gamma
+    prior of the module docstring (cells without rows contribute 0).
+
+    Parameters
+    ----------
+    sums : array-like of shape (..., 3)
+        Weight N, sum S1 and sum of squares S2 of the values of each cell.
+    mu0, var0 : float or array-like
+        Prior centre and scale of each cell (broadcast against ``sums[..., 0]``).
+    kappa : float
+        Pseudo-rows of the prior (m; 1 with Laplace smoothing).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> one = gaussian_log_evidence(np.array([1.0, 2.0, 4.0]), 0.0, 1.0, 1e9)
+    >>> bool(np.isclose(one, norm.logpdf(2.0)))  # kappa -> inf: the prior's Gaussian
+    True
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
+    n_pos = np.where(n > 0, n, 1.0)
+    xbar = np.where(n > 0, s1 / n_pos, 0.0)
+    ss = np.maximum(s2 - n * xbar * xbar, 0.0)
+    a0 = kappa / 2.0
+    b0 = kappa * np.asarray(var0, dtype=np.float64) / 2.0
+    a_n = a0 + n / 2.0
+    b_n = b0 + ss / 2.0 + kappa * n * (xbar - mu0) ** 2 / (2.0 * (kappa + n))
+    out = (gammaln(a_n) - gammaln(a0) + a0 * np.log(b0) - a_n * np.log(b_n)
+           + 0.5 * (np.log(kappa) - np.log(kappa + n)) - 0.5 * n * np.log(2.0 * np.pi))
+    return float(np.sum(np.where(n > 0, out, 0.0)))
+
+
+def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
+                                      smoothing="m_estimate", m=1.0):
+    """log W_u of every root u (order 1) with the numeric attributes of the table's moments
+    as Gaussian children (see the module docstring).
+
+    The nominal children's and the root's Dirichlets as :func:`log_marginal_likelihoods`,
+    the numeric children's normal-inverse-gamma evidence (:func:`gaussian_log_evidence`;
+    and, with a value for missing, the Dirichlet over missing / observed), and a numeric
+    root's bin widths.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Counts of order 2 with moments (:meth:`~seminaive.tables.FrequencyTable.
+        attach_moments`, parents of order <= 1).
+    kappa : float
+        Pseudo-rows of the Gaussian prior (m; 1 with Laplace smoothing).
+    log_width : ndarray of shape (n_attributes, max code + 1)
+        log widths of the bins (:meth:`~seminaive.tables.MomentTable.bin_log_widths`).
+    missing_code : ndarray of int
+        Storage code of every attribute's value for missing (0: none).
+    smoothing : {"m_estimate", "laplace"}, default="m_estimate"
+    m : float, default=1.0
+
+    Returns
+    -------
+    ndarray of shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from seminaive import BMAAODE
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = BMAAODE(numeric="gaussian").fit(X, y)
+    >>> model.log_marginal_likelihoods_.shape
+    (4,)
+    """
+    moments = table.moments
+    numeric = {int(c) for c in moments.numeric}
+    k = table.n_classes
+    laplace = smoothing == "laplace"
+    mean, var = moments.estimates(kappa)
+    a = table.n_attributes
+    out = np.zeros(a)
+    for u in range(a):
+        n_vals = max(int(table.sizes[u]) - 1, 1)
+        root = table.block([u])[1:]
+        root_prior = 1.0 if laplace else m / (k * n_vals)
+        log_w = _dirichlet_log_evidence(root.reshape(1, -1), root_prior, axis=1)
+        log_w -= float(np.sum(root.sum(axis=1) * log_width[u, 1:int(table.sizes[u])]))
+        for v in range(a):
+            if v == u:
+                continue
+            members = sorted((u, v))
+            block = np.moveaxis(table.block(members), members.index(v), -2)  # (x_u, x_v, c)
+            child = block[1:, 1:]
+            n_child = max(int(table.sizes[v]) - 1, 1)
+            if v not in numeric:
+                child_prior = 1.0 if laplace else m / n_child
+                log_w += _dirichlet_log_evidence(child, child_prior, axis=-2)
+                continue
+            mc = int(missing_code[v])
+            if mc > 0:  # P(missing) and 1 - P(missing): a two-category Dirichlet
+                two = np.stack([child[:, mc - 1], child.sum(axis=1) - child[:, mc - 1]],
+                               axis=1)
+                unit = 1.0 if laplace else m / n_child
+                log_w += _two_category_evidence(two, unit, unit * (n_child - 1))
+            e0 = moments.offsets[moments.index[((), v)]] // 3
+            e1 = moments.index[((u,), v)]
+            log_w += gaussian_log_evidence(moments.block(e1)[1:], mean[e0:e0 + k],
+                                           var[e0:e0 + k], kappa)
+        out[u] = log_w
+    return out
+
+
+def _two_category_evidence(counts, prior_first, prior_second):
+    """Dirichlet-multinomial log evidence of (first, second) counts along axis 1 with
+    unequal hyperparameters."""
+    total_prior = prior_first + prior_second
+    total = counts.sum(axis=1)
+    return float(np.sum(gammaln(total_prior) - gammaln(total_prior + total)
+                        + gammaln(prior_first + counts[:, 0]) - gammaln(prior_first)
+                        + gammaln(prior_second + counts[:, 1]) - gammaln(prior_second)))
+
+
 @fill_doc
 class BMAAODE(_WeightedAnDE):
     """Exact Bayesian model averaging over the one-dependence estimators of AODE.
@@ -94,10 +247,14 @@ class BMAAODE(_WeightedAnDE):
     hyperparameter 1); the default m-estimate is the prior of equivalent sample size m.
     ``min_count=0`` is eq. 28 exactly (every ODE takes part); with ``min_count >= 1`` an ODE
     whose parent value was never seen is left out and the others renormalised, as in AODE.
+    With ``numeric="gaussian"`` the marginal likelihood of a Gaussian child is the
+    normal-inverse-gamma evidence of the prior whose posterior gives the model's estimates,
+    and a numeric root's bins count as densities (see :mod:`seminaive.weighting.bma`).
 
     Parameters
     ----------
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -133,12 +290,21 @@ class BMAAODE(_WeightedAnDE):
 
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
                  n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
+                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
+                 numeric="discretize"):
         assign_params(self, locals())
 
+    def _supports_gaussian(self):
+        return True
+
     def _learn_weights(self, source):
-        self.log_marginal_likelihoods_ = log_marginal_likelihoods(
-            self.table_, 1, self.smoothing, self.m)
+        if self._needs_values():
+            self.log_marginal_likelihoods_ = gaussian_log_marginal_likelihoods(
+                self.table_, self._gaussian_kappa(), self._bin_log_widths(),
+                self._gaussian_missing_codes(), self.smoothing, self.m)
+        else:
+            self.log_marginal_likelihoods_ = log_marginal_likelihoods(
+                self.table_, 1, self.smoothing, self.m)
         # alpha*_u = alpha_u W_u with alpha_u = 1 (eq 22), normalised in log space
         self.log_weights_ = self.log_marginal_likelihoods_ - logsumexp(
             self.log_marginal_likelihoods_)

@@ -7,6 +7,11 @@ fitted :class:`~seminaive.tables.FrequencyTable` and evaluates, over a source
 and gradient or of MAPLMD's expectation step.  The leave-one-out joints are recomputed in
 every pass (memory bounded by one chunk), or, when rows x parents x classes x 8 bytes fit
 ``cache_bytes``, computed once and kept.
+
+Gaussian children (``numeric="gaussian"``): a sub-model's leave-one-out joint takes its
+numeric children's log densities at the estimates of the moments with the row removed
+(along the whole shrinkage chain) and divides by its numeric parents' bin widths computed
+without the row, as refitting without the row gives.
 """
 
 import functools
@@ -14,6 +19,7 @@ import operator
 
 import numpy as np
 
+from ..kernels import gaussian as gaussian_kernels
 from . import _kernels as loo_kernels
 from ._common import effective_order
 
@@ -29,9 +35,16 @@ class LeaveOneOut:
         Parent order (clamped to the attributes).
     smoothing, m, min_count
         The model's estimates and parent threshold.
+    gaussian : GaussianLoo, optional
+        The Gaussian children (:class:`seminaive.kernels.gaussian.GaussianLoo`): their
+        leave-one-out log densities join the sub-models' joints, whose numeric parents' bin
+        widths are taken without the row too; the source then replays the numeric values.
     """
 
-    def __init__(self, table, n, smoothing="m_estimate", m=1.0, min_count=1):
+    def __init__(self, table, n, smoothing="m_estimate", m=1.0, min_count=1, gaussian=None):
+        self.gaussian = (gaussian_kernels.no_gaussian_loo(table.n_attributes)
+                         if gaussian is None else gaussian)
+        self.needs_values = self.gaussian.moment_start.shape[1] > 0
         self.n = effective_order(table, n)
         self.laplace = smoothing == "laplace"
         self.m = float(m)
@@ -77,17 +90,26 @@ class LeaveOneOut:
             return False, np.zeros(1)
         return True, np.ascontiguousarray(w, dtype=np.float64)
 
-    def log_joint(self, codes, y, w=None):
+    def _values(self, values, n_rows):
+        if not self.needs_values:
+            return np.zeros((n_rows, 0))
+        if values is None:
+            raise ValueError("the Gaussian children need the rows' numeric values")
+        return np.ascontiguousarray(values, dtype=np.float64)
+
+    def log_joint(self, codes, y, w=None, values=None):
         """LOO log P_s(y, x_r) of every row, parent combination and class, shape
-        (rows, n_par, k); NaN where s does not qualify without the row."""
+        (rows, n_par, k); NaN where s does not qualify without the row.  ``values``: the
+        rows' centred numeric values (Gaussian children)."""
         y = np.ascontiguousarray(y, dtype=np.int64)
         weighted, w = self._weights(w, len(y))
         out = np.empty((len(y), self.n_par, self.k))
         if len(y):
-            loo_kernels.loo_log_joint(codes, y, w, weighted, self._model(), out)
+            loo_kernels.loo_log_joint(codes, y, w, weighted, self._model(), out,
+                                      self._values(values, len(y)), self.gaussian)
         return out
 
-    def statistics(self, kind, codes, y, w, log_alpha):
+    def statistics(self, kind, codes, y, w, log_alpha, values=None):
         """Sum over the rows of the LMG (kind = STAT_LMG) or LMD statistics at weights
         exp(log_alpha), see :func:`seminaive.weighting._kernels.mixture_statistics`."""
         y = np.ascontiguousarray(y, dtype=np.int64)
@@ -96,18 +118,18 @@ class LeaveOneOut:
         if len(y):
             loo_kernels.mixture_statistics(kind, codes, y, w, weighted, self._model(),
                                            np.ascontiguousarray(log_alpha, dtype=np.float64),
-                                           out)
+                                           out, self._values(values, len(y)), self.gaussian)
         return out
 
 
-def _chunk_statistics(loo, kind, log_alpha, codes, y, w):
-    return loo.statistics(kind, codes, y, w, log_alpha)
+def _chunk_statistics(loo, kind, log_alpha, codes, y, w, values=None):
+    return loo.statistics(kind, codes, y, w, log_alpha, values)
 
 
-def _chunk_loo(loo, codes, y, w):
+def _chunk_loo(loo, codes, y, w, values=None):
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    return [(loo.log_joint(codes, y, w), y, w)]
+    return [(loo.log_joint(codes, y, w, values), y, w)]
 
 
 class Evaluator:
@@ -124,7 +146,8 @@ class Evaluator:
         self._cache = None
         size = float(source.n_rows) * loo.n_par * loo.k * 8
         if source.n_rows and cache_bytes and size <= cache_bytes:
-            parts = source.map_reduce(functools.partial(_chunk_loo, loo), operator.add)
+            parts = source.map_reduce(functools.partial(_chunk_loo, loo), operator.add,
+                                      values=loo.needs_values)
             self.n_passes += 1
             self._cache = (np.concatenate([p[0] for p in parts]),
                            np.concatenate([p[1] for p in parts]),
@@ -143,7 +166,8 @@ class Evaluator:
             loo_kernels.mixture_statistics_cached(self.kind, loo, y, w, True, log_alpha, out)
             return out
         result = self.source.map_reduce(
-            functools.partial(_chunk_statistics, self.loo, self.kind, log_alpha), operator.add)
+            functools.partial(_chunk_statistics, self.loo, self.kind, log_alpha), operator.add,
+            values=self.loo.needs_values)
         if result is None:
             return np.zeros(loo_kernels.statistics_size(self.kind, self.loo.n_par))
         return result

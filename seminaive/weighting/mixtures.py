@@ -71,6 +71,9 @@ class _Mixture(_WeightedAnDE):
 
     _kind = None
 
+    def _supports_gaussian(self):
+        return True
+
     def _check_params(self):
         super()._check_params()
         if not isinstance(self.n, numbers.Integral) or isinstance(self.n, bool) or self.n < 1:
@@ -99,7 +102,9 @@ class _Mixture(_WeightedAnDE):
             self.weights_ = np.ones(1)
         else:
             loo = LeaveOneOut(self.table_, self._order(), self.smoothing, self.m,
-                              self.min_count)
+                              self.min_count,
+                              self._gaussian_loo(self._order()) if self._needs_values()
+                              else None)
             evaluator = Evaluator(loo, source, self._kind, self.loo_cache_bytes)
             self.weights_ = self._optimise(evaluator, np.asarray(start, dtype=np.float64))
             self.n_passes_ = evaluator.n_passes
@@ -134,6 +139,7 @@ class MAPLMD(_Mixture):
     ----------
     {mixture_parameters}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -175,7 +181,7 @@ class MAPLMD(_Mixture):
                  loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
+                 random_state=None, numeric="discretize"):
         assign_params(self, locals())
 
     def _optimise(self, evaluate, alpha):
@@ -207,6 +213,7 @@ class MAPLMG(_Mixture):
     ----------
     {mixture_parameters}
     {input_parameters}
+    {numeric}
 
     Attributes
     ----------
@@ -250,7 +257,7 @@ class MAPLMG(_Mixture):
                  loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
+                 random_state=None, numeric="discretize"):
         assign_params(self, locals())
 
     def _optimise(self, evaluate, alpha):
