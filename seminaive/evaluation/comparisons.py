@@ -188,6 +188,13 @@ PAPER_COMPARISONS = (
              "estimates, probabilities averaged. Zhang et al. (2020) report ESKDB more "
              "accurate than random forest and close to XGBoost on large data."),
     Comparison(
+        "zhang2020-eskdb-large", "ESKDB against the same learners, sets of 3,000 rows or more",
+        "Zhang, Petitjean & Buntine 2020",
+        pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
+               ("eskdb", "skdb5")),
+        metrics=("zero_one", "rmse", "log_loss"), protocol="cv", min_rows=3000,
+        note="The largest sets of the corpus (at most 5,000 rows used each in this run)."),
+    Comparison(
         "zaidi-discriminative", "WANBIA-C and ALR against the generative models",
         "Zaidi et al. 2013, 2016, 2017",
         pairs=(("wanbiac", "nb"), ("wanbiac-p", "nb"), ("wanbiac-p", "wanbiac"),
