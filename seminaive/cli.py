@@ -10,6 +10,7 @@ from .datasets import load_kr_vs_kp
 from .evaluation import comparisons, findings, report, runner
 from .evaluation.learners import get_learner
 from .evaluation.protocols import PROTOCOLS, make_tasks
+from .exceptions import InputError
 
 
 def _cross_validate(learner, X, y, folds, seed):
@@ -77,7 +78,8 @@ def compare(args):
     Returns
     -------
     int
-        The exit status: 0, or 2 for an unknown learner key.
+        The exit status: 0, or 2 for an unknown learner key or data that cannot be read (a
+        missing file, an unknown data set or target column).
     """
     try:
         for key in _split(args.learners):
@@ -91,9 +93,14 @@ def compare(args):
     config = runner.RunConfig(datasets=_split(args.data), learners=_split(args.learners),
                               protocol=args.protocol, seed=args.seed,
                               discretizer=args.discretizer, n_bins=args.bins,
-                              protocol_params=overrides, max_rows=args.max_rows)
-    raw = runner.run(config, args.out, n_jobs=args.jobs, progress=not args.quiet,
-                     retry_failed=args.retry_failed)
+                              protocol_params=overrides, max_rows=args.max_rows,
+                              target=args.target)
+    try:
+        raw = runner.run(config, args.out, n_jobs=args.jobs, progress=not args.quiet,
+                         retry_failed=args.retry_failed)
+    except (InputError, FileNotFoundError) as err:
+        print(f"seminaive compare: {err}", file=sys.stderr)
+        return 2
     raw.to_csv(f"{args.out}/raw.csv", index=False)
     failed = raw[raw["error"] != ""]
     if len(failed):
@@ -170,6 +177,8 @@ def main(argv=None):
     p_cmp.add_argument("--data", required=True,
                        help="comma-separated data set names (seminaive.datasets.available()) "
                             "or .arff/.csv/.parquet paths")
+    p_cmp.add_argument("--target", default=None,
+                       help="target column of data files (default: the last column)")
     p_cmp.add_argument("--learners", required=True,
                        help="comma-separated learner keys, e.g. nb,aode,a2de,rf100")
     p_cmp.add_argument("--protocol", choices=PROTOCOLS, default="cv")

@@ -260,3 +260,40 @@ def test_cli_report_as_a_section_of_an_existing_page(tmp_path):
     assert again.count("<!-- numeric -->") == 1 and again == text
     with pytest.raises(SystemExit, match="unknown comparison"):
         main(["report", out, "--markdown", str(page), "--comparisons", "nope"])
+
+
+def test_cli_compare_on_absolute_and_relative_paths_with_target(tmp_path, monkeypatch, capsys):
+    """A data file anywhere (absolute or relative path) and a target that is not the last
+    column: results are kept under a one-directory key (file name + hash of its path and
+    target), so the cache never lands inside the data path."""
+    from seminaive.datasets import load_kr_vs_kp
+
+    X, y = load_kr_vs_kp()
+    rows = np.arange(0, len(X), 16)
+    columns = list(X.columns[[20, 9, 32, 31, 14, 5]])  # the most informative first
+    frame = X.iloc[rows][columns].assign(label=y.iloc[rows].to_numpy())
+    frame = frame[["label", *columns]]  # the target first, not last
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    path = data_dir / "chess.parquet"
+    frame.to_parquet(path)
+    out = str(tmp_path / "out")
+    code = main(["compare", "--data", str(path), "--target", "label", "--learners", "nb",
+                 "--folds", "2", "--out", out, "--quiet"])
+    assert code == 0
+    raw = pd.read_csv(os.path.join(out, "raw.csv"))
+    key = runner.dataset_key(str(path), "label")
+    assert key.startswith("chess-") and "/" not in key
+    assert set(raw["dataset"]) == {key} and raw["error"].isna().all()
+    assert raw["zero_one"].mean() < 0.3  # the label was the target, not a feature
+    # the same file by a relative path is the same data set
+    monkeypatch.chdir(tmp_path)
+    assert runner.dataset_key(os.path.join("data", "chess.parquet"), "label") == key
+    assert runner.dataset_key(str(path), None) != key  # another target, other results
+    # a missing file or target column: a clear message and exit status 2
+    assert main(["compare", "--data", str(data_dir / "nope.parquet"), "--learners", "nb",
+                 "--out", out, "--quiet"]) == 2
+    assert main(["compare", "--data", str(path), "--target", "nope", "--learners", "nb",
+                 "--out", out, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "seminaive compare:" in err and "nope" in err

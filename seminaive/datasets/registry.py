@@ -258,7 +258,22 @@ def _make_synthetic(name, n_rows, random_state):
 # --------------------------------------------------------------------------- public
 
 
-def _is_file_name(name):
+def is_file_name(name):
+    """Whether ``name`` is read as a data file (by its extension) rather than looked up.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_file_name("data/adult.parquet"), is_file_name("kr-vs-kp")
+    (True, False)
+    """
     return str(name).lower().endswith(_FILE_SUFFIXES)
 
 
@@ -278,7 +293,7 @@ def _resolve(name):
     """(kind, key) of a data set name; InputError listing the names if unknown."""
     if not isinstance(name, str | Path):
         raise InputError(f"a data set name must be a string, got {type(name).__name__}")
-    if _is_file_name(name):
+    if is_file_name(name):
         return "file", str(name)
     name = str(name)
     if name == "kr-vs-kp":

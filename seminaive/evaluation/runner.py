@@ -9,6 +9,7 @@ half-written result behind.
 """
 
 import functools
+import hashlib
 import json
 import os
 import time
@@ -20,6 +21,7 @@ import pandas as pd
 
 from .. import metrics
 from ..datasets import load
+from ..datasets.registry import is_file_name
 from .learners import get_learner
 from .protocols import make_tasks, protocol_parameters
 
@@ -50,6 +52,8 @@ class RunConfig:
         Overrides of the protocol's parameters (e.g. ``{"folds": 5}``).
     max_rows : int, optional
         Subsample larger data sets to this many rows.
+    target : str, optional
+        The target column of the data files (default: each file's last column).
 
     Examples
     --------
@@ -66,6 +70,7 @@ class RunConfig:
     n_bins: int = 3
     protocol_params: dict = field(default_factory=dict)
     max_rows: int = None
+    target: str = None
 
     def params(self):
         """The protocol's parameters: its defaults updated with ``protocol_params``.
@@ -93,7 +98,7 @@ class RunConfig:
 
 
 @functools.lru_cache(maxsize=4)
-def load_dataset(name, max_rows=None, seed=0):
+def load_dataset(name, max_rows=None, seed=0, target=None):
     """(X, y) of a data set by name (cached per process); optionally a seeded row sample.
 
     Parameters
@@ -104,13 +109,15 @@ def load_dataset(name, max_rows=None, seed=0):
         Sample at most this many rows.
     seed : int, default=0
         Seed of the row sample.
+    target : str, optional
+        The target column of a file (default: its last column).
 
     Returns
     -------
     X : pandas.DataFrame
     y : pandas.Series
     """
-    X, y = load(name)
+    X, y = load(name, target=target)
     X = X.reset_index(drop=True)
     y = pd.Series(np.asarray(y)).reset_index(drop=True)
     if max_rows and len(y) > max_rows:
@@ -138,7 +145,45 @@ def task_path(out, config, dataset, learner, task_key):
     -------
     str
     """
-    return os.path.join(out, "raw", config.settings_key(), dataset, learner, f"{task_key}.npz")
+    return os.path.join(out, "raw", config.settings_key(),
+                        dataset_key(dataset, getattr(config, "target", None)), learner,
+                        f"{task_key}.npz")
+
+
+def dataset_key(name, target=None):
+    """The name a data set's results are stored and reported under.
+
+    A registered name is kept as it is.  A file path (absolute or relative) becomes its file
+    name without the extension, then a short hash of its absolute path and ``target``, so
+    that two files of the same name, or one file with two targets, never share results, and
+    the key is a single directory name wherever the file lives.
+
+    Parameters
+    ----------
+    name : str
+        A data set name or file path.
+    target : str, optional
+        The target column of a file.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> dataset_key("kr-vs-kp")
+    'kr-vs-kp'
+    >>> key = dataset_key("/home/me/data/adult.parquet")
+    >>> key.startswith("adult-") and "/" not in key
+    True
+    """
+    if not is_file_name(name):
+        return str(name)
+    base = os.path.basename(str(name))
+    stem = base[:-len(".arff.gz")] if base.lower().endswith(".arff.gz") else \
+        os.path.splitext(base)[0]
+    digest = hashlib.sha1(f"{os.path.abspath(name)}|{target}".encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
 
 
 def _proba_full(model, proba, classes):
@@ -254,7 +299,7 @@ def read_task(path):
 
 def _run_one(spec_key, task, config, path):
     """Worker: load the data (cached per process), evaluate, write the task file."""
-    X, y = load_dataset(task.dataset, config.max_rows, config.seed)
+    X, y = load_dataset(task.dataset, config.max_rows, config.seed, config.target)
     classes = np.unique(y.to_numpy())
     try:
         result, pred, truth = evaluate_task(spec_key, task, X, y, classes, config)
@@ -290,7 +335,7 @@ def plan(config, out, retry_failed=False):
     """
     todo, done = [], []
     for dataset in config.datasets:
-        X, y = load_dataset(dataset, config.max_rows, config.seed)
+        X, y = load_dataset(dataset, config.max_rows, config.seed, config.target)
         tasks = make_tasks(config.protocol, dataset, y.to_numpy(), config.seed,
                            **config.protocol_params)
         for learner in config.learners:
