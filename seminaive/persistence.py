@@ -13,13 +13,13 @@ only matters for refitting).
 
 import json
 import numbers
-import os
 import struct
 import zipfile
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._atomic import atomic_path
 from .exceptions import ModelFileError
 from .preprocessing.encoder import MISSING_LABEL, AttributeEncoder
 from .tables import FrequencyTable
@@ -140,14 +140,9 @@ def save_model(model, path):
         arrays[f"learned_{name}"] = value
     arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     # write next to the target, then rename: an interrupted save leaves no truncated model
-    tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
-    try:
+    with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def _read_arrays(path):

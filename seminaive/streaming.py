@@ -44,6 +44,7 @@ import pandas as pd
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from ._atomic import atomic_path
 from .exceptions import InputError
 from .preprocessing.encoder import _sorted_values, as_frame
 from .preprocessing.validation import check_sample_weight, check_target
@@ -852,7 +853,9 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
         As in :func:`fit_stream`; the model's feature columns are read.
     out : str or path
-        Parquet file written with columns ``prediction`` and ``proba_<class>``.
+        Parquet file written with columns ``prediction`` and ``proba_<class>``; it is
+        written beside ``out`` and renamed into place when complete, so a failure leaves a
+        previous ``out`` untouched and no partial file.
     proba : bool, default=True
         Also write the class probabilities.
     chunk_rows : int, optional
@@ -900,24 +903,27 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
         len(file_columns) if file_columns is not None else estimator.n_features_in_)
     if chunk_rows is None:
         chunk_rows = default_chunk_rows(n_columns)
-    writer = None
     n_rows = 0
-    try:
-        with _progress_bar(progress, reader.n_rows(), "predicting") as bar:
-            for frame, where in reader.frames(columns, chunk_rows):
-                X = frame if columns is None else _select(frame, columns, where)
-                del frame
-                table = pa.table(prediction_columns(estimator, as_frame(X), proba))
-                n_rows += X.shape[0]
-                bar.update(X.shape[0])
-                del X
-                if writer is None:
-                    writer = pq.ParquetWriter(os.fspath(out), table.schema)
-                writer.write_table(table)
-                del table
-    finally:
-        if writer is not None:
-            writer.close()
-    if n_rows == 0:
-        raise InputError("the source holds no rows: nothing to predict")
+    # written beside ``out`` and renamed into place at the end: a source that fails midway
+    # leaves any previous ``out`` untouched and no partial file
+    with atomic_path(out) as tmp:
+        writer = None
+        try:
+            with _progress_bar(progress, reader.n_rows(), "predicting") as bar:
+                for frame, where in reader.frames(columns, chunk_rows):
+                    X = frame if columns is None else _select(frame, columns, where)
+                    del frame
+                    table = pa.table(prediction_columns(estimator, as_frame(X), proba))
+                    n_rows += X.shape[0]
+                    bar.update(X.shape[0])
+                    del X
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, table.schema)
+                    writer.write_table(table)
+                    del table
+        finally:
+            if writer is not None:
+                writer.close()
+        if n_rows == 0:
+            raise InputError("the source holds no rows: nothing to predict")
     return n_rows

@@ -10,12 +10,12 @@ PNG plots; it only reads the cache, so ``seminaive report`` can rebuild everythi
 
 import os
 import re
-import tempfile
 
 import numpy as np
 import pandas as pd
 
 from .. import metrics
+from .._atomic import atomic_write_text
 from . import plots, statistics
 from ._format import learner_label as _label
 from ._format import markdown_table as _markdown_table
@@ -366,18 +366,6 @@ def _as_section(text, name, path):
     return old.rstrip("\n") + ("\n\n" if old else "") + block + "\n"
 
 
-def atomic_write_text(path, text):
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place: a
-    failure leaves any previous file untouched and no partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".md", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def _rel(path, base):

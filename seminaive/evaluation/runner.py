@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics
+from .._atomic import atomic_path
 from ..datasets import load
 from ..datasets.registry import is_file_name
 from .learners import get_learner
@@ -264,14 +265,13 @@ def _safe_auc(y_idx, proba, n_classes):
 
 def _write_task(path, result, task, pred, truth, keep_predictions):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}.npz"
     arrays = {"metrics": np.frombuffer(json.dumps(result).encode(), dtype=np.uint8)}
     if keep_predictions:
         arrays["test_index"] = task.test.astype(np.int32)
         arrays["prediction"] = pred
         arrays["truth"] = truth
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez(tmp, **arrays)
 
 
 def read_task(path):
