@@ -66,7 +66,8 @@ min_count : float, default=1
 aggregate : {"joint", "posterior", "vote"}, default="joint"
     How the sub-models are combined: the mean of their joint estimates P(y, x) (AnDE), of
     their posteriors P(y | x) (PAnDE), or the fraction of sub-models voting for each class
-    (FAnDE, Feating; Webb et al. 2012, §4.4).""",
+    (FAnDE, Feating; Webb et al. 2012, §4.4).  A sub-model whose top class scores are
+    equal to within 1e-12 of their magnitude votes for the lowest class index among them.""",
     "discretizer": """\
 discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
     How numeric columns are discretised, on the training data only: Fayyad & Irani's

@@ -41,6 +41,24 @@ def _normalise_sub_model(terms, s, k):
         terms[s, yy] -= norm
 
 
+#: scores within this relative distance of each other are a tie in a sub-model's vote
+VOTE_TIE_TOLERANCE = 1e-12
+
+
+@njit(cache=True, inline="always")
+def vote_winner(terms, s, k):
+    """The class sub-model ``s`` votes for: the highest score, where scores within
+    ``VOTE_TIE_TOLERANCE`` of each other relative to their magnitude are a tie, won by the
+    lowest class index (so that a mathematical tie does not go to whichever class rounding
+    favoured)."""
+    best = 0
+    for yy in range(1, k):
+        margin = VOTE_TIE_TOLERANCE * max(1.0, abs(terms[s, best]))
+        if terms[s, yy] > terms[s, best] + margin:
+            best = yy
+    return best
+
+
 @njit(cache=True)
 def _aggregate_row(terms, n_par, k, aggregate, out_row):
     """Combine the sub-model scores of one row (rows of non-qualifying parents are NaN).
@@ -58,11 +76,7 @@ def _aggregate_row(terms, n_par, k, aggregate, out_row):
         for s in range(n_par):
             if math.isnan(terms[s, 0]):
                 continue
-            best = 0
-            for yy in range(1, k):
-                if terms[s, yy] > terms[s, best]:
-                    best = yy
-            out_row[best] += 1.0
+            out_row[vote_winner(terms, s, k)] += 1.0
         for yy in range(k):
             out_row[yy] = math.log(out_row[yy] / used) if out_row[yy] > 0 else -np.inf
         return used
@@ -121,11 +135,7 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
         for s in range(n_par):
             if math.isnan(terms[s, 0]) or log_w[s] == -np.inf:
                 continue
-            best = 0
-            for yy in range(1, k):
-                if terms[s, yy] > terms[s, best]:
-                    best = yy
-            out_row[best] += math.exp(log_w[s] - log_total)
+            out_row[vote_winner(terms, s, k)] += math.exp(log_w[s] - log_total)
         for yy in range(k):
             out_row[yy] = math.log(out_row[yy]) if out_row[yy] > 0 else -np.inf
         return used

@@ -47,7 +47,9 @@ class AODESR(_BaseAnDE):
         When the generalisations are found: at classification time (lazy), once at training
         time (eager), or near-generalisations at classification time (near).
     threshold : float, default=100
-        Minimum frequency #(x_i) of a specialisation.
+        Minimum frequency #(x_i) of a specialisation: a generalisation is deleted when
+        #(x_i) >= ``threshold``.  Weka's AODEsr deletes when the frequency *exceeds* its
+        ``-C`` value, so ``threshold=t`` is Weka's ``-C t-1`` (for whole-number counts).
     near_ratio : float, default=0.99
         For ``variant="near"``: minimum #(x_i, x_j) / #(x_i) of a near-generalisation (in
         (0, 1]).
