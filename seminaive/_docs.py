@@ -170,8 +170,15 @@ n : int, default=1
     Cerquides & de Màntaras 2005 do), 2 the sub-models of A2DE, and so on.""",
     "max_iter": """\
 max_iter : int, default=100
-    Maximum number of optimiser iterations: an EM step is one pass over the training data;
-    an L-BFGS-B iteration one pass per function evaluation (line search included).""",
+    Maximum number of optimiser iterations: an EM step is one pass over the training data
+    (a SQUAREM step two or three); an L-BFGS-B iteration one pass per function evaluation
+    (line search included).  Reaching it without converging raises scikit-learn's
+    ``ConvergenceWarning``.""",
+    "acceleration": """\
+acceleration : {"squarem", None}, default="squarem"
+    How the EM iterations are accelerated: SQUAREM (Varadhan & Roland 2008; step length
+    SqS3, backtracked towards the plain EM step until the objective does not decrease), or
+    None for plain EM.  Both converge to the same maximum; SQUAREM in far fewer passes.""",
     "tol": """\
 tol : float, default=1e-7
     Convergence tolerance on the objective per training row (see Notes).""",

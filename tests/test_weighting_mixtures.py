@@ -44,7 +44,7 @@ def data():
 def test_maplmd_em_never_decreases_its_objective(data, n):
     X, y = data
     model = MAPLMD(n, max_iter=60, tol=1e-12, categorical_features="all", min_count=3,
-                   loo_cache_bytes=0)
+                   loo_cache_bytes=0, acceleration=None)
     model.fit(X, y)
     trace = np.array(model.objective_trace_)
     assert len(trace) == model.n_iter_ == model.n_passes_ > 10
@@ -241,3 +241,33 @@ def test_degenerate_inputs_and_parameters():
         for bad in ({"n": 0}, {"max_iter": 0}, {"tol": -1.0}, {"loo_cache_bytes": -1}):
             with pytest.raises(ValueError):
                 cls(**bad).fit(X, y)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_squarem_reaches_the_em_maximum_in_fewer_passes(data, n):
+    """SQUAREM (the default) and plain EM converge to the same weights; SQUAREM's accepted
+    iterates never lower the objective and it needs fewer passes."""
+    X, y = data
+    common = dict(tol=1e-11, categorical_features="all", min_count=3, loo_cache_bytes=0)
+    plain = MAPLMD(n, max_iter=5000, acceleration=None, **common).fit(X, y)
+    fast = MAPLMD(n, max_iter=500, **common).fit(X, y)
+    assert_allclose(fast.weights_, plain.weights_, atol=2e-4)
+    ev = _evaluator(fast, X, y, STAT_LMD)
+    assert lmd_log_posterior(ev, fast.weights_) >= lmd_log_posterior(ev, plain.weights_) - 1e-6
+    trace = np.array(fast.objective_trace_)
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
+    assert fast.n_passes_ < plain.n_passes_
+
+
+def test_optimisers_say_when_they_stop_early(data):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = data
+    for model in (MAPLMD(max_iter=2, tol=1e-14, categorical_features="all"),
+                  MAPLMD(max_iter=2, tol=1e-14, categorical_features="all", acceleration=None),
+                  MAPLMG(max_iter=1, tol=1e-14, categorical_features="all")):
+        with pytest.warns(ConvergenceWarning, match="without converging"):
+            model.fit(X, y)
+        assert model.n_iter_ >= 1
+    with pytest.raises(ValueError, match="acceleration"):
+        MAPLMD(acceleration="aitken").fit(X, y)

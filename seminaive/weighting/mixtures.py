@@ -31,10 +31,12 @@ training source, memory bounded by a chunk (or by ``loo_cache_bytes`` when cachi
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
@@ -133,13 +135,15 @@ class MAPLMD(_Mixture):
     maximum-a-posteriori weights under a Dirichlet prior (Cerquides & López de Màntaras
     2005, §3.2 and eq. 6), learnt by expectation-maximisation from leave-one-out posteriors
     (eqs. 30-32).  Every EM iteration is one pass over the training data and never
-    decreases the objective.
+    decreases the objective; SQUAREM extrapolates from two EM steps (Varadhan & Roland
+    2008) and keeps the objective non-decreasing.
 
     Parameters
     ----------
     {mixture_parameters}
     {input_parameters}
     {numeric}
+    {acceleration}
 
     Attributes
     ----------
@@ -154,13 +158,17 @@ class MAPLMD(_Mixture):
     Notes
     -----
     Stops when an iteration raises the log posterior by less than ``tol`` times the total
-    row weight, or after ``max_iter`` iterations (``objective_trace_`` records every
-    iterate).  ``partial_fit`` re-learns the weights on the chunk given, starting from the
-    current weights.
+    row weight, or after ``max_iter`` iterations with a ``ConvergenceWarning``
+    (``objective_trace_`` records every accepted iterate).  ``partial_fit`` re-learns the
+    weights on the chunk given, starting from the current weights.
 
     References
     ----------
     {cerquides2005}
+
+    Varadhan, R. & Roland, C. (2008). Simple and globally convergent methods for
+    accelerating the convergence of any EM algorithm. *Scandinavian Journal of Statistics*
+    35(2), 335-353.
 
     Examples
     --------
@@ -181,10 +189,17 @@ class MAPLMD(_Mixture):
                  loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize"):
+                 random_state=None, numeric="discretize", acceleration="squarem"):
         assign_params(self, locals())
 
+    def _check_params(self):
+        super()._check_params()
+        if self.acceleration not in ("squarem", None):
+            raise ValueError(f"acceleration={self.acceleration!r}: use 'squarem' or None")
+
     def _optimise(self, evaluate, alpha):
+        if self.acceleration == "squarem":
+            return self._squarem(evaluate, alpha)
         n_par = alpha.size
         previous = -np.inf
         for iteration in range(self.max_iter):
@@ -193,9 +208,52 @@ class MAPLMD(_Mixture):
             self.objective_trace_.append(float(objective))
             self.n_iter_ = iteration + 1
             if objective - previous <= self.tol * max(stats[-1], 1.0):
-                break
+                return alpha
             previous = objective
             alpha = lmd_maximisation(stats[1:1 + n_par], stats[1 + n_par:-1])
+        _warn_not_converged(self)
+        return alpha
+
+    def _squarem(self, evaluate, alpha):
+        """SQUAREM (Varadhan & Roland 2008, SqS3) on the EM map, with the objective kept
+        non-decreasing by backtracking the step length towards -1 (the EM step F(F(a)))."""
+        n_par = alpha.size
+
+        def em(a):
+            """Objective at ``a`` and the EM update F(a); one pass."""
+            stats = evaluate(np.log(a))
+            objective = stats[0] + np.sum(np.log(a))  # eq 8 with the prior of eq 6
+            return objective, lmd_maximisation(stats[1:1 + n_par], stats[1 + n_par:-1]), \
+                max(stats[-1], 1.0)
+
+        objective, step1, total = em(alpha)
+        self.objective_trace_.append(float(objective))
+        for iteration in range(self.max_iter):
+            self.n_iter_ = iteration + 1
+            objective1, step2, _ = em(step1)
+            r = step1 - alpha
+            v = step2 - step1 - r
+            norm_v = np.linalg.norm(v)
+            s = -np.linalg.norm(r) / norm_v if norm_v > 0 else -1.0
+            s = min(s, -1.0)
+            while True:
+                candidate = alpha - 2.0 * s * r + s * s * v
+                if np.all(candidate > 0):
+                    candidate = candidate / candidate.sum()
+                    new_objective, new_step, _ = em(candidate)
+                    if new_objective >= objective or s == -1.0:
+                        break
+                elif s == -1.0:  # cannot happen: s = -1 gives the EM iterate F(F(a))
+                    candidate = step2
+                    new_objective, new_step, _ = em(candidate)
+                    break
+                s = -1.0 if s > -1.5 else (s - 1.0) / 2.0
+            gain = new_objective - objective
+            alpha, objective, step1 = candidate, new_objective, new_step
+            self.objective_trace_.append(float(objective))
+            if gain <= self.tol * total:
+                return alpha
+        _warn_not_converged(self)
         return alpha
 
 
@@ -280,8 +338,19 @@ class MAPLMG(_Mixture):
                           options={"maxiter": self.max_iter, "ftol": self.tol,
                                    "gtol": self.tol})
         self.n_iter_ = int(result.nit)
+        if not result.success:
+            warnings.warn(f"{type(self).__name__}: L-BFGS-B stopped without converging "
+                          f"after {self.n_iter_} iterations ({result.message}); raise "
+                          "max_iter or tol", ConvergenceWarning, stacklevel=4)
         theta = result.x
         return np.exp(theta - logsumexp(theta))
+
+
+def _warn_not_converged(model):
+    warnings.warn(f"{type(model).__name__}: EM stopped at max_iter={model.max_iter} without "
+                  f"converging (the last iteration raised the log posterior by more than "
+                  f"tol={model.tol} per row); raise max_iter or tol", ConvergenceWarning,
+                  stacklevel=5)
 
 
 def lmg_log_posterior(evaluate, alpha):
