@@ -1,16 +1,26 @@
-"""Command line: ``seminaive demo``, ``seminaive compare`` and ``seminaive report``."""
+"""Command line: ``seminaive demo``, ``fit``, ``predict``, ``inspect``, ``compare`` and
+``report``.
+
+Exit status: 0 on success, 2 when the input is wrong (a missing file or column, an unknown
+learner or parameter, a corrupt model file), with a message on standard error saying what to
+change.
+"""
 
 import argparse
+import ast
+import os
 import sys
 
 import numpy as np
 
 from .ande import A2DE, AODE, NaiveBayes
-from .datasets import load_kr_vs_kp
+from .datasets import load, load_kr_vs_kp
 from .evaluation import comparisons, findings, report, runner
 from .evaluation.learners import get_learner
 from .evaluation.protocols import PROTOCOLS, make_tasks
-from .exceptions import InputError
+from .exceptions import InputError, ModelFileError
+from .persistence import ESTIMATORS, load_model
+from .streaming import predict_stream
 
 
 def _cross_validate(learner, X, y, folds, seed):
@@ -113,6 +123,236 @@ def compare(args):
     return 0
 
 
+# ------------------------------------------------------------------ fit / predict / inspect
+def _fail(command, message):
+    print(f"seminaive {command}: {message}", file=sys.stderr)
+    return 2
+
+
+def _parse_params(pairs):
+    """``NAME=VALUE`` strings as a dict; values read as Python literals where they are one
+    (``k=3``, ``m=0.5``, ``burn_in=None``), else kept as text (``smoothing=hdp``)."""
+    params = {}
+    for pair in pairs or []:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--param {pair!r}: use NAME=VALUE")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        params[name.strip()] = value
+    return params
+
+
+def make_estimator(learner, params=None):
+    """A fresh seminaive learner from a class name (``AODE``, ``KDB``) or an experiment key
+    (``aode``, ``kdb5-hdp``), with ``params`` set.
+
+    Parameters
+    ----------
+    learner : str
+        Class name (:data:`seminaive.persistence.ESTIMATORS`) or learner key
+        (:data:`seminaive.evaluation.learners.LEARNERS`) of one of our learners.
+    params : dict, optional
+        Parameters to set; unknown names raise InputError listing the valid ones.
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> make_estimator("KDB", {"k": 3}).k
+    3
+    >>> type(make_estimator("kdb5-hdp")).__name__, make_estimator("kdb5-hdp").smoothing
+    ('KDB', 'hdp')
+    """
+    if learner in ESTIMATORS:
+        model = ESTIMATORS[learner]()
+    else:
+        try:
+            spec = get_learner(learner)
+        except KeyError:
+            raise InputError(f"unknown learner {learner!r}: give a class name "
+                             f"({', '.join(sorted(ESTIMATORS))}) or a learner key of "
+                             "seminaive compare") from None
+        model = spec.build(discretizer="mdl")
+        if type(model).__name__ not in ESTIMATORS:
+            raise InputError(f"{learner!r} is a scikit-learn comparator: fit takes "
+                             "seminaive learners only")
+    params = dict(params or {})
+    valid = model.get_params()
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise InputError(f"{type(model).__name__} has no parameter {', '.join(unknown)}; "
+                         f"its parameters: {', '.join(sorted(valid))}")
+    return model.set_params(**params)
+
+
+def _is_arff(path):
+    return str(path).lower().endswith((".arff", ".arff.gz"))
+
+
+def fit_command(args):
+    """``seminaive fit DATA --target COL --learner KEY [--param NAME=VALUE ...] -o MODEL``.
+
+    CSV and Parquet files are read chunk by chunk (:meth:`fit_stream`), so they may be
+    larger than memory; ARFF files are read whole.  The model file is written atomically.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    try:
+        model = make_estimator(args.learner, _parse_params(args.param))
+        if not os.path.exists(args.data):
+            raise InputError(f"no such file: {args.data}")
+        if _is_arff(args.data):
+            X, y = load(args.data, target=args.target)
+            model.fit(X, y)
+        else:
+            if args.target is None:
+                raise InputError("give the class column with --target")
+            model.fit_stream(args.data, args.target, chunk_rows=args.chunk_rows,
+                             progress=not args.quiet)
+        model.save(args.output)
+    except (InputError, ValueError, FileNotFoundError) as err:
+        return _fail("fit", err)
+    if not args.quiet:
+        print(f"{type(model).__name__} fitted on {args.data}: {len(model.classes_)} classes, "
+              f"{model.n_features_in_} attributes; model written to {args.output}")
+    return 0
+
+
+def predict_command(args):
+    """``seminaive predict MODEL DATA -o OUT``: the class and class probabilities of every
+    row, written chunk by chunk to CSV or Parquet (by the extension of OUT), atomically.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    try:
+        model = load_model(args.model)
+        if not os.path.exists(args.data):
+            raise InputError(f"no such file: {args.data}")
+        source = load(args.data)[0] if _is_arff(args.data) else args.data
+        n = predict_stream(model, source, args.output, proba=not args.no_proba,
+                           chunk_rows=args.chunk_rows, progress=not args.quiet)
+    except (InputError, ModelFileError, ValueError, FileNotFoundError) as err:
+        return _fail("predict", err)
+    if not args.quiet:
+        print(f"{n} rows predicted; written to {args.output}")
+    return 0
+
+
+def describe_model(model):
+    """What ``seminaive inspect`` prints about a fitted model, as text.
+
+    Parameters
+    ----------
+    model : fitted seminaive learner
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from seminaive import KDB
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> text = describe_model(KDB(k=1).fit(X, y))
+    >>> print(text.splitlines()[0])
+    KDB
+    >>> "Parents" in text and "Tables" in text
+    True
+    """
+    lines = [type(model).__name__]
+    params = model.get_params()
+    lines.append("Parameters: " + ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())))
+    classes = [str(c) for c in model.classes_]
+    lines.append(f"Classes ({len(classes)}): " + ", ".join(classes))
+    enc = model.encoder_
+    names = (list(map(str, model.feature_names_in_)) if hasattr(model, "feature_names_in_")
+             else [f"x{i}" for i in range(model.n_features_in_)])
+    cuts = enc.cut_points() if len(enc.numeric_columns_) else []
+    cut_of = dict(zip([int(c) for c in enc.numeric_columns_], cuts or [], strict=False))
+    lines.append(f"Attributes ({len(names)}):")
+    for i, name in enumerate(names):
+        if i in cut_of:
+            points = ", ".join(f"{c:.6g}" for c in cut_of[i])
+            lines.append(f"  {name}: numeric, cut points [{points}]")
+        elif i in set(int(c) for c in enc.numeric_columns_):
+            lines.append(f"  {name}: numeric, {len(enc.categories_[i])} bins")
+        else:
+            values = [str(v) for v in enc.categories_[i]]
+            shown = ", ".join(values[:12]) + (", ..." if len(values) > 12 else "")
+            lines.append(f"  {name}: nominal, {len(values)} values [{shown}]")
+    structure = getattr(model, "structure_", None)
+    if structure is not None:
+        lines.append("Parents (structure_):")
+        rows = np.asarray(structure).reshape(len(names), -1)
+        for i, row in enumerate(rows):
+            parents = [names[p] for p in row if p >= 0]
+            lines.append(f"  {names[i]} <- class" + "".join(f", {p}" for p in parents))
+    for attr, label in (("k_", "Selected k"), ("n_selected_features_", "Selected attributes"),
+                        ("n_", "Selected n"), ("root_", "Root")):
+        if hasattr(model, attr):
+            lines.append(f"{label}: {getattr(model, attr)}")
+    for attr in ("selected_features_", "parents_", "children_"):
+        if hasattr(model, attr):
+            chosen = [names[int(i)] for i in np.asarray(getattr(model, attr)).ravel()]
+            lines.append(f"{attr}: " + ", ".join(chosen))
+    weights = getattr(model, "weights_", None)
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        lines.append(f"Weights ({w.size}): min {w.min():.4g}, max {w.max():.4g}, "
+                     f"mean {w.mean():.4g}")
+    if hasattr(model, "estimators_"):
+        lines.append(f"Members: {len(model.estimators_)}")
+        for j, member in enumerate(model.estimators_):
+            lines.append(f"  member {j}: k={member.k_}, "
+                         f"{member.n_selected_features_} attributes")
+    table = model.table_
+    lines.append(f"Tables: {table.counts.size} counts ({table.counts.nbytes / 2**20:.2f} MiB), "
+                 f"attribute combinations up to order {table.max_order}, "
+                 f"{float(table.n_rows):g} training rows")
+    return "\n".join(lines)
+
+
+def inspect_command(args):
+    """``seminaive inspect MODEL``: the learner, its parameters, classes, attributes (values
+    or cut points), the learnt structure, weights or selection, and the table sizes.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    try:
+        model = load_model(args.model)
+    except (ModelFileError, FileNotFoundError) as err:
+        return _fail("inspect", err)
+    print(describe_model(model))
+    return 0
+
+
 def report_command(args):
     """Render the report again from cached raw results.
 
@@ -169,6 +409,37 @@ def main(argv=None):
     p_demo.add_argument("--folds", type=int, default=10)
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.set_defaults(func=demo)
+
+    p_fit = sub.add_parser("fit", help="fit a learner on a data file and save the model",
+                           description="Fit a learner on a CSV, Parquet or ARFF file (CSV "
+                                       "and Parquet are streamed: larger than memory is "
+                                       "fine) and write the model file.")
+    p_fit.add_argument("data", help="training data: .csv, .parquet or .arff")
+    p_fit.add_argument("--target", default=None, help="class column (ARFF: default last)")
+    p_fit.add_argument("--learner", required=True,
+                       help="class name (AODE, KDB, ...) or learner key (aode, kdb5-hdp, ...)")
+    p_fit.add_argument("--param", action="append", metavar="NAME=VALUE",
+                       help="a parameter of the learner, e.g. --param k=3 (repeatable)")
+    p_fit.add_argument("-o", "--output", required=True, help="model file to write")
+    p_fit.add_argument("--chunk-rows", type=int, default=None, help="rows per chunk")
+    p_fit.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p_fit.set_defaults(func=fit_command)
+
+    p_pred = sub.add_parser("predict", help="predict a data file with a saved model",
+                            description="Write the predicted class and the class "
+                                        "probabilities of every row, chunk by chunk, to CSV or "
+                                        "Parquet (by the output's extension).")
+    p_pred.add_argument("model", help="model file written by seminaive fit or model.save")
+    p_pred.add_argument("data", help="rows to predict: .csv, .parquet or .arff")
+    p_pred.add_argument("-o", "--output", required=True, help=".csv or .parquet to write")
+    p_pred.add_argument("--no-proba", action="store_true", help="only the predicted class")
+    p_pred.add_argument("--chunk-rows", type=int, default=None, help="rows per chunk")
+    p_pred.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p_pred.set_defaults(func=predict_command)
+
+    p_ins = sub.add_parser("inspect", help="describe a saved model")
+    p_ins.add_argument("model", help="model file")
+    p_ins.set_defaults(func=inspect_command)
 
     p_cmp = sub.add_parser(
         "compare", help="compare learners on data sets with the papers' protocols",

@@ -843,8 +843,8 @@ def model_columns(estimator):
 
 def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_options=None,
                    progress=None):
-    """Write predictions of ``source`` to the Parquet file ``out``, chunk by chunk (the
-    engine of ``estimator.predict_stream``).
+    """Write predictions of ``source`` to the Parquet or CSV file ``out``, chunk by chunk
+    (the engine of ``estimator.predict_stream``).
 
     Parameters
     ----------
@@ -853,7 +853,8 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
         As in :func:`fit_stream`; the model's feature columns are read.
     out : str or path
-        Parquet file written with columns ``prediction`` and ``proba_<class>``; it is
+        File written with columns ``prediction`` and ``proba_<class>``: CSV when its name
+        ends in ``.csv``, Parquet otherwise; it is
         written beside ``out`` and renamed into place when complete, so a failure leaves a
         previous ``out`` untouched and no partial file.
     proba : bool, default=True
@@ -904,6 +905,7 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     if chunk_rows is None:
         chunk_rows = default_chunk_rows(n_columns)
     n_rows = 0
+    as_csv = os.fspath(out).lower().endswith(".csv")
     # written beside ``out`` and renamed into place at the end: a source that fails midway
     # leaves any previous ``out`` untouched and no partial file
     with atomic_path(out) as tmp:
@@ -913,10 +915,17 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
                 for frame, where in reader.frames(columns, chunk_rows):
                     X = frame if columns is None else _select(frame, columns, where)
                     del frame
-                    table = pa.table(prediction_columns(estimator, as_frame(X), proba))
+                    predicted = prediction_columns(estimator, as_frame(X), proba)
                     n_rows += X.shape[0]
                     bar.update(X.shape[0])
                     del X
+                    if as_csv:
+                        if writer is None:
+                            writer = open(tmp, "w", newline="")
+                        pd.DataFrame(predicted).to_csv(writer, header=writer.tell() == 0,
+                                                       index=False)
+                        continue
+                    table = pa.table(predicted)
                     if writer is None:
                         writer = pq.ParquetWriter(tmp, table.schema)
                     writer.write_table(table)
