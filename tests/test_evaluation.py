@@ -297,3 +297,34 @@ def test_cli_compare_on_absolute_and_relative_paths_with_target(tmp_path, monkey
                  "--out", out, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "seminaive compare:" in err and "nope" in err
+
+
+def test_corrected_resampled_ttest_by_hand():
+    from scipy import stats as sps
+
+    from seminaive.evaluation.statistics import corrected_resampled_ttest
+
+    a = np.array([0.21, 0.25, 0.19, 0.22, 0.24, 0.20, 0.23, 0.18, 0.26, 0.22])
+    b = np.array([0.20, 0.22, 0.20, 0.19, 0.21, 0.19, 0.22, 0.17, 0.23, 0.20])
+    d = a - b
+    r = corrected_resampled_ttest(a, b, n_train=900, n_test=100)
+    t = d.mean() / np.sqrt((1 / 10 + 100 / 900) * d.var(ddof=1))
+    assert r["t"] == pytest.approx(t, rel=1e-12) and r["df"] == 9
+    assert r["p"] == pytest.approx(2 * sps.t.sf(abs(t), 9), rel=1e-12)
+    # without the overlap correction it is the paired t-test
+    plain = corrected_resampled_ttest(a, b, n_train=1e12, n_test=1e-12)
+    assert plain["p"] == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
+    assert r["p"] > plain["p"]  # the correction widens the interval
+    assert corrected_resampled_ttest([1, 1], [1, 1], 9, 1)["p"] == 1.0
+
+
+def test_one_data_set_report_uses_the_t_test_and_shows_spread(tmp_path):
+    out = str(tmp_path / "one")
+    assert main(["compare", "--data", "iris", "--learners", "nb,aode", "--folds", "5",
+                 "--repeats", "2", "--out", out, "--quiet"]) == 0
+    text = open(os.path.join(out, "report.md")).read()
+    assert "Corrected resampled t-test" in text and "Win/draw/loss" not in text
+    assert "(p=" in text and " ± " in text
+    summary = pd.read_csv(os.path.join(out, "summary.csv"))
+    assert {"zero_one_sd", "rmse_sd"} <= set(summary.columns)
+    assert (summary["n_tasks"] == 10).all()

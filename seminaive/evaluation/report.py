@@ -57,9 +57,10 @@ def summarise(out, raw=None):
     Returns
     -------
     pandas.DataFrame
-        Metric means over tasks, ``n_tasks``, ``n_failed``, ``n_rows`` (the data set's rows
-        seen by the protocol), and for bias/variance protocols ``bias``, ``variance`` and
-        ``kw_error``.
+        Metric means over tasks, their standard deviations over tasks (``<metric>_sd``;
+        the tasks are the folds and repeats), ``n_tasks``, ``n_failed``, ``n_rows`` (the data
+        set's rows seen by the protocol), and for bias/variance protocols ``bias``,
+        ``variance`` and ``kw_error``.
     """
     raw = collect(out) if raw is None else raw
     if raw.empty:
@@ -70,6 +71,10 @@ def summarise(out, raw=None):
     cols = [c for c in (*METRICS, "train_time", "test_time") if c in ok]
     keys = ["settings", "protocol", "dataset", "learner"]
     summary = ok.groupby(keys)[cols].mean()
+    metric_cols = [c for c in METRICS if c in ok]
+    if metric_cols:  # spread over the tasks (folds and repeats), shown as mean ± sd
+        spread = ok.groupby(keys)[metric_cols].std(ddof=1)
+        summary = summary.join(spread.add_suffix("_sd"))
     summary["n_tasks"] = ok.groupby(keys).size()
     failed = raw[raw["error"] != ""].groupby(keys).size()
     summary["n_failed"] = failed.reindex(summary.index).fillna(0).astype(int)
@@ -128,7 +133,8 @@ def _fmt(value, metric):
 
 
 def metric_table(summary, metric, learners):
-    """Data sets x learners table of one metric; the best value of each row in bold.
+    """Data sets x learners table of one metric: mean ± standard deviation over the tasks
+    (folds and repeats) where there are several; the best mean of each row in bold.
 
     Parameters
     ----------
@@ -147,6 +153,10 @@ def metric_table(summary, metric, learners):
     higher, _ = METRIC_INFO[metric]
     wide = summary.pivot_table(index="dataset", columns="learner", values=metric)
     wide = wide.reindex(columns=[lr for lr in learners if lr in wide.columns])
+    spread = None
+    if f"{metric}_sd" in summary and summary[f"{metric}_sd"].notna().any():
+        spread = summary.pivot_table(index="dataset", columns="learner",
+                                     values=f"{metric}_sd", dropna=False)
     rows_info = summary.groupby("dataset")["n_rows"].max()
     out = []
     for dataset, values in wide.iterrows():
@@ -156,6 +166,9 @@ def metric_table(summary, metric, learners):
             text = _fmt(values[lr], metric)
             if metric not in ("train_time", "test_time") and values[lr] == best:
                 text = f"**{text}**"
+            if spread is not None and lr in spread and dataset in spread.index \
+                    and not pd.isna(spread.loc[dataset, lr]):
+                text += f" ± {spread.loc[dataset, lr]:.4f}"
             cells.append(text)
         out.append([dataset, int(rows_info.get(dataset, 0)), *cells])
     mean = wide.mean(axis=0)
@@ -334,7 +347,8 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
         parts += [findings(summary, curve, raw).strip(), ""]
     for settings in (sorted(summary["settings"].unique()) if not summary.empty else []):
         parts += _settings_section(summary[summary["settings"] == settings], settings,
-                                   plots_dir, base)
+                                   plots_dir, base,
+                                   raw[raw["settings"] == settings] if not raw.empty else None)
     if not curve.empty:
         for settings in sorted(curve["settings"].unique()):
             parts += _curve_section(curve[curve["settings"] == settings], plots_dir, base)
@@ -382,7 +396,47 @@ def _chunks(items, size):
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _settings_section(summary, settings, plots_dir, base):
+def ttest_section(raw, metric, learners):
+    """Corrected resampled t-tests (Nadeau & Bengio 2003) of every pair of learners on one
+    data set: mean difference (row - column) and p-value over the paired splits.
+
+    Parameters
+    ----------
+    raw : pandas.DataFrame
+        Per-task rows of one data set and settings (:func:`seminaive.evaluation.runner.collect`).
+    metric : str
+        A key of ``METRIC_INFO``.
+    learners : list of str
+        Learner keys, in row and column order.
+
+    Returns
+    -------
+    str
+        A markdown table (empty when fewer than two splits are paired).
+    """
+    ok = raw[raw["error"] == ""]
+    wide = ok.pivot_table(index=["repeat", "fold"], columns="learner", values=metric)
+    present = [lr for lr in learners if lr in wide.columns]
+    wide = wide[present].dropna()
+    if len(wide) < 2 or len(present) < 2:
+        return ""
+    n_train, n_test = float(ok["train_size"].mean()), float(ok["test_size"].mean())
+    rows = []
+    for a in present:
+        cells = []
+        for b in present:
+            if a == b:
+                cells.append("")
+                continue
+            r = statistics.corrected_resampled_ttest(wide[a], wide[b], n_train, n_test)
+            cells.append(f"{r['mean_difference']:+.4f} (p={r['p']:.3g})"
+                         f"{'*' if r['p'] <= 0.05 else ''}")
+        rows.append([_label(a), *cells])
+    frame = pd.DataFrame(rows, columns=["row - column", *[_label(b) for b in present]])
+    return _markdown_table(frame)
+
+
+def _settings_section(summary, settings, plots_dir, base, raw=None):
     all_learners = _learner_order(summary["learner"])
     learners = all_learners
     if len(all_learners) > MAX_MATRIX_LEARNERS:
@@ -404,16 +458,29 @@ def _settings_section(summary, settings, plots_dir, base):
     if summary["bias"].notna().any():
         metric_list += ["bias", "variance"]
     metric_list += ["log_loss", "auc", "rmse_all", "train_time", "test_time"]
-    parts += ["### Win/draw/loss", "",
-              "Each cell: wins/draws/losses of the row learner against the column learner "
-              "over data sets (lower is better except AUC; values rounded to 4 decimals "
-              "before comparing), two-tailed binomial sign test p-value, `*` when p <= 0.05.",
-              ""]
-    for metric in metric_list:
-        if summary[metric].notna().any() and len(learners) > 1:
-            parts += [f"**{METRIC_INFO[metric][1]}**", "",
-                      wdl_section(summary, metric, learners), ""]
-    if len(learners) > 1:
+    one_set = summary["dataset"].nunique() == 1
+    if one_set and raw is not None and len(learners) > 1:
+        parts += ["### Corrected resampled t-test", "",
+                  "One data set: each cell is the mean difference of the row learner minus "
+                  "the column learner over the paired folds and repeats, and the two-sided "
+                  "p-value of the corrected resampled t-test (Nadeau & Bengio 2003, as "
+                  "Weka's Experimenter), `*` when p <= 0.05.", ""]
+        for metric in metric_list:
+            if metric in raw and summary[metric].notna().any():
+                table = ttest_section(raw, metric, learners)
+                if table:
+                    parts += [f"**{METRIC_INFO[metric][1]}**", "", table, ""]
+    elif not one_set:
+        parts += ["### Win/draw/loss", "",
+                  "Each cell: wins/draws/losses of the row learner against the column "
+                  "learner over data sets (lower is better except AUC; values rounded to 4 "
+                  "decimals before comparing), two-tailed binomial sign test p-value, `*` "
+                  "when p <= 0.05.", ""]
+        for metric in metric_list:
+            if summary[metric].notna().any() and len(learners) > 1:
+                parts += [f"**{METRIC_INFO[metric][1]}**", "",
+                          wdl_section(summary, metric, learners), ""]
+    if len(learners) > 1 and not one_set:
         parts += ["### Geometric mean of error ratios (as in Webb et al. 2005)", "",
                   "Geometric mean over data sets of row / column: below 1 means the row "
                   "learner has the lower value.", ""]

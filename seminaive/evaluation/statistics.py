@@ -5,6 +5,8 @@
   a data set on which A has the lower (better) value.
 * Geometric mean of error ratios (as in Webb et al. 2005).
 * Friedman test with average ranks and the Nemenyi critical difference (Demsar 2006).
+* For two learners on one data set: the corrected resampled t-test (Nadeau & Bengio 2003),
+  as Weka's Experimenter uses it.
 
 ``summary`` arguments are tidy DataFrames with one row per (dataset, learner) and a column per
 metric.
@@ -24,6 +26,7 @@ __all__ = [
     "friedman",
     "nemenyi_q",
     "nemenyi_critical_difference",
+    "corrected_resampled_ttest",
 ]
 
 
@@ -326,3 +329,52 @@ def nemenyi_critical_difference(n_learners, n_datasets, alpha=0.05):
     if n < 1:
         raise InputError(f"n_datasets must be >= 1, got {n}")
     return nemenyi_q(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def corrected_resampled_ttest(a, b, n_train, n_test):
+    """Corrected resampled t-test of two learners on one data set (Nadeau & Bengio 2003).
+
+    With ``a`` and ``b`` the learners' values on the same J train/test splits (folds and
+    repeats of a cross-validation), d = a - b and s^2 the sample variance of d,
+
+        t = mean(d) / sqrt((1 / J + n_test / n_train) s^2),   J - 1 degrees of freedom.
+
+    The n_test / n_train term corrects the variance for the overlap of the training sets
+    (the plain paired t-test's 1 / J alone makes far too many differences significant);
+    Weka's Experimenter uses the same test (Bouckaert & Frank 2004).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (J,)
+        Per-split values of the two learners, aligned (J >= 2).
+    n_train, n_test : float
+        Training and test rows per split.
+
+    Returns
+    -------
+    dict
+        ``mean_difference``, ``t``, ``p`` (two-sided) and ``df``.  When every difference is
+        equal, t is 0 (all zero) or infinite, and p is 1 or 0.
+
+    Examples
+    --------
+    >>> r = corrected_resampled_ttest([0.10, 0.12, 0.11, 0.13], [0.20, 0.21, 0.19, 0.22],
+    ...                               n_train=90, n_test=10)
+    >>> round(r["mean_difference"], 4), r["df"], bool(r["p"] < 0.01)
+    (-0.09, 3, True)
+    """
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if d.ndim != 1 or d.size < 2:
+        raise InputError("the corrected resampled t-test needs at least two paired splits")
+    if n_train <= 0 or n_test <= 0:
+        raise InputError("n_train and n_test must be positive")
+    J = d.size
+    mean = float(d.mean())
+    var = float(d.var(ddof=1))
+    if var == 0.0:
+        t = 0.0 if mean == 0.0 else float(np.sign(mean) * np.inf)
+        p = 1.0 if mean == 0.0 else 0.0
+    else:
+        t = mean / np.sqrt((1.0 / J + n_test / n_train) * var)
+        p = float(2.0 * stats.t.sf(abs(t), J - 1))
+    return {"mean_difference": mean, "t": float(t), "p": p, "df": J - 1}
