@@ -31,7 +31,9 @@ n : int or "auto", default=1
     directly).  ``"auto"`` chooses n in {0, 1, 2} together with the parent and child
     attributes by leave-one-out RMSE over one nested model space, n by the
     one-standard-error rule (sets ``n_``, ``n_parents_``, ``n_children_``, ``parents_``
-    and ``children_``; ``aggregate="joint"`` and ``weights=None`` only).""",
+    and ``children_``; ``aggregate="joint"`` and ``weights=None`` only).  With ``"auto"``,
+    :meth:`partial_fit` keeps the choice made on the first chunk (later chunks are counted;
+    a ``UserWarning`` says so): fit on all the rows to choose again.""",
     "smoothing": """\
 smoothing : {"m_estimate", "laplace"}, default="m_estimate"
     m-estimation with a uniform prior (Webb et al. 2012, §2):
@@ -94,6 +96,12 @@ max_table_bytes : int or None, default=4 GiB
 random_state : int, RandomState instance or None, default=None
     Seeds the sampling of rows on which cut points are computed (and any other random
     choice of the learner): the same value gives the same model.""",
+    "partial_fit_kept": """\
+:meth:`partial_fit` chooses on the first chunk and keeps that choice for later chunks:
+their rows are counted (the estimates use every chunk), but the choice is not made again
+from the newest chunk alone, and a ``UserWarning`` says so.  The model then differs from
+:meth:`fit` on all the rows exactly when that fit would choose differently; call
+:meth:`fit` or :meth:`fit_stream` on all the rows to choose again.""",
     "weights": """\
 weights : None, "mi", "kl" or array-like, default=None
     Weights of the sub-models: None averages them uniformly; ``"mi"`` weights parent

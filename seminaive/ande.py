@@ -122,7 +122,11 @@ class AnDE(_InformationWeighted):
 
     def _learn_from_counts(self, source):
         if _is_auto(self):
+            if self._keeps_choice("parents_"):
+                self._warn_choice_kept("order n, parents and children")
+                return
             auto.learn(self, source)
+            self._mark_choice()
         else:
             if self.smoothing == "hdp":
                 self._install_hdp()

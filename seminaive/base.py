@@ -306,6 +306,30 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self.encoder_ = encoder
         self._sync_feature_attrs()
         self.table_ = table
+        self._fit_token = object()  # identifies this fit; partial_fit keeps it
+
+    # -------------------------------------------------------- choices kept by partial_fit
+    def _keeps_choice(self, attribute):
+        """Whether a choice made by leave-one-out or search (selection, structure) is kept
+        rather than made again: true in :meth:`partial_fit` after the chunk it was made on
+        (and after loading), false in every fresh fit.  ``attribute`` is one the choice sets.
+
+        Learners whose choice needs evidence over all rows keep it in later chunks: the
+        counts hold every chunk, but a choice re-made from the newest chunk alone would not
+        be the one :meth:`fit` makes on all the rows (and could drop counted rows).
+        """
+        return (hasattr(self, attribute)
+                and getattr(self, "_chosen_in", None) is getattr(self, "_fit_token", None))
+
+    def _mark_choice(self):
+        """Record that the choice was made in the current fit (see :meth:`_keeps_choice`)."""
+        self._chosen_in = getattr(self, "_fit_token", None)
+
+    def _warn_choice_kept(self, what):
+        warnings.warn(f"{type(self).__name__}.partial_fit keeps the {what} chosen on the "
+                      "first chunk (the counts hold every chunk); fit on all the rows may "
+                      "choose differently: call fit (or fit_stream) on all of them to choose "
+                      "again", UserWarning, stacklevel=4)
 
     def _forget_fit(self):
         """Drop what an earlier fit learnt (the next count starts a new model)."""

@@ -94,7 +94,11 @@ def test_partial_fit_equals_fit_for_k1_and_for_stable_structures():
     assert_allclose(full3.predict_proba(frame), inc3.predict_proba(frame), rtol=1e-12)
 
 
-def test_changed_families_restart_from_the_current_chunk():
+def test_partial_fit_keeps_the_structure_and_every_row():
+    """KDB(k >= 2).partial_fit keeps the structure of the first chunk when later chunks
+    would change it (their families were never counted on the earlier rows), warns, and
+    counts every row into every family: no counted row is dropped (issue "A tool people use
+    every day": the earlier behaviour restarted a changed family from the newest chunk)."""
     rng = np.random.default_rng(5)
     n = 3000
     y = rng.integers(0, 2, n)
@@ -108,20 +112,20 @@ def test_changed_families_restart_from_the_current_chunk():
     model = KDB(k=2, categorical_features="all").partial_fit(first[:300], y[:300],
                                                              classes=[0, 1])
     before = [tuple(r) for r in model.structure_]
-    model.partial_fit(second, y)
-    after = model.structure_
-    assert before != [tuple(r) for r in after]
-    codes = training_codes(model, second)
+    with pytest.warns(UserWarning, match="KDB.partial_fit keeps the structure"):
+        model.partial_fit(second, y)
+    assert before == [tuple(r) for r in model.structure_]
+    # fit on all the rows would choose other parents: that is what the warning says
+    refit = KDB(k=2, categorical_features="all").fit(np.vstack([first[:300], second]),
+                                                     np.concatenate([y[:300], y]))
+    assert before != [tuple(r) for r in refit.structure_]
     full_codes = training_codes(model, np.vstack([first[:300], second]))
+    ys = np.concatenate([y[:300], y])
     table = model._family_table
     for g, family in enumerate(table.combinations):
-        i = family[0]
-        unchanged = len(before[i]) == len(family) - 1 and tuple(before[i]) == family[1:]
-        rows = full_codes if unchanged else codes
-        ys = np.concatenate([y[:300], y]) if unchanged else y
         assert_array_equal(table.block(g),
                            CombinationTable([family], model.table_.sizes - 1, 2)
-                           .add(rows, ys).block(0))
+                           .add(full_codes, ys).block(0))
 
 
 def test_budget_refuses_families_before_allocating():

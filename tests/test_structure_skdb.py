@@ -127,7 +127,7 @@ def test_save_load_and_partial_fit(tmp_path):
     assert_array_equal(back.loo_loss_, model.loo_loss_)
     assert (back.k_, back.n_selected_features_) == (model.k_, model.n_selected_features_)
     # the loaded model keeps every prefix family: partial_fit continues from all counts
-    with pytest.warns(UserWarning, match="this chunk's rows only"):
+    with pytest.warns(UserWarning, match="SKDB.partial_fit keeps"):
         back.partial_fit(X[:50], y[:50])
     assert back.table_.n_rows == 450
 

@@ -171,6 +171,18 @@ class _SelectionBase(_BaseAnDE):
         super()._check_params()
         check_loss(self.loss)
 
+    def _learn_from_counts(self, source):
+        if self._keeps_choice("parents_"):
+            self._warn_choice_kept("selected parents and children")
+            return
+        self._select(source)
+        self._mark_choice()
+
+    def _select(self, source):
+        """Choose the structure by leave-one-out over ``source`` (sets ``n_``, ``parents_``,
+        ``children_``, ``parent_weights_``...)."""
+        raise NotImplementedError
+
     def _scores(self, X):
         return structure_scores(self, X)
 

@@ -63,6 +63,10 @@ class SelectiveAnDE(_SelectionBase):
     ASAODE : the same with n = 1.
     seminaive.AnDE : ``AnDE(n="auto")`` chooses n as well, over one nested space.
 
+    Notes
+    -----
+    {partial_fit_kept}
+
     References
     ----------
     {chen2014}
@@ -101,7 +105,7 @@ class SelectiveAnDE(_SelectionBase):
         """Weight of every attribute as a parent (uniform)."""
         return np.ones_like(mutual_information)
 
-    def _learn_from_counts(self, source):
+    def _select(self, source):
         n = self._order()
         fit_nested(self, source, n, [n], self.loss, self._parent_weights)
 
@@ -136,6 +140,10 @@ class ASAODE(SelectiveAnDE):
     --------
     SelectiveAnDE : the same for any parent order n.
     SAODE : an alias of ASAODE.
+
+    Notes
+    -----
+    {partial_fit_kept}
 
     References
     ----------
@@ -192,6 +200,10 @@ class SAODE(ASAODE):
     ASAODE : the same learner.
     SWAODE : adds mutual-information weights to the super-parents.
 
+    Notes
+    -----
+    {partial_fit_kept}
+
     References
     ----------
     {swaode2024}
@@ -240,6 +252,10 @@ class SWAODE(ASAODE):
     --------
     ASAODE : the same selection without weights.
     seminaive.WAODE : the same weights without selection.
+
+    Notes
+    -----
+    {partial_fit_kept}
 
     References
     ----------

@@ -51,7 +51,7 @@ class _WrapperSelection(_SelectionBase):
     def _moves(self, parents, children):
         raise NotImplementedError
 
-    def _learn_from_counts(self, source):
+    def _select(self, source):
         table = self.table_
         a = table.n_attributes
         parents, children = self._start(a)
@@ -135,6 +135,10 @@ class BSEAODE(_WrapperSelection):
     FSSAODE : forward selection.
     ASAODE : selection over a nested space in one extra pass.
 
+    Notes
+    -----
+    {partial_fit_kept}
+
     References
     ----------
     {chen2014}
@@ -202,6 +206,10 @@ class FSSAODE(_WrapperSelection):
     See Also
     --------
     BSEAODE : backward elimination.
+
+    Notes
+    -----
+    {partial_fit_kept}
 
     References
     ----------

@@ -372,10 +372,18 @@ class _FamilyLearner(_StructureBase):
         numeric = self._gaussian_attributes()
         return np.ones(numeric.size, dtype=bool) if active is None else active[numeric]
 
+    def _chain_scores(self):
+        """I(X_i; X_j | Y) that orders the parents' chains: those of the counts the
+        structure was chosen on (kept by partial_fit with the structure), else the current
+        ones."""
+        kept = getattr(self, "_chain_cmi", None)
+        return self._stats.cmi if kept is None else kept
+
     def _chain(self, i):
         """Parents of attribute i, most conditionally informative first (ties: index)."""
         parents = [int(p) for p in self._parents[i] if p >= 0]
-        return sorted(parents, key=lambda p: (-float(self._stats.cmi[i, p]), p))
+        cmi = self._chain_scores()
+        return sorted(parents, key=lambda p: (-float(cmi[i, p]), p))
 
     def _moment_entries(self):
         """(parent prefix, child) of every Gaussian child and every prefix of its chain."""
@@ -483,7 +491,7 @@ class _FamilyLearner(_StructureBase):
         return "\n".join(lines) + "\n"
 
     def _check_loaded_parents(self, arrays, max_parents):
-        if (set(arrays) - {"parents", "family_counts", _HDP_KEY, *_MOMENT_KEYS}
+        if (set(arrays) - {"parents", "family_counts", "chain_cmi", _HDP_KEY, *_MOMENT_KEYS}
                 or "parents" not in arrays):
             raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
         return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

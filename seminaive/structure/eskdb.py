@@ -89,10 +89,10 @@ class ESKDB(_StructureBase):
     public code takes discretised data).  With ``smoothing="m_estimate"`` the members are
     plain SKDBs on perturbed orders.
 
-    :meth:`partial_fit` keeps the members' orders, counts the chunk into every member and
-    re-selects every member's model from the leave-one-out losses of the chunk's rows only;
-    a member's family whose candidate parents change starts again from the chunk (both as
-    :class:`SKDB` and :class:`KDB`; a warning says so).
+    :meth:`partial_fit` chooses the members' orders, candidates and models on the first
+    chunk and keeps them for later chunks, whose rows every member counts into its families
+    (no row is dropped; the HDP estimates are sampled again on all the counts); a warning
+    says that :meth:`fit` on all the rows may choose differently.
 
     Parameters
     ----------
@@ -188,27 +188,23 @@ class ESKDB(_StructureBase):
                 setattr(member, name, getattr(self, name))
         return member
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        if hasattr(self, "estimators_"):
-            warnings.warn("ESKDB.partial_fit keeps the members' attribute orders and selects "
-                          "every member's model again from the leave-one-out losses of this "
-                          "chunk's rows only; a family whose candidate parents change starts "
-                          "again from this chunk: the model can differ from fit on all the "
-                          "rows", UserWarning, stacklevel=2)
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    partial_fit.__doc__ = _StructureBase.partial_fit.__doc__
-
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
-        members = getattr(self, "estimators_", None)
-        if members is None:
-            rng = check_random_state(self.random_state)
-            orders = sample_orders(stats.mi, int(self.n_estimators), rng)
-            seeds = rng.randint(0, 2 ** 31 - 1, size=len(orders))
-            members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
+        if self._keeps_choice("estimators_"):
+            # the members keep their orders, candidates and selections; their families and
+            # moments take this chunk
+            self._warn_choice_kept("members' attribute orders, candidates and selections")
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
+                for member in self.estimators_:
+                    self._share(member)._learn_from_counts(source)
+            return
+        rng = check_random_state(self.random_state)
+        orders = sample_orders(stats.mi, int(self.n_estimators), rng)
+        seeds = rng.randint(0, 2 ** 31 - 1, size=len(orders))
+        members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
         for member in members:
             self._share(member)
         self._count_shared_families(members, stats, source)
@@ -229,7 +225,10 @@ class ESKDB(_StructureBase):
             size = member.loo_size()
             finish(summed[start:start + size])
             start += size
+        for member in members:
+            member._mark_choice()
         self.estimators_ = members
+        self._mark_choice()
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
 
     def _count_shared_families(self, members, stats, source):

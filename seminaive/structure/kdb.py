@@ -67,12 +67,13 @@ class KDB(_FamilyLearner):
     observed parent (or observed parent values rarer than ``min_count``) the attribute uses
     P(x_i | y).
 
-    Families with two or more parents are counted in a second pass over the data.
-    :meth:`partial_fit` re-learns the structure from the updated pair counts and counts the
-    chunk into the families; a family whose parent set is unchanged keeps its earlier counts,
-    a family whose parents changed starts again from the current chunk (the earlier rows are
-    not kept), so for k >= 2 partial_fit equals fit on all the chunks only while the
-    structure does not change.  For k <= 1 it always equals fit.
+    Families with two or more parents are counted in a second pass over the data.  For
+    k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
+    chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
+    learnt on the first chunk are the only ones counted, so partial_fit keeps that
+    structure and counts every later chunk into its families (no row is dropped); when the
+    pair counts of all the chunks would give other parents, a ``UserWarning`` says that fit
+    on all the rows chooses differently.
 
     Parameters
     ----------
@@ -205,6 +206,15 @@ class KDB(_FamilyLearner):
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
         parents, order = kdb_parents(stats.mi, stats.cmi, int(self.k))
+        if int(self.k) >= 2 and self._keeps_choice("structure_"):
+            # families of two or more parents exist only for the structure counted so far:
+            # keep it, and count this chunk into the same families (no row is dropped)
+            if not np.array_equal(parents, self.structure_):
+                self._warn_choice_kept("structure")
+            parents, order = self.structure_, self.order_
+        else:
+            self._chain_cmi = stats.cmi
+            self._mark_choice()
         families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
                     if (row >= 0).sum() >= 2]
         extra = self._count_families(families, source)
@@ -217,10 +227,18 @@ class KDB(_FamilyLearner):
 
     def _learned_state(self):
         return {"parents": self._parents, "family_counts": self._family_table.counts,
-                **self._moment_state(), **self._hdp_state()}
+                "chain_cmi": self._chain_scores(), **self._moment_state(),
+                **self._hdp_state()}
 
     def _set_learned_state(self, arrays):
-        arrays = self._take_hdp_state(arrays)
+        arrays = dict(self._take_hdp_state(arrays))
+        chain_cmi = arrays.pop("chain_cmi", None)
+        a = self.table_.n_attributes
+        if chain_cmi is not None:
+            chain_cmi = np.asarray(chain_cmi)
+            if chain_cmi.shape != (a, a) or not np.all(np.isfinite(chain_cmi)):
+                raise ValueError("chain_cmi must be a finite (n_features, n_features) array")
+            self._chain_cmi = chain_cmi.astype(np.float64)
         parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
         if parents.shape[1] != max(int(self.k), 1) or "family_counts" not in arrays:
             raise ValueError("the KDB structure does not match k")

@@ -7,8 +7,6 @@ j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads 
 chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
 """
 
-import warnings
-
 import numpy as np
 
 from .._docs import fill_doc
@@ -66,9 +64,9 @@ class SKDB(KDB):
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
-    smaller families; :meth:`partial_fit` adds the chunk to every count (as KDB does) and
-    selects again from the leave-one-out losses of the chunk's rows only, so its selection
-    can differ from that of :meth:`fit` on all the chunks (it warns when it does so).
+    smaller families.  :meth:`partial_fit` chooses the candidates and the model on the first
+    chunk and keeps them for later chunks, whose rows are counted into the same families
+    (no row is dropped); it warns that :meth:`fit` on all the rows may choose differently.
 
     Parameters
     ----------
@@ -145,16 +143,6 @@ class SKDB(KDB):
                  tying="level"):
         assign_params(self, locals())
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        if hasattr(self, "k_"):
-            warnings.warn("SKDB.partial_fit selects the model again from the leave-one-out "
-                          "losses of this chunk's rows only (the counts hold every chunk): the "
-                          "selection can differ from fit on all the rows", UserWarning,
-                          stacklevel=2)
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    partial_fit.__doc__ = KDB.partial_fit.__doc__
-
     def _check_params(self):
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
             raise ValueError(f"loss={self.loss!r}: use one of {sorted(LOSSES)}")
@@ -163,8 +151,27 @@ class SKDB(KDB):
         super()._check_params()
 
     def _learn_from_counts(self, source):
+        if self._keeps_choice("k_"):
+            self._warn_choice_kept("selected model (k, attributes) and candidate parents")
+            self._count_kept(source)
+            return
         loo, finish = self._selection_pass(source)
         finish(source.map_reduce(loo, values=self._needs_values()))
+        self._mark_choice()
+
+    def _count_kept(self, source):
+        """partial_fit after the first chunk: count the chunk into the kept candidates'
+        prefix families (and moments) and install the kept selection on all the counts."""
+        stats = PairStatistics(self.table_)
+        families, _ = _prefix_families(self.candidates_)
+        extra = self._count_families(families, source)
+        self._stats = stats
+        self.mutual_info_ = stats.mi
+        self.conditional_mutual_info_ = stats.cmi
+        k_sel, s_sel = int(self.k_), int(self.n_selected_features_)
+        self.__dict__.pop("k_", None)  # moments: every prefix of the candidates
+        self._learn_moments(source)
+        self._install_selection(stats, k_sel, s_sel, extra)
 
     def _plan(self, stats):
         """Candidate parents, ranking and prefix families (with their index) of the model

@@ -113,9 +113,10 @@ class SPTAN(_FamilyLearner):
     removing each row (a row of weight w stands for w copies: one copy, min(w, 1), is
     removed and the result counts w times); ties go to the lowest attribute index.
 
-    :meth:`partial_fit` repeats the search from naive Bayes with the updated counts; the
-    leave-one-out accuracies are then those of the rows of the chunk just added (earlier
-    chunks are not kept), each left out of the full counts.
+    :meth:`partial_fit` searches on the first chunk and keeps the structure for later
+    chunks, whose rows are counted (the one-parent families are read from the pair counts,
+    which hold every chunk); a ``UserWarning`` says that :meth:`fit` on all the rows may
+    choose differently (the search's leave-one-out needs every row).
 
     Parameters
     ----------
@@ -167,11 +168,16 @@ class SPTAN(_FamilyLearner):
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
+        if self._keeps_choice("structure_"):
+            self._warn_choice_kept("structure")
+            self._install(stats, self.structure_[:, None])
+            return
         parents, history = super_parent_search(stats, source, self.m, self._laplace(),
                                                self.min_count)
         self.structure_ = parents
         self.search_history_ = history
         self._install(stats, parents[:, None])
+        self._mark_choice()
 
     def _learned_state(self):
         return {"parents": self._parents}

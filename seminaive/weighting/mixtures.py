@@ -96,6 +96,11 @@ class _Mixture(_WeightedAnDE):
         if getattr(self, "_weights_table", None) is not self.table_ or np.shape(start) != (
                 n_par,):
             start = np.full(n_par, 1.0 / n_par)
+        else:
+            warnings.warn(f"{type(self).__name__}.partial_fit learns the weights again from "
+                          "the leave-one-out estimates of this chunk's rows only (starting "
+                          "from the current weights; the counts hold every chunk): fit on all "
+                          "the rows gives other weights", UserWarning, stacklevel=5)
         self._weights_table = self.table_
         self.objective_trace_ = []
         self.n_iter_ = 0
