@@ -701,12 +701,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         return frame.to_numpy()
 
     def _encode_int_matrix(self, matrix, codes):
-        """Code an integer matrix with one lookup table per column (numba, all columns)."""
-        lows, highs = _int_column_ranges(matrix)
+        """Code an integer matrix with one lookup table per column (numba, all columns).
+
+        The tables span each column's known values only: a value outside that range was
+        never seen in training and codes as -1 (missing) in the kernel, so the matrix is
+        read once."""
         cats = [np.asarray(self._category_index(c), dtype=np.int64)
                 for c in range(matrix.shape[1])]
-        lows = np.minimum(lows, [c.min() if c.size else 0 for c in cats])
-        highs = np.maximum(highs, [c.max() if c.size else 0 for c in cats])
+        lows = np.array([c.min() if c.size else 0 for c in cats], dtype=np.int64)
+        highs = np.array([c.max() if c.size else 0 for c in cats], dtype=np.int64)
         spans = highs - lows + 1
         if spans.sum() > 1 << 26:  # values too spread out for lookup tables
             return False
