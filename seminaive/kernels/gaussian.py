@@ -260,6 +260,26 @@ def loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, out
         out[i] = math.log(max(hi - lo, 0.1 * sd))
 
 
+@njit(cache=True, inline="always")
+def pooled_without_row(sums, start, k, h, v, floor_ratio):
+    """The class-pooled moments of a numeric child (class-level block from cell ``start``)
+    with amount ``h`` of a row of value ``v`` removed: (weight, sum, sum of squares, mean,
+    variance floor, pooled variance), as :meth:`seminaive.tables.MomentTable.estimates`
+    computes the pooled fallback and the floor (0.01 sd)^2 from them."""
+    n_all = -h
+    s1_all = -h * v
+    s2_all = -h * v * v
+    for yy in range(k):
+        base = (start + yy) * 3
+        n_all += sums[base]
+        s1_all += sums[base + 1]
+        s2_all += sums[base + 2]
+    mu_all = s1_all / n_all if n_all > 0 else 0.0
+    var_all = max(s2_all / n_all - mu_all * mu_all, 0.0) if n_all > 0 else 0.0
+    floor = floor_ratio * floor_ratio * var_all if var_all > 0 else 1.0
+    return n_all, s1_all, s2_all, mu_all, floor, max(var_all, floor)
+
+
 @njit(cache=True)
 def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
                   moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var):
@@ -278,19 +298,9 @@ def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, 
         if math.isnan(v):
             continue
         start = moment_start[0, j]
-        n_all = -h
-        s1_all = -h * v
-        s2_all = -h * v * v
-        for yy in range(k):
-            base = (start + yy) * 3
-            n_all += sums[base]
-            s1_all += sums[base + 1]
-            s2_all += sums[base + 2]
-        mu_all = s1_all / n_all if n_all > 0 else 0.0
-        var_all = max(s2_all / n_all - mu_all * mu_all, 0.0) if n_all > 0 else 0.0
-        fl = floor_ratio * floor_ratio * var_all if var_all > 0 else 1.0
+        n_all, s1_all, s2_all, mu_all, fl, pooled_var = pooled_without_row(
+            sums, start, k, h, v, floor_ratio)
         floor[j] = fl
-        pooled_var = max(var_all, fl)
         for yy in range(k):
             rm = h if yy == yt else 0.0
             base = (start + yy) * 3

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.gaussian import pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal, family_sums
@@ -63,18 +64,8 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
     it), as :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments
     with the row removed: ``est_mean[L, y]``, ``est_var[L, y]``."""
     first = cells[0]
-    n_all = -u
-    s1_all = -u * v
-    s2_all = -u * v * v
-    for yy in range(k):
-        base = (first + yy) * 3
-        n_all += sums[base]
-        s1_all += sums[base + 1]
-        s2_all += sums[base + 2]
-    mu_all = s1_all / n_all if n_all > 0 else 0.0
-    var_all = max(s2_all / n_all - mu_all * mu_all, 0.0) if n_all > 0 else 0.0
-    floor = floor_ratio * floor_ratio * var_all if var_all > 0 else 1.0
-    pooled_var = max(var_all, floor)
+    n_all, s1_all, s2_all, mu_all, floor, pooled_var = pooled_without_row(
+        sums, first, k, u, v, floor_ratio)
     # the usable prefix
     level = 0
     cell = 0
