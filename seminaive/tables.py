@@ -557,7 +557,10 @@ class FrequencyTable(_CountTable):
                 where.append((g, p, rest))
         if len(seeds) != len(trees):
             raise ValueError(f"{len(trees)} seeds needed, got {len(seeds)}")
-        estimates = hdp_forest(trees, n_iter=n_iter, burn_in=burn_in, tying=tying, seeds=seeds)
+        budget = None if self.max_table_bytes is None else (
+            int(self.max_table_bytes) - self.counts.nbytes)
+        estimates = hdp_forest(trees, n_iter=n_iter, burn_in=burn_in, tying=tying, seeds=seeds,
+                               max_bytes=budget)
         for (g, p, rest), est, (_, dims) in zip(where, estimates, trees, strict=True):
             d = int(self.orders[g])
             members = self.members(g)

@@ -224,7 +224,8 @@ def test_hdp_parameters_are_checked():
 @pytest.fixture(scope="module")
 def chess():
     X, y = load_kr_vs_kp()
-    return X.iloc[:800], y.iloc[:800]
+    rows = np.arange(0, len(X), 4)  # both classes (the file is sorted by class)
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
 
 
 def test_kdb_hdp_same_random_state_same_model(chess):
@@ -401,3 +402,25 @@ def test_ande_hdp_refuses_what_it_does_not_support(chess):
                   AnDE(n=1, smoothing="hdp", numeric="gaussian")):
         with pytest.raises(ValueError, match="smoothing"):
             model.fit(X.iloc[:50], y.iloc[:50])
+
+
+def test_hdp_memory_is_estimated_and_refused_before_allocating(chess):
+    """The sampler's dense trees are estimated (hdp_bytes) and refused with the budget's
+    error before any allocation, as the count tables are."""
+    from seminaive.exceptions import TableTooLargeError
+
+    X, y = chess
+    model = KDB(k=5, smoothing="hdp", n_iter=5).fit(X, y)
+    trees, _, _ = model._hdp_tree_counts()
+    need = hdp.hdp_bytes(trees)
+    assert need >= 24 * sum(int(hdp.tree_levels(d).sum()) * c.shape[1] for c, d in trees)
+    with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
+        hdp.hdp_forest(trees, n_iter=2, burn_in=0, seeds=np.arange(len(trees)),
+                       max_bytes=need - 1)
+    hdp.hdp_forest(trees, n_iter=2, burn_in=0, seeds=np.arange(len(trees)), max_bytes=need)
+    used = model.table_.counts.nbytes + model._family_table.counts.nbytes
+    budget = 2 * used
+    assert need > budget - used  # the counts fit the budget, the trees do not
+    KDB(k=5, max_table_bytes=budget).fit(X, y)
+    with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
+        KDB(k=5, smoothing="hdp", n_iter=5, max_table_bytes=budget).fit(X, y)

@@ -44,9 +44,12 @@ it).  The reference implementation's single-precision cache errs by more for n >
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 from scipy.special import zeta
+
+from ..exceptions import TableTooLargeError
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)
 STIRLING_EXACT = 2048
@@ -561,8 +564,18 @@ def tree_levels(dims):
     return np.concatenate([[1], np.cumprod(np.asarray(dims, dtype=np.int64))]).astype(np.int64)
 
 
+def hdp_bytes(trees, n_threads=None):
+    """Bytes the sampler of :func:`hdp_forest` needs for ``trees`` (list of (counts, dims)),
+    without allocating: the estimates of every node of every tree (kept three times: the
+    sampler's output, the learner's copy and its logarithm) and the working arrays of the
+    largest trees sampled at the same time (about 48 bytes per node and value)."""
+    threads = numba.get_num_threads() if n_threads is None else n_threads
+    cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
+    return 24 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
+
+
 def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentration=True,
-               concentration=CONCENTRATION_START):
+               concentration=CONCENTRATION_START, max_bytes=None):
     """HDP estimates of a list of trees.
 
     Parameters
@@ -579,6 +592,9 @@ def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentra
     seeds : array of uint64, one per tree
     sample_concentration : bool
         False keeps every concentration at ``concentration``.
+    max_bytes : int, optional
+        Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
+        :func:`hdp_bytes` exceeds it.
 
     Returns
     -------
@@ -590,6 +606,14 @@ def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentra
         raise ValueError(f"tying={tying!r}: use one of {TYING}")
     if not trees:
         return []
+    need = hdp_bytes(trees)
+    if max_bytes is not None and need > max_bytes:
+        raise TableTooLargeError(
+            f"the hierarchical Dirichlet process estimates of {len(trees)} tables would need "
+            f"{need / 2**30:.1f} GiB (every node of every tree, dense), more than the "
+            f"{max(max_bytes, 0) / 2**30:.1f} GiB left of max_table_bytes: use fewer parents "
+            "(a smaller k or n), fewer intervals per numeric attribute, "
+            "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
     depths = np.array([len(d) for _, d in trees], dtype=np.int64)
     width = max(int(depths.max()), 1)
     dims = np.ones((len(trees), width), dtype=np.int64)

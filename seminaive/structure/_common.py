@@ -291,8 +291,15 @@ class _FamilyLearner(_StructureBase):
         offsets = np.concatenate([[0], np.cumsum([r * v for r, v in zip(rows, sizes,
                                                                           strict=True)])])
         if loaded is None:
+            budget = None
+            if self.max_table_bytes is not None:
+                family = getattr(self, "_family_table", None)
+                used = self.table_.counts.nbytes + (0 if family is None
+                                                    else family.counts.nbytes)
+                budget = int(self.max_table_bytes) - used
             estimates = hdp_forest(trees, n_iter=int(self.n_iter), burn_in=self._hdp_burn_in(),
-                                   tying=self.tying, seeds=self._hdp_seeds(len(trees)))
+                                   tying=self.tying, seeds=self._hdp_seeds(len(trees)),
+                                   max_bytes=budget)
             flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
         else:
             flat = np.asarray(loaded)
