@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from .ande import A2DE, AODE, NaiveBayes
-from .datasets import load, load_kr_vs_kp
+from .datasets import load, load_kr_vs_kp, read_arff
 from .evaluation import comparisons, findings, report, runner
 from .evaluation.learners import get_learner
 from .evaluation.protocols import PROTOCOLS, make_tasks
@@ -247,7 +247,7 @@ def predict_command(args):
         model = load_model(args.model)
         if not os.path.exists(args.data):
             raise InputError(f"no such file: {args.data}")
-        source = load(args.data)[0] if _is_arff(args.data) else args.data
+        source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
         n = predict_stream(model, source, args.output, proba=not args.no_proba,
                            chunk_rows=args.chunk_rows, progress=not args.quiet)
     except (InputError, ModelFileError, ValueError, FileNotFoundError) as err:

@@ -53,7 +53,7 @@ def test_fit_predict_inspect_round_trip(files, capsys):
     assert "smoothing='hdp'" in text and "Tables:" in text
 
 
-def test_fit_with_a_learner_key_and_arff(files, tmp_path):
+def test_fit_with_a_learner_key_and_arff(files, tmp_path, monkeypatch):
     root, frame = files
     arff = tmp_path / "train.arff"
     lines = ["@relation chess"]
@@ -72,6 +72,13 @@ def test_fit_with_a_learner_key_and_arff(files, tmp_path):
     X, y = frame.drop(columns="label"), frame["label"]
     np.testing.assert_allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X),
                                atol=1e-12)
+    # rows to predict from ARFF, their class unknown ("?"), by a relative path
+    unknown = arff.read_text().replace(",won\n", ",?\n").replace(",nowin\n", ",?\n")
+    (tmp_path / "new.arff").write_text(unknown)
+    monkeypatch.chdir(tmp_path)
+    assert main(["predict", "aode.npz", "new.arff", "-o", "preds.csv", "--quiet"]) == 0
+    preds = pd.read_csv(tmp_path / "preds.csv")
+    assert (preds["prediction"] == model.predict(X)).all()
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -221,8 +221,9 @@ def read_arff(path, target=None):
     ----------
     path : str or Path
         ``.arff`` file (``.arff.gz`` is decompressed).
-    target : str, optional
-        Name of the class attribute; default the last attribute.
+    target : str or False, optional
+        Name of the class attribute; default the last attribute.  ``False``: no target,
+        return every attribute as one frame (e.g. rows to predict, whose class may be ``?``).
 
     Returns
     -------
@@ -231,7 +232,7 @@ def read_arff(path, target=None):
         numeric (``numeric``/``real``/``integer``) as float64, ``string`` and ``date`` as
         object columns of the text; ``?`` is missing (NaN).
     y : Series
-        The target column, named after its attribute.
+        The target column, named after its attribute (not returned with ``target=False``).
 
     Raises
     ------
@@ -306,6 +307,8 @@ def read_arff(path, target=None):
                             path)
                for j, (name, kind, declared) in enumerate(attributes)]
     X = pd.DataFrame({column.name: column for column in columns})
+    if target is False:
+        return X
     return _split_target(X, target, str(path))
 
 
