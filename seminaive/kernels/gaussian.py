@@ -280,6 +280,22 @@ def pooled_without_row(sums, start, k, h, v, floor_ratio):
     return n_all, s1_all, s2_all, mu_all, floor, max(var_all, floor)
 
 
+@njit(cache=True, inline="always")
+def class_level_without_row(sums, start, yy, rm, v, mu_all, pooled_var, floor):
+    """Class-level (mean, floored variance) of class ``yy`` with amount ``rm`` of a row of
+    value ``v`` removed; a class left with at most one row takes the pooled moments, as
+    :meth:`seminaive.tables.MomentTable.estimates` does."""
+    base = (start + yy) * 3
+    n0 = sums[base] - rm
+    if n0 > 1:
+        m0 = (sums[base + 1] - rm * v) / n0
+        v0 = max((sums[base + 2] - rm * v * v) / n0 - m0 * m0, 0.0)
+    else:
+        m0 = mu_all
+        v0 = pooled_var
+    return m0, max(v0, floor)
+
+
 @njit(cache=True)
 def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
                   moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var):
@@ -302,17 +318,8 @@ def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, 
             sums, start, k, h, v, floor_ratio)
         floor[j] = fl
         for yy in range(k):
-            rm = h if yy == yt else 0.0
-            base = (start + yy) * 3
-            n0 = sums[base] - rm
-            if n0 > 1:
-                m0 = (sums[base + 1] - rm * v) / n0
-                v0 = max((sums[base + 2] - rm * v * v) / n0 - m0 * m0, 0.0)
-            else:
-                m0 = mu_all
-                v0 = pooled_var
-            est_mean[0, j, yy] = m0
-            est_var[0, j, yy] = max(v0, fl)
+            est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
+                sums, start, yy, h if yy == yt else 0.0, v, mu_all, pooled_var, fl)
     for g in range(order_first[1], order_first[n_levels]):
         d = orders[g]
         cell = 0

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.gaussian import pooled_without_row
+from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal, family_sums
@@ -83,15 +83,8 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
         level = t + 1
     for yy in range(k):
         rm = u if yy == yr else 0.0
-        base = (first + yy) * 3
-        n0 = sums[base] - rm
-        if n0 > 1:
-            m_prev = (sums[base + 1] - rm * v) / n0
-            v_prev = max((sums[base + 2] - rm * v * v) / n0 - m_prev * m_prev, 0.0)
-        else:
-            m_prev = mu_all
-            v_prev = pooled_var
-        v_prev = max(v_prev, floor)
+        m_prev, v_prev = class_level_without_row(sums, first, yy, rm, v, mu_all, pooled_var,
+                                                 floor)
         est_mean[0, yy] = m_prev
         est_var[0, yy] = v_prev
         cell = 0
