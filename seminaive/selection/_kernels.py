@@ -126,12 +126,13 @@ def _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values, yy, yt, h, m, la
 
 
 @njit(cache=True, inline="always")
-def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, has_missing,
-                  yy, yt, h, k, m, laplace):
-    """LOO log P(x_c | y, x_s): numerator from the union block, denominator the parent count
-    over rows with x_c observed (the parent's own count when c is never missing)."""
+def _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xv, n_child_values,
+                        has_missing, yy, yt, h, k, m, laplace, own):
+    """LOO log P(x_c = xv | y, x_s): numerator from the union block (less the held-out row
+    when ``xv`` is its own value, ``own``), denominator the parent count over rows with x_c
+    observed (the parent's own count when c is never missing), less the row."""
     hy = h if yy == yt else 0.0
-    num = counts[off2 + (cell0 + xc * stride) * k + yy] - hy
+    num = counts[off2 + (cell0 + xv * stride) * k + yy] - (hy if own else 0.0)
     if has_missing:
         den = 0.0
         for v in range(1, n_child_values + 1):
@@ -144,21 +145,20 @@ def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, h
 
 
 @njit(cache=True, inline="always")
+def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, has_missing,
+                  yy, yt, h, k, m, laplace):
+    """LOO log P(x_c | y, x_s) of the held-out row's own value ``xc``."""
+    return _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xc, n_child_values,
+                               has_missing, yy, yt, h, k, m, laplace, True)
+
+
+@njit(cache=True, inline="always")
 def _loo_log_cond_other(counts, parent_off, off2, cell0, stride, xv, n_child_values,
                         has_missing, yy, yt, h, k, m, laplace):
     """LOO log P(x_c = xv | y, x_s) for a value ``xv`` the held-out row does not hold (its
     own value of c is observed): only the denominator loses the row."""
-    hy = h if yy == yt else 0.0
-    num = counts[off2 + (cell0 + xv * stride) * k + yy]
-    if has_missing:
-        den = 0.0
-        for v in range(1, n_child_values + 1):
-            den += counts[off2 + (cell0 + v * stride) * k + yy]
-    else:
-        den = counts[parent_off + yy]
-    den -= hy
-    return log_conditional_estimate(max(num, 0.0), max(den, 0.0), max(n_child_values, 1), m,
-                                    laplace)
+    return _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xv, n_child_values,
+                               has_missing, yy, yt, h, k, m, laplace, False)
 
 
 @njit(cache=True, inline="always")
