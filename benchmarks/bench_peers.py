@@ -1,0 +1,353 @@
+"""seminaive against its peers on the same data in the same run: scikit-bayes, and Petal.
+
+For NB, AODE and A2DE on random Bayesian-network data at 20 and 50 attributes (5 values,
+2 classes), every cell runs in a fresh process and reports fit time, predict time, the
+peak resident memory the fit added and the zero-one loss on a held-out sample:
+
+- **scikit-bayes** (PyPI ``scikit-bayes``, ``skbn.AnDE(n_dependence=n)`` with every column
+  categorical, Laplace ``alpha=1``) against ours (``NaiveBayes`` / ``AODE`` / ``A2DE`` with
+  ``categorical_features="all"``, ``smoothing="laplace"``), both from the same in-memory
+  integer matrix;
+- **Petal**, the C++ research code of Webb et al., only when a built binary is passed with
+  ``--petal PATH`` (not required): the rows are written as Petal's metadata and data text
+  files, Petal is timed end to end (reading its files, learning, classifying the test file)
+  and so are we (``pandas.read_csv`` of the same rows as CSV, fit, predict).
+
+Printed and written to ``docs/performance.md`` (its section between the
+``<!-- bench_peers -->`` markers; the other sections are kept).  Run from the repository
+root::
+
+    python benchmarks/bench_peers.py                 # the full run (a few minutes)
+    python benchmarks/bench_peers.py --quick         # small shapes, a smoke run
+    python benchmarks/bench_peers.py --petal ~/petal/petal
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_peers -->", "<!-- /bench_peers -->")
+LEARNERS = {"NB": 0, "AODE": 1, "A2DE": 2}
+#: Petal's learner names for the three models (override with --petal-learners)
+PETAL_LEARNERS = {"NB": "nb", "AODE": "aode", "A2DE": "a2de"}
+
+
+# --------------------------------------------------------------------------------------------
+# data and measurement (inside a worker process)
+# --------------------------------------------------------------------------------------------
+
+
+def make_data(n_attributes, n_rows, n_test, seed=0):
+    """Training and test rows of one random Bayesian network (5 values, 2 classes)."""
+    from seminaive.datasets import RandomBayesianNetwork
+
+    net = RandomBayesianNetwork(n_attributes=n_attributes, n_values=5, n_classes=2,
+                                max_parents=2, concentration=5.0, random_state=seed)
+    X, y = net.sample(n_rows + n_test, random_state=seed + 1)
+    return X[:n_rows], y[:n_rows], X[n_rows:], y[n_rows:]
+
+
+def peak_rss_mib():
+    """High-water mark of this process's resident memory (MiB)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mib():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mib()
+
+
+def reset_peak():
+    """Reset the peak resident size to the current one (Linux); False if not possible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def model(library, learner, n_attributes):
+    n = LEARNERS[learner]
+    if library == "scikit-bayes":
+        import skbn
+
+        return skbn.AnDE(n_dependence=n, alpha=1.0,
+                         categorical_features=list(range(n_attributes)))
+    from seminaive import AnDE
+
+    return AnDE(n=n, smoothing="laplace", categorical_features="all")
+
+
+def task_memory(spec):
+    """One library, one learner, one shape: warm up, then fit / predict / loss / memory."""
+    X, y, X_te, y_te = make_data(spec["attributes"], spec["rows"], spec["test"])
+    warm = model(spec["library"], spec["learner"], spec["attributes"])
+    warm.fit(X[:500], y[:500])
+    warm.predict(X_te[:100])
+    del warm
+    reset_peak()
+    base = current_rss_mib()
+    est = model(spec["library"], spec["learner"], spec["attributes"])
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    fit_s = time.perf_counter() - t0
+    fit_peak = peak_rss_mib()
+    t0 = time.perf_counter()
+    pred = est.predict(X_te)
+    predict_s = time.perf_counter() - t0
+    return {"fit_s": fit_s, "predict_s": predict_s, "fit_peak_mib": fit_peak - base,
+            "loss": float(np.mean(pred != y_te))}
+
+
+def write_petal_files(directory, X, y, X_te, y_te):
+    """Petal's metadata (``name: v0, v1, ...`` per attribute, ``:class:name: ...``) and
+    comma-separated data files (values by name, class last); returns their paths."""
+    directory = Path(directory)
+    a = X.shape[1]
+    n_values = int(max(X.max(), X_te.max())) + 1
+    classes = int(max(y.max(), y_te.max())) + 1
+    meta = directory / "data.pmeta"
+    lines = [f"a{i}: " + ", ".join(f"v{v}" for v in range(n_values)) for i in range(a)]
+    lines.append(":class:y: " + ", ".join(f"c{c}" for c in range(classes)))
+    meta.write_text("\n".join(lines) + "\n")
+    paths = []
+    for name, rows, labels in (("train", X, y), ("test", X_te, y_te)):
+        path = directory / f"{name}.pdata"
+        cells = np.char.add("v", rows.astype(str))
+        body = np.column_stack([cells, np.char.add("c", labels.astype(str))])
+        np.savetxt(path, body, fmt="%s", delimiter=",")
+        paths.append(path)
+    csvs = []
+    for name, rows, labels in (("train", X, y), ("test", X_te, y_te)):
+        path = directory / f"{name}.csv"
+        header = ",".join([f"a{i}" for i in range(a)] + ["y"])
+        np.savetxt(path, np.column_stack([rows, labels]), fmt="%d", delimiter=",",
+                   header=header, comments="")
+        csvs.append(path)
+    return meta, paths[0], paths[1], csvs[0], csvs[1]
+
+
+def parse_petal_loss(text):
+    """Petal's zero-one loss from its report, or None."""
+    match = re.search(r"0-1 loss[^0-9]*([0-9]*\.?[0-9]+)", text, re.I)
+    return float(match.group(1)) if match else None
+
+
+def task_petal(spec):
+    """Petal end to end on its own files against ours end to end on the same rows as CSV."""
+    import pandas as pd
+
+    X, y, X_te, y_te = make_data(spec["attributes"], spec["rows"], spec["test"])
+    with tempfile.TemporaryDirectory() as tmp:
+        meta, train, test, train_csv, test_csv = write_petal_files(tmp, X, y, X_te, y_te)
+        del X, y, X_te
+        command = [spec["petal"], str(meta), str(train), f"-t{test}",
+                   f"-l{spec['petal_learner']}", *spec["petal_args"]]
+        t0 = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
+        petal_s = time.perf_counter() - t0
+        petal_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        petal_loss = parse_petal_loss(done.stdout + done.stderr)
+        warm = model("seminaive", spec["learner"], spec["attributes"])
+        warm.fit(np.zeros((10, spec["attributes"]), dtype=np.int64), np.arange(10) % 2)
+        reset_peak()
+        base = current_rss_mib()
+        t0 = time.perf_counter()
+        frame = pd.read_csv(train_csv)
+        est = model("seminaive", spec["learner"], spec["attributes"])
+        est.fit(frame.drop(columns="y"), frame["y"])
+        del frame
+        test_frame = pd.read_csv(test_csv)
+        pred = est.predict(test_frame.drop(columns="y"))
+        ours_s = time.perf_counter() - t0
+        ours_peak = peak_rss_mib() - base
+    out = {"petal_s": petal_s, "petal_peak_mib": petal_peak, "petal_loss": petal_loss,
+           "ours_s": ours_s, "ours_peak_mib": ours_peak,
+           "ours_loss": float(np.mean(pred != test_frame["y"].to_numpy()))}
+    if done.returncode != 0 or petal_loss is None:
+        out["petal_error"] = f"exit {done.returncode}: " + " | ".join(
+            (done.stderr or done.stdout).strip().splitlines()[-3:])
+    return out
+
+
+TASKS = {"memory": task_memory, "petal": task_petal}
+
+
+def run_task(spec, timeout):
+    """Run one cell in a fresh process; its JSON result or an error description."""
+    try:
+        done = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+    return {"error": tail[0] if tail else f"exit {done.returncode}"}
+
+
+# --------------------------------------------------------------------------------------------
+# driver
+# --------------------------------------------------------------------------------------------
+
+
+def fmt(value, digits=3):
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small shapes (a smoke run)")
+    parser.add_argument("--rows", type=int, nargs=2, default=(100_000, 50_000),
+                        metavar=("ROWS20", "ROWS50"),
+                        help="training rows at 20 and at 50 attributes")
+    parser.add_argument("--test", type=int, default=20_000, help="held-out rows")
+    parser.add_argument("--petal", default=None, help="path of a built Petal binary")
+    parser.add_argument("--petal-learners", default=",".join(
+        f"{k}={v}" for k, v in PETAL_LEARNERS.items()),
+        help="Petal's learner names, e.g. NB=nb,AODE=aode,A2DE=a2de")
+    parser.add_argument("--petal-args", default="", help="extra arguments for Petal")
+    parser.add_argument("--timeout", type=int, default=3600)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        spec = json.loads(args.worker)
+        print(json.dumps(TASKS[spec["task"]](spec)))
+        return
+    import skbn
+
+    if args.quick:
+        shapes = [(20, 5_000), (50, 2_000)]
+        args.test = min(args.test, 2_000)
+    else:
+        shapes = [(20, args.rows[0]), (50, args.rows[1])]
+    header = ("| attributes | rows | learner | fit s (ours) | fit s (scikit-bayes) | fit ratio | "
+              "predict s (ours) | predict s (scikit-bayes) | predict ratio | "
+              "fit peak MiB (ours) | fit peak MiB (scikit-bayes) | 0-1 loss (ours) | "
+              "0-1 loss (scikit-bayes) |")
+    print(header, flush=True)
+    rows = []
+    for attributes, n_rows in shapes:
+        for learner in LEARNERS:
+            cell = {}
+            for library in ("seminaive", "scikit-bayes"):
+                spec = {"task": "memory", "library": library, "learner": learner,
+                        "attributes": attributes, "rows": n_rows, "test": args.test}
+                cell[library] = run_task(spec, args.timeout)
+            ours, theirs = cell["seminaive"], cell["scikit-bayes"]
+            row = [attributes, f"{n_rows:,}", learner]
+            if "error" in ours or "error" in theirs:
+                row += [ours.get("error", "-"), theirs.get("error", "-")] + ["-"] * 9
+            else:
+                row += [fmt(ours["fit_s"]), fmt(theirs["fit_s"]),
+                        f"{theirs['fit_s'] / ours['fit_s']:.1f}x", fmt(ours["predict_s"]),
+                        fmt(theirs["predict_s"]),
+                        f"{theirs['predict_s'] / ours['predict_s']:.1f}x",
+                        fmt(ours["fit_peak_mib"], 0), fmt(theirs["fit_peak_mib"], 0),
+                        fmt(ours["loss"], 4), fmt(theirs["loss"], 4)]
+            rows.append(row)
+            print("| " + " | ".join(str(v) for v in row) + " |", flush=True)
+    petal_rows = []
+    if args.petal:
+        names = dict(item.split("=", 1) for item in args.petal_learners.split(",") if item)
+        petal_header = ("| attributes | rows | learner | end to end s (ours) | "
+                        "end to end s (Petal) | ratio | peak MiB (ours) | peak MiB (Petal) | "
+                        "0-1 loss (ours) | 0-1 loss (Petal) |")
+        print(petal_header, flush=True)
+        for attributes, n_rows in shapes:
+            for learner in LEARNERS:
+                spec = {"task": "petal", "learner": learner, "attributes": attributes,
+                        "rows": n_rows, "test": args.test,
+                        "petal": str(Path(args.petal).expanduser().resolve()),
+                        "petal_learner": names[learner], "petal_args": args.petal_args.split()}
+                res = run_task(spec, args.timeout)
+                row = [attributes, f"{n_rows:,}", learner]
+                if "error" in res:
+                    row += [res["error"]] + ["-"] * 6
+                else:
+                    row += [fmt(res["ours_s"]), fmt(res["petal_s"]),
+                            f"{res['petal_s'] / res['ours_s']:.1f}x",
+                            fmt(res["ours_peak_mib"], 0), fmt(res["petal_peak_mib"], 0),
+                            fmt(res["ours_loss"], 4), fmt(res["petal_loss"], 4)]
+                    if "petal_error" in res:
+                        print(f"# Petal: {res['petal_error']}", flush=True)
+                petal_rows.append(row)
+                print("| " + " | ".join(str(v) for v in row) + " |", flush=True)
+    write(args, header, rows, petal_rows, skbn)
+
+
+def write(args, header, rows, petal_rows, skbn):
+    from seminaive._atomic import atomic_write_text
+
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [MARK[0], "## Peers on the same data: scikit-bayes and Petal", "",
+             f"Written by `benchmarks/bench_peers.py` on {datetime.date.today().isoformat()}: "
+             f"{platform.machine()}, {os.cpu_count()} cores, Python "
+             f"{platform.python_version()}, scikit-bayes "
+             f"{getattr(skbn, '__version__', '?')}; load average at the end {load}.", "",
+             "Random Bayesian-network data (5 values, 2 classes, at most 2 attribute parents, "
+             f"Dirichlet 5), {args.test:,} held-out rows.  Both libraries get the same integer "
+             "matrix with every column categorical and Laplace smoothing (scikit-bayes "
+             "`AnDE(n_dependence=n, alpha=1)`, ours `AnDE(n, smoothing=\"laplace\")`).  "
+             "Each cell is a fresh process, warmed up on 500 rows (compilation, imports); "
+             "fit peak MiB is the resident memory the fit added to the warmed-up process.  "
+             "Ratios are scikit-bayes's time over ours, same run.", "",
+             header, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    lines.append("")
+    if petal_rows:
+        lines += ["Petal (`--petal`): end to end on its own text files (read, learn, classify "
+                  "the test file) against ours end to end on the same rows as CSV "
+                  "(`pandas.read_csv`, fit, predict); peak MiB is Petal's whole process and "
+                  "the memory our route added.  Ratio: Petal's time over ours.", "",
+                  "| attributes | rows | learner | end to end s (ours) | end to end s (Petal) "
+                  "| ratio | peak MiB (ours) | peak MiB (Petal) | 0-1 loss (ours) | "
+                  "0-1 loss (Petal) |",
+                  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in petal_rows]
+    else:
+        lines.append("Petal is not built on this machine (pass `--petal PATH` to add its "
+                     "rows).")
+    lines += ["", MARK[1]]
+    section = "\n".join(lines)
+    out = Path(args.out)
+    text = out.read_text() if out.exists() else "# Performance\n"
+    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
+        text.rstrip("\n") + "\n\n" + section + "\n")
+    atomic_write_text(out, text)
+    print(f"# wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
