@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import persistence, streaming
 from ._docs import fill_doc
-from .exceptions import InputError, ModelFileError
+from .exceptions import InputError, ModelFileError, warn_user
 from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .preprocessing.encoder import AttributeEncoder, as_frame
@@ -326,10 +326,10 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self._chosen_in = getattr(self, "_fit_token", None)
 
     def _warn_choice_kept(self, what):
-        warnings.warn(f"{type(self).__name__}.partial_fit keeps the {what} chosen on the "
+        warn_user(f"{type(self).__name__}.partial_fit keeps the {what} chosen on the "
                       "first chunk (the counts hold every chunk); fit on all the rows may "
                       "choose differently: call fit (or fit_stream) on all of them to choose "
-                      "again", UserWarning, stacklevel=4)
+                      "again", UserWarning)
 
     def _forget_fit(self):
         """Drop what an earlier fit learnt (the next count starts a new model)."""

@@ -1,4 +1,44 @@
-"""Exceptions raised by seminaive, each naming what was wrong and what to do."""
+"""Exceptions raised by seminaive, each naming what was wrong and what to do; and
+:func:`warn_user`, which attributes a warning to the user's own line."""
+
+import os
+import sys
+import warnings
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """Issue a warning attributed to the first calling frame outside seminaive.
+
+    A fixed ``stacklevel`` points into the library whenever the call path changes (a
+    ``partial_fit`` reached through ``fit_stream``, a subclass, a Dask fit); this walks the
+    stack instead, as ``skip_file_prefixes`` does on Python 3.12, so that the warning names
+    the line of the user's code (or of the first other library on the way) that called
+    seminaive.
+
+    Parameters
+    ----------
+    message : str
+        The warning's text.
+    category : type of Warning, default=UserWarning
+        The warning's class.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_user("something to know")
+    >>> caught[0].filename.startswith(_PACKAGE_DIR)
+    False
+    """
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class SeminaiveError(Exception):

@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError, InputTypeError, warn_user
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 from .validation import check_sample_weight
 
@@ -105,12 +105,12 @@ def check_feature_names(fitted_names, frame, owner):
     if fitted_names is None and given is None:
         return
     if fitted_names is not None and given is None:
-        warnings.warn(f"X does not have valid feature names, but {owner} was fitted with "
-                      "feature names", UserWarning, stacklevel=4)
+        warn_user(f"X does not have valid feature names, but {owner} was fitted with "
+                      "feature names", UserWarning)
         return
     if fitted_names is None:
-        warnings.warn(f"X has feature names, but {owner} was fitted without feature names",
-                      UserWarning, stacklevel=4)
+        warn_user(f"X has feature names, but {owner} was fitted without feature names",
+                      UserWarning)
         return
     if len(given) == len(fitted_names) and np.all(given == fitted_names):
         return

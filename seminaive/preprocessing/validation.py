@@ -5,14 +5,13 @@ do.  Estimators, streamed fits and Dask fits all validate through these function
 target or weight column gets the same message whichever way the data arrives.
 """
 
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 
-from ..exceptions import InputError
+from ..exceptions import InputError, warn_user
 
 
 def check_target(y, n_rows, owner="This estimator"):
@@ -43,9 +42,9 @@ def check_target(y, n_rows, owner="This estimator"):
         y = y.iloc[:, 0]
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+        warn_user("A column-vector y was passed when a 1d array was expected. Please "
                       "change the shape of y to (n_samples, ), for example using ravel().",
-                      DataConversionWarning, stacklevel=3)
+                      DataConversionWarning)
         arr = arr.ravel()
     if arr.ndim != 1:
         raise InputError(f"y should be a 1d array, got an array of shape {arr.shape} instead: "

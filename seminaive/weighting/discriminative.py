@@ -15,7 +15,6 @@ for ALR).  Objective and gradient are one pass over the training source
 
 import numbers
 import operator
-import warnings
 
 import numpy as np
 from numba import get_num_threads
@@ -24,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from ..exceptions import warn_user
 from . import _discriminative_kernels as dk
 
 #: default budget of the rows' weighted terms kept between optimiser iterations
@@ -61,9 +61,9 @@ class _Discriminative(_BaseAnDE):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         if hasattr(self, "coef_"):
-            warnings.warn(f"{type(self).__name__}.partial_fit re-learns the weights from this "
+            warn_user(f"{type(self).__name__}.partial_fit re-learns the weights from this "
                           "chunk only (the counts hold every chunk): the model differs from "
-                          "fit on all the rows", UserWarning, stacklevel=2)
+                          "fit on all the rows", UserWarning)
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
     partial_fit.__doc__ = _BaseAnDE.partial_fit.__doc__
@@ -181,9 +181,9 @@ class _Discriminative(_BaseAnDE):
         self.n_iter_ = int(result.nit)
         self.objective_ = float(result.fun)
         if result.status != 0:
-            warnings.warn(f"{type(self).__name__}: L-BFGS stopped without converging after "
+            warn_user(f"{type(self).__name__}: L-BFGS stopped without converging after "
                           f"{self.n_iter_} iterations ({result.message}); raise max_iter or "
-                          f"tol, or scale l2", ConvergenceWarning, stacklevel=3)
+                          f"tol, or scale l2", ConvergenceWarning)
 
     def _scores(self, X):
         codes = np.ascontiguousarray(self._storage_codes(X))

@@ -31,7 +31,6 @@ training source, memory bounded by a chunk (or by ``loo_cache_bytes`` when cachi
 """
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq, minimize
@@ -40,6 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from ..exceptions import warn_user
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from ._kernels import STAT_LMD, STAT_LMG
 from .loo import Evaluator, LeaveOneOut
@@ -97,10 +97,10 @@ class _Mixture(_WeightedAnDE):
                 n_par,):
             start = np.full(n_par, 1.0 / n_par)
         else:
-            warnings.warn(f"{type(self).__name__}.partial_fit learns the weights again from "
+            warn_user(f"{type(self).__name__}.partial_fit learns the weights again from "
                           "the leave-one-out estimates of this chunk's rows only (starting "
                           "from the current weights; the counts hold every chunk): fit on all "
-                          "the rows gives other weights", UserWarning, stacklevel=5)
+                          "the rows gives other weights", UserWarning)
         self._weights_table = self.table_
         self.objective_trace_ = []
         self.n_iter_ = 0
@@ -344,18 +344,17 @@ class MAPLMG(_Mixture):
                                    "gtol": self.tol})
         self.n_iter_ = int(result.nit)
         if not result.success:
-            warnings.warn(f"{type(self).__name__}: L-BFGS-B stopped without converging "
+            warn_user(f"{type(self).__name__}: L-BFGS-B stopped without converging "
                           f"after {self.n_iter_} iterations ({result.message}); raise "
-                          "max_iter or tol", ConvergenceWarning, stacklevel=4)
+                          "max_iter or tol", ConvergenceWarning)
         theta = result.x
         return np.exp(theta - logsumexp(theta))
 
 
 def _warn_not_converged(model):
-    warnings.warn(f"{type(model).__name__}: EM stopped at max_iter={model.max_iter} without "
+    warn_user(f"{type(model).__name__}: EM stopped at max_iter={model.max_iter} without "
                   f"converging (the last iteration raised the log posterior by more than "
-                  f"tol={model.tol} per row); raise max_iter or tol", ConvergenceWarning,
-                  stacklevel=5)
+                  f"tol={model.tol} per row); raise max_iter or tol", ConvergenceWarning)
 
 
 def lmg_log_posterior(evaluate, alpha):
