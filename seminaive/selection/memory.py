@@ -86,8 +86,8 @@ def new_table(est, n_values, n_classes):
         raise TableTooLargeError(
             f"memory='select': even the tables of A{n - 1}DE that selective A{n}DE keeps "
             f"(every combination of up to {n} attributes, for the parents' joints and the "
-            f"cascade) would need {_format_bytes(lower)}, more than max_table_bytes="
-            f"{_format_bytes(budget)}; A{n}DE would need {_format_bytes(full)}. Use a smaller "
+            f"cascade) would need {_format_bytes(lower)} ({lower} bytes), more than "
+            f"max_table_bytes={_format_bytes(budget)}; A{n}DE would need {_format_bytes(full)}. Use a smaller "
             "n, fewer attributes or values, or raise max_table_bytes.")
     return FrequencyTable(n_values, n_classes, n + 1, budget, parents=[])
 
@@ -134,8 +134,9 @@ def learn(est, source):
             raise TableTooLargeError(
                 f"memory='select': max_table_bytes={_format_bytes(est.max_table_bytes)} "
                 f"holds the tables of A{n - 1}DE but not those of one combination of {n} "
-                f"parents ({_format_bytes(need['total'])} with the {n} most informative "
-                f"attributes). Use a smaller n or raise max_table_bytes.")
+                f"parents ({_format_bytes(need['total'])}, {need['total']} bytes, with the "
+                f"{n} most informative attributes). Use a smaller n or raise "
+                "max_table_bytes.")
         table = _second_pass(table, np.sort(est.ranking_[:m]), n, est.max_table_bytes,
                              source)
         est.table_ = table
