@@ -196,10 +196,15 @@ def write(args, header, rows, splits, X, full, budget_rows, held_cells, held_cou
              f"{load1} (other jobs share the machine: timings are noisy, losses and bytes "
              "are not).", "",
              f"satimage ({X.shape[0]} rows, {X.shape[1]} attributes, MDL discretisation "
-             f"fitted on each training fold), stratified {len(splits)}-fold cross-validation "
-             "(shuffled, seed 0; the same folds for every model).  A3DE on it would need "
-             f"{full['total'] / GIB:.0f} GiB of tables ({full['counts'] / GIB:.1f} GiB of "
-             "counts) and is refused by the default `max_table_bytes` (4 GiB).  "
+             "fitted on each training fold), "
+             + ("the first fold of a stratified 2-fold split (quick run, budgets between "
+                "the selective and the full tables).  " if args.quick else
+                f"stratified {len(splits)}-fold cross-validation (shuffled, seed 0; the same "
+                "folds for every model).  ")
+             + f"A3DE on it would need {full['total'] / MIB:,.0f} MiB of tables "
+             f"({full['counts'] / MIB:,.0f} MiB of counts)"
+             + ("." if args.quick else
+                " and is refused by the default `max_table_bytes` (4 GiB).") + "  "
              "`AnDE(n, memory=\"select\")` (Chen et al. 2017) keeps the tables of A(n-1)DE "
              "(for the parents' joints and the cascade) and draws its parent combinations "
              "from the attributes of highest mutual information with the class, as many as "
@@ -211,9 +216,10 @@ def write(args, header, rows, splits, X, full, budget_rows, held_cells, held_cou
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["", f"Parents a selective A3DE would hold in larger budgets (estimates from the "
               f"last fold's ranking, nothing allocated): {budgets}.  Every parent triple "
-              "brings about 30 order-4 children, each a dense block of about 14^4 cells x 6 "
-              "classes counted and five times that in counts plus log tables, while the "
-              "tables of A2DE that the cascade needs take most of the default budget.", "",
+              f"brings {X.shape[1] - 3} order-4 children, each a dense block (about 13^4 "
+              "cells x 6 classes on satimage) stored as counts and as four "
+              "log-conditionals, while the tables of A2DE that the cascade needs take most "
+              "of the budget.", "",
               f"Sparse storage (measured, not implemented): the rows fill "
               f"{100 * held_cells:.2f}% of the cells of the order-4 blocks the selective "
               f"A3DE holds ({100 * held_counts:.3f}% of their cell-class counts are "
