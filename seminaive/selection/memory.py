@@ -87,8 +87,9 @@ def new_table(est, n_values, n_classes):
             f"memory='select': even the tables of A{n - 1}DE that selective A{n}DE keeps "
             f"(every combination of up to {n} attributes, for the parents' joints and the "
             f"cascade) would need {_format_bytes(lower)} ({lower} bytes), more than "
-            f"max_table_bytes={_format_bytes(budget)}; A{n}DE would need {_format_bytes(full)}. Use a smaller "
-            "n, fewer attributes or values, or raise max_table_bytes.")
+            f"max_table_bytes={_format_bytes(budget)}; A{n}DE would need "
+            f"{_format_bytes(full)}. Use a smaller n, fewer attributes or values, or raise "
+            "max_table_bytes.")
     return FrequencyTable(n_values, n_classes, n + 1, budget, parents=[])
 
 
