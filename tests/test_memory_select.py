@@ -171,6 +171,21 @@ def test_fit_stream_equals_fit():
     assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
 
 
+def test_one_shot_stream_cannot_make_the_second_pass():
+    from seminaive import InputError
+
+    X, y = make_data(150, seed=9)
+    frame = X.assign(cls=y)
+    model = forced()
+    with pytest.raises(InputError, match="another pass"):
+        model.fit_stream(iter([frame.iloc[:50], frame.iloc[50:]]), target="cls")
+    assert not hasattr(model, "table_")
+    # a budget that holds the full model needs no second pass
+    full = AnDE(n=2, memory="select").fit_stream(iter([frame.iloc[:50], frame.iloc[50:]]),
+                                                 target="cls")
+    assert_array_equal(full.parents_, np.arange(N_VALUES.size))
+
+
 def test_dask_equals_fit():
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")

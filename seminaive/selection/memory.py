@@ -138,8 +138,12 @@ def learn(est, source):
                 f"parents ({_format_bytes(need['total'])}, {need['total']} bytes, with the "
                 f"{n} most informative attributes). Use a smaller n or raise "
                 "max_table_bytes.")
-        table = _second_pass(table, np.sort(est.ranking_[:m]), n, est.max_table_bytes,
-                             source)
+        try:
+            table = _second_pass(table, np.sort(est.ranking_[:m]), n, est.max_table_bytes,
+                                 source)
+        except BaseException:
+            est._forget_fit()  # no half-learnt model (only the first pass counted)
+            raise
         est.table_ = table
     _set_fitted(est)
     est._mark_choice()
