@@ -92,6 +92,18 @@ max_table_bytes : int or None, default=4 GiB
     The exact size of the tables is computed before anything is allocated; a model that
     would need more memory is refused with the estimate and what to change.  None: no
     limit.""",
+    "memory": """\
+memory : {"refuse", "select"}, default="refuse"
+    What to do when the tables for n would exceed ``max_table_bytes``.  ``"refuse"``: raise
+    :class:`~seminaive.exceptions.TableTooLargeError` before allocating.  ``"select"``: the
+    memory-constrained selective AnDE of Chen et al. (2017), in two passes over the data:
+    the first counts every combination of up to n attributes (the tables of A(n-1)DE,
+    kept for the parents' joints and the cascade) and ranks the attributes by their mutual
+    information with the class; the parents are then the most informative attributes, as
+    many as the budget holds (the exact size of the selective tables, computed before
+    allocating), and the second pass counts the children of their combinations of n (every
+    attribute is a child).  The full AnDE is learnt unchanged when it fits.  Takes
+    ``weights=None``, ``numeric="discretize"`` and m-estimate or Laplace smoothing.""",
     "random_state": """\
 random_state : int, RandomState instance or None, default=None
     Seeds the sampling of rows on which cut points are computed (and any other random
@@ -302,6 +314,9 @@ GROUPS = {
                              "max_table_bytes", "random_state"),
     # the selected structure of every selection learner
     "selection_attributes": ("n_", "parents_", "children_", "parent_weights_"),
+    # AnDE(memory="select")
+    "memory_attributes": ("memory_parents_", "memory_mutual_information_", "memory_ranking_",
+                          "table_bytes_"),
     # the nested (r, s) space of ASAODE, SAODE, SWAODE and SelectiveAnDE
     "nested_attributes": ("mutual_information_", "ranking_", "n_parents_", "n_children_",
                           "loo_loss_nested"),
@@ -353,6 +368,23 @@ n_ : int
     "parents_": """\
 parents_ : ndarray of int
     Attributes that may act as (members of) super-parents.""",
+    "memory_parents_": """\
+parents_ : ndarray of int
+    The attributes whose combinations of n are the parents, in increasing order (every
+    attribute when the full model fits; only with ``memory="select"``).""",
+    "memory_mutual_information_": """\
+mutual_information_ : ndarray of shape (n_features,)
+    I(X_i; Y) of each attribute, from the first pass's counts (only with
+    ``memory="select"``).""",
+    "memory_ranking_": """\
+ranking_ : ndarray of int
+    Attributes by decreasing mutual information, ties by column order: ``parents_`` are
+    its first ``len(parents_)`` entries (only with ``memory="select"``).""",
+    "table_bytes_": """\
+table_bytes_ : int
+    Exact bytes of the tables of the model learnt (counts, log tables and index, as
+    :func:`seminaive.estimate_table_bytes` computes them): at most ``max_table_bytes``
+    (only with ``memory="select"``).""",
     "children_": """\
 children_ : ndarray of int
     Attributes used as children.""",
@@ -425,6 +457,10 @@ naive Bayesian classification. *Machine Learning* 86(2), 233-272.""",
     "webb2005": """\
 Webb, G. I., Boughton, J. R. & Wang, Z. (2005). Not so naive Bayes: aggregating
 one-dependence estimators. *Machine Learning* 58(1), 5-24.""",
+    "chen2017": """\
+Chen, S., Martínez, A. M., Webb, G. I. & Wang, L. (2017). Selective AnDE for large data
+learning: a low-bias memory constrained approach. *Knowledge and Information Systems*
+50.""",
     "chen2014": """\
 Chen, S., Martínez, A. M., Webb, G. I. & Wang, L. (2014). Highly scalable attribute
 selection for averaged one-dependence estimators. *PAKDD 2014*, LNCS 8444, 86-97.""",

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._docs import fill_doc
 from .base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
-from .selection import auto
+from .selection import auto, memory
 from .weighting.information import _InformationWeighted
 
 _HDP_KEY = "hdp_log_conditional"
@@ -52,6 +52,7 @@ class AnDE(_InformationWeighted):
     {weights}
     {numeric}
     {hdp_parameters}
+    {memory}
 
     Attributes
     ----------
@@ -60,6 +61,7 @@ class AnDE(_InformationWeighted):
         The learnt sub-model weights (only when ``weights`` is given).
     n_ : int
         The chosen parent order (only with ``n="auto"``).
+    {memory_attributes}
 
     See Also
     --------
@@ -71,6 +73,8 @@ class AnDE(_InformationWeighted):
     {webb2012}
 
     {petitjean2018}
+
+    {chen2017}
 
     Examples
     --------
@@ -87,7 +91,8 @@ class AnDE(_InformationWeighted):
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
-                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
+                 numeric="discretize", n_iter=1000, burn_in=None, tying="level",
+                 memory="refuse"):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
@@ -118,7 +123,13 @@ class AnDE(_InformationWeighted):
     def _check_params(self):
         if _is_auto(self):
             auto.check_params(self)
+        memory.check_params(self)
         super()._check_params()
+
+    def _new_table(self, n_values, n_classes):
+        if memory.selecting(self):
+            return memory.new_table(self, n_values, n_classes)
+        return super()._new_table(n_values, n_classes)
 
     def _learn_from_counts(self, source):
         if _is_auto(self):
@@ -128,6 +139,8 @@ class AnDE(_InformationWeighted):
             auto.learn(self, source)
             self._mark_choice()
         else:
+            if memory.selecting(self):
+                memory.learn(self, source)
             if self.smoothing == "hdp":
                 self._install_hdp()
             super()._learn_from_counts(source)
@@ -143,6 +156,8 @@ class AnDE(_InformationWeighted):
         state = super()._learned_state()
         if self.smoothing == "hdp":
             state[_HDP_KEY] = self.table_.hdp_conditional
+        if memory.selecting(self):
+            state.update(memory.learned_state(self))
         return state
 
     def _set_learned_state(self, arrays):
@@ -154,6 +169,10 @@ class AnDE(_InformationWeighted):
         if self.smoothing == "hdp":
             arrays = dict(arrays)
             self._install_hdp(arrays.pop(_HDP_KEY))
+        if memory.selecting(self):
+            arrays = memory.set_learned_state(self, arrays)
+        elif self.table_.parents is not None:
+            raise ValueError("a selective table (parents) needs memory='select'")
         return super()._set_learned_state(arrays)
 
     def _order(self):
@@ -301,7 +320,8 @@ class A3DE(_FixedOrder):
 
     Webb et al. (2012, eq. 11 with n = 3).  Its tables grow with the fourth power of the
     number of attributes: ``max_table_bytes`` refuses a model that would not fit before
-    allocating.  The same as ``AnDE(n=3)``.
+    allocating (``AnDE(n=3, memory="select")`` draws the parents from the attributes most
+    informative about the class instead, Chen et al. 2017).  The same as ``AnDE(n=3)``.
 
     Parameters
     ----------

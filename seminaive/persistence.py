@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._atomic import atomic_path
 from .exceptions import ModelFileError
 from .preprocessing.encoder import MISSING_LABEL, AttributeEncoder
-from .tables import FrequencyTable
+from .tables import FrequencyTable, estimate_table_bytes
 
 FORMAT_NAME = "seminaive-model"
 FORMAT_VERSION = 1
@@ -281,8 +281,21 @@ def _validate_table_arrays(state, model):
     _expect(max_order == min(model._table_order(), sizes.size),
             "the tables' order does not match the estimator's n")
     _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
-    _expect(counts.size == _count_cells(sizes, n_classes, max_order),
-            "the count array does not have the size of the table layout")
+    parents = state.get("parents")
+    if parents is None:
+        cells = _count_cells(sizes, n_classes, max_order)
+    else:
+        _expect(getattr(model, "memory", "refuse") == "select",
+                "a selective table (parents) needs memory='select'")
+        _expect(parents.ndim == 1 and parents.dtype.kind in "iu"
+                and bool(np.all(np.diff(parents) > 0)) and parents.size < sizes.size
+                and (parents.size == 0 or (parents[0] >= 0 and parents[-1] < sizes.size)),
+                "bad parent attributes of the selective table")
+        _expect(max_order >= 1 and parents.size >= max_order - 1,
+                "the selective table has fewer parents than its order needs")
+        cells = estimate_table_bytes(sizes - 1, n_classes, max_order,
+                                     parents=parents)["counts"] // 8
+    _expect(counts.size == cells, "the count array does not have the size of the table layout")
     _expect(bool(np.all(np.isfinite(counts))), "counts contain non-finite values")
     _expect(n_rows.shape == (1,) and np.isfinite(n_rows[0]), "bad number of rows")
     _expect(not np.any(counts < -1e-6 * max(1.0, float(n_rows[0]))),

@@ -74,7 +74,30 @@ def _combinations_by_order(n_attributes, max_order):
     return by_order
 
 
-def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
+def _elementary(sizes, max_order):
+    """e_d = sum over the combinations of order d of the product of their sizes (the
+    elementary symmetric polynomials), d = 0..max_order, as floats."""
+    elem = np.zeros(max_order + 1)
+    elem[0] = 1.0
+    for s in np.asarray(sizes, dtype=np.float64):
+        elem[1:] = elem[1:] + elem[:-1] * s
+    return elem
+
+
+def check_parents(parents, n_attributes):
+    """The selected parent attributes as a sorted int64 array (ValueError if they are not
+    distinct attribute indices)."""
+    parents = np.asarray(parents)
+    if parents.ndim != 1 or (parents.size and parents.dtype.kind not in "iu"):
+        raise ValueError("parents must be a one-dimensional array of attribute indices")
+    parents = parents.astype(np.int64)
+    if parents.size and (parents.min() < 0 or parents.max() >= n_attributes
+                         or np.unique(parents).size != parents.size):
+        raise ValueError(f"parents must be distinct attribute indices in 0..{n_attributes - 1}")
+    return np.sort(parents)
+
+
+def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, parents=None):
     """Exact bytes of the count and log-probability tables, computed without allocating.
 
     Parameters
@@ -87,11 +110,17 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
         Highest order of attribute combinations counted (n + 1 for AnDE).
     n_parent_order : int, optional
         Highest parent order (n); defaults to ``max_order - 1``.
+    parents : array-like of int, optional
+        The selected parent attributes of a selective table (``FrequencyTable(...,
+        parents=...)``, Chen et al. 2017): every combination of order <= n is kept, of order
+        n + 1 only those with at least n members among ``parents``, and the log joints of
+        order n only for the combinations of ``parents`` (plus one shared block of NaN for
+        the others).  ``n_parent_order`` is then ``max_order - 1``.
 
     Returns
     -------
     dict
-        ``counts``, ``log_tables`` and ``total``, in bytes.
+        ``counts``, ``log_tables``, ``index`` and ``total``, in bytes.
 
     Examples
     --------
@@ -101,17 +130,19 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
     True
     >>> round(est["total"] / 2**20, 1)
     4.7
+    >>> sel = estimate_table_bytes([3] * 20, 2, 3, parents=range(5))  # pairs of 5 parents
+    >>> sel["counts"] == 8 * 2 * (1 + 20 * 4 + 190 * 4**2 + (10 + 10 * 15) * 4**3)
+    True
     """
     sizes = np.asarray(n_values, dtype=np.float64) + 1.0
     a = sizes.size
     max_order = min(max_order, a)
+    if parents is not None and 1 <= max_order:
+        return _estimate_selective_bytes(sizes, n_classes, max_order,
+                                         check_parents(parents, a))
     if n_parent_order is None:
         n_parent_order = max_order - 1
-    # e_d = sum over combinations of order d of prod of sizes (elementary symmetric poly.)
-    elem = np.zeros(max_order + 1)
-    elem[0] = 1.0
-    for s in sizes:
-        elem[1:] = elem[1:] + elem[:-1] * s
+    elem = _elementary(sizes, max_order)
     cells = n_classes * elem
     counts = 8.0 * cells.sum()
     log_joint = 8.0 * cells[: n_parent_order + 1].sum()
@@ -126,6 +157,57 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None):
     }
 
 
+def _estimate_selective_bytes(sizes, n_classes, max_order, parents):
+    """:func:`estimate_table_bytes` of the layout of ``FrequencyTable(..., parents=...)``."""
+    a, n, k = sizes.size, max_order - 1, n_classes
+    if parents.size == a:
+        return estimate_table_bytes(sizes - 1, n_classes, max_order)
+    inside = np.zeros(a, dtype=bool)
+    inside[parents] = True
+    elem = _elementary(sizes, n)  # every combination of order <= n
+    elem_s = _elementary(sizes[inside], max_order)
+    rest = float(sizes[~inside].sum())
+    top = elem_s[n + 1] + elem_s[n] * rest  # order n + 1, at least n members in parents
+    counts = 8.0 * k * (elem.sum() + top)
+    log_joint = 8.0 * k * (elem[:n].sum() + elem_s[n] + _nan_block_cells(sizes, n))
+    log_cond = 8.0 * k * (sum(d * elem[d] for d in range(1, n + 1)) + max_order * top)
+    m = parents.size
+    n_combos = sum(comb(a, d) for d in range(n + 1)) + comb(m, n + 1) + comb(m, n) * (a - m)
+    index = 8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)  # + log joint offsets
+    return {
+        "counts": int(counts),
+        "log_tables": int(log_joint + log_cond),
+        "index": int(index),
+        "total": int(counts + log_joint + log_cond + index),
+    }
+
+
+def _nan_block_cells(sizes, n):
+    """Cells of the one NaN block that stands for the log joints of the combinations of
+    order n that are not parents: the largest block of n attributes."""
+    return float(np.prod(np.sort(np.asarray(sizes, dtype=np.float64))[::-1][:n])) if n else 0.0
+
+
+def _selective_top_combinations(n_attributes, n, parents):
+    """The combinations of order n + 1 with at least n members among ``parents`` (sorted
+    members, lexicographic order)."""
+    m = parents.size
+    rest = np.setdiff1d(np.arange(n_attributes), parents)
+    within = parents[_combinations_by_order(m, n + 1)[n + 1]] if m > n else np.zeros(
+        (0, n + 1), dtype=np.int64)
+    if m >= n and rest.size:
+        base = parents[_combinations_by_order(m, n)[n]]
+        mixed = np.column_stack([np.repeat(base, rest.size, axis=0),
+                                 np.tile(rest, base.shape[0])])
+        mixed.sort(axis=1)
+    else:
+        mixed = np.zeros((0, n + 1), dtype=np.int64)
+    top = np.concatenate([within, mixed]).astype(np.int64)
+    if top.shape[0]:
+        top = top[np.lexsort(top.T[::-1])]
+    return top
+
+
 def _format_bytes(n):
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
@@ -134,9 +216,10 @@ def _format_bytes(n):
     return f"{n:.1f} PiB"
 
 
-def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model"):
+def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model",
+                       parents=None):
     """Raise :class:`TableTooLargeError` if the tables would exceed the budget."""
-    estimate = estimate_table_bytes(n_values, n_classes, max_order)
+    estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents)
     if max_table_bytes is not None and estimate["total"] > max_table_bytes:
         a = len(n_values)
         raise TableTooLargeError(
@@ -158,6 +241,9 @@ class LogTables:
     log_conditional: np.ndarray  # blocks (cells, d, k) for orders 1..max_order
     lc_offsets: np.ndarray  # start of each combination's block in ``log_conditional``
     n: int
+    # start of each combination's block in ``log_joint`` when it is not the layout of the
+    # counts (a selective table: only the parents' blocks of order n, see FrequencyTable)
+    lj_offsets: np.ndarray | None = None
 
 
 class TableLayout(NamedTuple):
@@ -308,6 +394,15 @@ class FrequencyTable(_CountTable):
         attributes.
     max_table_bytes : int or None
         Refuse (before allocating) if the tables would exceed this many bytes.
+    parents : array-like of int, optional
+        A *selective* table (Chen et al. 2017): the parent attributes of order-n sub-models,
+        n = ``max_order - 1``.  Every combination of order <= n is counted (the joints of the
+        parents and the cascade to A(n-1)DE), but of order n + 1 only those with at least n
+        members among ``parents``; ``sub_index[h, p]`` is -1 where combination h without
+        member p is not a combination of ``parents`` (that child term belongs to no
+        sub-model), and the log joints of order n are kept for the combinations of
+        ``parents`` only (NaN for the others: they never act as parents).  None, or every
+        attribute: the full table.
 
     Examples
     --------
@@ -324,14 +419,20 @@ class FrequencyTable(_CountTable):
     [2.0, 1.0]
     """
 
-    def __init__(self, n_values, n_classes, max_order, max_table_bytes=None):
+    def __init__(self, n_values, n_classes, max_order, max_table_bytes=None, parents=None):
         n_values = np.asarray(n_values, dtype=np.int64)
         if n_values.ndim != 1:
             raise ValueError("n_values must be one-dimensional")
         self.n_classes = int(n_classes)
         self.max_order = int(min(max_order, n_values.size))
         self.max_table_bytes = max_table_bytes
-        check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes)
+        if parents is not None:
+            parents = check_parents(parents, n_values.size)
+            if parents.size == n_values.size or self.max_order < 1:
+                parents = None
+        self.parents = parents
+        check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes,
+                           parents=parents)
         self.sizes = n_values + 1
         self._build_index()
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
@@ -344,6 +445,8 @@ class FrequencyTable(_CountTable):
         """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
         parent combination of order <= ``max_parents`` (:meth:`MomentTable.for_table`);
         refused before allocating if counts and moments would exceed ``max_table_bytes``."""
+        if self.parents is not None:
+            raise ValueError("a selective table (parents=...) keeps no Gaussian moments")
         n_comb = int(self.order_first[min(max_parents, self.max_order) + 1])
         entries = [(self.members(g), int(c)) for g in range(n_comb) for c in numeric
                    if int(c) not in self.members(g)]
@@ -361,7 +464,13 @@ class FrequencyTable(_CountTable):
 
     # ----------------------------------------------------------------------------- layout
     def _build_index(self):
-        by_order = _combinations_by_order(self.sizes.size, self.max_order)
+        selective = self.parents is not None
+        if selective:
+            by_order = _combinations_by_order(self.sizes.size, self.max_order - 1)
+            by_order.append(_selective_top_combinations(self.sizes.size, self.max_order - 1,
+                                                        self.parents))
+        else:
+            by_order = _combinations_by_order(self.sizes.size, self.max_order)
         n_per_order = np.array([c.shape[0] for c in by_order], dtype=np.int64)
         self.order_first = np.concatenate([[0], np.cumsum(n_per_order)]).astype(np.int64)
         total = int(self.order_first[-1])
@@ -382,11 +491,27 @@ class FrequencyTable(_CountTable):
                 self.order_first[d + 1] + first)
         self._layout_offsets()
         self.sub_index = np.full((total, max(self.max_order, 1)), -1, dtype=np.int64)
+        if selective:
+            # the combinations of order n + 1 are not every extension: found by members
+            n = self.max_order - 1
+            self.ext_first[self.order_first[n]: self.order_first[n + 1]] = -1
+            top = self.combos[self.order_first[n + 1]:self.order_first[n + 2], :n + 1]
+            self._top_index = {tuple(int(v) for v in row): int(self.order_first[n + 1]) + h
+                               for h, row in enumerate(top)}
         kernels.sub_combination_index(self.combos, self.orders, self.ext_first,
                                       self.order_first, self.max_order, self.sub_index)
+        if selective:
+            inside = np.isin(top, self.parents)
+            others_inside = inside.sum(axis=1, keepdims=True) - inside
+            self.sub_index[self.order_first[n + 1]:, :n + 1][others_inside < n] = -1
+            of_n = self.combos[self.order_first[n]:self.order_first[n + 1], :n]
+            self.parent_mask = np.isin(of_n, self.parents).all(axis=1)
+        else:
+            self.parent_mask = None
 
     def _check_budget(self, n_values):
-        check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes)
+        check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes,
+                           parents=self.parents)
 
     def _changed(self):
         self._log_tables = None
@@ -396,6 +521,12 @@ class FrequencyTable(_CountTable):
     def combination_index(self, members):
         """Global index of the combination with these (distinct) attribute indices."""
         members = sorted(int(m) for m in members)
+        if self.parents is not None and len(members) == self.max_order:
+            h = self._top_index.get(tuple(members))
+            if h is None:
+                raise KeyError(f"the selective table does not count the combination "
+                               f"{tuple(members)}")
+            return h
         h, prev = 0, -1
         for e in members:
             h = int(self.ext_first[h]) + (e - prev - 1)
@@ -495,9 +626,13 @@ class FrequencyTable(_CountTable):
     def merge(self, other):
         """Add the counts of another table over the same attributes and classes (in place)."""
         if (other.n_attributes != self.n_attributes or other.n_classes != self.n_classes
-                or other.max_order != self.max_order):
+                or other.max_order != self.max_order
+                or (self.parents is None) != (other.parents is None)
+                or (self.parents is not None
+                    and not np.array_equal(self.parents, other.parents))):
             raise ValueError(
-                "can only merge tables over the same attributes, classes and order; got "
+                "can only merge tables over the same attributes, classes, order and parents; "
+                "got "
                 f"{other.n_attributes}/{other.n_classes}/{other.max_order} vs "
                 f"{self.n_attributes}/{self.n_classes}/{self.max_order}")
         target = np.maximum(self.sizes, other.sizes) - 1
@@ -578,6 +713,36 @@ class FrequencyTable(_CountTable):
             view[:, p, :] = arranged.reshape(n_cells, k)
         return out
 
+    def _selective_log_joint(self, n, m, laplace, min_count):
+        """Log joints of a selective table: orders < n laid out as the counts, then the blocks
+        of the parent combinations of order n, then one block of NaN that every other
+        combination of order n points to (they are never parents).  Returns the array and
+        the offsets of every combination's block in it."""
+        of, k = self.order_first, self.n_classes
+        prefix = int(self.offsets[of[n]])
+        parents = np.flatnonzero(self.parent_mask) + int(of[n])
+        starts = self.offsets[parents]
+        cells = self.offsets[parents + 1] - starts
+        sub_offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        nan_cells = int(_nan_block_cells(self.sizes, n)) * k
+        out = np.empty(prefix + int(sub_offsets[-1]) + nan_cells, dtype=np.float64)
+        kernels.log_joint_tables(self.counts, self.offsets, self.combos, self.orders,
+                                 self.sizes, k, 0, int(of[n]), float(m), laplace,
+                                 float(min_count), out)
+        if parents.size:
+            sub_counts = np.concatenate([self.counts[a:b] for a, b in
+                                         zip(starts, starts + cells, strict=True)])
+            kernels.log_joint_tables(sub_counts, sub_offsets,
+                                     np.ascontiguousarray(self.combos[parents]),
+                                     np.ascontiguousarray(self.orders[parents]), self.sizes,
+                                     k, 0, parents.size, float(m), laplace, float(min_count),
+                                     out[prefix:prefix + int(sub_offsets[-1])])
+        out[prefix + int(sub_offsets[-1]):] = np.nan
+        lj_offsets = self.offsets.copy()
+        lj_offsets[of[n]:of[n + 1]] = prefix + int(sub_offsets[-1])  # the NaN block
+        lj_offsets[parents] = prefix + sub_offsets[:-1]
+        return out, lj_offsets
+
     def log_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1):
         """Smoothed log-probability tables for parents of order ``n`` (cached).
 
@@ -595,10 +760,15 @@ class FrequencyTable(_CountTable):
         laplace = smoothing == "laplace"
         n = min(n, self.max_order)
         of = self.order_first
-        log_joint = np.empty(int(self.offsets[of[n + 1]]), dtype=np.float64)
-        kernels.log_joint_tables(self.counts, self.offsets, self.combos, self.orders,
-                                 self.sizes, self.n_classes, 0, int(of[n + 1]), float(m),
-                                 laplace, float(min_count), log_joint)
+        selective = self.parents is not None and n == self.max_order - 1
+        if selective:
+            log_joint, lj_offsets = self._selective_log_joint(n, m, laplace, min_count)
+        else:
+            lj_offsets = None
+            log_joint = np.empty(int(self.offsets[of[n + 1]]), dtype=np.float64)
+            kernels.log_joint_tables(self.counts, self.offsets, self.combos, self.orders,
+                                     self.sizes, self.n_classes, 0, int(of[n + 1]), float(m),
+                                     laplace, float(min_count), log_joint)
         # log-conditional blocks are d times the count block of order d, same order
         block = np.diff(self.offsets) * self.orders
         lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
@@ -611,7 +781,7 @@ class FrequencyTable(_CountTable):
                                            self.orders, self.sizes, self.n_classes, int(of[1]),
                                            int(of[self.max_order + 1]), lc_offsets, float(m),
                                            laplace, log_cond)
-        self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n)
+        self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n, lj_offsets)
         self._log_tables_key = key
         return self._log_tables
 
@@ -634,9 +804,12 @@ class FrequencyTable(_CountTable):
             if log_weights.shape != (n_cells,):
                 raise ValueError(f"log_weights must hold one entry per parent cell of orders "
                                  f"0..{tables.n} ({n_cells}), got shape {log_weights.shape}")
+        if tables.lj_offsets is not None and log_weights is not None:
+            raise ValueError("a selective table (parents=...) scores unweighted sub-models")
+        lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
         if X.shape[0] and log_weights is None:
             kernels.predict_scores(X, tables.n, self.max_order, self.combos, self.orders,
-                                   self.offsets, self.sizes, self.n_classes, self.order_first,
+                                   lj_offsets, self.sizes, self.n_classes, self.order_first,
                                    tables.log_joint, tables.log_conditional, tables.lc_offsets,
                                    self.sub_index, modes[aggregate], out)
         elif X.shape[0]:
@@ -725,12 +898,15 @@ class FrequencyTable(_CountTable):
         if self.moments is not None:
             state.update({f"moment_{k}": v for k, v in self.moments.state().items()})
             state["moment_meta"] = np.array([self.moment_parents], dtype=np.int64)
+        if self.parents is not None:
+            state["parents"] = self.parents
         return state
 
     @classmethod
     def from_state(cls, state, max_table_bytes=None):
         n_classes, max_order = (int(v) for v in state["meta"])
-        table = cls(np.asarray(state["sizes"]) - 1, n_classes, max_order, max_table_bytes)
+        table = cls(np.asarray(state["sizes"]) - 1, n_classes, max_order, max_table_bytes,
+                    parents=state.get("parents"))
         counts = np.asarray(state["counts"], dtype=np.float64)
         if counts.shape != table.counts.shape:
             raise ValueError(f"count array has {counts.size} entries, the layout needs "

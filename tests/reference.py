@@ -21,7 +21,9 @@ For a test row ``x`` and parent order ``n`` (clamped to the number of attributes
   of their normalised posteriors; ``vote``: fraction of qualifying sub-models whose argmax
   (ties -> lowest class index) is the class;
 * if no parent set of size ``n`` qualifies, the row cascades to ``n - 1`` (naive Bayes, the
-  empty parent set, always qualifies).
+  empty parent set, always qualifies);
+* ``parents`` (selective AnDE, Chen et al. 2017): the parent sets of size ``n`` are drawn from
+  these attributes only; the cascade to ``n - 1`` and below uses every attribute.
 """
 
 import math
@@ -73,7 +75,7 @@ def _argmax(values):
 
 
 def reference_exact(X_train, y_train, X_test, n, n_values, n_classes, smoothing="m_estimate",
-                    m=1.0, min_count=1, aggregate="joint"):
+                    m=1.0, min_count=1, aggregate="joint", parents=None):
     """Exact posteriors P(y | x) as a list (rows) of lists (classes) of Fractions."""
     if smoothing not in ("m_estimate", "laplace"):
         raise ValueError(smoothing)
@@ -90,7 +92,8 @@ def reference_exact(X_train, y_train, X_test, n, n_values, n_classes, smoothing=
     for x in _as_rows(X_test):
         sub_models = []
         for level in range(min(n, a), -1, -1):
-            for s in combinations(range(a), level):
+            pool = range(a) if parents is None or level < min(n, a) else sorted(parents)
+            for s in combinations(pool, level):
                 if any(x[i] < 0 for i in s):
                     continue
                 freq = sum(1 for r in rows if all(r[i] == x[i] for i in s))
@@ -121,10 +124,10 @@ def reference_exact(X_train, y_train, X_test, n, n_values, n_classes, smoothing=
 
 
 def reference_proba(X_train, y_train, X_test, n, n_values, n_classes, smoothing="m_estimate",
-                    m=1.0, min_count=1, aggregate="joint"):
+                    m=1.0, min_count=1, aggregate="joint", parents=None):
     """P(y | x) of AnDE, float array of shape (n_test, n_classes)."""
     exact = reference_exact(X_train, y_train, X_test, n, n_values, n_classes, smoothing, m,
-                            min_count, aggregate)
+                            min_count, aggregate, parents)
     return np.array([[float(p) for p in row] for row in exact], dtype=np.float64)
 
 

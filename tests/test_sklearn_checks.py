@@ -90,7 +90,8 @@ def _listed_estimators():
 
 def _more_estimators():
     return [AODESR(), AODESR("near", threshold=5), FSSAODE(), BSEAODE(), BSEAODE(mode="pe"),
-            BSEAODE(mode="p_and_ce"), ASAODE(), SAODE(), SelectiveAnDE(n=2)]
+            BSEAODE(mode="p_and_ce"), ASAODE(), SAODE(), SelectiveAnDE(n=2),
+            AnDE(n=2, memory="select")]
 
 
 # {estimator class name: {check name: reason}} of checks that cannot pass by design.

@@ -240,7 +240,7 @@ def _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
             cell = cell * sizes[att] + x[att]
         base = lc_offsets[h] + cell * d * k
         for p in range(d):
-            if x[combos[h, p]] == 0:
+            if x[combos[h, p]] == 0 or sub_index[h, p] < 0:  # -1: no such sub-model
                 continue
             s = sub_index[h, p] - p_first
             for yy in range(k):
@@ -333,6 +333,8 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
                 combination_cells(combos, h, d, sizes, xs, m, cells)
                 base_h = lc_offsets[h]
                 for p in range(d):
+                    if sub_index[h, p] < 0:  # a selective table: no sub-model h - {p}
+                        continue
                     s = sub_index[h, p] - p_first
                     # a missing child reads the 0.0 of its missing slot: no branch needed
                     for r in range(m):
