@@ -1,4 +1,5 @@
-"""Input-coding kernels for integer-coded nominal matrices."""
+"""Input-coding kernels: integer- and float-coded nominal matrices, numeric values binned by
+cut points, and UTF-8 strings (Arrow buffers) looked up in a small hash table."""
 
 
 import numpy as np
@@ -79,3 +80,190 @@ def encode_int_columns(X, lows, starts, lookup, out):
             for r in range(r0, r1):
                 v = np.int64(X[r, j]) - lows[j]
                 out[r, j] = lookup[starts[j] + v] if 0 <= v < span else -1
+
+
+@njit(parallel=True, cache=True)
+def bin_columns(X, cuts, cut_starts, out_cols, out):
+    """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
+
+    The cut points of column j are ``cuts[cut_starts[j]:cut_starts[j + 1]]`` (ascending);
+    a value is compared as float64, so bin ``i`` holds ``c_{i-1} < x <= c_i`` exactly as
+    ``np.searchsorted(cuts, x, side="left")`` places it.  Parallel over blocks of rows, every
+    column of a block in one pass.  Returns the number of infinite values (which the caller
+    refuses)."""
+    n, a = X.shape
+    n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
+    for b in prange(n_blocks):
+        r0 = b * ROW_BLOCK
+        r1 = min(n, r0 + ROW_BLOCK)
+        count = 0
+        for j in range(a):
+            c0 = cut_starts[j]
+            c1 = cut_starts[j + 1]
+            col = out_cols[j]
+            for r in range(r0, r1):
+                v = np.float64(X[r, j])
+                if np.isnan(v):
+                    out[r, col] = -1
+                    continue
+                if np.isinf(v):
+                    count += 1
+                lo = c0
+                hi = c1
+                while lo < hi:  # first cut point >= v
+                    mid = (lo + hi) >> 1
+                    if cuts[mid] < v:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                out[r, col] = lo - c0
+        infs[b] = count
+    return infs.sum()
+
+
+@njit(parallel=True, cache=True)
+def float_column_ranges(X, lows, highs):
+    """Minimum and maximum of every column of a float matrix, NaN left out.
+
+    Returns False as soon as a column holds a value that is not an integer of magnitude
+    below 2**52 (then lows and highs are meaningless); a column of NaN only gets low 0,
+    high -1."""
+    n, a = X.shape
+    n_blocks = max((n + ROW_BLOCK - 1) // ROW_BLOCK, 1)
+    block_lo = np.empty((n_blocks, a), dtype=np.float64)
+    block_hi = np.empty((n_blocks, a), dtype=np.float64)
+    bad = np.zeros(n_blocks, dtype=np.bool_)
+    limit = 2.0 ** 52
+    for b in prange(n_blocks):
+        r0 = b * ROW_BLOCK
+        r1 = min(n, r0 + ROW_BLOCK)
+        for j in range(a):
+            block_lo[b, j] = np.inf
+            block_hi[b, j] = -np.inf
+        for r in range(r0, r1):
+            for j in range(a):
+                v = np.float64(X[r, j])
+                if np.isnan(v):
+                    continue
+                if not (-limit < v < limit) or v != np.floor(v):
+                    bad[b] = True
+                if v < block_lo[b, j]:
+                    block_lo[b, j] = v
+                if v > block_hi[b, j]:
+                    block_hi[b, j] = v
+    if bad.any():
+        return False
+    for j in range(a):
+        lo = np.inf
+        hi = -np.inf
+        for b in range(n_blocks):
+            lo = min(lo, block_lo[b, j])
+            hi = max(hi, block_hi[b, j])
+        if lo > hi:
+            lows[j] = 0
+            highs[j] = -1
+        else:
+            lows[j] = np.int64(lo)
+            highs[j] = np.int64(hi)
+    return True
+
+
+@njit(parallel=True, cache=True)
+def float_column_presence(X, lows, starts, present):
+    """present[starts[j] + v - lows[j]] = True for every non-NaN value v of column j (the
+    values are integers within the ranges of :func:`float_column_ranges`)."""
+    n, a = X.shape
+    n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    for b in prange(n_blocks):
+        r0 = b * ROW_BLOCK
+        r1 = min(n, r0 + ROW_BLOCK)
+        for r in range(r0, r1):
+            for j in range(a):
+                v = np.float64(X[r, j])
+                if not np.isnan(v):
+                    present[starts[j] + np.int64(v) - lows[j]] = True
+
+
+@njit(parallel=True, cache=True)
+def encode_float_columns(X, lows, starts, lookup, out):
+    """:func:`encode_int_columns` for a float matrix: -1 for NaN, for a value that is not an
+    integer and for one outside the lookup range."""
+    n, a = X.shape
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        r0 = b * ROW_BLOCK
+        r1 = min(n, r0 + ROW_BLOCK)
+        for j in range(a):
+            span = starts[j + 1] - starts[j]
+            lo = np.float64(lows[j])
+            for r in range(r0, r1):
+                v = np.float64(X[r, j]) - lo
+                if 0.0 <= v < span and v == np.floor(v):
+                    out[r, j] = lookup[starts[j] + np.int64(v)]
+                else:
+                    out[r, j] = -1
+
+
+@njit(cache=True)
+def utf8_hash(data, start, stop):
+    """FNV-1a hash of the bytes ``data[start:stop]`` (64 bits)."""
+    h = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    for i in range(start, stop):
+        h = (h ^ np.uint64(data[i])) * prime
+    return h
+
+
+@njit(cache=True)
+def utf8_slots(keys, key_offsets, n_slots):
+    """Open-addressing table (``n_slots``, a power of two) of the strings ``keys`` (UTF-8
+    bytes, string k at ``keys[key_offsets[k]:key_offsets[k + 1]]``, all distinct): slot ->
+    index of the string, -1 where empty."""
+    slots = np.full(n_slots, -1, dtype=np.int32)
+    mask = np.uint64(n_slots - 1)
+    for k in range(key_offsets.size - 1):
+        s = utf8_hash(keys, key_offsets[k], key_offsets[k + 1]) & mask
+        while slots[s] >= 0:
+            s = (s + np.uint64(1)) & mask
+        slots[s] = k
+    return slots
+
+
+@njit(parallel=True, cache=True)
+def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, out):
+    """out[i] = index of string ``first + i`` of an Arrow string array among ``keys``, -1 if
+    it is null or not among them.
+
+    ``offsets`` and ``data`` are the array's offset and byte buffers, ``validity`` its
+    validity bitmap (empty: no nulls), ``first`` its offset; ``keys`` / ``key_offsets`` /
+    ``slots`` come from :func:`utf8_slots`.  Parallel over blocks of rows."""
+    n = out.size
+    mask = np.uint64(slots.size - 1)
+    check = validity.size > 0
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        r0 = b * ROW_BLOCK
+        r1 = min(n, r0 + ROW_BLOCK)
+        for r in range(r0, r1):
+            i = first + r
+            if check and not (validity[i >> 3] >> (i & 7)) & 1:
+                out[r] = -1
+                continue
+            start = np.int64(offsets[i])
+            stop = np.int64(offsets[i + 1])
+            length = stop - start
+            s = utf8_hash(data, start, stop) & mask
+            code = -1
+            while slots[s] >= 0:
+                k = slots[s]
+                k0 = key_offsets[k]
+                if key_offsets[k + 1] - k0 == length:
+                    same = True
+                    for t in range(length):
+                        if data[start + t] != keys[k0 + t]:
+                            same = False
+                            break
+                    if same:
+                        code = k
+                        break
+                s = (s + np.uint64(1)) & mask
+            out[r] = code

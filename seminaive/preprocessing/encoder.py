@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -223,21 +225,108 @@ def _numeric_codes(values, categories):
     return np.where(found, order[idx], -1)
 
 
-def _int_column_ranges(matrix):
-    """Per-column minimum and maximum of an integer matrix (one numba pass)."""
-    lows = np.empty(matrix.shape[1], dtype=np.int64)
-    highs = np.empty(matrix.shape[1], dtype=np.int64)
-    kernels.int_column_ranges(matrix, lows, highs)
-    return lows, highs
+#: NumPy dtypes the numba coding kernels read directly (any layout)
+_KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
 
 
-def _single_int_dtype(frame):
-    """Whether all columns share one NumPy integer dtype (so to_numpy() is a plain view)."""
-    dtypes = set(frame.dtypes)
+def _shared_dtype(frame, cols=None):
+    """The NumPy dtype all columns ``cols`` (default: every column) share, if the kernels
+    read it (integers, float32, float64), else None."""
+    dtypes = set(frame.dtypes if cols is None else frame.dtypes.iloc[cols])
     if len(dtypes) != 1:
-        return False
+        return None
     dtype = next(iter(dtypes))
-    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+    return dtype if isinstance(dtype, np.dtype) and dtype in _KERNEL_DTYPES else None
+
+
+def _kernel_matrix(frame, cols):
+    """Columns ``cols`` of ``frame`` as one matrix of their own dtype (a view when they are
+    all the columns of a frame made from an array), or None when they differ in dtype."""
+    if _shared_dtype(frame, cols) is None:
+        return None
+    if cols.size == frame.shape[1]:
+        return frame.to_numpy()
+    return frame.iloc[:, cols].to_numpy()
+
+
+def _arrow_strings(series):
+    """The values of an Arrow-backed string column as one pyarrow (large) string array, or
+    None for any other column."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.StringDtype):
+        if dtype.storage != "pyarrow":
+            return None
+    elif not (isinstance(dtype, pd.ArrowDtype) and (
+            pa.types.is_string(dtype.pyarrow_dtype)
+            or pa.types.is_large_string(dtype.pyarrow_dtype))):
+        return None
+    arr = series.array.__arrow_array__()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    return arr
+
+
+def _utf8_codes(arr, lookup):
+    """Codes of an Arrow string array against the values of ``lookup`` (an Index), -1 for
+    null or unseen; None when the values are not all strings."""
+    cats = list(lookup)
+    try:
+        encoded = [c.encode("utf-8") for c in cats] if all(
+            isinstance(c, str) for c in cats) else None
+    except UnicodeEncodeError:  # lone surrogates: not representable in Arrow either
+        encoded = None
+    if encoded is None:
+        return None
+    keys = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else np.zeros(
+        0, dtype=np.uint8)
+    if not keys.size:
+        keys = np.zeros(1, dtype=np.uint8)
+    key_offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    key_offsets[1:] = np.cumsum([len(e) for e in encoded])
+    n_slots = 1 << max(int(2 * len(encoded)).bit_length(), 1)
+    slots = kernels.utf8_slots(keys, key_offsets, n_slots)
+    validity, offsets, data = arr.buffers()[:3]
+    offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(arr.type)
+                            else np.int32)
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else \
+        np.zeros(1, dtype=np.uint8)
+    validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
+        arr.null_count else np.zeros(0, dtype=np.uint8)
+    out = np.empty(len(arr), dtype=np.int32)
+    kernels.encode_utf8(offsets, data, validity, arr.offset, keys, key_offsets, slots, out)
+    return out
+
+
+def _nominal_values(series, present):
+    """The values of a nominal column in the order :meth:`AttributeEncoder.fit` lists them
+    (declared categories of a Categorical, else sorted), on the rows ``present`` (None:
+    all)."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return list(series.cat.categories)
+    arr = _arrow_strings(series)
+    if arr is not None:
+        if present is not None:
+            arr = arr.filter(pa.array(present))
+        return sorted(pc.unique(arr).drop_null().to_pylist())
+    values = series.to_numpy()
+    return _sorted_values(values if present is None else values[present])
+
+
+def _object_codes(values, lookup):
+    """``lookup.get_indexer(values)`` for an object array, hashing each distinct value once
+    (``pd.factorize``) rather than every value against the lookup."""
+    try:
+        codes, uniques = pd.factorize(values)
+    except TypeError:  # unhashable values: as get_indexer reports them
+        return lookup.get_indexer(values)
+    known = np.empty(len(uniques) + 1, dtype=np.int32)
+    known[:-1] = lookup.get_indexer(uniques)
+    known[-1] = -1
+    return known[codes]
 
 
 def _is_fitted(estimator):
@@ -443,13 +532,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col in np.flatnonzero(self.nominal_):
             if self.categories_[col] is not None:
                 continue
-            series = frame.iloc[:, col]
-            if isinstance(series.dtype, pd.CategoricalDtype):
-                self.categories_[col] = list(series.cat.categories)
-            else:
-                values = series.to_numpy()
-                self.categories_[col] = _sorted_values(
-                    values if present is None else values[present])
+            self.categories_[col] = _nominal_values(frame.iloc[:, col], present)
         self._lookup_ = {}
         if self.missing == "value":
             self._add_missing_codes(frame, present)
@@ -567,13 +650,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         present = None if w is None else w > 0
         grown = {}  # computed for every column first: a failure leaves the encoder unchanged
         for col in np.flatnonzero(self.nominal_):
-            series = frame.iloc[:, col]
             known = self._category_index(col)
-            if isinstance(series.dtype, pd.CategoricalDtype):
-                candidates = list(series.cat.categories)
-            else:
-                values = series.to_numpy()
-                candidates = _sorted_values(values if present is None else values[present])
+            candidates = _nominal_values(frame.iloc[:, col], present)
             new = [v for v in candidates if v not in known]
             if new:
                 # appended after every known value (and after the missing value's code)
@@ -673,41 +751,60 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 f"{self.n_features_in_} features as input.")
 
     def _int_categories(self, frame):
-        """Sorted values of every column of an all-integer frame, in one numba pass."""
-        if not _single_int_dtype(frame):
+        """Sorted values of every column of a frame of integer (or integral float) codes
+        sharing one dtype, in one numba pass over the matrix."""
+        dtype = _shared_dtype(frame)
+        if dtype is None:
             return
         matrix = frame.to_numpy()
-        lows, highs = _int_column_ranges(matrix)
+        lows = np.empty(matrix.shape[1], dtype=np.int64)
+        highs = np.empty(matrix.shape[1], dtype=np.int64)
+        if dtype.kind == "f":
+            if not kernels.float_column_ranges(matrix, lows, highs):
+                return  # values that are not integers: sorted one column at a time
+        else:
+            kernels.int_column_ranges(matrix, lows, highs)
         spans = highs - lows + 1
         if spans.sum() > 1 << 26:
             return
         starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
         seen = np.zeros(int(starts[-1]), dtype=np.bool_)
-        kernels.int_column_presence(matrix, lows, starts, seen)
+        if dtype.kind == "f":
+            kernels.float_column_presence(matrix, lows, starts, seen)
+        else:
+            kernels.int_column_presence(matrix, lows, starts, seen)
         for j in range(matrix.shape[1]):
             values = np.flatnonzero(seen[starts[j]:starts[j + 1]]) + lows[j]
-            self.categories_[j] = values.tolist()
+            self.categories_[j] = (values.astype(np.float64) if dtype.kind == "f"
+                                   else values).tolist()
 
     def _int_matrix(self, frame):
-        """The data as one integer matrix when every column is an integer-coded nominal
-        attribute with numeric values (the common array case), else None."""
+        """The data as one matrix when every column is a nominal attribute coded by integral
+        numbers (integers, or floats holding integers and NaN) of one dtype, else None."""
         if not self.nominal_.all() or frame.shape[1] == 0:
             return None
-        if not _single_int_dtype(frame):
+        if _shared_dtype(frame) is None:
             return None
         for col in range(frame.shape[1]):
-            if self._category_index(col).dtype.kind not in "iu":
+            if self._category_index(col).dtype.kind not in "iuf":
                 return None
         return frame.to_numpy()
 
     def _encode_int_matrix(self, matrix, codes):
-        """Code an integer matrix with one lookup table per column (numba, all columns).
+        """Code a matrix of integral codes with one lookup table per column (numba, all
+        columns).
 
         The tables span each column's known values only: a value outside that range was
-        never seen in training and codes as -1 (missing) in the kernel, so the matrix is
-        read once."""
-        cats = [np.asarray(self._category_index(c), dtype=np.int64)
-                for c in range(matrix.shape[1])]
+        never seen in training and codes as -1 (missing) in the kernel, as do NaN and a
+        float that is not an integer, so the matrix is read once.  False (nothing coded)
+        when the known values are not all integers or too spread out for tables."""
+        cats = []
+        for c in range(matrix.shape[1]):
+            known = np.asarray(self._category_index(c))
+            if known.dtype.kind == "f":
+                if not np.all(np.abs(known) < 2.0 ** 52) or np.any(known != np.floor(known)):
+                    return False
+            cats.append(known.astype(np.int64))
         lows = np.array([c.min() if c.size else 0 for c in cats], dtype=np.int64)
         highs = np.array([c.max() if c.size else 0 for c in cats], dtype=np.int64)
         spans = highs - lows + 1
@@ -717,8 +814,27 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         lookup = np.full(int(starts[-1]), -1, dtype=np.int32)
         for j, c in enumerate(cats):
             lookup[starts[j] + c - lows[j]] = np.arange(c.size, dtype=np.int32)
-        kernels.encode_int_columns(matrix, lows, starts, lookup, codes)
+        if matrix.dtype.kind == "f":
+            kernels.encode_float_columns(matrix, lows, starts, lookup, codes)
+        else:
+            kernels.encode_int_columns(matrix, lows, starts, lookup, codes)
         return True
+
+    def _bin_numeric(self, frame, numeric, codes):
+        """Bin the numeric columns into ``codes`` by the built-in discretisers' cut points,
+        all columns in one numba pass over the data in its own dtype (NaN -> -1)."""
+        matrix = _kernel_matrix(frame, numeric)
+        if matrix is None:
+            matrix = self._numeric_matrix(frame, numeric)
+        cuts = [np.asarray(c, dtype=np.float64) for c in self.discretizer_.cut_points_]
+        if len(cuts) != numeric.size:
+            raise InputError(f"the discretizer has cut points for {len(cuts)} numeric "
+                             f"columns, the data has {numeric.size}")
+        starts = np.zeros(len(cuts) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([c.size for c in cuts])
+        flat = np.concatenate(cuts) if cuts else np.zeros(0)
+        if kernels.bin_columns(matrix, flat, starts, numeric.astype(np.int64), codes):
+            self._numeric_matrix(frame, numeric)  # refuses the infinite values
 
     def transform(self, X):
         """Codes of shape (n_rows, n_attributes), int32; -1 marks missing / unseen."""
@@ -732,7 +848,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         # column-major: every column is written contiguously, and the tables count by column
         codes = np.empty(frame.shape, dtype=np.int32, order="F")
         numeric = self.numeric_columns_
-        if numeric.size:
+        if numeric.size and isinstance(self.discretizer_,
+                                       (MDLDiscretizer, EqualFrequencyDiscretizer)):
+            self._bin_numeric(frame, numeric, codes)
+        elif numeric.size:
             bins = self._discretize(self._numeric_matrix(frame, numeric))
             if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
                 # a custom discretiser's codes index the tables: they must be in range
@@ -748,15 +867,23 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col in np.flatnonzero(self.nominal_) if fast is None else ():
             series = frame.iloc[:, col]
             lookup = self._category_index(col)
-            if isinstance(series.dtype, pd.CategoricalDtype) and \
-                    series.cat.categories.equals(lookup):
-                codes[:, col] = series.cat.codes.to_numpy()
-            else:
-                values = series.to_numpy()
-                if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
-                    codes[:, col] = _numeric_codes(values, lookup)
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                if series.cat.categories.equals(lookup):
+                    codes[:, col] = series.cat.codes.to_numpy()
                 else:
                     codes[:, col] = lookup.get_indexer(series)
+                continue
+            arr = _arrow_strings(series)
+            if arr is not None and (coded := _utf8_codes(arr, lookup)) is not None:
+                codes[:, col] = coded
+                continue
+            values = series.to_numpy()
+            if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
+                codes[:, col] = _numeric_codes(values, lookup)
+            elif values.dtype == object:
+                codes[:, col] = _object_codes(values, lookup)
+            else:
+                codes[:, col] = lookup.get_indexer(series)
         if self.missing == "value":
             for col in np.flatnonzero(self.missing_code_ >= 0):
                 series = frame.iloc[:, col]
