@@ -205,65 +205,111 @@ def encode_float_columns(X, lows, starts, lookup, out):
 
 
 @njit(cache=True)
-def utf8_hash(data, start, stop):
-    """FNV-1a hash of the bytes ``data[start:stop]`` (64 bits)."""
-    h = np.uint64(14695981039346656037)
-    prime = np.uint64(1099511628211)
-    for i in range(start, stop):
-        h = (h ^ np.uint64(data[i])) * prime
-    return h
+def _utf8_word(data, start, stop):
+    """The first (at most) eight bytes of ``data[start:stop]`` as a little-endian word."""
+    w = np.uint64(0)
+    for t in range(min(stop - start, 8)):
+        w |= np.uint64(data[start + t]) << np.uint64(8 * t)
+    return w
+
+
+@njit(cache=True)
+def utf8_hash(data, start, stop, first_word):
+    """Hash of the bytes ``data[start:stop]`` whose first word is ``first_word``: the
+    length and the eight-byte words folded by multiplication, then mixed (the same hash is
+    written out in :func:`encode_utf8`)."""
+    prime = np.uint64(0x100000001B3)
+    h = (first_word ^ np.uint64(stop - start)) * np.uint64(0x9E3779B97F4A7C15)
+    pos = start + 8
+    while pos < stop:
+        h = (h ^ _utf8_word(data, pos, stop)) * prime
+        pos += 8
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(32))
 
 
 @njit(cache=True)
 def utf8_slots(keys, key_offsets, n_slots):
     """Open-addressing table (``n_slots``, a power of two) of the strings ``keys`` (UTF-8
     bytes, string k at ``keys[key_offsets[k]:key_offsets[k + 1]]``, all distinct): slot ->
-    index of the string, -1 where empty."""
+    index of the string, -1 where empty; and the first word of every string."""
     slots = np.full(n_slots, -1, dtype=np.int32)
+    words = np.empty(max(key_offsets.size - 1, 0), dtype=np.uint64)
     mask = np.uint64(n_slots - 1)
     for k in range(key_offsets.size - 1):
-        s = utf8_hash(keys, key_offsets[k], key_offsets[k + 1]) & mask
+        words[k] = _utf8_word(keys, key_offsets[k], key_offsets[k + 1])
+        s = utf8_hash(keys, key_offsets[k], key_offsets[k + 1], words[k]) & mask
         while slots[s] >= 0:
             s = (s + np.uint64(1)) & mask
         slots[s] = k
-    return slots
+    return slots, words
 
 
 @njit(parallel=True, cache=True)
-def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, out):
+def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, words, out):
     """out[i] = index of string ``first + i`` of an Arrow string array among ``keys``, -1 if
     it is null or not among them.
 
     ``offsets`` and ``data`` are the array's offset and byte buffers, ``validity`` its
     validity bitmap (empty: no nulls), ``first`` its offset; ``keys`` / ``key_offsets`` /
-    ``slots`` come from :func:`utf8_slots`.  Parallel over blocks of rows."""
+    ``slots`` / ``words`` come from :func:`utf8_slots`.  A string of at most eight bytes is
+    compared by its length and first word, a longer one byte by byte.  The common case (a
+    known value in its home slot; the table is kept sparse) takes no data-dependent branch.
+    Parallel over blocks of rows."""
     n = out.size
     mask = np.uint64(slots.size - 1)
     check = validity.size > 0
+    safe = data.size - 8  # a string starting at or before this can be read as 8 bytes
     for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         for r in range(r0, r1):
             i = first + r
-            if check and not (validity[i >> 3] >> (i & 7)) & 1:
-                out[r] = -1
-                continue
             start = np.int64(offsets[i])
             stop = np.int64(offsets[i + 1])
             length = stop - start
-            s = utf8_hash(data, start, stop) & mask
+            # written out here: numba compiles the helpers' loops more slowly when inlined
+            w = np.uint64(0)
+            if start <= safe:
+                for t in range(8):
+                    w |= np.uint64(data[start + t]) << np.uint64(8 * t)
+                if length < 8:
+                    w &= (np.uint64(1) << np.uint64(8 * length)) - np.uint64(1)
+            else:
+                for t in range(min(length, 8)):
+                    w |= np.uint64(data[start + t]) << np.uint64(8 * t)
+            h = (w ^ np.uint64(length)) * np.uint64(0x9E3779B97F4A7C15)
+            pos = start + 8  # a while loop: a stepped range costs a division per row
+            while pos < stop:
+                x = np.uint64(0)
+                for t in range(min(stop - pos, 8)):
+                    x |= np.uint64(data[pos + t]) << np.uint64(8 * t)
+                h = (h ^ x) * np.uint64(0x100000001B3)
+                pos += 8
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            s = (h ^ (h >> np.uint64(32))) & mask
+            k = slots[s]
+            kk = max(k, 0)
             code = -1
-            while slots[s] >= 0:
-                k = slots[s]
-                k0 = key_offsets[k]
-                if key_offsets[k + 1] - k0 == length:
-                    same = True
-                    for t in range(length):
-                        if data[start + t] != keys[k0 + t]:
-                            same = False
+            if (k >= 0) & (key_offsets[kk + 1] - key_offsets[kk] == length) & (
+                    words[kk] == w) & (length <= 8):
+                code = k
+            else:
+                while slots[s] >= 0:
+                    k = slots[s]
+                    k0 = key_offsets[k]
+                    if key_offsets[k + 1] - k0 == length and words[k] == w:
+                        same = True
+                        for t in range(8, length):
+                            if data[start + t] != keys[k0 + t]:
+                                same = False
+                                break
+                        if same:
+                            code = k
                             break
-                    if same:
-                        code = k
-                        break
-                s = (s + np.uint64(1)) & mask
+                    s = (s + np.uint64(1)) & mask
+            if check:
+                code = code if (validity[i >> 3] >> (i & 7)) & 1 else -1
             out[r] = code

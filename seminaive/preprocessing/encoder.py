@@ -35,10 +35,13 @@ def as_frame(X, feature_names=None):
 
     A list (or tuple) of rows is read column by column, as ``pd.DataFrame(X)`` would: a
     column of numbers stays numeric even if another column holds strings (``np.asarray``
-    would turn every value into a string).
+    would turn every value into a string).  A pyarrow Table or RecordBatch keeps its
+    values where pandas can hold them as they are (:func:`_arrow_frame`).
     """
     if isinstance(X, pd.DataFrame):
         frame = X
+    elif isinstance(X, (pa.Table, pa.RecordBatch)):
+        frame = _arrow_frame(X)
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr") or isinstance(
                 getattr(X, "dtype", None), pd.SparseDtype):
@@ -80,6 +83,48 @@ def as_frame(X, feature_names=None):
             f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
             "required.")
     return frame
+
+
+def _arrow_frame(table):
+    """A pyarrow Table (or RecordBatch) as a DataFrame, without converting the values where
+    it can be avoided: string columns stay Arrow arrays (``ArrowDtype``), dictionary columns
+    become Categoricals on their indices (declared order of the dictionary), other columns
+    are converted by pyarrow as ``table.to_pandas()`` does (numbers without nulls without a
+    copy; with nulls, floats with NaN)."""
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    columns = {}
+    for i, col in enumerate(table.columns):
+        kind = col.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            columns[i] = pd.Series(pd.arrays.ArrowExtensionArray(col), copy=False)
+        elif pa.types.is_dictionary(kind) and (series := _dictionary_series(col)) is not None:
+            columns[i] = series
+        else:
+            columns[i] = col.to_pandas()
+    frame = pd.DataFrame(columns, copy=False)
+    frame.columns = list(table.column_names)
+    if frame.shape[1] == 0:
+        frame = pd.DataFrame(index=range(table.num_rows))
+    return frame
+
+
+def _dictionary_series(col):
+    """A dictionary-encoded Arrow column as a Categorical Series whose codes are the
+    column's indices (one dictionary for all chunks), or None if its dictionary cannot be
+    categories (nulls or repeated values)."""
+    col = col.unify_dictionaries()
+    if col.num_chunks == 0:
+        return None
+    dictionary = col.chunk(0).dictionary
+    if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
+        return None
+    indices = pa.chunked_array([c.indices for c in col.chunks], type=col.type.index_type)
+    codes = indices.fill_null(-1).to_numpy() if indices.null_count else indices.to_numpy()
+    categories = pd.Index(dictionary.to_pandas())
+    return pd.Series(pd.Categorical.from_codes(codes, categories=categories,
+                                               ordered=col.type.ordered, validate=False),
+                     copy=False)
 
 
 def _feature_names(frame):
@@ -270,9 +315,10 @@ def _arrow_strings(series):
     return arr
 
 
-def _utf8_codes(arr, lookup):
-    """Codes of an Arrow string array against the values of ``lookup`` (an Index), -1 for
-    null or unseen; None when the values are not all strings."""
+def _utf8_codes(arr, lookup, out):
+    """Write into ``out`` the codes of an Arrow string array against the values of
+    ``lookup`` (an Index), -1 for null or unseen; False (nothing written) when the values
+    are not all strings."""
     cats = list(lookup)
     try:
         encoded = [c.encode("utf-8") for c in cats] if all(
@@ -280,15 +326,15 @@ def _utf8_codes(arr, lookup):
     except UnicodeEncodeError:  # lone surrogates: not representable in Arrow either
         encoded = None
     if encoded is None:
-        return None
+        return False
     keys = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else np.zeros(
         0, dtype=np.uint8)
     if not keys.size:
         keys = np.zeros(1, dtype=np.uint8)
     key_offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     key_offsets[1:] = np.cumsum([len(e) for e in encoded])
-    n_slots = 1 << max(int(2 * len(encoded)).bit_length(), 1)
-    slots = kernels.utf8_slots(keys, key_offsets, n_slots)
+    n_slots = 1 << max(int(4 * len(encoded)).bit_length(), 4)  # sparse: few collisions
+    slots, words = kernels.utf8_slots(keys, key_offsets, n_slots)
     validity, offsets, data = arr.buffers()[:3]
     offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(arr.type)
                             else np.int32)
@@ -296,9 +342,9 @@ def _utf8_codes(arr, lookup):
         np.zeros(1, dtype=np.uint8)
     validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
         arr.null_count else np.zeros(0, dtype=np.uint8)
-    out = np.empty(len(arr), dtype=np.int32)
-    kernels.encode_utf8(offsets, data, validity, arr.offset, keys, key_offsets, slots, out)
-    return out
+    kernels.encode_utf8(offsets, data, validity, arr.offset, keys, key_offsets, slots,
+                        words, out)
+    return True
 
 
 def _nominal_values(series, present):
@@ -874,8 +920,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     codes[:, col] = lookup.get_indexer(series)
                 continue
             arr = _arrow_strings(series)
-            if arr is not None and (coded := _utf8_codes(arr, lookup)) is not None:
-                codes[:, col] = coded
+            if arr is not None and _utf8_codes(arr, lookup, codes[:, col]):
                 continue
             values = series.to_numpy()
             if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
