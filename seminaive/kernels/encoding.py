@@ -4,6 +4,7 @@ cut points, and UTF-8 strings (Arrow buffers) looked up in a small hash table.""
 
 import numpy as np
 from numba import njit, prange
+from numba.typed import List
 
 # --------------------------------------------------------------------------------------------
 # Input coding (integer-coded nominal columns, all columns in one pass each)
@@ -88,7 +89,8 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
 
     The cut points of column j are ``cuts[cut_starts[j]:cut_starts[j + 1]]`` (ascending);
     a value is compared as float64, so bin ``i`` holds ``c_{i-1} < x <= c_i`` exactly as
-    ``np.searchsorted(cuts, x, side="left")`` places it.  Parallel over blocks of rows, every
+    ``np.searchsorted(cuts, x, side="left")`` places it.  Up to 16 cut points are counted
+    without branches, more are searched by bisection.  Parallel over blocks of rows, every
     column of a block in one pass.  Returns the number of infinite values (which the caller
     refuses)."""
     n, a = X.shape
@@ -102,13 +104,18 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
             c0 = cut_starts[j]
             c1 = cut_starts[j + 1]
             col = out_cols[j]
+            if c1 - c0 <= 16:
+                for r in range(r0, r1):
+                    v = np.float64(X[r, j])
+                    below = 0
+                    for k in range(c0, c1):
+                        below += cuts[k] < v
+                    count += np.isinf(v)
+                    out[r, col] = -1 if np.isnan(v) else below
+                continue
             for r in range(r0, r1):
                 v = np.float64(X[r, j])
-                if np.isnan(v):
-                    out[r, col] = -1
-                    continue
-                if np.isinf(v):
-                    count += 1
+                count += np.isinf(v)
                 lo = c0
                 hi = c1
                 while lo < hi:  # first cut point >= v
@@ -117,7 +124,7 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
                         lo = mid + 1
                     else:
                         hi = mid
-                out[r, col] = lo - c0
+                out[r, col] = -1 if np.isnan(v) else lo - c0
         infs[b] = count
     return infs.sum()
 
@@ -246,22 +253,77 @@ def utf8_slots(keys, key_offsets, n_slots):
     return slots, words
 
 
-@njit(parallel=True, cache=True)
-def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, words, out):
-    """out[i] = index of string ``first + i`` of an Arrow string array among ``keys``, -1 if
-    it is null or not among them.
+def encode_utf8_columns(columns, categories, out_cols, out):
+    """Code Arrow string columns against category lists, all columns in one parallel pass.
 
-    ``offsets`` and ``data`` are the array's offset and byte buffers, ``validity`` its
-    validity bitmap (empty: no nulls), ``first`` its offset; ``keys`` / ``key_offsets`` /
-    ``slots`` / ``words`` come from :func:`utf8_slots`.  A string of at most eight bytes is
-    compared by its length and first word, a longer one byte by byte.  The common case (a
-    known value in its home slot; the table is kept sparse) takes no data-dependent branch.
-    Parallel over blocks of rows."""
-    n = out.size
-    mask = np.uint64(slots.size - 1)
-    check = validity.size > 0
-    safe = data.size - 8  # a string starting at or before this can be read as 8 bytes
-    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+    Parameters
+    ----------
+    columns : list of tuple
+        ``(offsets, data, validity, first)`` of every column: its offset buffer (int32 or
+        int64, one dtype for all), byte buffer and validity bitmap as uint8 arrays (an
+        empty bitmap: no nulls), and the array's offset.
+    categories : list of list of bytes
+        UTF-8 values of every column (code = position; distinct within a column).
+    out_cols : ndarray of int64
+        Column of ``out`` each column is written to.
+    out : ndarray of int32, shape (n_rows, n_attributes)
+        Codes, -1 for null or a value not among the categories.
+    """
+    flat = [v for cats in categories for v in cats]
+    keys = np.frombuffer(b"".join(flat), dtype=np.uint8) if any(flat) else np.zeros(
+        1, dtype=np.uint8)
+    key_offsets = np.zeros(len(flat) + 1, dtype=np.int64)
+    key_offsets[1:] = np.cumsum([len(v) for v in flat])
+    slot_tables = []
+    words = np.empty(len(flat), dtype=np.uint64)
+    base = 0
+    for cats in categories:
+        k = len(cats)
+        n_slots = 1 << max(int(4 * k).bit_length(), 4)  # sparse: few collisions
+        slots, col_words = utf8_slots(keys, key_offsets[base:base + k + 1], n_slots)
+        slot_tables.append(np.where(slots >= 0, slots + base, -1).astype(np.int32))
+        words[base:base + k] = col_words
+        base += k
+    key_bases = np.zeros(len(categories), dtype=np.int64)
+    key_bases[1:] = np.cumsum([len(c) for c in categories])[:-1]
+    slot_starts = np.zeros(len(categories) + 1, dtype=np.int64)
+    slot_starts[1:] = np.cumsum([t.size for t in slot_tables])
+    slots = np.concatenate(slot_tables)
+    _encode_utf8(List([c[0] for c in columns]), List([c[1] for c in columns]),
+                 List([c[2] for c in columns]),
+                 np.array([c[3] for c in columns], dtype=np.int64), keys, key_offsets, slots,
+                 slot_starts, words, key_bases, np.asarray(out_cols, dtype=np.int64), out)
+
+
+@njit(parallel=True, cache=True)
+def _encode_utf8(offsets_list, data_list, validity_list, firsts, keys, key_offsets, slots,
+                 slot_starts, words, key_bases, out_cols, out):
+    """out[r, out_cols[j]] = index among ``keys`` of string ``firsts[j] + r`` of Arrow
+    string column j minus ``key_bases[j]`` (the position among column j's values), -1 if it
+    is null or not among them.
+
+    Key k is ``keys[key_offsets[k]:key_offsets[k + 1]]`` with first word ``words[k]``;
+    column j's open-addressing table is ``slots[slot_starts[j]:slot_starts[j + 1]]`` (a
+    power of two, holding global key indices, -1 where empty; see :func:`utf8_slots`).  A
+    string of at most eight bytes is compared by its length and first word, a longer one
+    byte by byte.  The common case (a known value in its home slot; the tables are kept
+    sparse) takes no data-dependent branch.  Parallel over (column, block of rows)."""
+    n = out.shape[0]
+    a = firsts.size
+    n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    for task in prange(a * n_blocks):
+        j = task // n_blocks
+        b = task - j * n_blocks
+        offsets = offsets_list[j]
+        data = data_list[j]
+        validity = validity_list[j]
+        first = firsts[j]
+        col = out_cols[j]
+        s0 = slot_starts[j]
+        mask = np.uint64(slot_starts[j + 1] - s0 - 1)
+        check = validity.size > 0
+        safe = data.size - 8  # a string starting at or before this can be read as 8 bytes
+        base = key_bases[j]
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         for r in range(r0, r1):
@@ -269,7 +331,8 @@ def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, words,
             start = np.int64(offsets[i])
             stop = np.int64(offsets[i + 1])
             length = stop - start
-            # written out here: numba compiles the helpers' loops more slowly when inlined
+            # the hash of utf8_hash, written out (numba compiles a called helper's loops
+            # more slowly here)
             w = np.uint64(0)
             if start <= safe:
                 for t in range(8):
@@ -290,15 +353,15 @@ def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, words,
             h ^= h >> np.uint64(29)
             h *= np.uint64(0xBF58476D1CE4E5B9)
             s = (h ^ (h >> np.uint64(32))) & mask
-            k = slots[s]
+            k = slots[s0 + s]
             kk = max(k, 0)
             code = -1
             if (k >= 0) & (key_offsets[kk + 1] - key_offsets[kk] == length) & (
                     words[kk] == w) & (length <= 8):
                 code = k
             else:
-                while slots[s] >= 0:
-                    k = slots[s]
+                while slots[s0 + s] >= 0:
+                    k = slots[s0 + s]
                     k0 = key_offsets[k]
                     if key_offsets[k + 1] - k0 == length and words[k] == w:
                         same = True
@@ -312,4 +375,4 @@ def encode_utf8(offsets, data, validity, first, keys, key_offsets, slots, words,
                     s = (s + np.uint64(1)) & mask
             if check:
                 code = code if (validity[i >> 3] >> (i & 7)) & 1 else -1
-            out[r] = code
+            out[r, col] = code - base if code >= 0 else -1

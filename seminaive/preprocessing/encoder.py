@@ -315,26 +315,21 @@ def _arrow_strings(series):
     return arr
 
 
-def _utf8_codes(arr, lookup, out):
-    """Write into ``out`` the codes of an Arrow string array against the values of
-    ``lookup`` (an Index), -1 for null or unseen; False (nothing written) when the values
-    are not all strings."""
+def _utf8_values(lookup):
+    """The values of ``lookup`` (an Index) as UTF-8 bytes, or None when they are not all
+    strings."""
     cats = list(lookup)
+    if not all(isinstance(c, str) for c in cats):
+        return None
     try:
-        encoded = [c.encode("utf-8") for c in cats] if all(
-            isinstance(c, str) for c in cats) else None
+        return [c.encode("utf-8") for c in cats]
     except UnicodeEncodeError:  # lone surrogates: not representable in Arrow either
-        encoded = None
-    if encoded is None:
-        return False
-    keys = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else np.zeros(
-        0, dtype=np.uint8)
-    if not keys.size:
-        keys = np.zeros(1, dtype=np.uint8)
-    key_offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    key_offsets[1:] = np.cumsum([len(e) for e in encoded])
-    n_slots = 1 << max(int(4 * len(encoded)).bit_length(), 4)  # sparse: few collisions
-    slots, words = kernels.utf8_slots(keys, key_offsets, n_slots)
+        return None
+
+
+def _utf8_buffers(arr):
+    """``(offsets, data, validity, offset)`` of an Arrow (large) string array, as the
+    kernel :func:`~seminaive.kernels.encode_utf8_columns` reads them."""
     validity, offsets, data = arr.buffers()[:3]
     offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(arr.type)
                             else np.int32)
@@ -342,9 +337,7 @@ def _utf8_codes(arr, lookup, out):
         np.zeros(1, dtype=np.uint8)
     validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
         arr.null_count else np.zeros(0, dtype=np.uint8)
-    kernels.encode_utf8(offsets, data, validity, arr.offset, keys, key_offsets, slots,
-                        words, out)
-    return True
+    return offsets, data, validity, arr.offset
 
 
 def _nominal_values(series, present):
@@ -705,6 +698,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col, cats in grown.items():
             self.categories_[col] = cats
             self._lookup_.pop(col, None)
+            self._lookup_.pop(("utf8", col), None)
         if self.missing == "value":
             self._add_missing_codes(frame, present)
         return self
@@ -787,6 +781,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             lookup = pd.Index(cats)
             self._lookup_[col] = lookup
         return lookup
+
+    def _utf8_values(self, col):
+        """The known values of nominal column ``col`` as UTF-8 bytes (None unless they are
+        all strings), kept with the lookups."""
+        key = ("utf8", col)
+        if key not in self._lookup_:
+            self._lookup_[key] = _utf8_values(self.categories_[col] if self.missing_code_[
+                col] < 0 else self._category_index(col))
+        return self._lookup_[key]
 
     def _check_columns(self, frame, owner):
         """Column names (scikit-learn's rules and messages), then the number of columns."""
@@ -910,8 +913,12 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         fast = self._int_matrix(frame)
         if fast is not None and not self._encode_int_matrix(fast, codes):
             fast = None
-        for col in np.flatnonzero(self.nominal_) if fast is None else ():
-            series = frame.iloc[:, col]
+        strings = ([], [])  # Arrow string columns (string, large_string): coded together
+        nominal = np.flatnonzero(self.nominal_) if fast is None else ()
+        # frame.items() makes the column Series faster than frame.iloc[:, col] one by one
+        columns = [s for c, (_, s) in enumerate(frame.items()) if self.nominal_[c]] if len(
+            nominal) else []
+        for col, series in zip(nominal, columns, strict=True):
             lookup = self._category_index(col)
             if isinstance(series.dtype, pd.CategoricalDtype):
                 if series.cat.categories.equals(lookup):
@@ -920,7 +927,9 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     codes[:, col] = lookup.get_indexer(series)
                 continue
             arr = _arrow_strings(series)
-            if arr is not None and _utf8_codes(arr, lookup, codes[:, col]):
+            if arr is not None and (keys := self._utf8_values(col)) is not None:
+                strings[pa.types.is_large_string(arr.type)].append(
+                    (_utf8_buffers(arr), keys, col))
                 continue
             values = series.to_numpy()
             if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
@@ -929,6 +938,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 codes[:, col] = _object_codes(values, lookup)
             else:
                 codes[:, col] = lookup.get_indexer(series)
+        for group in strings:
+            if group:
+                kernels.encode_utf8_columns([g[0] for g in group], [g[1] for g in group],
+                                            np.array([g[2] for g in group]), codes)
         if self.missing == "value":
             for col in np.flatnonzero(self.missing_code_ >= 0):
                 series = frame.iloc[:, col]
