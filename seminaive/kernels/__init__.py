@@ -30,6 +30,7 @@ from .counting import (
 )
 from .encoding import (
                        bin_columns,
+                       column_medians,
                        encode_float_columns,
                        encode_int_columns,
                        encode_utf8_columns,
@@ -59,8 +60,8 @@ __all__ = [
     "conditional_mutual_information",
     "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
     "encode_int_columns", "int_column_presence", "int_column_ranges",
-    "bin_columns", "encode_float_columns", "float_column_presence", "float_column_ranges",
-    "encode_utf8_columns", "utf8_slots",
+    "bin_columns", "column_medians", "encode_float_columns", "encode_utf8_columns",
+    "float_column_presence", "float_column_ranges", "utf8_slots",
     "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",
     "log_joint_tables", "predict_scores", "regrid",
     "sub_combination_index",

@@ -376,3 +376,19 @@ def _encode_utf8(offsets_list, data_list, validity_list, firsts, keys, key_offse
             if check:
                 code = code if (validity[i >> 3] >> (i & 7)) & 1 else -1
             out[r, col] = code - base if code >= 0 else -1
+
+
+@njit(parallel=True, cache=True)
+def column_medians(X, out):
+    """out[j] = median of the non-NaN values of column j of X (0 for a column of NaN only),
+    as ``np.median`` gives it.  Parallel over columns."""
+    n, a = X.shape
+    for j in prange(a):
+        col = np.empty(n, dtype=np.float64)
+        m = 0
+        for r in range(n):
+            v = np.float64(X[r, j])
+            if not np.isnan(v):
+                col[m] = v
+                m += 1
+        out[j] = np.median(col[:m]) if m else 0.0

@@ -581,13 +581,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         """Median (``numeric_center_``) of every numeric column on the rows the cut points
         are fitted on (0 where a column has no value): the values counted as Gaussian
         children are centred on it, which keeps their sums of squares accurate."""
-        values = np.asarray(values, dtype=np.float64)
-        observed = ~np.isnan(values)
         center = np.zeros(values.shape[1])
-        for j in range(values.shape[1]):
-            col = values[observed[:, j], j]
-            if col.size:
-                center[j] = np.median(col)
+        kernels.column_medians(np.asarray(values, dtype=np.float64), center)
         self.numeric_center_ = center
 
     def cut_points(self):
