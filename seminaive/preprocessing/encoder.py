@@ -337,7 +337,12 @@ def _utf8_buffers(arr):
         np.zeros(1, dtype=np.uint8)
     validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
         arr.null_count else np.zeros(0, dtype=np.uint8)
-    return offsets, data, validity, arr.offset
+    views = []
+    for buf in (offsets, data, validity):  # all read-only: one array type in the kernel
+        view = buf.view()
+        view.flags.writeable = False
+        views.append(view)
+    return *views, arr.offset
 
 
 def _nominal_values(series, present):
