@@ -304,3 +304,31 @@ def test_partial_fit_arrow_strings_append_new_values():
     assert enc.categories_ == [["a", "b", "0", "c"]]
     X = pd.DataFrame({"a": string_series(["0", "c", "b", "q"], "arrow string")})
     assert enc.transform(X).ravel().tolist() == [2, 3, 1, -1]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_numeric_center_is_the_median_of_observed_values(dtype):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(1001, 4)).astype(dtype)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[:, 3] = np.nan
+    X = np.asfortranarray(X)
+    enc = AttributeEncoder(discretizer="equal_frequency").fit(X)
+    expected = [np.median(X[~np.isnan(X[:, j]), j].astype(np.float64)) for j in range(3)]
+    np.testing.assert_array_equal(enc.numeric_center_, [*expected, 0.0])
+
+
+def test_float_codes_with_missing_as_a_value():
+    X = np.array([[1.0, np.nan], [2.0, 0.0], [np.nan, 0.0]])
+    enc = AttributeEncoder(categorical_features="all", missing="value").fit(X)
+    assert enc.categories_ == [[1.0, 2.0, "<missing>"], [0.0, "<missing>"]]
+    assert enc.transform(X).tolist() == [[0, 1], [1, 0], [2, 0]]
+    assert enc.transform(np.array([[3.0, np.nan]])).tolist() == [[-1, 1]]
+
+
+def test_record_batch():
+    batch = pa.RecordBatch.from_pydict({"s": ["b", None, "a"], "n": [1.0, 2.0, None]})
+    enc = AttributeEncoder(discretizer="equal_frequency", n_bins=2).fit(batch)
+    ref = AttributeEncoder(discretizer="equal_frequency", n_bins=2).fit(batch.to_pandas())
+    assert enc.categories_ == ref.categories_
+    np.testing.assert_array_equal(enc.transform(batch), ref.transform(batch.to_pandas()))
