@@ -511,7 +511,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
+        X : DataFrame, pyarrow Table or array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), optional
             Class labels; required by ``discretizer="mdl"`` when there are numeric columns.
         sample_weight : array-like of shape (n_samples,), optional
