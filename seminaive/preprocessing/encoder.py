@@ -189,7 +189,10 @@ def _sorted_values(values):
     if arr.dtype.kind == "f":
         return np.unique(arr[~np.isnan(arr)]).tolist()
     try:
-        uniques = pd.unique(pd.Series(values).dropna())
+        if arr.dtype == object:  # missing values left out; no string-dtype inference
+            uniques = pd.factorize(arr)[1]
+        else:
+            uniques = pd.unique(pd.Series(values).dropna())
     except TypeError as err:  # unhashable values (dict, list, ...)
         bad = next((v for v in np.asarray(values, dtype=object).ravel()
                     if not _hashable(v)), None)
