@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._atomic import atomic_path
 from .exceptions import InputError
-from .preprocessing.encoder import _sorted_values, as_frame
+from .preprocessing.encoder import _arrow_frame, _nominal_values, _sorted_values, as_frame
 from .preprocessing.validation import check_sample_weight, check_target
 
 __all__ = ["fit_stream", "predict_stream"]
@@ -147,7 +147,8 @@ class _ParquetReader:
                     for batch in batches:
                         if batch.num_rows == 0:
                             continue
-                        frame = batch.to_pandas()
+                        # as to_pandas() types the columns, strings left in Arrow
+                        frame = _arrow_frame(batch)
                         del batch
                         yield frame, path
                         del frame
@@ -452,7 +453,7 @@ class ScanSummary:
                 values = list(series.cat.categories)
             else:
                 summary.categorical[col] = False
-                values = _sorted_values(series.to_numpy())
+                values = _nominal_values(series, None)
             summary.values[col] = dict.fromkeys(values)
         if track_missing:
             summary.has_missing = X.isna().to_numpy().any(axis=0)

@@ -28,7 +28,18 @@ from .counting import (
                        regrid,
                        sub_combination_index,
 )
-from .encoding import encode_int_columns, int_column_presence, int_column_ranges
+from .encoding import (
+                       bin_columns,
+                       column_medians,
+                       encode_float_columns,
+                       encode_int_columns,
+                       encode_utf8_columns,
+                       float_column_presence,
+                       float_column_ranges,
+                       int_column_presence,
+                       int_column_ranges,
+                       utf8_slots,
+)
 from .scoring import (
                        AGGREGATE_JOINT,
                        AGGREGATE_POSTERIOR,
@@ -49,6 +60,8 @@ __all__ = [
     "conditional_mutual_information",
     "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
     "encode_int_columns", "int_column_presence", "int_column_ranges",
+    "bin_columns", "column_medians", "encode_float_columns", "encode_utf8_columns",
+    "float_column_presence", "float_column_ranges", "utf8_slots",
     "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",
     "log_joint_tables", "predict_scores", "regrid",
     "sub_combination_index",

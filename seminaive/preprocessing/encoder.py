@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -33,10 +35,13 @@ def as_frame(X, feature_names=None):
 
     A list (or tuple) of rows is read column by column, as ``pd.DataFrame(X)`` would: a
     column of numbers stays numeric even if another column holds strings (``np.asarray``
-    would turn every value into a string).
+    would turn every value into a string).  A pyarrow Table or RecordBatch keeps its
+    values where pandas can hold them as they are (:func:`_arrow_frame`).
     """
     if isinstance(X, pd.DataFrame):
         frame = X
+    elif isinstance(X, (pa.Table, pa.RecordBatch)):
+        frame = _arrow_frame(X)
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr") or isinstance(
                 getattr(X, "dtype", None), pd.SparseDtype):
@@ -78,6 +83,48 @@ def as_frame(X, feature_names=None):
             f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
             "required.")
     return frame
+
+
+def _arrow_frame(table):
+    """A pyarrow Table (or RecordBatch) as a DataFrame, without converting the values where
+    it can be avoided: string columns stay Arrow arrays (``ArrowDtype``), dictionary columns
+    become Categoricals on their indices (declared order of the dictionary), other columns
+    are converted by pyarrow as ``table.to_pandas()`` does (numbers without nulls without a
+    copy; with nulls, floats with NaN)."""
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    columns = {}
+    for i, col in enumerate(table.columns):
+        kind = col.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            columns[i] = pd.Series(pd.arrays.ArrowExtensionArray(col), copy=False)
+        elif pa.types.is_dictionary(kind) and (series := _dictionary_series(col)) is not None:
+            columns[i] = series
+        else:
+            columns[i] = col.to_pandas()
+    frame = pd.DataFrame(columns, copy=False)
+    frame.columns = list(table.column_names)
+    if frame.shape[1] == 0:
+        frame = pd.DataFrame(index=range(table.num_rows))
+    return frame
+
+
+def _dictionary_series(col):
+    """A dictionary-encoded Arrow column as a Categorical Series whose codes are the
+    column's indices (one dictionary for all chunks), or None if its dictionary cannot be
+    categories (nulls or repeated values)."""
+    col = col.unify_dictionaries()
+    if col.num_chunks == 0:
+        return None
+    dictionary = col.chunk(0).dictionary
+    if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
+        return None
+    indices = pa.chunked_array([c.indices for c in col.chunks], type=col.type.index_type)
+    codes = indices.fill_null(-1).to_numpy() if indices.null_count else indices.to_numpy()
+    categories = pd.Index(dictionary.to_pandas())
+    return pd.Series(pd.Categorical.from_codes(codes, categories=categories,
+                                               ordered=col.type.ordered, validate=False),
+                     copy=False)
 
 
 def _feature_names(frame):
@@ -142,7 +189,10 @@ def _sorted_values(values):
     if arr.dtype.kind == "f":
         return np.unique(arr[~np.isnan(arr)]).tolist()
     try:
-        uniques = pd.unique(pd.Series(values).dropna())
+        if arr.dtype == object:  # missing values left out; no string-dtype inference
+            uniques = pd.factorize(arr)[1]
+        else:
+            uniques = pd.unique(pd.Series(values).dropna())
     except TypeError as err:  # unhashable values (dict, list, ...)
         bad = next((v for v in np.asarray(values, dtype=object).ravel()
                     if not _hashable(v)), None)
@@ -223,21 +273,107 @@ def _numeric_codes(values, categories):
     return np.where(found, order[idx], -1)
 
 
-def _int_column_ranges(matrix):
-    """Per-column minimum and maximum of an integer matrix (one numba pass)."""
-    lows = np.empty(matrix.shape[1], dtype=np.int64)
-    highs = np.empty(matrix.shape[1], dtype=np.int64)
-    kernels.int_column_ranges(matrix, lows, highs)
-    return lows, highs
+#: NumPy dtypes the numba coding kernels read directly (any layout)
+_KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
 
 
-def _single_int_dtype(frame):
-    """Whether all columns share one NumPy integer dtype (so to_numpy() is a plain view)."""
-    dtypes = set(frame.dtypes)
+def _shared_dtype(frame, cols=None):
+    """The NumPy dtype all columns ``cols`` (default: every column) share, if the kernels
+    read it (integers, float32, float64), else None."""
+    dtypes = set(frame.dtypes if cols is None else frame.dtypes.iloc[cols])
     if len(dtypes) != 1:
-        return False
+        return None
     dtype = next(iter(dtypes))
-    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+    return dtype if isinstance(dtype, np.dtype) and dtype in _KERNEL_DTYPES else None
+
+
+def _kernel_matrix(frame, cols):
+    """Columns ``cols`` of ``frame`` as one matrix of their own dtype (a view when they are
+    all the columns of a frame made from an array), or None when they differ in dtype."""
+    if _shared_dtype(frame, cols) is None:
+        return None
+    if cols.size == frame.shape[1]:
+        return frame.to_numpy()
+    return frame.iloc[:, cols].to_numpy()
+
+
+def _arrow_strings(series):
+    """The values of an Arrow-backed string column as one pyarrow (large) string array, or
+    None for any other column."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.StringDtype):
+        if dtype.storage != "pyarrow":
+            return None
+    elif not (isinstance(dtype, pd.ArrowDtype) and (
+            pa.types.is_string(dtype.pyarrow_dtype)
+            or pa.types.is_large_string(dtype.pyarrow_dtype))):
+        return None
+    arr = series.array.__arrow_array__()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    return arr
+
+
+def _utf8_values(lookup):
+    """The values of ``lookup`` (an Index) as UTF-8 bytes, or None when they are not all
+    strings."""
+    cats = list(lookup)
+    if not all(isinstance(c, str) for c in cats):
+        return None
+    try:
+        return [c.encode("utf-8") for c in cats]
+    except UnicodeEncodeError:  # lone surrogates: not representable in Arrow either
+        return None
+
+
+def _utf8_buffers(arr):
+    """``(offsets, data, validity, offset)`` of an Arrow (large) string array, as the
+    kernel :func:`~seminaive.kernels.encode_utf8_columns` reads them."""
+    validity, offsets, data = arr.buffers()[:3]
+    offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(arr.type)
+                            else np.int32)
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else \
+        np.zeros(1, dtype=np.uint8)
+    validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
+        arr.null_count else np.zeros(0, dtype=np.uint8)
+    views = []
+    for buf in (offsets, data, validity):  # all read-only: one array type in the kernel
+        view = buf.view()
+        view.flags.writeable = False
+        views.append(view)
+    return *views, arr.offset
+
+
+def _nominal_values(series, present):
+    """The values of a nominal column in the order :meth:`AttributeEncoder.fit` lists them
+    (declared categories of a Categorical, else sorted), on the rows ``present`` (None:
+    all)."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return list(series.cat.categories)
+    arr = _arrow_strings(series)
+    if arr is not None:
+        if present is not None:
+            arr = arr.filter(pa.array(present))
+        return sorted(pc.unique(arr).drop_null().to_pylist())
+    values = series.to_numpy()
+    return _sorted_values(values if present is None else values[present])
+
+
+def _object_codes(values, lookup):
+    """``lookup.get_indexer(values)`` for an object array, hashing each distinct value once
+    (``pd.factorize``) rather than every value against the lookup."""
+    try:
+        codes, uniques = pd.factorize(values)
+    except TypeError:  # unhashable values: as get_indexer reports them
+        return lookup.get_indexer(values)
+    known = np.empty(len(uniques) + 1, dtype=np.int32)
+    known[:-1] = lookup.get_indexer(uniques)
+    known[-1] = -1
+    return known[codes]
 
 
 def _is_fitted(estimator):
@@ -378,7 +514,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
+        X : DataFrame, pyarrow Table or array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), optional
             Class labels; required by ``discretizer="mdl"`` when there are numeric columns.
         sample_weight : array-like of shape (n_samples,), optional
@@ -443,13 +579,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col in np.flatnonzero(self.nominal_):
             if self.categories_[col] is not None:
                 continue
-            series = frame.iloc[:, col]
-            if isinstance(series.dtype, pd.CategoricalDtype):
-                self.categories_[col] = list(series.cat.categories)
-            else:
-                values = series.to_numpy()
-                self.categories_[col] = _sorted_values(
-                    values if present is None else values[present])
+            self.categories_[col] = _nominal_values(frame.iloc[:, col], present)
         self._lookup_ = {}
         if self.missing == "value":
             self._add_missing_codes(frame, present)
@@ -459,13 +589,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         """Median (``numeric_center_``) of every numeric column on the rows the cut points
         are fitted on (0 where a column has no value): the values counted as Gaussian
         children are centred on it, which keeps their sums of squares accurate."""
-        values = np.asarray(values, dtype=np.float64)
-        observed = ~np.isnan(values)
         center = np.zeros(values.shape[1])
-        for j in range(values.shape[1]):
-            col = values[observed[:, j], j]
-            if col.size:
-                center[j] = np.median(col)
+        kernels.column_medians(np.asarray(values, dtype=np.float64), center)
         self.numeric_center_ = center
 
     def cut_points(self):
@@ -567,13 +692,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         present = None if w is None else w > 0
         grown = {}  # computed for every column first: a failure leaves the encoder unchanged
         for col in np.flatnonzero(self.nominal_):
-            series = frame.iloc[:, col]
             known = self._category_index(col)
-            if isinstance(series.dtype, pd.CategoricalDtype):
-                candidates = list(series.cat.categories)
-            else:
-                values = series.to_numpy()
-                candidates = _sorted_values(values if present is None else values[present])
+            candidates = _nominal_values(frame.iloc[:, col], present)
             new = [v for v in candidates if v not in known]
             if new:
                 # appended after every known value (and after the missing value's code)
@@ -581,6 +701,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col, cats in grown.items():
             self.categories_[col] = cats
             self._lookup_.pop(col, None)
+            self._lookup_.pop(("utf8", col), None)
         if self.missing == "value":
             self._add_missing_codes(frame, present)
         return self
@@ -664,6 +785,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._lookup_[col] = lookup
         return lookup
 
+    def _utf8_values(self, col):
+        """The known values of nominal column ``col`` as UTF-8 bytes (None unless they are
+        all strings), kept with the lookups."""
+        key = ("utf8", col)
+        if key not in self._lookup_:
+            self._lookup_[key] = _utf8_values(self.categories_[col] if self.missing_code_[
+                col] < 0 else self._category_index(col))
+        return self._lookup_[key]
+
     def _check_columns(self, frame, owner):
         """Column names (scikit-learn's rules and messages), then the number of columns."""
         check_feature_names(getattr(self, "feature_names_in_", None), frame, owner)
@@ -673,41 +803,60 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 f"{self.n_features_in_} features as input.")
 
     def _int_categories(self, frame):
-        """Sorted values of every column of an all-integer frame, in one numba pass."""
-        if not _single_int_dtype(frame):
+        """Sorted values of every column of a frame of integer (or integral float) codes
+        sharing one dtype, in one numba pass over the matrix."""
+        dtype = _shared_dtype(frame)
+        if dtype is None:
             return
         matrix = frame.to_numpy()
-        lows, highs = _int_column_ranges(matrix)
+        lows = np.empty(matrix.shape[1], dtype=np.int64)
+        highs = np.empty(matrix.shape[1], dtype=np.int64)
+        if dtype.kind == "f":
+            if not kernels.float_column_ranges(matrix, lows, highs):
+                return  # values that are not integers: sorted one column at a time
+        else:
+            kernels.int_column_ranges(matrix, lows, highs)
         spans = highs - lows + 1
         if spans.sum() > 1 << 26:
             return
         starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
         seen = np.zeros(int(starts[-1]), dtype=np.bool_)
-        kernels.int_column_presence(matrix, lows, starts, seen)
+        if dtype.kind == "f":
+            kernels.float_column_presence(matrix, lows, starts, seen)
+        else:
+            kernels.int_column_presence(matrix, lows, starts, seen)
         for j in range(matrix.shape[1]):
             values = np.flatnonzero(seen[starts[j]:starts[j + 1]]) + lows[j]
-            self.categories_[j] = values.tolist()
+            self.categories_[j] = (values.astype(np.float64) if dtype.kind == "f"
+                                   else values).tolist()
 
     def _int_matrix(self, frame):
-        """The data as one integer matrix when every column is an integer-coded nominal
-        attribute with numeric values (the common array case), else None."""
+        """The data as one matrix when every column is a nominal attribute coded by integral
+        numbers (integers, or floats holding integers and NaN) of one dtype, else None."""
         if not self.nominal_.all() or frame.shape[1] == 0:
             return None
-        if not _single_int_dtype(frame):
+        if _shared_dtype(frame) is None:
             return None
         for col in range(frame.shape[1]):
-            if self._category_index(col).dtype.kind not in "iu":
+            if self._category_index(col).dtype.kind not in "iuf":
                 return None
         return frame.to_numpy()
 
     def _encode_int_matrix(self, matrix, codes):
-        """Code an integer matrix with one lookup table per column (numba, all columns).
+        """Code a matrix of integral codes with one lookup table per column (numba, all
+        columns).
 
         The tables span each column's known values only: a value outside that range was
-        never seen in training and codes as -1 (missing) in the kernel, so the matrix is
-        read once."""
-        cats = [np.asarray(self._category_index(c), dtype=np.int64)
-                for c in range(matrix.shape[1])]
+        never seen in training and codes as -1 (missing) in the kernel, as do NaN and a
+        float that is not an integer, so the matrix is read once.  False (nothing coded)
+        when the known values are not all integers or too spread out for tables."""
+        cats = []
+        for c in range(matrix.shape[1]):
+            known = np.asarray(self._category_index(c))
+            if known.dtype.kind == "f":
+                if not np.all(np.abs(known) < 2.0 ** 52) or np.any(known != np.floor(known)):
+                    return False
+            cats.append(known.astype(np.int64))
         lows = np.array([c.min() if c.size else 0 for c in cats], dtype=np.int64)
         highs = np.array([c.max() if c.size else 0 for c in cats], dtype=np.int64)
         spans = highs - lows + 1
@@ -717,8 +866,27 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         lookup = np.full(int(starts[-1]), -1, dtype=np.int32)
         for j, c in enumerate(cats):
             lookup[starts[j] + c - lows[j]] = np.arange(c.size, dtype=np.int32)
-        kernels.encode_int_columns(matrix, lows, starts, lookup, codes)
+        if matrix.dtype.kind == "f":
+            kernels.encode_float_columns(matrix, lows, starts, lookup, codes)
+        else:
+            kernels.encode_int_columns(matrix, lows, starts, lookup, codes)
         return True
+
+    def _bin_numeric(self, frame, numeric, codes):
+        """Bin the numeric columns into ``codes`` by the built-in discretisers' cut points,
+        all columns in one numba pass over the data in its own dtype (NaN -> -1)."""
+        matrix = _kernel_matrix(frame, numeric)
+        if matrix is None:
+            matrix = self._numeric_matrix(frame, numeric)
+        cuts = [np.asarray(c, dtype=np.float64) for c in self.discretizer_.cut_points_]
+        if len(cuts) != numeric.size:
+            raise InputError(f"the discretizer has cut points for {len(cuts)} numeric "
+                             f"columns, the data has {numeric.size}")
+        starts = np.zeros(len(cuts) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([c.size for c in cuts])
+        flat = np.concatenate(cuts) if cuts else np.zeros(0)
+        if kernels.bin_columns(matrix, flat, starts, numeric.astype(np.int64), codes):
+            self._numeric_matrix(frame, numeric)  # refuses the infinite values
 
     def transform(self, X):
         """Codes of shape (n_rows, n_attributes), int32; -1 marks missing / unseen."""
@@ -732,7 +900,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         # column-major: every column is written contiguously, and the tables count by column
         codes = np.empty(frame.shape, dtype=np.int32, order="F")
         numeric = self.numeric_columns_
-        if numeric.size:
+        if numeric.size and isinstance(self.discretizer_,
+                                       (MDLDiscretizer, EqualFrequencyDiscretizer)):
+            self._bin_numeric(frame, numeric, codes)
+        elif numeric.size:
             bins = self._discretize(self._numeric_matrix(frame, numeric))
             if not isinstance(self.discretizer_, (MDLDiscretizer, EqualFrequencyDiscretizer)):
                 # a custom discretiser's codes index the tables: they must be in range
@@ -745,18 +916,35 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         fast = self._int_matrix(frame)
         if fast is not None and not self._encode_int_matrix(fast, codes):
             fast = None
-        for col in np.flatnonzero(self.nominal_) if fast is None else ():
-            series = frame.iloc[:, col]
+        strings = ([], [])  # Arrow string columns (string, large_string): coded together
+        nominal = np.flatnonzero(self.nominal_) if fast is None else ()
+        # frame.items() makes the column Series faster than frame.iloc[:, col] one by one
+        columns = [s for c, (_, s) in enumerate(frame.items()) if self.nominal_[c]] if len(
+            nominal) else []
+        for col, series in zip(nominal, columns, strict=True):
             lookup = self._category_index(col)
-            if isinstance(series.dtype, pd.CategoricalDtype) and \
-                    series.cat.categories.equals(lookup):
-                codes[:, col] = series.cat.codes.to_numpy()
-            else:
-                values = series.to_numpy()
-                if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
-                    codes[:, col] = _numeric_codes(values, lookup)
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                if series.cat.categories.equals(lookup):
+                    codes[:, col] = series.cat.codes.to_numpy()
                 else:
                     codes[:, col] = lookup.get_indexer(series)
+                continue
+            arr = _arrow_strings(series)
+            if arr is not None and (keys := self._utf8_values(col)) is not None:
+                strings[pa.types.is_large_string(arr.type)].append(
+                    (_utf8_buffers(arr), keys, col))
+                continue
+            values = series.to_numpy()
+            if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
+                codes[:, col] = _numeric_codes(values, lookup)
+            elif values.dtype == object:
+                codes[:, col] = _object_codes(values, lookup)
+            else:
+                codes[:, col] = lookup.get_indexer(series)
+        for group in strings:
+            if group:
+                kernels.encode_utf8_columns([g[0] for g in group], [g[1] for g in group],
+                                            np.array([g[2] for g in group]), codes)
         if self.missing == "value":
             for col in np.flatnonzero(self.missing_code_ >= 0):
                 series = frame.iloc[:, col]

@@ -1,0 +1,208 @@
+"""Input encoding speed: values per second of :class:`~seminaive.AttributeEncoder` per input kind.
+
+For each kind of input (NumPy integer and float matrices, pandas categorical and string
+frames, pyarrow Tables) and each shape (1,000,000 x 20 and a wide 100,000 x 200; five values
+per column, about 1% missing), the same run measures
+
+Integer matrices and float matrices of codes are declared nominal
+(``categorical_features="all"``); numeric floats are binned by five equal-frequency bins.
+
+* **fit**: ``AttributeEncoder().fit(X, y).transform(X)``, learning the value sets (or cut
+  points) and coding the training data, as an estimator's ``fit`` does;
+* **transform**: ``transform(X)`` of a fitted encoder;
+* **reference**: the plain library primitive that codes the same columns one by one
+  (``np.unique(return_inverse=True)`` for integers and float codes, ``np.searchsorted``
+  against the same cut points for numeric floats, ``Series.cat.codes`` for categoricals,
+  ``pd.factorize`` for pandas strings, ``pyarrow.compute.dictionary_encode`` for Arrow
+  strings, the conversion ``to_pandas()`` of an Arrow dictionary column to a Categorical);
+* **NaiveBayes().fit**, end to end.
+
+The target is 1e8 values/s for transform; every row says whether it is met.  Printed and
+written to ``docs/performance.md`` (its section between the ``bench_encoding`` markers).
+
+    python benchmarks/bench_encoding.py [--quick] [--out FILE]
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from seminaive import AttributeEncoder, NaiveBayes
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_encoding -->", "<!-- /bench_encoding -->")
+TARGET = 1e8
+N_VALUES = 5
+
+
+def _codes(n, a, seed):
+    """Codes 0..4 and a mask of about 1% missing values."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, N_VALUES, size=(n, a)), rng.random((n, a)) < 0.01
+
+
+def make(kind, n, a, seed=0):
+    """The data of one input kind and the encoder parameters it is fitted with."""
+    codes, missing = _codes(n, a, seed)
+    names = [f"x{j}" for j in range(a)]
+    nominal = {"categorical_features": "all"}
+    if kind == "int64 matrix":
+        return np.ascontiguousarray(codes, dtype=np.int64), nominal
+    if kind == "int64 matrix, column-major":
+        return np.asfortranarray(codes, dtype=np.int64), nominal
+    if kind == "int8 matrix":
+        return codes.astype(np.int8), nominal
+    if kind == "float64 codes (NaN missing)":
+        return np.where(missing, np.nan, codes.astype(np.float64)), {"categorical_features":
+                                                                    "all"}
+    if kind == "float64 numeric (binned)":
+        rng = np.random.default_rng(seed + 1)
+        x = rng.normal(size=(n, a)) + codes
+        x[missing] = np.nan
+        return x, {"discretizer": "equal_frequency", "n_bins": N_VALUES}
+    if kind == "float32 numeric (binned)":
+        rng = np.random.default_rng(seed + 1)
+        x = (rng.normal(size=(n, a)) + codes).astype(np.float32)
+        x[missing] = np.nan
+        return x, {"discretizer": "equal_frequency", "n_bins": N_VALUES}
+    labels = np.array([f"value{v}" for v in range(N_VALUES)], dtype=object)
+    if kind == "pandas categorical":
+        cats = pd.Index(labels)
+        return pd.DataFrame({c: pd.Categorical.from_codes(np.where(missing[:, j], -1,
+                                                                   codes[:, j]), cats)
+                             for j, c in enumerate(names)}), {}
+    if kind in ("pandas object strings", "pandas string[pyarrow]", "pyarrow strings",
+                "pyarrow dictionary"):
+        strings = {c: np.where(missing[:, j], None, labels[codes[:, j]])
+                   for j, c in enumerate(names)}
+        if kind == "pandas object strings":
+            return pd.DataFrame({c: pd.Series(v, dtype=object) for c, v in strings.items()}), {}
+        if kind == "pandas string[pyarrow]":
+            return pd.DataFrame({c: pd.array(v, dtype="string[pyarrow]")
+                                 for c, v in strings.items()}), {}
+        table = pa.table({c: pa.array(v, type=pa.string()) for c, v in strings.items()})
+        if kind == "pyarrow dictionary":
+            table = pa.table({c: pc.dictionary_encode(table[c]) for c in names})
+        return table, {}
+    raise ValueError(kind)
+
+
+KINDS = ["int64 matrix", "int64 matrix, column-major", "int8 matrix",
+         "float64 codes (NaN missing)", "float64 numeric (binned)", "float32 numeric (binned)",
+         "pandas categorical", "pandas object strings", "pandas string[pyarrow]",
+         "pyarrow strings", "pyarrow dictionary"]
+
+
+def reference(kind, X, enc):
+    """The library primitive coding the same columns one at a time."""
+    if kind.startswith("int") or kind.startswith("float64 codes"):
+        for j in range(X.shape[1]):
+            np.unique(X[:, j], return_inverse=True)
+    elif "numeric" in kind:
+        for j, cuts in enumerate(enc.cut_points()):
+            np.searchsorted(cuts, X[:, j])
+    elif kind == "pandas categorical":
+        for c in X.columns:
+            X[c].cat.codes.to_numpy()
+    elif kind.startswith("pandas"):
+        for c in X.columns:
+            pd.factorize(X[c])
+    elif kind == "pyarrow dictionary":
+        for c in X.column_names:
+            X[c].to_pandas()
+    else:
+        for c in X.column_names:
+            pc.dictionary_encode(X[c])
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def measure(kind, n, a, repeat):
+    X, params = make(kind, n, a)
+    y = np.random.default_rng(7).integers(0, 2, size=n)
+    enc = AttributeEncoder(**params).fit(X, y)
+    enc.transform(X)  # compile the kernels
+    values = n * a
+    fit = best(lambda: AttributeEncoder(**params).fit(X, y).transform(X), repeat)
+    transform = best(lambda: enc.transform(X), repeat)
+    ref = best(lambda: reference(kind, X, enc), repeat)
+    nb_params = {k: v for k, v in params.items() if k != "categorical_features"}
+    if params.get("categorical_features") == "all":
+        nb_params["categorical_features"] = "all"
+    nb = best(lambda: NaiveBayes(**nb_params).fit(X, y), repeat)
+    return {"kind": kind, "shape": f"{n:,} x {a}", "fit": values / fit,
+            "transform": values / transform, "reference": values / ref, "nb": nb,
+            "met": values / transform >= TARGET}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="100,000 x 20 and 10,000 x 200")
+    parser.add_argument("--kinds", default=None, help="comma-separated subset of the kinds")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    args = parser.parse_args()
+    shapes = [(100_000, 20), (10_000, 200)] if args.quick else [(1_000_000, 20),
+                                                                (100_000, 200)]
+    kinds = KINDS if args.kinds is None else [k.strip() for k in args.kinds.split(",")]
+    args.load = os.getloadavg()[0]
+    header = ("| input | shape | fit (values/s) | transform (values/s) | reference "
+              "(values/s) | transform / reference | 1e8 met | NaiveBayes fit (s) |")
+    print(header)
+    rows = []
+    for n, a in shapes:
+        for kind in kinds:
+            r = measure(kind, n, a, args.repeat)
+            row = (f"| {r['kind']} | {r['shape']} | {r['fit']:.3g} | {r['transform']:.3g} | "
+                   f"{r['reference']:.3g} | {r['transform'] / r['reference']:.2f} | "
+                   f"{'yes' if r['met'] else 'no'} | {r['nb']:.3f} |")
+            rows.append(row)
+            print(row, flush=True)
+    write(args, header, rows)
+
+
+def write(args, header, rows):
+    lines = [MARK[0], "## Input encoding", "",
+             f"{datetime.date.today()}, {platform.processor() or platform.machine()}, "
+             f"{os.cpu_count()} cores (load average {args.load:.1f} at the start, "
+             f"{os.getloadavg()[0]:.1f} at the end); best of {args.repeat}.  "
+             "Values/s = rows x columns / seconds.  *fit*: "
+             "`AttributeEncoder().fit(X, y).transform(X)`; *transform*: a fitted encoder's "
+             "`transform(X)`; *reference*: the library primitive coding "
+             "the same columns one by one (`np.unique(return_inverse=True)` for integer and "
+             "float codes, `np.searchsorted` against the same cut points for numeric floats, "
+             "`Series.cat.codes`, `pd.factorize` for pandas strings, "
+             "`pyarrow.compute.dictionary_encode` for Arrow strings, `to_pandas()` of an Arrow "
+             "dictionary column).  Target: 1e8 values/s at "
+             "transform.", "", header,
+             "|---|---|---:|---:|---:|---:|---|---:|"]
+    lines += rows
+    lines += ["", MARK[1]]
+    section = "\n".join(lines)
+    out = Path(args.out)
+    text = out.read_text() if out.exists() else "# Performance\n"
+    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
+        text.rstrip("\n") + "\n\n" + section + "\n")
+    out.write_text(text)
+    print(f"# wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
