@@ -121,6 +121,75 @@ def _add_term(mx, sm, r, yy, v):
         sm[r, yy] += math.exp(v - mx[r, yy])
 
 
+@njit(cache=True, inline="always")
+def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
+    """Combine sub-model scores ``acc[0, :]`` (log weight ``lwv``) into row r's running
+    state: ``used``, then vote weights or the per-class log-sum-exp, and the weight total."""
+    used[r] += 1
+    if aggregate == AGGREGATE_VOTE:
+        win = vote_winner(acc, 0, k)
+        if not weighted:
+            sm[r, win] += 1.0
+            return
+        if lwv > mw[r]:
+            scale = math.exp(mw[r] - lwv)
+            sw[r] = sw[r] * scale + 1.0
+            for yy in range(k):
+                sm[r, yy] *= scale
+            sm[r, win] += 1.0
+            mw[r] = lwv
+        else:
+            e = math.exp(lwv - mw[r])
+            sw[r] += e
+            sm[r, win] += e
+        return
+    if aggregate == AGGREGATE_POSTERIOR:
+        top = acc[0, 0]
+        for yy in range(1, k):
+            top = max(top, acc[0, yy])
+        tot = 0.0
+        for yy in range(k):
+            tot += math.exp(acc[0, yy] - top)
+        norm = top + math.log(tot)
+        for yy in range(k):
+            acc[0, yy] -= norm
+    if weighted:
+        if lwv > mw[r]:
+            sw[r] = sw[r] * math.exp(mw[r] - lwv) + 1.0
+            mw[r] = lwv
+        else:
+            sw[r] += math.exp(lwv - mw[r])
+        for yy in range(k):
+            _add_term(mx, sm, r, yy, acc[0, yy] + lwv)
+    else:
+        for yy in range(k):
+            _add_term(mx, sm, r, yy, acc[0, yy])
+
+
+@njit(cache=True, inline="always")
+def _parent_cell(X, row, g, n, combos, sizes):
+    cell = 0
+    for t in range(n):
+        att = combos[g, t]
+        cell = cell * sizes[att] + X[row, att]
+    return cell
+
+
+@njit(cache=True, inline="always")
+def _qualifies(pm, base, weighted, lw, w_first, cell):
+    """Log weight of the sub-model of a row (0.0 unweighted), NaN if it is not used."""
+    if math.isnan(pm[base]):
+        return np.nan
+    if weighted:
+        lwv = lw[w_first + cell]
+        return np.nan if lwv == -np.inf else lwv
+    return 0.0
+
+
+#: rows whose sub-model sums run interleaved (independent addition chains)
+_GROUP = 4
+
+
 @njit(parallel=True, cache=True)
 def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
@@ -135,7 +204,9 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
     POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )
     VOTE:       out = log( weight of the sub-models whose argmax is y / W )
 
-    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.
+    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  With two
+    classes, four rows are summed together (eight independent addition chains, each in the
+    order of the combination-major kernel).
     """
     n_rows, a = X.shape
     block = WIDE_BLOCK_ROWS
@@ -153,69 +224,78 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
         sw = np.zeros(m)  # scaled weight total
         used = np.zeros(m, dtype=np.int64)
         acc = np.empty((1, k))
+        bases = np.empty(_GROUP, dtype=np.int64)
+        lws = np.empty(_GROUP)
         for j in range(n_par):
             g = parents[j]
             base_j = pm_offsets[j]
             w_first = offsets[g] // k
-            for r in range(m):
-                cell = 0
-                for t in range(n):
-                    att = combos[g, t]
-                    cell = cell * sizes[att] + X[r0 + r, att]
-                base = base_j + cell * region
-                if math.isnan(pm[base]):
-                    continue
-                lwv = 0.0
-                if weighted:
-                    lwv = lw[w_first + cell]
-                    if lwv == -np.inf:
+            r = 0
+            if k == 2:
+                while r + _GROUP <= m:
+                    for q in range(_GROUP):
+                        cell = _parent_cell(X, r0 + r + q, g, n, combos, sizes)
+                        bases[q] = base_j + cell * region
+                        lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
+                    if (math.isnan(lws[0]) and math.isnan(lws[1]) and math.isnan(lws[2])
+                            and math.isnan(lws[3])):
+                        r += _GROUP
                         continue
+                    b0, b1, b2, b3 = bases[0], bases[1], bases[2], bases[3]
+                    a00, a01 = np.float64(pm[b0]), np.float64(pm[b0 + 1])
+                    a10, a11 = np.float64(pm[b1]), np.float64(pm[b1 + 1])
+                    a20, a21 = np.float64(pm[b2]), np.float64(pm[b2 + 1])
+                    a30, a31 = np.float64(pm[b3]), np.float64(pm[b3 + 1])
+                    b0 += 2
+                    b1 += 2
+                    b2 += 2
+                    b3 += 2
+                    ra = r0 + r
+                    for i in range(a):
+                        off = att_off[i]
+                        i0 = b0 + off + X[ra, i] * 2
+                        i1 = b1 + off + X[ra + 1, i] * 2
+                        i2 = b2 + off + X[ra + 2, i] * 2
+                        i3 = b3 + off + X[ra + 3, i] * 2
+                        a00 += pm[i0]
+                        a01 += pm[i0 + 1]
+                        a10 += pm[i1]
+                        a11 += pm[i1 + 1]
+                        a20 += pm[i2]
+                        a21 += pm[i2 + 1]
+                        a30 += pm[i3]
+                        a31 += pm[i3 + 1]
+                    if not math.isnan(lws[0]):
+                        acc[0, 0], acc[0, 1] = a00, a01
+                        _update_row(r, acc, lws[0], k, aggregate, weighted, mx, sm, mw, sw,
+                                    used)
+                    if not math.isnan(lws[1]):
+                        acc[0, 0], acc[0, 1] = a10, a11
+                        _update_row(r + 1, acc, lws[1], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    if not math.isnan(lws[2]):
+                        acc[0, 0], acc[0, 1] = a20, a21
+                        _update_row(r + 2, acc, lws[2], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    if not math.isnan(lws[3]):
+                        acc[0, 0], acc[0, 1] = a30, a31
+                        _update_row(r + 3, acc, lws[3], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    r += _GROUP
+            for rr in range(r, m):
+                cell = _parent_cell(X, r0 + rr, g, n, combos, sizes)
+                base = base_j + cell * region
+                lwv = _qualifies(pm, base, weighted, lw, w_first, cell)
+                if math.isnan(lwv):
+                    continue
                 for yy in range(k):
                     acc[0, yy] = pm[base + yy]
                 child = base + k
                 for i in range(a):
-                    at = child + att_off[i] + X[r0 + r, i] * k
+                    at = child + att_off[i] + X[r0 + rr, i] * k
                     for yy in range(k):
                         acc[0, yy] += pm[at + yy]
-                used[r] += 1
-                if aggregate == AGGREGATE_VOTE:
-                    win = vote_winner(acc, 0, k)
-                    if not weighted:
-                        sm[r, win] += 1.0
-                        continue
-                    if lwv > mw[r]:
-                        scale = math.exp(mw[r] - lwv)
-                        sw[r] = sw[r] * scale + 1.0
-                        for yy in range(k):
-                            sm[r, yy] *= scale
-                        sm[r, win] += 1.0
-                        mw[r] = lwv
-                    else:
-                        e = math.exp(lwv - mw[r])
-                        sw[r] += e
-                        sm[r, win] += e
-                    continue
-                if aggregate == AGGREGATE_POSTERIOR:
-                    top = acc[0, 0]
-                    for yy in range(1, k):
-                        top = max(top, acc[0, yy])
-                    tot = 0.0
-                    for yy in range(k):
-                        tot += math.exp(acc[0, yy] - top)
-                    norm = top + math.log(tot)
-                    for yy in range(k):
-                        acc[0, yy] -= norm
-                if weighted:
-                    if lwv > mw[r]:
-                        sw[r] = sw[r] * math.exp(mw[r] - lwv) + 1.0
-                        mw[r] = lwv
-                    else:
-                        sw[r] += math.exp(lwv - mw[r])
-                    for yy in range(k):
-                        _add_term(mx, sm, r, yy, acc[0, yy] + lwv)
-                else:
-                    for yy in range(k):
-                        _add_term(mx, sm, r, yy, acc[0, yy])
+                _update_row(rr, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used)
         row_terms = np.empty((max_parents, k))
         row_w = np.empty(max_parents if weighted else 0)
         x = np.empty(a, dtype=np.int64)
