@@ -257,14 +257,14 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
                         i1 = b1 + off + X[ra + 1, i] * 2
                         i2 = b2 + off + X[ra + 2, i] * 2
                         i3 = b3 + off + X[ra + 3, i] * 2
-                        a00 += pm[i0]
-                        a01 += pm[i0 + 1]
-                        a10 += pm[i1]
-                        a11 += pm[i1 + 1]
-                        a20 += pm[i2]
-                        a21 += pm[i2 + 1]
-                        a30 += pm[i3]
-                        a31 += pm[i3 + 1]
+                        a00 += pm[np.uint64(i0)]
+                        a01 += pm[np.uint64(i0 + 1)]
+                        a10 += pm[np.uint64(i1)]
+                        a11 += pm[np.uint64(i1 + 1)]
+                        a20 += pm[np.uint64(i2)]
+                        a21 += pm[np.uint64(i2 + 1)]
+                        a30 += pm[np.uint64(i3)]
+                        a31 += pm[np.uint64(i3 + 1)]
                     if not math.isnan(lws[0]):
                         acc[0, 0], acc[0, 1] = a00, a01
                         _update_row(r, acc, lws[0], k, aggregate, weighted, mx, sm, mw, sw,
@@ -294,7 +294,7 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
                 for i in range(a):
                     at = child + att_off[i] + X[r0 + rr, i] * k
                     for yy in range(k):
-                        acc[0, yy] += pm[at + yy]
+                        acc[0, yy] += pm[np.uint64(at + yy)]
                 _update_row(rr, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used)
         row_terms = np.empty((max_parents, k))
         row_w = np.empty(max_parents if weighted else 0)
