@@ -52,6 +52,7 @@ class AnDE(_InformationWeighted):
     {weights}
     {numeric}
     {hdp_parameters}
+    {dtype}
 
     Attributes
     ----------
@@ -87,7 +88,8 @@ class AnDE(_InformationWeighted):
     def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
-                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
+                 numeric="discretize", n_iter=1000, burn_in=None, tying="level",
+                 dtype="float64"):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
@@ -168,7 +170,7 @@ class _FixedOrder(_BaseAnDE):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
+                 numeric="discretize", dtype="float64"):
         assign_params(self, locals())
 
     def _order(self):
@@ -189,6 +191,7 @@ class NaiveBayes(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -229,6 +232,7 @@ class AODE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -269,6 +273,7 @@ class A2DE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -307,6 +312,7 @@ class A3DE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
