@@ -29,7 +29,7 @@ code of :mod:`.scoring`.
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
 
@@ -190,10 +190,29 @@ def _qualifies(pm, base, weighted, lw, w_first, cell):
 _GROUP = 4
 
 
-@njit(parallel=True, cache=True)
+def wide_block_rows(n_rows, threads):
+    """Rows per block: at most :data:`WIDE_BLOCK_ROWS`, and as many blocks for every
+    thread."""
+    n_blocks = -(-n_rows // WIDE_BLOCK_ROWS)
+    n_blocks = min(max(n_rows // _GROUP, 1), -(-n_blocks // threads) * threads)
+    return max(-(-n_rows // n_blocks), 1)
+
+
 def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
                         att_off, region, pm, out):
+    """Per-class AnDE scores from the parent-major layout ``pm``; see
+    :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`)."""
+    block = wide_block_rows(X.shape[0], get_num_threads())
+    _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
+                         att_off, region, pm, block, out)
+
+
+@njit(parallel=True, cache=True)
+def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
+                         att_off, region, pm, block, out):
     """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
     the same results as :func:`.scoring._predict_scores` with the same arguments.
 
@@ -204,12 +223,12 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
     POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )
     VOTE:       out = log( weight of the sub-models whose argmax is y / W )
 
-    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  With two
+    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  Rows are
+    scored in blocks of ``block`` rows, one block per task.  With two
     classes, four rows are summed together (eight independent addition chains, each in the
     order of the combination-major kernel).
     """
     n_rows, a = X.shape
-    block = WIDE_BLOCK_ROWS
     n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
     max_parents = 0
