@@ -91,7 +91,9 @@ categorical_features : "auto", "all", "none" or list, default="auto"
 max_table_bytes : int or None, default=4 GiB
     The exact size of the tables is computed before anything is allocated; a model that
     would need more memory is refused with the estimate and what to change.  None: no
-    limit.""",
+    limit.  The parent-major copy of the log tables that prediction reads (see ``dtype``
+    of the AnDE family) counts too: when it would not fit, prediction uses the slower
+    combination-major tables instead.""",
     "dtype": """\
 dtype : {"float64", "float32"}, default="float64"
     Precision of the prediction tables.  Rows are scored from a parent-major copy of the

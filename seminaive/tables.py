@@ -538,6 +538,12 @@ class FrequencyTable(_CountTable):
         self._changed()
         return self
 
+    def __getstate__(self):
+        # the parent-major prediction tables are rebuilt when needed, not pickled
+        state = dict(self.__dict__)
+        state["_parent_major"] = None
+        return state
+
     def copy(self):
         new = object.__new__(FrequencyTable)
         new.__dict__.update(self.__dict__)

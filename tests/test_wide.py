@@ -2,6 +2,7 @@
 combination-major kernel and a brute-force reference; the ``dtype`` parameter."""
 
 import itertools
+import pickle
 
 import numpy as np
 import pytest
@@ -225,6 +226,16 @@ def test_parent_major_dropped_when_counts_change():
     table.add(X, np.zeros(X.shape[0], dtype=np.int64))
     assert table._parent_major is None
     _assert_same(table.scores(X, 1, kernel="combination"), table.scores(X, 1))
+
+
+def test_parent_major_not_pickled():
+    table = _table(1, 2, False, seed=20)
+    X = _rows(30, False, seed=21)
+    expected = table.scores(X, 1)
+    assert table._parent_major is not None
+    loaded = pickle.loads(pickle.dumps(table))
+    assert loaded._parent_major is None and table._parent_major is not None
+    np.testing.assert_array_equal(loaded.scores(X, 1), expected)
 
 
 def test_scores_argument_checks():
