@@ -13,7 +13,7 @@ n and every cell x_s, one contiguous region
       v (storage code, 0 = missing) and class y ]
 
 with 0.0 where i is a member of s and where v is the missing code, so that scoring a row
-needs no branch.  A block of a few thousand rows is scored against one parent combination at
+needs no branch.  A block of thousands of rows is scored against one parent combination at
 a time (its regions, a few hundred kilobytes, stay in cache while every row of the block
 reads them) and the sub-model scores are combined online per row: a running maximum and
 scaled sum per class for the log-sum-exp, a running weight total for weighted sub-models and
@@ -34,7 +34,7 @@ from numba import get_num_threads, njit, prange
 from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
 
 #: rows scored together against one parent combination (its regions stay in cache)
-WIDE_BLOCK_ROWS = 4096
+WIDE_BLOCK_ROWS = 16_384
 
 
 def parent_major_shape(n, max_order, offsets, sizes, k, order_first, sub_index):
