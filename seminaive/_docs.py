@@ -91,7 +91,20 @@ categorical_features : "auto", "all", "none" or list, default="auto"
 max_table_bytes : int or None, default=4 GiB
     The exact size of the tables is computed before anything is allocated; a model that
     would need more memory is refused with the estimate and what to change.  None: no
-    limit.""",
+    limit.  The parent-major copy of the log tables that prediction reads (see ``dtype``
+    of the AnDE family) counts too: when it would not fit, prediction uses the slower
+    combination-major tables instead.""",
+    "dtype": """\
+dtype : {"float64", "float32"}, default="float64"
+    Precision of the prediction tables.  Rows are scored from a parent-major copy of the
+    smoothed log tables (one contiguous region per parent combination and parent value,
+    see :mod:`seminaive.kernels.wide`), an extra copy of about the size of the log
+    conditionals that counts against ``max_table_bytes``; when it would not fit, the
+    combination-major float64 tables are used instead.  ``"float32"`` halves that copy;
+    the sums over the children are still accumulated in float64, so log-probabilities
+    differ from float64 by the rounding of the table entries (about 1e-7 relative per
+    entry).  Scores with ``numeric="gaussian"`` are float64.  The copy is not saved in
+    model files: it is rebuilt at the first prediction after loading.""",
     "memory": """\
 memory : {"refuse", "select"}, default="refuse"
     What to do when the tables for n would exceed ``max_table_bytes``.  ``"refuse"``: raise

@@ -53,6 +53,7 @@ class AnDE(_InformationWeighted):
     {numeric}
     {hdp_parameters}
     {memory}
+    {dtype}
 
     Attributes
     ----------
@@ -92,7 +93,7 @@ class AnDE(_InformationWeighted):
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
                  numeric="discretize", n_iter=1000, burn_in=None, tying="level",
-                 memory="refuse"):
+                 memory="refuse", dtype="float64"):
         assign_params(self, locals())
 
     def _supports_gaussian(self):
@@ -187,7 +188,7 @@ class _FixedOrder(_BaseAnDE):
     def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                  discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
                  max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
+                 numeric="discretize", dtype="float64"):
         assign_params(self, locals())
 
     def _order(self):
@@ -208,6 +209,7 @@ class NaiveBayes(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -248,6 +250,7 @@ class AODE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -288,6 +291,7 @@ class A2DE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------
@@ -327,6 +331,7 @@ class A3DE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {dtype}
 
     Attributes
     ----------

@@ -35,7 +35,7 @@ from .kernels.hdp import TYING
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import check_sample_weight, check_target, encode_labels
 from .sources import ArraySource, ChunkEncoder
-from .tables import FLOOR_RATIO, FrequencyTable, storage_codes
+from .tables import FLOOR_RATIO, TABLE_DTYPES, FrequencyTable, storage_codes
 
 #: default of ``max_table_bytes``: 4 GiB
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
@@ -159,6 +159,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                 and not isinstance(self.max_table_bytes, bool) and self.max_table_bytes > 0):
             raise ValueError(f"max_table_bytes must be a positive number or None, got "
                              f"{self.max_table_bytes!r}")
+        dtype = getattr(self, "dtype", "float64")
+        if not (isinstance(dtype, str) and dtype in TABLE_DTYPES):
+            raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
 
     def _supports_gaussian(self):
         """Whether this learner (with its parameters) scores Gaussian numeric children."""
@@ -491,7 +494,8 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         if self._needs_values():
             return self._gaussian_scores(X, codes)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
-                                  self.min_count, self.aggregate)
+                                  self.min_count, self.aggregate,
+                                  dtype=getattr(self, "dtype", "float64"))
 
     def _gaussian_scores(self, X, codes, log_weights=None):
         """AnDE scores with Gaussian numeric children (``numeric="gaussian"``)."""

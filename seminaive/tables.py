@@ -23,6 +23,7 @@ import numpy as np
 from . import kernels
 from .exceptions import TableTooLargeError
 from .kernels import gaussian as gaussian_kernels
+from .kernels import wide as wide_kernels
 from .kernels.hdp import hdp_forest
 
 #: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
@@ -246,6 +247,23 @@ class LogTables:
     lj_offsets: np.ndarray | None = None
 
 
+#: the precisions of the prediction tables (``dtype`` of :meth:`FrequencyTable.scores`)
+TABLE_DTYPES = ("float64", "float32")
+
+
+@dataclass
+class ParentMajorTables:
+    """The log tables rearranged parent-major for :mod:`seminaive.kernels.wide`: one region
+    per (parent combination, parent cell) holding its log joints then the log conditional of
+    every attribute value and class (0.0 for the parents themselves and the missing code)."""
+
+    parents: np.ndarray  # global indices of the parent combinations of order n laid out
+    offsets: np.ndarray  # start of each parent combination's regions in ``values``
+    att_off: np.ndarray  # start of each attribute in a region, after the k log joints
+    region: int  # entries per parent cell
+    values: np.ndarray  # float64 or float32
+
+
 class TableLayout(NamedTuple):
     """The arrays that locate every count of a table, bundled for the numba kernels.
 
@@ -438,6 +456,7 @@ class FrequencyTable(_CountTable):
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         self.n_rows = 0.0
         self._log_tables = None
+        self._parent_major = None
         self.moments = None
         self.hdp_conditional = None
 
@@ -515,6 +534,7 @@ class FrequencyTable(_CountTable):
 
     def _changed(self):
         self._log_tables = None
+        self._parent_major = None
         self._gaussian_key = None
         self.hdp_conditional = None  # estimated from the old counts
 
@@ -600,6 +620,8 @@ class FrequencyTable(_CountTable):
         extra = 0
         if self._log_tables is not None:
             extra = self._log_tables.log_joint.nbytes + self._log_tables.log_conditional.nbytes
+        if getattr(self, "_parent_major", None) is not None:
+            extra += self._parent_major[1].values.nbytes
         return self.counts.nbytes + extra
 
     # ---------------------------------------------------------------------------- counting
@@ -651,11 +673,18 @@ class FrequencyTable(_CountTable):
         self._changed()
         return self
 
+    def __getstate__(self):
+        # the parent-major prediction tables are rebuilt when needed, not pickled
+        state = dict(self.__dict__)
+        state["_parent_major"] = None
+        return state
+
     def copy(self):
         new = object.__new__(FrequencyTable)
         new.__dict__.update(self.__dict__)
         new.counts = self.counts.copy()
         new._log_tables = None
+        new._parent_major = None
         new._gaussian_key = None
         if self.moments is not None:
             new.moments = self.moments.copy()
@@ -785,16 +814,85 @@ class FrequencyTable(_CountTable):
         self._log_tables_key = key
         return self._log_tables
 
+    def parent_major_bytes(self, n, dtype="float64"):
+        """Bytes of the parent-major prediction tables of parents of order ``n``
+        (:meth:`parent_major`), computed without allocating."""
+        n = min(n, self.max_order)
+        _, _, n_entries = wide_kernels.parent_major_shape(
+            n, self.max_order, self.offsets, self.sizes, self.n_classes, self.order_first,
+            self.sub_index)
+        return n_entries * np.dtype(dtype).itemsize
+
+    def parent_major(self, n, smoothing="m_estimate", m=1.0, min_count=1, dtype="float64"):
+        """The log tables of :meth:`log_tables` rearranged parent-major, in ``dtype``
+        (cached, like the log tables; not persisted: rebuilt after loading).
+
+        For every parent combination s of order n and cell x_s, one contiguous region holds
+        log P(y, x_s) (NaN where s does not qualify), then log P(x_i = v | y, x_s) for every
+        attribute i, storage code v and class y, with 0.0 for i in s and for the missing
+        code.  It is an extra copy of about the size of the log conditionals of order
+        n + 1 (:meth:`parent_major_bytes`).
+        """
+        if dtype not in TABLE_DTYPES:
+            raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
+        tables = self.log_tables(n, smoothing, m, min_count)
+        key = (self._log_tables_key, dtype)
+        cached = getattr(self, "_parent_major", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        self._parent_major = None  # drop the old copy before building the new one
+        n = tables.n
+        k = self.n_classes
+        parents, region, n_entries = wide_kernels.parent_major_shape(
+            n, self.max_order, self.offsets, self.sizes, k, self.order_first, self.sub_index)
+        cells = (self.offsets[parents + 1] - self.offsets[parents]) // k
+        pm_offsets = np.zeros(parents.size + 1, dtype=np.int64)
+        pm_offsets[1:] = np.cumsum(cells * region)
+        parent_pos = np.full(int(self.order_first[n + 1] - self.order_first[n]), -1,
+                             dtype=np.int64)
+        parent_pos[parents - self.order_first[n]] = np.arange(parents.size)
+        att_off = np.zeros(self.sizes.size, dtype=np.int64)
+        att_off[1:] = k * np.cumsum(self.sizes)[:-1]
+        values = np.zeros(n_entries, dtype=dtype)
+        lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
+        wide_kernels.build_parent_major(
+            n, self.max_order, self.combos, self.offsets, self.sizes, k, self.order_first,
+            tables.log_joint, lj_offsets, tables.log_conditional, tables.lc_offsets,
+            self.sub_index, parents, parent_pos, pm_offsets, att_off, region, values)
+        pm = ParentMajorTables(parents, pm_offsets, att_off, region, values)
+        self._parent_major = (key, pm)
+        return pm
+
+    def _parent_major_fits(self, n, dtype):
+        """Whether the parent-major tables fit in ``max_table_bytes`` beside the counts and
+        the log tables (those of the cache, if any, are replaced)."""
+        if self.max_table_bytes is None:
+            return True
+        cached = getattr(self, "_parent_major", None)
+        held = self.nbytes - (0 if cached is None else cached[1].values.nbytes)
+        return held + self.parent_major_bytes(n, dtype) <= self.max_table_bytes
+
     def scores(self, X, n, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
-               log_weights=None):
+               log_weights=None, dtype="float64", kernel="auto"):
         """Per-class log scores of AnDE for rows of storage codes (see kernels.predict_scores).
 
         ``log_weights`` (optional): weighted AnDE, one log weight per cell of the blocks of
         orders 0..n (``log_weights[offsets[g] // k + cell]``; -inf leaves a sub-model out),
         see :func:`seminaive.kernels.scoring.predict_scores_weighted`.
+
+        ``kernel``: ``"parent_major"`` scores with the parent-major tables of
+        :meth:`parent_major` in precision ``dtype`` (:mod:`seminaive.kernels.wide`),
+        ``"combination"`` with the combination-major log tables (float64 only), ``"auto"``
+        the parent-major tables when they fit in ``max_table_bytes`` beside the counts and
+        log tables (:meth:`parent_major_bytes`), else the combination-major ones.  Both give
+        the same scores in float64 (up to rounding in the combination over sub-models).
         """
         modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
                  "vote": kernels.AGGREGATE_VOTE}
+        if dtype not in TABLE_DTYPES:
+            raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
+        if kernel not in ("auto", "parent_major", "combination"):
+            raise ValueError(f"kernel={kernel!r}: use 'auto', 'parent_major' or 'combination'")
         tables = self.log_tables(n, smoothing, m, min_count)
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
@@ -806,13 +904,28 @@ class FrequencyTable(_CountTable):
                                  f"0..{tables.n} ({n_cells}), got shape {log_weights.shape}")
         if tables.lj_offsets is not None and log_weights is not None:
             raise ValueError("a selective table (parents=...) scores unweighted sub-models")
+        # where each combination's log joints start (a selective table lays them out apart
+        # from the counts; its weights are refused above, so the kernels may read the
+        # weights' cells from the same offsets)
         lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
-        if X.shape[0] and log_weights is None:
+        if not X.shape[0]:
+            return out
+        if kernel == "parent_major" or (kernel == "auto"
+                                        and self._parent_major_fits(tables.n, dtype)):
+            pm = self.parent_major(n, smoothing, m, min_count, dtype)
+            weighted = log_weights is not None
+            wide_kernels.predict_scores_wide(
+                X, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
+                self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
+                tables.lc_offsets, self.sub_index, modes[aggregate], weighted,
+                log_weights if weighted else np.zeros(1), pm.parents, pm.offsets, pm.att_off,
+                pm.region, pm.values, out)
+        elif log_weights is None:
             kernels.predict_scores(X, tables.n, self.max_order, self.combos, self.orders,
                                    lj_offsets, self.sizes, self.n_classes, self.order_first,
                                    tables.log_joint, tables.log_conditional, tables.lc_offsets,
                                    self.sub_index, modes[aggregate], out)
-        elif X.shape[0]:
+        else:
             kernels.scoring.predict_scores_weighted(
                 X, tables.n, self.max_order, self.combos, self.orders,
                 self.offsets, self.sizes, self.n_classes, self.order_first, tables.log_joint,

@@ -359,17 +359,27 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
             # cascade: no parent of order n qualifies in this row
             for i in range(a):
                 x[i] = xs[i, r]
-            for level in range(n - 1, -1, -1):
-                _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
-                            lc, lc_offsets, sub_index, row_terms)
-                n_low = order_first[level + 1] - order_first[level]
-                if weighted:
-                    _parent_log_weights(x, level, combos, offsets, sizes, k, order_first, lw,
-                                        row_w)
-                    if _aggregate_row_weighted(row_terms, row_w, n_low, k, aggregate,
-                                               out[r0 + r]) > 0:
-                        break
-                    if level == 0:  # naive Bayes, the single sub-model of order 0
-                        _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r])
-                elif _aggregate_row(row_terms, n_low, k, aggregate, out[r0 + r]) > 0:
-                    break
+            cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                        lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w,
+                        out[r0 + r])
+
+
+@njit(cache=True)
+def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets,
+                sub_index, aggregate, weighted, lw, row_terms, row_w, out_row):
+    """Scores of a row (storage codes ``x``) in which no parent combination of order n
+    qualifies: A(n-1)DE, and so on down to naive Bayes (``row_terms``, ``row_w``: scratch
+    of the widest order)."""
+    for level in range(n - 1, -1, -1):
+        _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
+                    lc, lc_offsets, sub_index, row_terms)
+        n_low = order_first[level + 1] - order_first[level]
+        if weighted:
+            _parent_log_weights(x, level, combos, offsets, sizes, k, order_first, lw,
+                                row_w)
+            if _aggregate_row_weighted(row_terms, row_w, n_low, k, aggregate, out_row) > 0:
+                break
+            if level == 0:  # naive Bayes, the single sub-model of order 0
+                _aggregate_row(row_terms, n_low, k, aggregate, out_row)
+        elif _aggregate_row(row_terms, n_low, k, aggregate, out_row) > 0:
+            break

@@ -147,7 +147,8 @@ class _WeightedAnDE(_BaseAnDE):
         if self._needs_values():
             return self._gaussian_scores(X, codes, log_weights=self._cell_log_weights_)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m, self.min_count,
-                                  self.aggregate, log_weights=self._cell_log_weights_)
+                                  self.aggregate, log_weights=self._cell_log_weights_,
+                                  dtype=getattr(self, "dtype", "float64"))
 
     @property
     def parent_combinations_(self):

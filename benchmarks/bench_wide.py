@@ -1,0 +1,166 @@
+"""Wide A2DE / A3DE prediction: the parent-major kernel against the combination-major one.
+
+A2DE trained on 200,000 rows x 50 attributes (5 values, 2 classes) and A3DE on 100,000 x 16,
+both on data sampled from a random Bayesian network (:func:`seminaive.datasets.make_random_bn`).
+In the same run, on the same model: rows per second of the combination-major kernel
+(``kernel="combination"``, the reference), of the parent-major kernel in float64 and in
+float32 (``dtype``), the largest difference of the float64 parent-major scores from the
+reference, and the accuracy of float32 against float64 (max |delta log P(y|x)|,
+max |delta P(y|x)|, rows whose predicted class differs).  The target, 25,000 rows/s for
+A2DE, is printed as met or not.  The parent-major tables are built once before timing
+(their build time is reported).  Printed and written to ``docs/performance.md`` (its
+section between the ``bench_wide`` markers).
+
+    python benchmarks/bench_wide.py [--quick] [--out FILE]
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from seminaive import FrequencyTable
+from seminaive.datasets import make_random_bn
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_wide -->", "<!-- /bench_wide -->")
+TARGET = 25_000  # rows/s, A2DE on 200,000 x 50
+
+
+def timed(fn):
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def log_posterior(scores):
+    return scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)
+
+
+def run(name, n, n_train, n_attributes, n_predict, n_reference, seed=0):
+    X, y, _ = make_random_bn(n_train + n_predict, n_attributes=n_attributes, n_values=5,
+                             n_classes=2, random_state=seed)
+    X = (X + 1).astype(np.uint8)  # storage codes (0 = missing)
+    X_train, y_train, X_test = X[:n_train], y[:n_train], X[n_train:]
+    table = FrequencyTable([5] * n_attributes, 2, n + 1)
+    _, fit_s, _ = timed(lambda: table.add(X_train, y_train))
+    warm = X_test[:64]
+    table.scores(warm, n, kernel="combination")  # compiles, builds the log tables
+    _, build64, _ = timed(lambda: table.parent_major(n, dtype="float64"))
+    table.scores(warm, n, kernel="parent_major", dtype="float64")
+    reference, ref_s, ref_cpu = timed(
+        lambda: table.scores(X_test[:n_reference], n, kernel="combination"))
+    f64, f64_s, f64_cpu = timed(
+        lambda: table.scores(X_test, n, kernel="parent_major", dtype="float64"))
+    pm_bytes64 = table.parent_major(n, dtype="float64").values.nbytes
+    _, build32, _ = timed(lambda: table.parent_major(n, dtype="float32"))
+    table.scores(warm, n, kernel="parent_major", dtype="float32")
+    f32, f32_s, f32_cpu = timed(
+        lambda: table.scores(X_test, n, kernel="parent_major", dtype="float32"))
+    exact = float(np.abs(f64[:n_reference] - reference).max())
+    lp64, lp32 = log_posterior(f64), log_posterior(f32)
+    n_par = table.n_combinations(n)
+    lookups = n_par * (n_attributes - n) * 2  # table entries added per row
+    row = {
+        "model": f"{name} on {n_train:,} x {n_attributes}",
+        "tables": f"{pm_bytes64 / 2**20:,.0f} MiB (+{(table.nbytes - pm_bytes64) / 2**20:,.0f})",
+        "build": f"{build64:.1f} / {build32:.1f}",
+        "ref": n_reference / ref_s,
+        "f64": n_predict / f64_s,
+        "f32": n_predict / f32_s,
+        "f64_cpu": n_predict / f64_cpu,
+        "f32_cpu": n_predict / f32_cpu,
+        "ref_cpu": n_reference / ref_cpu,
+        "exact": exact,
+        "dlogp": float(np.abs(lp64 - lp32).max()),
+        "dp": float(np.abs(np.exp(lp64) - np.exp(lp32)).max()),
+        "disagree": int(np.count_nonzero(f64.argmax(1) != f32.argmax(1))),
+        "n_predict": n_predict,
+        "adds": lookups * n_predict / f64_s,
+        "fit": fit_s,
+    }
+    print(f"{row['model']}: fit {fit_s:.1f} s; parent-major tables {row['tables']} "
+          f"(built in {row['build']} s, float64 / float32)")
+    print(f"  combination-major (reference): {row['ref']:,.0f} rows/s "
+          f"({n_reference:,} rows)")
+    print(f"  parent-major float64: {row['f64']:,.0f} rows/s ({row['f64'] / row['ref']:.1f}x), "
+          f"max |delta log score| vs reference {exact:.1e}")
+    print(f"  parent-major float32: {row['f32']:,.0f} rows/s ({row['f32'] / row['ref']:.1f}x); "
+          f"vs float64: max |delta log P| {row['dlogp']:.1e}, max |delta P| {row['dp']:.1e}, "
+          f"{row['disagree']} of {n_predict:,} predicted classes differ")
+    print(f"  rows per CPU-second (all threads): reference {row['ref_cpu']:,.0f}, float64 "
+          f"{row['f64_cpu']:,.0f}, float32 {row['f32_cpu']:,.0f}; "
+          f"{row['adds'] / 1e9:.2f} G table additions/s (float64)")
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="a small smoke run (20,000 x 20 A2DE, 10,000 x 10 A3DE)")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    if args.quick:
+        shapes = [("A2DE", 2, 20_000, 20, 4_000, 1_000), ("A3DE", 3, 10_000, 10, 4_000, 1_000)]
+    else:
+        shapes = [("A2DE", 2, 200_000, 50, 50_000, 5_000),
+                  ("A3DE", 3, 100_000, 16, 50_000, 5_000)]
+    rows = [run(*shape) for shape in shapes]
+    load_after = os.getloadavg()
+    a2de = rows[0]
+    met = a2de["f64"] >= TARGET or a2de["f32"] >= TARGET
+    print(f"target {TARGET:,} rows/s for {a2de['model']}: "
+          f"{'met' if met else 'NOT met'} (float64 {a2de['f64']:,.0f}, float32 "
+          f"{a2de['f32']:,.0f} rows/s){' [quick shape]' if args.quick else ''}")
+    print(f"threads {numba.get_num_threads()}, load average before "
+          f"{load_before[0]:.1f}, after {load_after[0]:.1f}")
+    write(args, rows, met, load_before, load_after)
+
+
+def write(args, rows, met, load_before, load_after):
+    lines = [MARK[0], "## Wide AnDE prediction: parent-major tables", "",
+             f"Written by `benchmarks/bench_wide.py`{' --quick' if args.quick else ''} on "
+             f"{datetime.date.today().isoformat()}: {platform.machine()}, "
+             f"{os.cpu_count()} cores, {numba.get_num_threads()} numba threads, Python "
+             f"{platform.python_version()}; load average {load_before[0]:.1f} before, "
+             f"{load_after[0]:.1f} after.", "",
+             "Data from a random Bayesian network (5 values, 2 classes); predicted rows are "
+             "held out.  Rows/s of `FrequencyTable.scores` on one trained table, same run: "
+             "the combination-major kernel (reference, one block per child combination) "
+             "and the parent-major kernel (one region per parent cell, see "
+             "`seminaive.kernels.wide`) in float64 and float32 (`dtype`).  Exact: max "
+             "|delta log score| float64 parent-major vs reference.  float32 vs float64: "
+             "max |delta log P(y|x)|, max |delta P(y|x)| and predicted classes that differ. "
+             "Tables: the parent-major copy in float64 (+ counts and log tables).  "
+             f"Target: {TARGET:,} rows/s for A2DE on 200,000 x 50: "
+             f"**{'met' if met else 'not met'}**.", "",
+             "| model | tables | build s (f64 / f32) | reference rows/s | float64 rows/s "
+             "| float32 rows/s | speed-up (f64) | exact | max Δ log P | max Δ P | classes "
+             "differ |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['tables']} | {r['build']} | {r['ref']:,.0f} | "
+            f"{r['f64']:,.0f} | {r['f32']:,.0f} | {r['f64'] / r['ref']:.1f}x | "
+            f"{r['exact']:.0e} | {r['dlogp']:.0e} | {r['dp']:.0e} | "
+            f"{r['disagree']} / {r['n_predict']:,} |")
+    lines += ["", MARK[1]]
+    section = "\n".join(lines)
+    out = Path(args.out)
+    text = out.read_text() if out.exists() else "# Performance\n"
+    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
+        text.rstrip("\n") + "\n\n" + section + "\n")
+    out.write_text(text)
+    print(f"# wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,342 @@
+"""Parent-major AnDE scoring for wide data: one contiguous region per parent cell.
+
+The combination-major log tables of :mod:`.smoothing` hold one block per child combination
+h of order n + 1, so one row reads one scattered cache line per (parent combination, child)
+pair: with A2DE on 50 attributes that is tens of thousands of cache lines spread over
+hundreds of megabytes.  Webb et al. (2012, §4.5) concluded that A2DE would not be feasible
+for classifying many high-dimensional objects for this reason.
+
+The parent-major layout rearranges the same numbers: for every parent combination s of order
+n and every cell x_s, one contiguous region
+
+    [ log P(y, x_s) for every class | log P(x_i = v | y, x_s) for every attribute i, value
+      v (storage code, 0 = missing) and class y ]
+
+with 0.0 where i is a member of s and where v is the missing code, so that scoring a row
+needs no branch.  A block of thousands of rows is scored against one parent combination at
+a time (its regions, a few hundred kilobytes, stay in cache while every row of the block
+reads them) and the sub-model scores are combined online per row: a running maximum and
+scaled sum per class for the log-sum-exp, a running weight total for weighted sub-models and
+vote counts, so no (parents x rows) accumulator is needed.
+
+In float64 a sub-model's score adds exactly the same numbers in exactly the same order as
+:func:`.scoring._predict_scores` (the log joint, then the children in increasing attribute
+index; adding 0.0 changes nothing), so only the combination over sub-models differs, by
+rounding.  Rows in which no parent combination qualifies cascade to order n - 1 with the
+code of :mod:`.scoring`.
+"""
+
+import math
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
+
+#: rows scored together against one parent combination (its regions stay in cache)
+WIDE_BLOCK_ROWS = 16_384
+
+
+def parent_major_shape(n, max_order, offsets, sizes, k, order_first, sub_index):
+    """The parent combinations of the layout and its size, without allocating it.
+
+    Returns ``(parents, region, n_entries)``: the global indices of the parent combinations
+    of order n that are present (every one, unless a child combination's ``sub_index`` entry
+    is -1 so that some parent is never referred to), the length of one cell's region
+    (k + k * sum(sizes)) and the total number of entries.
+    """
+    p_first, p_last = int(order_first[n]), int(order_first[n + 1])
+    present = np.ones(p_last - p_first, dtype=bool)
+    d = n + 1
+    if n > 0 and d <= max_order:
+        subs = sub_index[int(order_first[d]):int(order_first[d + 1]), :d]
+        subs = subs[subs >= 0]
+        present[:] = False
+        present[subs - p_first] = True
+    parents = np.arange(p_first, p_last, dtype=np.int64)[present]
+    region = int(k + k * int(np.sum(sizes)))
+    cells = (offsets[parents + 1] - offsets[parents]) // k
+    return parents, region, int(cells.sum()) * region
+
+
+@njit(parallel=True, cache=True)
+def build_parent_major(n, max_order, combos, offsets, sizes, k, order_first, lj, lj_offsets,
+                       lc, lc_offsets, sub_index, parents, parent_pos, pm_offsets, att_off,
+                       region, out):
+    """Fill ``out`` (zeros on entry, float64 or float32) with the parent-major layout.
+
+    ``parents[j]``: global index of the j-th parent combination of the layout, ``parent_pos``
+    its position by ``g - order_first[n]`` (-1: absent), ``offsets`` the blocks of the counts
+    (the cells of every combination), ``lj_offsets`` those of the log joints in ``lj`` (the
+    same, except for a selective table), ``pm_offsets[j]`` the start of its
+    regions, ``att_off[i]`` the start of attribute i within a region (after the k joints).
+    """
+    for j in prange(parents.size):
+        g = parents[j]
+        n_cells = (offsets[g + 1] - offsets[g]) // k
+        for c in range(n_cells):
+            for yy in range(k):
+                out[pm_offsets[j] + c * region + yy] = lj[lj_offsets[g] + c * k + yy]
+    d = n + 1
+    if d > max_order:
+        return
+    p_first = order_first[n]
+    for h in prange(order_first[d], order_first[d + 1]):
+        n_cells = (offsets[h + 1] - offsets[h]) // k
+        for p in range(d):
+            g = sub_index[h, p]
+            if g < 0:
+                continue
+            j = parent_pos[g - p_first]
+            if j < 0:
+                continue
+            child = combos[h, p]
+            for cell in range(n_cells):
+                # digits of the cell (last member fastest): the child's value and the
+                # parent cell (the other members, in order)
+                rest = cell
+                value = 0
+                parent_cell = 0
+                scale = 1
+                for t in range(d - 1, -1, -1):
+                    s_att = sizes[combos[h, t]]
+                    digit = rest % s_att
+                    rest //= s_att
+                    if t == p:
+                        value = digit
+                    else:
+                        parent_cell += digit * scale
+                        scale *= s_att
+                dst = pm_offsets[j] + parent_cell * region + k + att_off[child] + value * k
+                src = lc_offsets[h] + (cell * d + p) * k
+                for yy in range(k):
+                    out[dst + yy] = lc[src + yy]
+
+
+@njit(cache=True, inline="always")
+def _add_term(mx, sm, r, yy, v):
+    """Online log-sum-exp: add exp(v) to the running (max mx, scaled sum sm) of row r."""
+    if v > mx[r, yy]:
+        sm[r, yy] = sm[r, yy] * math.exp(mx[r, yy] - v) + 1.0
+        mx[r, yy] = v
+    elif v > -np.inf:
+        sm[r, yy] += math.exp(v - mx[r, yy])
+
+
+@njit(cache=True, inline="always")
+def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
+    """Combine sub-model scores ``acc[0, :]`` (log weight ``lwv``) into row r's running
+    state: ``used``, then vote weights or the per-class log-sum-exp, and the weight total."""
+    used[r] += 1
+    if aggregate == AGGREGATE_VOTE:
+        win = vote_winner(acc, 0, k)
+        if not weighted:
+            sm[r, win] += 1.0
+            return
+        if lwv > mw[r]:
+            scale = math.exp(mw[r] - lwv)
+            sw[r] = sw[r] * scale + 1.0
+            for yy in range(k):
+                sm[r, yy] *= scale
+            sm[r, win] += 1.0
+            mw[r] = lwv
+        else:
+            e = math.exp(lwv - mw[r])
+            sw[r] += e
+            sm[r, win] += e
+        return
+    if aggregate == AGGREGATE_POSTERIOR:
+        top = acc[0, 0]
+        for yy in range(1, k):
+            top = max(top, acc[0, yy])
+        tot = 0.0
+        for yy in range(k):
+            tot += math.exp(acc[0, yy] - top)
+        norm = top + math.log(tot)
+        for yy in range(k):
+            acc[0, yy] -= norm
+    if weighted:
+        if lwv > mw[r]:
+            sw[r] = sw[r] * math.exp(mw[r] - lwv) + 1.0
+            mw[r] = lwv
+        else:
+            sw[r] += math.exp(lwv - mw[r])
+        for yy in range(k):
+            _add_term(mx, sm, r, yy, acc[0, yy] + lwv)
+    else:
+        for yy in range(k):
+            _add_term(mx, sm, r, yy, acc[0, yy])
+
+
+@njit(cache=True, inline="always")
+def _parent_cell(X, row, g, n, combos, sizes):
+    cell = 0
+    for t in range(n):
+        att = combos[g, t]
+        cell = cell * sizes[att] + X[row, att]
+    return cell
+
+
+@njit(cache=True, inline="always")
+def _qualifies(pm, base, weighted, lw, w_first, cell):
+    """Log weight of the sub-model of a row (0.0 unweighted), NaN if it is not used."""
+    if math.isnan(pm[base]):
+        return np.nan
+    if weighted:
+        lwv = lw[w_first + cell]
+        return np.nan if lwv == -np.inf else lwv
+    return 0.0
+
+
+#: rows whose sub-model sums run interleaved (independent addition chains)
+_GROUP = 4
+
+
+def wide_block_rows(n_rows, threads):
+    """Rows per block: at most :data:`WIDE_BLOCK_ROWS`, and as many blocks for every
+    thread."""
+    n_blocks = -(-n_rows // WIDE_BLOCK_ROWS)
+    n_blocks = min(max(n_rows // _GROUP, 1), -(-n_blocks // threads) * threads)
+    return max(-(-n_rows // n_blocks), 1)
+
+
+def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                        lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
+                        att_off, region, pm, out):
+    """Per-class AnDE scores from the parent-major layout ``pm``; see
+    :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`)."""
+    block = wide_block_rows(X.shape[0], get_num_threads())
+    _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
+                         att_off, region, pm, block, out)
+
+
+@njit(parallel=True, cache=True)
+def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
+                         att_off, region, pm, block, out):
+    """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
+    the same results as :func:`.scoring._predict_scores` with the same arguments.
+
+    Per row, over the qualifying parent combinations s (and, ``weighted``, those whose cell
+    log weight ``lw[offsets[s] // k + cell]`` is not -inf):
+
+    JOINT:      out = log( sum_s w_s P_s(y, x) / W )
+    POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )
+    VOTE:       out = log( weight of the sub-models whose argmax is y / W )
+
+    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  Rows are
+    scored in blocks of ``block`` rows, one block per task.  With two
+    classes, four rows are summed together (eight independent addition chains, each in the
+    order of the combination-major kernel).
+    """
+    n_rows, a = X.shape
+    n_blocks = (n_rows + block - 1) // block
+    n_par = parents.size
+    max_parents = 0
+    for level in range(n + 1):
+        max_parents = max(max_parents, order_first[level + 1] - order_first[level])
+    for b in prange(n_blocks):
+        r0 = b * block
+        m = min(n_rows, r0 + block) - r0
+        mx = np.full((m, k), -np.inf)  # running max (vote: unused)
+        sm = np.zeros((m, k))  # scaled sums (vote: scaled vote weights)
+        mw = np.full(m, -np.inf)  # running max of the log weights
+        sw = np.zeros(m)  # scaled weight total
+        used = np.zeros(m, dtype=np.int64)
+        acc = np.empty((1, k))
+        bases = np.empty(_GROUP, dtype=np.int64)
+        lws = np.empty(_GROUP)
+        for j in range(n_par):
+            g = parents[j]
+            base_j = pm_offsets[j]
+            w_first = offsets[g] // k
+            r = 0
+            if k == 2:
+                while r + _GROUP <= m:
+                    for q in range(_GROUP):
+                        cell = _parent_cell(X, r0 + r + q, g, n, combos, sizes)
+                        bases[q] = base_j + cell * region
+                        lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
+                    if (math.isnan(lws[0]) and math.isnan(lws[1]) and math.isnan(lws[2])
+                            and math.isnan(lws[3])):
+                        r += _GROUP
+                        continue
+                    b0, b1, b2, b3 = bases[0], bases[1], bases[2], bases[3]
+                    a00, a01 = np.float64(pm[b0]), np.float64(pm[b0 + 1])
+                    a10, a11 = np.float64(pm[b1]), np.float64(pm[b1 + 1])
+                    a20, a21 = np.float64(pm[b2]), np.float64(pm[b2 + 1])
+                    a30, a31 = np.float64(pm[b3]), np.float64(pm[b3 + 1])
+                    b0 += 2
+                    b1 += 2
+                    b2 += 2
+                    b3 += 2
+                    ra = r0 + r
+                    for i in range(a):
+                        off = att_off[i]
+                        i0 = b0 + off + X[ra, i] * 2
+                        i1 = b1 + off + X[ra + 1, i] * 2
+                        i2 = b2 + off + X[ra + 2, i] * 2
+                        i3 = b3 + off + X[ra + 3, i] * 2
+                        a00 += pm[np.uint64(i0)]
+                        a01 += pm[np.uint64(i0 + 1)]
+                        a10 += pm[np.uint64(i1)]
+                        a11 += pm[np.uint64(i1 + 1)]
+                        a20 += pm[np.uint64(i2)]
+                        a21 += pm[np.uint64(i2 + 1)]
+                        a30 += pm[np.uint64(i3)]
+                        a31 += pm[np.uint64(i3 + 1)]
+                    if not math.isnan(lws[0]):
+                        acc[0, 0], acc[0, 1] = a00, a01
+                        _update_row(r, acc, lws[0], k, aggregate, weighted, mx, sm, mw, sw,
+                                    used)
+                    if not math.isnan(lws[1]):
+                        acc[0, 0], acc[0, 1] = a10, a11
+                        _update_row(r + 1, acc, lws[1], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    if not math.isnan(lws[2]):
+                        acc[0, 0], acc[0, 1] = a20, a21
+                        _update_row(r + 2, acc, lws[2], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    if not math.isnan(lws[3]):
+                        acc[0, 0], acc[0, 1] = a30, a31
+                        _update_row(r + 3, acc, lws[3], k, aggregate, weighted, mx, sm, mw,
+                                    sw, used)
+                    r += _GROUP
+            for rr in range(r, m):
+                cell = _parent_cell(X, r0 + rr, g, n, combos, sizes)
+                base = base_j + cell * region
+                lwv = _qualifies(pm, base, weighted, lw, w_first, cell)
+                if math.isnan(lwv):
+                    continue
+                for yy in range(k):
+                    acc[0, yy] = pm[base + yy]
+                child = base + k
+                for i in range(a):
+                    at = child + att_off[i] + X[r0 + rr, i] * k
+                    for yy in range(k):
+                        acc[0, yy] += pm[np.uint64(at + yy)]
+                _update_row(rr, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used)
+        row_terms = np.empty((max_parents, k))
+        row_w = np.empty(max_parents if weighted else 0)
+        x = np.empty(a, dtype=np.int64)
+        for r in range(m):
+            o = out[r0 + r]
+            if used[r] == 0:
+                for i in range(a):
+                    x[i] = X[r0 + r, i]
+                cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                            lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w,
+                            o)
+                continue
+            if aggregate == AGGREGATE_VOTE:
+                total = sw[r] if weighted else float(used[r])
+                for yy in range(k):
+                    o[yy] = math.log(sm[r, yy] / total) if sm[r, yy] > 0 else -np.inf
+                continue
+            log_total = mw[r] + math.log(sw[r]) if weighted else math.log(used[r])
+            for yy in range(k):
+                if mx[r, yy] == -np.inf:
+                    o[yy] = -np.inf
+                else:
+                    o[yy] = mx[r, yy] + math.log(sm[r, yy]) - log_total
