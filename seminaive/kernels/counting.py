@@ -2,7 +2,7 @@
 
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
@@ -16,102 +16,127 @@ def count_order0(y, w, weighted, offset, k, counts):
         counts[offset + y[r]] += w[r] if weighted else 1.0
 
 
-LANES = 4  # independent partial histograms, so that consecutive rows hitting the same cell
-# do not wait on each other's read-modify-write
+#: work items per thread in :func:`count_combinations` (contiguous runs of combinations)
+CHUNKS_PER_THREAD = 4
 
 
-@njit(cache=True, inline="always")
-def _flush_lanes(local, n_cells, counts, off):
-    for q in range(n_cells):
-        acc = 0.0
-        for lane in range(LANES):
-            acc += float(local[lane * n_cells + q])
-        counts[off + q] += acc
+@njit(cache=True, nogil=True)
+def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, c0, c1):
+    """Count combinations ``c0 .. c1 - 1`` over all rows, block by block.
 
-
-@njit(cache=True, inline="always")
-def _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, off):
-    """Add the lane histogram of ``cells[r - start] * k + y[r]`` over rows start..stop to
-    ``counts[off:]``; ``n_cells`` counts attribute-value cells (the class axis is added)."""
-    total = n_cells * k
-    if weighted:
-        local = np.zeros(LANES * total)
-        for r in range(start, stop):
-            local[(r & 3) * total + cells[r - start] * k + y[r]] += w[r]
-        _flush_lanes(local, total, counts, off)
-    else:
-        ones = np.zeros(LANES * total, dtype=np.int32)
-        for r in range(start, stop):
-            ones[(r & 3) * total + cells[r - start] * k + y[r]] += 1
-        _flush_lanes(ones, total, counts, off)
+    ``levels[t, r]`` is the code of the first ``t + 1`` members of the current prefix (all
+    members but the last) for row ``start + r``; a level is recomputed only when the prefix
+    changes at or before it, so a pair's code serves every triple that extends it and a
+    triple's every quadruple.  ``base[r] = prefix code * (last size * k) + y`` folds the class
+    in once per block and last-member extent; the histogram loop then only adds the last
+    member's ``x * k`` and increments the combination's own block of ``counts``.
+    """
+    n = X.shape[0]
+    depth = 1
+    for c in range(c0, c1):
+        depth = max(depth, orders[c] - 1)
+    levels = np.empty((depth, block), dtype=np.int64)
+    base = np.empty(block, dtype=np.int64)
+    held = np.full(depth, -1, dtype=np.int64)  # members whose codes levels[t] hold
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        m = stop - start
+        yb = y[start:stop]
+        wb = w[start:stop] if weighted else w
+        n_valid = 0  # levels valid for this block
+        base_key = -1  # (order, last extent) that base was built for; -1: stale
+        for c in range(c0, c1):
+            d = orders[c]
+            # longest prefix shared with the levels already computed for this block
+            keep = 0
+            while keep < n_valid and keep < d - 1 and held[keep] == combos[c, keep]:
+                keep += 1
+            if keep < d - 1:
+                base_key = -1
+            for t in range(keep, d - 1):
+                att = combos[c, t]
+                col = X[start:stop, att]
+                if t == 0:
+                    for r in range(m):
+                        levels[0, r] = col[r]
+                else:
+                    s = sizes[att]
+                    for r in range(m):
+                        levels[t, r] = levels[t - 1, r] * s + col[r]
+                held[t] = att
+            n_valid = d - 1
+            last = combos[c, d - 1]
+            stride = sizes[last] * k
+            key = d * (1 << 32) + stride
+            if key != base_key:
+                if d == 1:
+                    for r in range(m):
+                        base[r] = yb[r]
+                else:
+                    for r in range(m):
+                        base[r] = levels[d - 2, r] * stride + yb[r]
+                base_key = key
+            col = X[start:stop, last]
+            h = counts[offsets[c]:]
+            if weighted:
+                for r in range(m):
+                    h[base[r] + col[r] * k] += wb[r]
+            else:
+                for r in range(m):
+                    h[base[r] + col[r] * k] += 1.0
 
 
 @njit(parallel=True, cache=True, nogil=True)
+def _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs):
+    n_combos = combos.shape[0]
+    for run in prange(n_runs):
+        _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
+                     run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
+
+
+def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
+    """N(y, x_s) for every combination s (``combos[c, :orders[c]]``, orders >= 1, in any
+    mix) into the block of ``counts`` starting at ``offsets[c]``.
+
+    One parallel region over contiguous runs of combinations (``CHUNKS_PER_THREAD`` per
+    thread, the same number of increments each); within a run, rows in blocks of ``block``
+    and consecutive combinations sharing a prefix share its code (:func:`_count_chunk`), so
+    combinations in lexicographic order cost about one pass over the data each.
+    """
+    n_combos = combos.shape[0]
+    if n_combos == 0 or X.shape[0] == 0:
+        return
+    n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_combos))
+    _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs)
+
+
+def _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
+    orders = np.full(combos.shape[0], combos.shape[1], dtype=np.int64)
+    count_combinations(X, y, w, weighted, np.ascontiguousarray(combos, dtype=np.int64),
+                       orders, np.ascontiguousarray(offsets, dtype=np.int64), sizes, k, counts,
+                       block)
+
+
 def count_order1(X, y, w, weighted, offsets, sizes, k, counts, block):
-    """N(y, x_i) for every attribute; parallel over attributes."""
-    n, a = X.shape
-    for i in prange(a):
-        n_cells = sizes[i]
-        cells = np.empty(block, dtype=np.int32)
-        for start in range(0, n, block):
-            stop = min(start + block, n)
-            for r in range(start, stop):
-                cells[r - start] = X[r, i]
-            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[i])
+    """N(y, x_i) for every attribute (:func:`count_combinations` of the singletons)."""
+    combos = np.arange(X.shape[1], dtype=np.int64).reshape(-1, 1)
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def count_order2(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """N(y, x_i, x_j) for every pair; rows in cache-sized blocks, parallel over pairs."""
-    n = X.shape[0]
-    n_combos = combos.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        for c in prange(n_combos):
-            i = combos[c, 0]
-            j = combos[c, 1]
-            sj = sizes[j]
-            cells = np.empty(stop - start, dtype=np.int32)
-            for r in range(start, stop):
-                cells[r - start] = X[r, i] * sj + X[r, j]
-            _histogram(cells, y, w, weighted, start, stop, k, sizes[i] * sj, counts, offsets[c])
+    """N(y, x_i, x_j) for every pair (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def count_order3(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """N(y, x_i, x_j, x_l) for every triple."""
-    n = X.shape[0]
-    n_combos = combos.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        for c in prange(n_combos):
-            i = combos[c, 0]
-            j = combos[c, 1]
-            l = combos[c, 2]
-            sj = sizes[j]
-            sl = sizes[l]
-            cells = np.empty(stop - start, dtype=np.int32)
-            for r in range(start, stop):
-                cells[r - start] = (X[r, i] * sj + X[r, j]) * sl + X[r, l]
-            n_cells = sizes[i] * sj * sl
-            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[c])
+    """N(y, x_i, x_j, x_l) for every triple (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def count_order_any(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """Joint counts for combinations of any order (used for order >= 4)."""
-    n = X.shape[0]
-    n_combos, d = combos.shape
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        for c in prange(n_combos):
-            off = offsets[c]
-            for r in range(start, stop):
-                cell = 0
-                for t in range(d):
-                    att = combos[c, t]
-                    cell = cell * sizes[att] + X[r, att]
-                counts[off + cell * k + y[r]] += w[r] if weighted else 1.0
+    """Joint counts for combinations of one order, ``combos.shape[1]``
+    (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
 # --------------------------------------------------------------------------------------------
