@@ -24,61 +24,89 @@ CHUNKS_PER_THREAD = 4
 def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, c0, c1):
     """Count combinations ``c0 .. c1 - 1`` over all rows, block by block.
 
-    ``levels[t, r]`` is the code of the first ``t + 1`` members of the current prefix (all
-    members but the last) for row ``start + r``; a level is recomputed only when the prefix
-    changes at or before it, so a pair's code serves every triple that extends it and a
-    triple's every quadruple.  ``base[r] = prefix code * (last size * k) + y`` folds the class
-    in once per block and last-member extent; the histogram loop then only adds the last
-    member's ``x * k`` and increments the combination's own block of ``counts``.
+    For a combination of order d, members ``0 .. d - 2`` are its prefix and member d - 1
+    its last.  ``base[r] = (prefix code) * (last extent * k) + y[r]`` folds the class in;
+    the histogram loop then only adds ``x_last * k`` and increments the combination's own
+    block of ``counts`` (small enough to stay in L1).  ``base`` is rebuilt only when the
+    prefix, the order or the last extent changes, so in lexicographic order a pair's base
+    serves every triple that extends it.  ``levels[t]`` (t >= 1) holds the code of the
+    first t + 1 members (the prefix of the prefix), reused the same way: a quadruple's base
+    is one pass from its pair's level.
     """
     n = X.shape[0]
-    depth = 1
+    depth = 2
     for c in range(c0, c1):
-        depth = max(depth, orders[c] - 1)
+        depth = max(depth, orders[c] - 2)
     levels = np.empty((depth, block), dtype=np.int64)
     base = np.empty(block, dtype=np.int64)
-    held = np.full(depth, -1, dtype=np.int64)  # members whose codes levels[t] hold
+    held = np.full(depth, -1, dtype=np.int64)  # members 0..n_held-1 of levels
+    base_of = np.full(depth + 2, -1, dtype=np.int64)  # prefix members base was built for
     for start in range(0, n, block):
         stop = min(start + block, n)
         m = stop - start
         yb = y[start:stop]
         wb = w[start:stop] if weighted else w
-        n_valid = 0  # levels valid for this block
-        base_key = -1  # (order, last extent) that base was built for; -1: stale
+        n_held = 0
+        base_d = -1  # order base was built for; -1: none in this block
+        base_stride = -1
         for c in range(c0, c1):
             d = orders[c]
-            # longest prefix shared with the levels already computed for this block
-            keep = 0
-            while keep < n_valid and keep < d - 1 and held[keep] == combos[c, keep]:
-                keep += 1
-            if keep < d - 1:
-                base_key = -1
-            for t in range(keep, d - 1):
-                att = combos[c, t]
-                col = X[start:stop, att]
-                if t == 0:
-                    for r in range(m):
-                        levels[0, r] = col[r]
-                else:
-                    s = sizes[att]
-                    for r in range(m):
-                        levels[t, r] = levels[t - 1, r] * s + col[r]
-                held[t] = att
-            n_valid = d - 1
             last = combos[c, d - 1]
             stride = sizes[last] * k
-            key = d * (1 << 32) + stride
-            if key != base_key:
-                if d == 1:
-                    for r in range(m):
-                        base[r] = yb[r]
-                else:
-                    for r in range(m):
-                        base[r] = levels[d - 2, r] * stride + yb[r]
-                base_key = key
+            if d >= 2:
+                fresh = base_d == d and base_stride == stride
+                t = 0
+                while fresh and t < d - 1:
+                    fresh = base_of[t] == combos[c, t]
+                    t += 1
+                if not fresh:
+                    # levels 1..d-3 (code of members 0..t), level 0 being X's column
+                    need = d - 2
+                    keep = 0
+                    while keep < n_held and keep < need and held[keep] == combos[c, keep]:
+                        keep += 1
+                    for t in range(keep, need):
+                        held[t] = combos[c, t]
+                        if t >= 1:
+                            col = X[start:stop, held[t]]
+                            s = sizes[held[t]]
+                            if t == 1:
+                                col0 = X[start:stop, held[0]]
+                                for r in range(m):
+                                    levels[1, r] = col0[r] * s + col[r]
+                            else:
+                                for r in range(m):
+                                    levels[t, r] = levels[t - 1, r] * s + col[r]
+                    if keep < need:
+                        n_held = need
+                    att = combos[c, d - 2]
+                    col = X[start:stop, att]
+                    if d == 2:
+                        for r in range(m):
+                            base[r] = col[r] * stride + yb[r]
+                    elif d == 3:
+                        col0 = X[start:stop, combos[c, 0]]
+                        s = sizes[att]
+                        for r in range(m):
+                            base[r] = (col0[r] * s + col[r]) * stride + yb[r]
+                    else:
+                        s = sizes[att]
+                        for r in range(m):
+                            base[r] = (levels[d - 3, r] * s + col[r]) * stride + yb[r]
+                    for t in range(d - 1):
+                        base_of[t] = combos[c, t]
+                    base_d = d
+                    base_stride = stride
             col = X[start:stop, last]
             h = counts[offsets[c]:]
-            if weighted:
+            if d == 1:
+                if weighted:
+                    for r in range(m):
+                        h[col[r] * k + yb[r]] += wb[r]
+                else:
+                    for r in range(m):
+                        h[col[r] * k + yb[r]] += 1.0
+            elif weighted:
                 for r in range(m):
                     h[base[r] + col[r] * k] += wb[r]
             else:
