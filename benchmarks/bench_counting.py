@@ -46,7 +46,7 @@ NAMES = {1: "NB", 2: "AODE", 3: "A2DE", 4: "A3DE"}
 
 # ------------------------------------------------------------------- minimal kernels
 @njit(parallel=True, nogil=True)
-def minimal_order1(X, y, off1, sizes, k, counts):
+def minimal_order1(X, y, off1, k, counts):
     n, a = X.shape
     for i in prange(a):
         off = off1[i]
@@ -56,66 +56,68 @@ def minimal_order1(X, y, off1, sizes, k, counts):
 
 
 @njit(parallel=True, nogil=True)
-def minimal_order2(X, y, pairs, off2, sizes, k, counts):
-    n = X.shape[0]
-    for p in prange(pairs.shape[0]):
-        i, j = pairs[p, 0], pairs[p, 1]
-        sj = sizes[j]
-        off = off2[i, j]
-        ci, cj = X[:, i], X[:, j]
-        for r in range(n):
-            counts[off + (ci[r] * sj + cj[r]) * k + y[r]] += 1.0
+def minimal_order2(X, y, firsts, off2, s, k, counts):
+    """Per first attribute i: ``x_i * s * k + y`` once per row block, then one increment per
+    row for every j > i."""
+    n, a = X.shape
+    for p in prange(firsts.shape[0]):
+        i = firsts[p]
+        base = np.empty(BLOCK, dtype=np.int64)
+        for start in range(0, n, BLOCK):
+            m = min(BLOCK, n - start)
+            ci, yb = X[start:start + m, i], y[start:start + m]
+            for r in range(m):
+                base[r] = ci[r] * (s * k) + yb[r]
+            for j in range(i + 1, a):
+                cj = X[start:start + m, j]
+                h = counts[off2[i, j]:]
+                for r in range(m):
+                    h[base[r] + cj[r] * k] += 1.0
 
 
 @njit(parallel=True, nogil=True)
-def minimal_order3(X, y, pairs, off3, sizes, k, counts):
-    """Pair code once per row block, extended for every third attribute l > j."""
+def minimal_order3(X, y, pairs, off3, s, k, counts):
+    """Per pair (i, j): ``(x_i * s + x_j) * s * k + y`` once per row block, then one
+    increment per row for every third attribute l > j."""
     n, a = X.shape
     for p in prange(pairs.shape[0]):
         i, j = pairs[p, 0], pairs[p, 1]
-        sj = sizes[j]
-        code = np.empty(BLOCK, dtype=np.int64)
+        base = np.empty(BLOCK, dtype=np.int64)
         for start in range(0, n, BLOCK):
             m = min(BLOCK, n - start)
-            ci, cj = X[start:start + m, i], X[start:start + m, j]
+            ci, cj, yb = X[start:start + m, i], X[start:start + m, j], y[start:start + m]
             for r in range(m):
-                code[r] = ci[r] * sj + cj[r]
-            yb = y[start:start + m]
+                base[r] = (ci[r] * s + cj[r]) * (s * k) + yb[r]
             for l in range(j + 1, a):
-                sl = sizes[l]
                 cl = X[start:start + m, l]
                 h = counts[off3[i, j, l]:]
                 for r in range(m):
-                    h[(code[r] * sl + cl[r]) * k + yb[r]] += 1.0
+                    h[base[r] + cl[r] * k] += 1.0
 
 
 @njit(parallel=True, nogil=True)
-def minimal_order4(X, y, pairs, off4, sizes, k, counts):
-    """Pair code once per row block, triple code once per third attribute, extended for
-    every fourth attribute m > l."""
+def minimal_order4(X, y, pairs, off4, s, k, counts):
+    """Per pair (i, j): ``x_i * s + x_j`` once per row block; per third attribute l > j:
+    ``(pair * s + x_l) * s * k + y``; then one increment per row for every q > l."""
     n, a = X.shape
     for p in prange(pairs.shape[0]):
         i, j = pairs[p, 0], pairs[p, 1]
-        sj = sizes[j]
-        code = np.empty(BLOCK, dtype=np.int64)
-        code3 = np.empty(BLOCK, dtype=np.int64)
+        pair = np.empty(BLOCK, dtype=np.int64)
+        base = np.empty(BLOCK, dtype=np.int64)
         for start in range(0, n, BLOCK):
             m = min(BLOCK, n - start)
-            ci, cj = X[start:start + m, i], X[start:start + m, j]
+            ci, cj, yb = X[start:start + m, i], X[start:start + m, j], y[start:start + m]
             for r in range(m):
-                code[r] = ci[r] * sj + cj[r]
-            yb = y[start:start + m]
+                pair[r] = ci[r] * s + cj[r]
             for l in range(j + 1, a - 1):
-                sl = sizes[l]
                 cl = X[start:start + m, l]
                 for r in range(m):
-                    code3[r] = code[r] * sl + cl[r]
+                    base[r] = (pair[r] * s + cl[r]) * (s * k) + yb[r]
                 for q in range(l + 1, a):
-                    sq = sizes[q]
                     cq = X[start:start + m, q]
                     h = counts[off4[i, j, l, q]:]
                     for r in range(m):
-                        h[(code3[r] * sq + cq[r]) * k + yb[r]] += 1.0
+                        h[base[r] + cq[r] * k] += 1.0
 
 
 def balanced(pairs, work):
@@ -130,12 +132,14 @@ def balanced(pairs, work):
 
 
 class Minimal:
-    """The minimal kernels of orders 1..d with their offset tables (the table's layout)."""
+    """The minimal kernels of orders 1..d with their offset tables (the table's layout);
+    every attribute has the same extent ``s`` (values + the missing slot)."""
 
     def __init__(self, table, d):
         a = table.n_attributes
-        self.d, self.a = d, a
-        self.sizes = table.sizes
+        if np.any(table.sizes != table.sizes[0]):
+            raise ValueError("the minimal kernels assume one extent for every attribute")
+        self.d, self.a, self.s = d, a, int(table.sizes[0])
         self.k = table.n_classes
         self.size = table.counts.size
         self.off0 = int(table.offsets[0])
@@ -145,23 +149,24 @@ class Minimal:
             for g in table.combination_range(order):
                 lookup[table.members(g)] = table.offsets[g]
             self.off[order] = lookup
+        firsts = np.arange(a - 1, dtype=np.int64)
+        self.firsts = balanced(firsts, a - 1 - firsts)
         pairs = np.array([(i, j) for i in range(a) for j in range(i + 1, a)], dtype=np.int64)
-        self.pairs2 = pairs
-        tails = [a - 1 - j for _, j in pairs]
-        work3 = np.array(tails)
-        work4 = np.array([comb(t, 2) for t in tails])
-        self.pairs3 = balanced(pairs[work3 > 0], work3[work3 > 0])
+        tails = np.array([a - 1 - j for _, j in pairs])
+        work4 = tails * (tails - 1) // 2
+        self.pairs3 = balanced(pairs[tails > 0], tails[tails > 0])
         self.pairs4 = balanced(pairs[work4 > 0], work4[work4 > 0])
 
     def count(self, X, y, counts):
-        counts[self.off0:self.off0 + self.k] += np.bincount(y, minlength=self.k)
-        minimal_order1(X, y, self.off[1], self.sizes, self.k, counts)
+        s, k = self.s, self.k
+        counts[self.off0:self.off0 + k] += np.bincount(y, minlength=k)
+        minimal_order1(X, y, self.off[1], k, counts)
         if self.d >= 2:
-            minimal_order2(X, y, self.pairs2, self.off[2], self.sizes, self.k, counts)
+            minimal_order2(X, y, self.firsts, self.off[2], s, k, counts)
         if self.d >= 3:
-            minimal_order3(X, y, self.pairs3, self.off[3], self.sizes, self.k, counts)
+            minimal_order3(X, y, self.pairs3, self.off[3], s, k, counts)
         if self.d >= 4:
-            minimal_order4(X, y, self.pairs4, self.off[4], self.sizes, self.k, counts)
+            minimal_order4(X, y, self.pairs4, self.off[4], s, k, counts)
 
 
 # -------------------------------------------------------------------------- timing

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from seminaive import FrequencyTable, kernels
+from seminaive.kernels import counting
 from seminaive.tables import COUNT_BLOCK_ROWS
 
 
@@ -172,3 +173,27 @@ def test_counts_do_not_depend_on_the_number_of_threads():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(FrequencyTable(n_values, 2, 4).add(X, y).counts, one)
+
+
+@pytest.mark.parametrize("n_values, k, lanes", [([2, 3, 2], 2, 4),  # 3*4*3*2 = 72 counts
+                                                 ([9, 9, 4], 2, 2),  # 10*10*5*2 = 1000
+                                                 ([9, 9, 9], 3, 1)])  # 3000: in place
+def test_lanes_and_in_place_counting_equal_brute_force(n_values, k, lanes):
+    """Histograms split into 4 or 2 lanes (summed into the counts per row block) and
+    histograms counted in place give the brute-force counts; skewed data (one cell hit by
+    most consecutive rows) included."""
+    n_values = np.array(n_values)
+    sizes = (n_values + 1).astype(np.int64)
+    assert counting._lanes(int(np.prod(sizes)) * k) == lanes
+    X, y = _data(301, n_values, k, lanes)
+    X[np.random.default_rng(1).random(X.shape) < 0.8] = 1  # skewed
+    combos = np.array([[0, 1, 2]], dtype=np.int64)
+    orders = np.array([3], dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    for w in (None, _weights("integer", 301, 2), _weights("fractional", 301, 3)):
+        ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
+        for block in (5, 64, 1000):
+            counts = np.zeros(size)
+            kernels.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
+                                       combos, orders, offsets, sizes, k, counts, block)
+            _check(counts, ref, w)

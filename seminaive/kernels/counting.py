@@ -20,18 +20,34 @@ def count_order0(y, w, weighted, offset, k, counts):
 CHUNKS_PER_THREAD = 4
 
 
+#: a combination's histogram is split into 4 (or 2) interleaved lanes, row r counting into
+#: lane r % lanes, when the lanes hold at most this many float64 counts (they stay in L1):
+#: rows that hit the same cell one after the other (skewed data) then do not wait on each
+#: other's read-modify-write.  Larger blocks are counted in place in ``counts``.
+LANE_CELLS = 2048
+
+
+@njit(cache=True, inline="always")
+def _lanes(n_cells):
+    if 4 * n_cells <= LANE_CELLS:
+        return 4
+    if 2 * n_cells <= LANE_CELLS:
+        return 2
+    return 1
+
+
 @njit(cache=True, nogil=True)
 def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, c0, c1):
     """Count combinations ``c0 .. c1 - 1`` over all rows, block by block.
 
     For a combination of order d, members ``0 .. d - 2`` are its prefix and member d - 1
-    its last.  ``base[r] = (prefix code) * (last extent * k) + y[r]`` folds the class in;
-    the histogram loop then only adds ``x_last * k`` and increments the combination's own
-    block of ``counts`` (small enough to stay in L1).  ``base`` is rebuilt only when the
-    prefix, the order or the last extent changes, so in lexicographic order a pair's base
-    serves every triple that extends it.  ``levels[t]`` (t >= 1) holds the code of the
-    first t + 1 members (the prefix of the prefix), reused the same way: a quadruple's base
-    is one pass from its pair's level.
+    its last.  ``base[r] = (prefix code) * (last extent * k) + y[r] + lane(r)`` folds the
+    class (and the lane, see ``LANE_CELLS``) in; the histogram loop then only adds
+    ``x_last * k`` and increments a histogram small enough to stay in L1.  ``base`` is
+    rebuilt only when the prefix, the order or the last extent changes, so in
+    lexicographic order a pair's base serves every triple that extends it.  ``levels[t]``
+    (t >= 1) holds the code of the first t + 1 members (the prefix of the prefix), reused
+    the same way: a quadruple's base is one pass from its pair's level.
     """
     n = X.shape[0]
     depth = 2
@@ -39,6 +55,7 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
         depth = max(depth, orders[c] - 2)
     levels = np.empty((depth, block), dtype=np.int64)
     base = np.empty(block, dtype=np.int64)
+    local = np.empty(LANE_CELLS, dtype=np.float64)
     held = np.full(depth, -1, dtype=np.int64)  # members 0..n_held-1 of levels
     base_of = np.full(depth + 2, -1, dtype=np.int64)  # prefix members base was built for
     for start in range(0, n, block):
@@ -53,65 +70,78 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
             d = orders[c]
             last = combos[c, d - 1]
             stride = sizes[last] * k
-            if d >= 2:
-                fresh = base_d == d and base_stride == stride
-                t = 0
-                while fresh and t < d - 1:
-                    fresh = base_of[t] == combos[c, t]
-                    t += 1
-                if not fresh:
-                    # levels 1..d-3 (code of members 0..t), level 0 being X's column
-                    need = d - 2
-                    keep = 0
-                    while keep < n_held and keep < need and held[keep] == combos[c, keep]:
-                        keep += 1
-                    for t in range(keep, need):
-                        held[t] = combos[c, t]
-                        if t >= 1:
-                            col = X[start:stop, held[t]]
-                            s = sizes[held[t]]
-                            if t == 1:
-                                col0 = X[start:stop, held[0]]
-                                for r in range(m):
-                                    levels[1, r] = col0[r] * s + col[r]
-                            else:
-                                for r in range(m):
-                                    levels[t, r] = levels[t - 1, r] * s + col[r]
-                    if keep < need:
-                        n_held = need
+            fresh = base_d == d and base_stride == stride
+            t = 0
+            while fresh and t < d - 1:
+                fresh = base_of[t] == combos[c, t]
+                t += 1
+            n_cells = stride  # cells of the block, times k
+            for t in range(d - 1):
+                n_cells *= sizes[combos[c, t]]
+            lanes = _lanes(n_cells)
+            lane_mask = lanes - 1
+            if not fresh:
+                # levels 1..d-3 (code of members 0..t), level 0 being X's column
+                need = d - 2
+                keep = 0
+                while keep < n_held and keep < need and held[keep] == combos[c, keep]:
+                    keep += 1
+                for t in range(keep, need):
+                    held[t] = combos[c, t]
+                    if t >= 1:
+                        col = X[start:stop, held[t]]
+                        s = sizes[held[t]]
+                        if t == 1:
+                            col0 = X[start:stop, held[0]]
+                            for r in range(m):
+                                levels[1, r] = col0[r] * s + col[r]
+                        else:
+                            for r in range(m):
+                                levels[t, r] = levels[t - 1, r] * s + col[r]
+                if keep < need:
+                    n_held = max(need, 0)
+                if d == 1:
+                    for r in range(m):
+                        base[r] = yb[r] + (r & lane_mask) * n_cells
+                else:
                     att = combos[c, d - 2]
                     col = X[start:stop, att]
                     if d == 2:
                         for r in range(m):
-                            base[r] = col[r] * stride + yb[r]
+                            base[r] = col[r] * stride + yb[r] + (r & lane_mask) * n_cells
                     elif d == 3:
                         col0 = X[start:stop, combos[c, 0]]
                         s = sizes[att]
                         for r in range(m):
-                            base[r] = (col0[r] * s + col[r]) * stride + yb[r]
+                            base[r] = ((col0[r] * s + col[r]) * stride + yb[r]
+                                       + (r & lane_mask) * n_cells)
                     else:
                         s = sizes[att]
                         for r in range(m):
-                            base[r] = (levels[d - 3, r] * s + col[r]) * stride + yb[r]
-                    for t in range(d - 1):
-                        base_of[t] = combos[c, t]
-                    base_d = d
-                    base_stride = stride
+                            base[r] = ((levels[d - 3, r] * s + col[r]) * stride + yb[r]
+                                       + (r & lane_mask) * n_cells)
+                for t in range(d - 1):
+                    base_of[t] = combos[c, t]
+                base_d = d
+                base_stride = stride
             col = X[start:stop, last]
-            h = counts[offsets[c]:]
-            if d == 1:
-                if weighted:
-                    for r in range(m):
-                        h[col[r] * k + yb[r]] += wb[r]
-                else:
-                    for r in range(m):
-                        h[col[r] * k + yb[r]] += 1.0
-            elif weighted:
+            off = offsets[c]
+            h = counts[off:] if lanes == 1 else local
+            if lanes > 1:
+                local[:lanes * n_cells] = 0.0
+            if weighted:
                 for r in range(m):
                     h[base[r] + col[r] * k] += wb[r]
             else:
                 for r in range(m):
                     h[base[r] + col[r] * k] += 1.0
+            if lanes == 4:
+                for q in range(n_cells):
+                    counts[off + q] += ((local[q] + local[n_cells + q])
+                                        + (local[2 * n_cells + q] + local[3 * n_cells + q]))
+            elif lanes == 2:
+                for q in range(n_cells):
+                    counts[off + q] += local[q] + local[n_cells + q]
 
 
 @njit(parallel=True, cache=True, nogil=True)
