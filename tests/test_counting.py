@@ -176,8 +176,8 @@ def test_counts_do_not_depend_on_the_number_of_threads():
 
 
 @pytest.mark.parametrize("n_values, k, lanes", [([2, 3, 2], 2, 4),  # 3*4*3*2 = 72 counts
-                                                 ([9, 9, 4], 2, 2),  # 10*10*5*2 = 1000
-                                                 ([9, 9, 9], 3, 1)])  # 3000: in place
+                                                 ([9, 9, 9], 2, 2),  # 10*10*10*2 = 2000
+                                                 ([9, 9, 9], 4, 1)])  # 4000: in place
 def test_lanes_and_in_place_counting_equal_brute_force(n_values, k, lanes):
     """Histograms split into 4 or 2 lanes (summed into the counts per row block) and
     histograms counted in place give the brute-force counts; skewed data (one cell hit by

@@ -21,10 +21,10 @@ CHUNKS_PER_THREAD = 4
 
 
 #: a combination's histogram is split into 4 (or 2) interleaved lanes, row r counting into
-#: lane r % lanes, when the lanes hold at most this many float64 counts (they stay in L1):
-#: rows that hit the same cell one after the other (skewed data) then do not wait on each
-#: other's read-modify-write.  Larger blocks are counted in place in ``counts``.
-LANE_CELLS = 2048
+#: lane r % lanes, when the lanes hold at most this many float64 counts (48 KiB, about the
+#: L1 data cache): rows that hit the same cell one after the other (skewed data) then do
+#: not wait on each other's read-modify-write.  Larger blocks are counted in place.
+LANE_CELLS = 6144
 
 
 @njit(cache=True, inline="always")
