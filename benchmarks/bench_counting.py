@@ -13,7 +13,8 @@ attribute and 2 classes, the same process times, best of 3 after a warm-up run:
   pair, extending to the triple's code and then to every fourth attribute.  The minimal
   count of order d runs the minimal kernels of orders 1..d (the same counts as the table;
   the class counts are left to NumPy), and its counts are checked equal to the library's.
-  Runs of the two alternate (a change of load hits both).
+  Runs of the two alternate (a change of load hits both).  A last row repeats order 3 on
+  skewed data (90% of the codes one value), where consecutive rows hit the same cell.
 
 Printed and written to ``docs/performance.md`` (its section between the ``bench_counting``
 markers): seconds, the ratio library / minimal (target <= 1.3), increments per second, and
@@ -198,15 +199,18 @@ def best_of_pair(f, g, reps=3, budget=1.0):
     return [(min(t for t, _ in times[fn]), min(c for _, c in times[fn])) for fn in (f, g)]
 
 
-def data(n, a, v, k, seed=0):
+def data(n, a, v, k, seed=0, skew=0.0):
+    """Uniform random codes, or with probability ``skew`` value 0 (the rest uniform)."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, v, (n, a))
+    if skew:
+        codes[rng.random((n, a)) < skew] = 0
     y = rng.integers(0, k, n)
     return codes, y
 
 
-def measure(d, n, a, v, k, fit_model):
-    codes, y = data(n, a, v, k)
+def measure(d, n, a, v, k, fit_model, skew=0.0):
+    codes, y = data(n, a, v, k, skew=skew)
     table = FrequencyTable(np.full(a, v), k, d)
     X = storage_codes(codes, table.sizes)
     y32 = y.astype(np.int32)
@@ -227,7 +231,8 @@ def measure(d, n, a, v, k, fit_model):
     increments = n * (1 + sum(comb(a, o) for o in range(1, d + 1)))
     t_fit = (best_of(lambda: fit_model(categorical_features="all").fit(codes, y), reps=1)
              if fit_model else float("nan"))
-    return dict(order=d, model=NAMES[d], n=n, a=a, v=v, k=k, library=t_lib, minimal=t_min,
+    model = NAMES[d] + (f", {skew:.0%} one value" if skew else "")
+    return dict(order=d, model=model, n=n, a=a, v=v, k=k, library=t_lib, minimal=t_min,
                 ratio=t_lib / t_min, cpu_ratio=cpu_lib / cpu_min, increments=increments, fit=t_fit,
                 fit_name=fit_model.__name__ if fit_model else "-")
 
@@ -241,14 +246,15 @@ def main():
     args = parser.parse_args()
     rows, rows4 = (50_000, 20_000) if args.quick else (args.rows, args.rows4)
     a, v, k = 20, 4, 2
-    plan = [(1, rows, None), (2, rows, None), (3, rows, A2DE), (4, rows4, A3DE)]
+    plan = [(1, rows, None, 0.0), (2, rows, None, 0.0), (3, rows, A2DE, 0.0),
+            (4, rows4, A3DE, 0.0), (3, rows, None, 0.9)]
     header = ("| order (counts of) | rows x attributes | increments | library s | minimal s | "
               "library / minimal | target | CPU time library / minimal | "
               "library increments/s | fit | fit s |")
     print(header)
     results = []
-    for d, n, model in plan:
-        res = measure(d, n, a, v, k, model)
+    for d, n, model, skew in plan:
+        res = measure(d, n, a, v, k, model, skew)
         results.append(res)
         print(row(res), flush=True)
     write(args, header, results)
@@ -270,13 +276,16 @@ def write(args, header, results):
              f": {platform.machine()}, {os.cpu_count()} cores, {numba.get_num_threads()} numba "
              f"threads, Python {platform.python_version()}, numba {numba.__version__}; load "
              f"average {load}.", "",
-             "Random codes, 4 values per attribute, 2 classes.  Library: "
+             "Random codes, 4 values per attribute, 2 classes (last row: skewed, each code "
+             "set to the first value with probability 0.9).  Library: "
              "`FrequencyTable(n_values, 2, d).add(codes, y)` on storage codes (class counts "
              "and every combination of 1..d attributes, the path `fit` uses).  Minimal: "
              "unweighted numba histogram kernels of this benchmark for orders 1..d (order 3 "
              "computes each pair's code once per row block and extends it for every third "
              "attribute; order 4 extends the pair to the triple's code once and that for every "
-             "fourth attribute), checked to give the same counts.  Same process, runs "
+             "fourth attribute), no lanes (the library splits histograms of up to 6,144 counts "
+             "into interleaved lanes, which pays on skewed data and small histograms), "
+             "checked to give the same counts.  Same process, runs "
              "alternated, best of 3 after a warm-up (of more for runs under 0.2 s, within 1 s)."
              "  Increments: rows x (1 + number of combinations).  Fit: "
              "end-to-end `fit(codes, y)` with `categorical_features=\"all\"` (the same "
