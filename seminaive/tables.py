@@ -29,8 +29,9 @@ from .kernels.hdp import hdp_forest
 #: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
 FLOOR_RATIO = 0.01
 
-#: rows per cache block in the counting kernels
-COUNT_BLOCK_ROWS = 65_536
+#: rows per block in the counting kernels: a block's prefix codes (int64) stay in L2 while
+#: each combination's histogram stays in L1
+COUNT_BLOCK_ROWS = 16_384
 
 
 def storage_codes(codes, sizes):
@@ -626,24 +627,13 @@ class FrequencyTable(_CountTable):
 
     # ---------------------------------------------------------------------------- counting
     def _count(self, X, y, w, weighted):
-        sizes = self.sizes
         k = self.n_classes
-        of = self.order_first
-        block = COUNT_BLOCK_ROWS
         kernels.count_order0(y, w, weighted, self.offsets[0], k, self.counts)
-        for d in range(1, self.max_order + 1):
-            lo, hi = of[d], of[d + 1]
-            combos = np.ascontiguousarray(self.combos[lo:hi, :d])
-            offsets = self.offsets[lo:hi]
-            args = (X, y, w, weighted, combos, offsets, sizes, k, self.counts, block)
-            if d == 1:
-                kernels.count_order1(X, y, w, weighted, offsets, sizes, k, self.counts, block)
-            elif d == 2:
-                kernels.count_order2(*args)
-            elif d == 3:
-                kernels.count_order3(*args)
-            else:
-                kernels.count_order_any(*args)
+        lo, hi = self.order_first[1], self.order_first[self.max_order + 1]
+        if hi > lo:  # orders 1..max_order in one parallel region, prefixes shared
+            kernels.count_combinations(X, y, w, weighted, self.combos[lo:hi], self.orders[lo:hi],
+                                       self.offsets[lo:hi], self.sizes, k, self.counts,
+                                       COUNT_BLOCK_ROWS)
 
     def merge(self, other):
         """Add the counts of another table over the same attributes and classes (in place)."""

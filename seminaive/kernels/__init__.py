@@ -20,6 +20,7 @@ family's private kernels module (``seminaive.structure._kernels``, ``seminaive.w
 """
 
 from .counting import (
+                       count_combinations,
                        count_order0,
                        count_order1,
                        count_order2,
@@ -58,6 +59,7 @@ from .statistics import conditional_mutual_information
 __all__ = [
     "AGGREGATE_JOINT", "AGGREGATE_POSTERIOR", "AGGREGATE_VOTE", "PREDICT_CHUNK_ROWS",
     "conditional_mutual_information",
+    "count_combinations",
     "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
     "encode_int_columns", "int_column_presence", "int_column_ranges",
     "bin_columns", "column_medians", "encode_float_columns", "encode_utf8_columns",

@@ -2,7 +2,7 @@
 
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
@@ -11,107 +11,222 @@ from numba import njit, prange
 
 @njit(cache=True, nogil=True)
 def count_order0(y, w, weighted, offset, k, counts):
-    """Class counts N(y) (serial: a single tiny block)."""
-    for r in range(y.shape[0]):
-        counts[offset + y[r]] += w[r] if weighted else 1.0
-
-
-LANES = 4  # independent partial histograms, so that consecutive rows hitting the same cell
-# do not wait on each other's read-modify-write
-
-
-@njit(cache=True, inline="always")
-def _flush_lanes(local, n_cells, counts, off):
-    for q in range(n_cells):
-        acc = 0.0
-        for lane in range(LANES):
-            acc += float(local[lane * n_cells + q])
-        counts[off + q] += acc
-
-
-@njit(cache=True, inline="always")
-def _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, off):
-    """Add the lane histogram of ``cells[r - start] * k + y[r]`` over rows start..stop to
-    ``counts[off:]``; ``n_cells`` counts attribute-value cells (the class axis is added)."""
-    total = n_cells * k
+    """Class counts N(y) (serial: a single tiny block), in 4 interleaved lanes so that rows
+    of the same class do not wait on each other's read-modify-write."""
+    local = np.zeros(4 * k)
     if weighted:
-        local = np.zeros(LANES * total)
-        for r in range(start, stop):
-            local[(r & 3) * total + cells[r - start] * k + y[r]] += w[r]
-        _flush_lanes(local, total, counts, off)
+        for r in range(y.shape[0]):
+            local[(r & 3) * k + y[r]] += w[r]
     else:
-        ones = np.zeros(LANES * total, dtype=np.int32)
-        for r in range(start, stop):
-            ones[(r & 3) * total + cells[r - start] * k + y[r]] += 1
-        _flush_lanes(ones, total, counts, off)
+        for r in range(y.shape[0]):
+            local[(r & 3) * k + y[r]] += 1.0
+    for c in range(k):
+        counts[offset + c] += (local[c] + local[k + c]) + (local[2 * k + c] + local[3 * k + c])
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def count_order1(X, y, w, weighted, offsets, sizes, k, counts, block):
-    """N(y, x_i) for every attribute; parallel over attributes."""
-    n, a = X.shape
-    for i in prange(a):
-        n_cells = sizes[i]
-        cells = np.empty(block, dtype=np.int32)
-        for start in range(0, n, block):
-            stop = min(start + block, n)
-            for r in range(start, stop):
-                cells[r - start] = X[r, i]
-            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[i])
+#: work items per thread in :func:`count_combinations` (contiguous runs of combinations)
+CHUNKS_PER_THREAD = 4
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def count_order2(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """N(y, x_i, x_j) for every pair; rows in cache-sized blocks, parallel over pairs."""
+#: a combination's histogram is split into 4 (or 2) interleaved lanes, row r counting into
+#: lane r % lanes, when the lanes hold at most this many float64 counts (48 KiB, about the
+#: L1 data cache): rows that hit the same cell one after the other (skewed data) then do
+#: not wait on each other's read-modify-write.  Larger blocks are counted in place.
+LANE_CELLS = 6144
+
+
+@njit(cache=True, inline="always")
+def _lanes(n_cells):
+    if 4 * n_cells <= LANE_CELLS:
+        return 4
+    if 2 * n_cells <= LANE_CELLS:
+        return 2
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, c0, c1):
+    """Count combinations ``c0 .. c1 - 1`` over all rows, block by block.
+
+    For a combination of order d, members ``0 .. d - 2`` are its prefix and member d - 1
+    its last.  ``base[r] = (prefix code) * (last extent * k) + y[r] + lane(r)`` folds the
+    class (and the lane, see ``LANE_CELLS``) in; the histogram loop then only adds
+    ``x_last * k`` and increments a histogram small enough to stay in L1.  ``base`` is
+    rebuilt only when the prefix, the order or the last extent changes, so in
+    lexicographic order a pair's base serves every triple that extends it.  ``levels[t]``
+    (t >= 1) holds the code of the first t + 1 members (the prefix of the prefix), reused
+    the same way: a quadruple's base is one pass from its pair's level.
+    """
     n = X.shape[0]
-    n_combos = combos.shape[0]
+    depth = 2
+    for c in range(c0, c1):
+        depth = max(depth, orders[c] - 2)
+    levels = np.empty((depth, block), dtype=np.int64)
+    base = np.empty(block, dtype=np.int64)
+    local = np.empty(LANE_CELLS, dtype=np.float64)
+    held = np.full(depth, -1, dtype=np.int64)  # members 0..n_held-1 of levels
+    base_of = np.full(depth + 2, -1, dtype=np.int64)  # prefix members base was built for
     for start in range(0, n, block):
         stop = min(start + block, n)
-        for c in prange(n_combos):
-            i = combos[c, 0]
-            j = combos[c, 1]
-            sj = sizes[j]
-            cells = np.empty(stop - start, dtype=np.int32)
-            for r in range(start, stop):
-                cells[r - start] = X[r, i] * sj + X[r, j]
-            _histogram(cells, y, w, weighted, start, stop, k, sizes[i] * sj, counts, offsets[c])
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def count_order3(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """N(y, x_i, x_j, x_l) for every triple."""
-    n = X.shape[0]
-    n_combos = combos.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        for c in prange(n_combos):
-            i = combos[c, 0]
-            j = combos[c, 1]
-            l = combos[c, 2]
-            sj = sizes[j]
-            sl = sizes[l]
-            cells = np.empty(stop - start, dtype=np.int32)
-            for r in range(start, stop):
-                cells[r - start] = (X[r, i] * sj + X[r, j]) * sl + X[r, l]
-            n_cells = sizes[i] * sj * sl
-            _histogram(cells, y, w, weighted, start, stop, k, n_cells, counts, offsets[c])
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def count_order_any(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
-    """Joint counts for combinations of any order (used for order >= 4)."""
-    n = X.shape[0]
-    n_combos, d = combos.shape
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        for c in prange(n_combos):
+        m = stop - start
+        yb = y[start:stop]
+        wb = w[start:stop] if weighted else w
+        n_held = 0
+        base_d = -1  # order base was built for; -1: none in this block
+        base_stride = -1
+        for c in range(c0, c1):
+            d = orders[c]
+            last = combos[c, d - 1]
+            stride = sizes[last] * k
+            fresh = base_d == d and base_stride == stride
+            t = 0
+            while fresh and t < d - 1:
+                fresh = base_of[t] == combos[c, t]
+                t += 1
+            n_cells = stride  # cells of the block, times k
+            for t in range(d - 1):
+                n_cells *= sizes[combos[c, t]]
+            lanes = _lanes(n_cells)
+            lane_mask = lanes - 1
+            if d >= 2 and not fresh:
+                # levels 1..d-3 (code of members 0..t), level 0 being X's column
+                need = d - 2
+                keep = 0
+                while keep < n_held and keep < need and held[keep] == combos[c, keep]:
+                    keep += 1
+                for t in range(keep, need):
+                    held[t] = combos[c, t]
+                    if t >= 1:
+                        col = X[start:stop, held[t]]
+                        s = sizes[held[t]]
+                        if t == 1:
+                            col0 = X[start:stop, held[0]]
+                            for r in range(m):
+                                levels[1, r] = col0[r] * s + col[r]
+                        else:
+                            for r in range(m):
+                                levels[t, r] = levels[t - 1, r] * s + col[r]
+                if keep < need:
+                    n_held = max(need, 0)
+                att = combos[c, d - 2]
+                col = X[start:stop, att]
+                if d == 2:
+                    for r in range(m):
+                        base[r] = col[r] * stride + yb[r] + (r & lane_mask) * n_cells
+                elif d == 3:
+                    col0 = X[start:stop, combos[c, 0]]
+                    s = sizes[att]
+                    for r in range(m):
+                        base[r] = ((col0[r] * s + col[r]) * stride + yb[r]
+                                   + (r & lane_mask) * n_cells)
+                else:
+                    s = sizes[att]
+                    for r in range(m):
+                        base[r] = ((levels[d - 3, r] * s + col[r]) * stride + yb[r]
+                                   + (r & lane_mask) * n_cells)
+                for t in range(d - 1):
+                    base_of[t] = combos[c, t]
+                base_d = d
+                base_stride = stride
+            col = X[start:stop, last]
             off = offsets[c]
-            for r in range(start, stop):
-                cell = 0
-                for t in range(d):
-                    att = combos[c, t]
-                    cell = cell * sizes[att] + X[r, att]
-                counts[off + cell * k + y[r]] += w[r] if weighted else 1.0
+            h = counts[off:] if lanes == 1 else local
+            if lanes > 1:
+                local[:lanes * n_cells] = 0.0
+            if d == 1 and lanes == 4:  # no prefix: the class inline, rows dealt to 4 lanes
+                h1 = local[n_cells:]
+                h2 = local[2 * n_cells:]
+                h3 = local[3 * n_cells:]
+                m4 = m - (m & 3)
+                if weighted:
+                    for r in range(0, m4, 4):
+                        local[col[r] * k + yb[r]] += wb[r]
+                        h1[col[r + 1] * k + yb[r + 1]] += wb[r + 1]
+                        h2[col[r + 2] * k + yb[r + 2]] += wb[r + 2]
+                        h3[col[r + 3] * k + yb[r + 3]] += wb[r + 3]
+                    for r in range(m4, m):
+                        local[col[r] * k + yb[r]] += wb[r]
+                else:
+                    for r in range(0, m4, 4):
+                        local[col[r] * k + yb[r]] += 1.0
+                        h1[col[r + 1] * k + yb[r + 1]] += 1.0
+                        h2[col[r + 2] * k + yb[r + 2]] += 1.0
+                        h3[col[r + 3] * k + yb[r + 3]] += 1.0
+                    for r in range(m4, m):
+                        local[col[r] * k + yb[r]] += 1.0
+            elif d == 1:  # no prefix: the class and the lane inline
+                if weighted:
+                    for r in range(m):
+                        h[col[r] * k + yb[r] + (r & lane_mask) * n_cells] += wb[r]
+                else:
+                    for r in range(m):
+                        h[col[r] * k + yb[r] + (r & lane_mask) * n_cells] += 1.0
+            elif weighted:
+                for r in range(m):
+                    h[base[r] + col[r] * k] += wb[r]
+            else:
+                for r in range(m):
+                    h[base[r] + col[r] * k] += 1.0
+            if lanes == 4:
+                for q in range(n_cells):
+                    counts[off + q] += ((local[q] + local[n_cells + q])
+                                        + (local[2 * n_cells + q] + local[3 * n_cells + q]))
+            elif lanes == 2:
+                for q in range(n_cells):
+                    counts[off + q] += local[q] + local[n_cells + q]
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs):
+    n_combos = combos.shape[0]
+    for run in prange(n_runs):
+        _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
+                     run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
+
+
+def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
+    """N(y, x_s) for every combination s (``combos[c, :orders[c]]``, orders >= 1, in any
+    mix) into the block of ``counts`` starting at ``offsets[c]``.
+
+    One parallel region over contiguous runs of combinations (``CHUNKS_PER_THREAD`` per
+    thread, the same number of increments each); within a run, rows in blocks of ``block``
+    and consecutive combinations sharing a prefix share its code (:func:`_count_chunk`), so
+    combinations in lexicographic order cost about one pass over the data each.
+    """
+    n_combos = combos.shape[0]
+    if n_combos == 0 or X.shape[0] == 0:
+        return
+    n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_combos))
+    _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs)
+
+
+def _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
+    orders = np.full(combos.shape[0], combos.shape[1], dtype=np.int64)
+    count_combinations(X, y, w, weighted, np.ascontiguousarray(combos, dtype=np.int64),
+                       orders, np.ascontiguousarray(offsets, dtype=np.int64), sizes, k, counts,
+                       block)
+
+
+def count_order1(X, y, w, weighted, offsets, sizes, k, counts, block):
+    """N(y, x_i) for every attribute (:func:`count_combinations` of the singletons)."""
+    combos = np.arange(X.shape[1], dtype=np.int64).reshape(-1, 1)
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
+
+
+def count_order2(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
+    """N(y, x_i, x_j) for every pair (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
+
+
+def count_order3(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
+    """N(y, x_i, x_j, x_l) for every triple (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
+
+
+def count_order_any(X, y, w, weighted, combos, offsets, sizes, k, counts, block):
+    """Joint counts for combinations of one order, ``combos.shape[1]``
+    (:func:`count_combinations`)."""
+    _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
 # --------------------------------------------------------------------------------------------

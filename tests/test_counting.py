@@ -1,0 +1,199 @@
+"""The counting kernels against a brute-force NumPy count (``np.add.at``): orders 1-4, mixed
+orders in any sequence, row blocks, weights (integer, fractional, negative), 0 and 1 rows."""
+
+import itertools
+
+import numba
+import numpy as np
+import pytest
+
+from seminaive import FrequencyTable, kernels
+from seminaive.kernels import counting
+from seminaive.tables import COUNT_BLOCK_ROWS
+
+
+def _data(rows, n_values, k, seed, dtype=np.uint8):
+    rng = np.random.default_rng(seed)
+    # storage codes: 0 = missing, 1..v = values
+    X = np.column_stack([rng.integers(0, v + 1, rows) for v in n_values]).astype(dtype)
+    y = rng.integers(0, k, rows).astype(np.int32)
+    return np.asfortranarray(X.reshape(rows, len(n_values))), y
+
+
+def _weights(kind, rows, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "none":
+        return None
+    if kind == "integer":
+        return rng.integers(-3, 6, rows).astype(float)  # negative ones remove rows
+    return rng.uniform(-1.0, 2.5, rows)  # fractional, some negative
+
+
+def _brute_force(X, y, w, combos, orders, offsets, sizes, k, size):
+    """Every row's cell of every combination, by NumPy indexing, accumulated by np.add.at."""
+    counts = np.zeros(size)
+    weights = np.ones(len(y)) if w is None else w
+    for c in range(len(orders)):
+        members = list(combos[c, :orders[c]])
+        cell = np.zeros(len(y), dtype=np.int64)
+        for m in members:
+            cell = cell * sizes[m] + X[:, m].astype(np.int64)
+        np.add.at(counts, offsets[c] + cell * k + y, weights)
+    return counts
+
+
+def _layout(combos, orders, sizes, k):
+    cells = np.array([np.prod([sizes[m] for m in combos[c, :orders[c]]]) for c in
+                      range(len(orders))], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(cells * k)]).astype(np.int64)
+    return offsets[:-1].copy(), int(offsets[-1])
+
+
+def _check(counts, ref, w):
+    if w is None or np.all(w == np.round(w)):
+        np.testing.assert_array_equal(counts, ref)  # integer sums: exact in any order
+    else:
+        np.testing.assert_allclose(counts, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+@pytest.mark.parametrize("weights", ["none", "integer", "fractional"])
+@pytest.mark.parametrize("rows", [0, 1, 2, 37, 101])
+def test_each_order_equals_brute_force(order, weights, rows):
+    seed = order * 100 + rows
+    rng = np.random.default_rng(seed)
+    n_values = rng.integers(1, 6, 6)
+    k = int(rng.integers(1, 5))
+    X, y = _data(rows, n_values, k, seed)
+    w = _weights(weights, rows, seed + 1)
+    sizes = (n_values + 1).astype(np.int64)
+    combos = np.array(list(itertools.combinations(range(6), order)), dtype=np.int64)
+    orders = np.full(len(combos), order, dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
+    for block in (1, 7, 64):  # row blocks smaller than, not dividing, larger than the rows
+        counts = np.zeros(size)
+        kernels.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
+                                   combos, orders, offsets, sizes, k, counts, block)
+        _check(counts, ref, w)
+
+
+def test_mixed_orders_in_any_sequence_share_prefixes_correctly():
+    """Combinations of orders 1-4 shuffled, repeated prefixes apart, different extents of
+    the last member after the same prefix: the prefix codes must never be stale."""
+    rng = np.random.default_rng(5)
+    n_values = np.array([3, 1, 4, 2, 5, 2, 3])
+    k = 3
+    X, y = _data(50, n_values, k, 6)
+    sizes = (n_values + 1).astype(np.int64)
+    members = [c for d in range(1, 5) for c in itertools.combinations(range(7), d)]
+    members += [(2, 0), (4, 1, 3), (6, 5, 4, 3), (3, 3)]  # unsorted and repeated members
+    perm = rng.permutation(len(members))
+    members = [members[i] for i in perm]
+    combos = np.full((len(members), 4), -1, dtype=np.int64)
+    for c, m in enumerate(members):
+        combos[c, :len(m)] = m
+    orders = np.array([len(m) for m in members], dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    w = _weights("integer", 50, 7)
+    ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
+    for block in (3, 50):
+        counts = np.zeros(size)
+        kernels.count_combinations(X, y, w, True, combos, orders, offsets, sizes, k, counts,
+                                   block)
+        np.testing.assert_array_equal(counts, ref)
+    # lexicographic order too (the table's): sorted by order, then members
+    lex = sorted(range(len(members)), key=lambda c: (orders[c], members[c]))
+    counts = np.zeros(size)
+    kernels.count_combinations(X, y, w, True, combos[lex], orders[lex], offsets[lex], sizes, k,
+                               counts, 4)
+    np.testing.assert_array_equal(counts, ref)
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_fixed_order_entry_points_equal_brute_force(order):
+    n_values = np.array([2, 4, 1, 3, 2])
+    k = 2
+    X, y = _data(41, n_values, k, order)
+    w = _weights("fractional", 41, order)
+    sizes = (n_values + 1).astype(np.int64)
+    combos = np.array(list(itertools.combinations(range(5), order)), dtype=np.int64)
+    orders = np.full(len(combos), order, dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    counts = np.zeros(size)
+    entry = {1: None, 2: kernels.count_order2, 3: kernels.count_order3,
+             4: kernels.count_order_any}[order]
+    if entry is None:
+        kernels.count_order1(X, y, w, True, offsets, sizes, k, counts, 8)
+    else:
+        entry(X, y, w, True, combos, offsets, sizes, k, counts, 8)
+    _check(counts, _brute_force(X, y, w, combos, orders, offsets, sizes, k, size), w)
+
+
+@pytest.mark.parametrize("max_order", [1, 2, 3, 4])
+@pytest.mark.parametrize("weights", ["none", "integer", "fractional"])
+def test_table_counts_over_several_row_blocks(max_order, weights):
+    """The table's own block size: rows not a multiple of it, int32 storage codes (an
+    attribute of more than 255 values), every order up to max_order."""
+    rows = COUNT_BLOCK_ROWS + 1235
+    n_values = np.array([3, 300, 2, 4, 2])
+    k = 3
+    X, y = _data(rows, n_values, k, max_order, dtype=np.int32)
+    w = _weights(weights, rows, max_order)
+    table = FrequencyTable(n_values, k, max_order).add(X, y, w)
+    lo, hi = table.order_first[0], table.order_first[max_order + 1]
+    ref = _brute_force(X, y, w, table.combos[lo:hi], table.orders[lo:hi], table.offsets[lo:hi],
+                       table.sizes, k, table.counts.size)
+    _check(table.counts, ref, w)
+
+
+def test_chunked_adds_equal_one_add_and_removal_restores():
+    n_values = np.array([4, 4, 3, 5, 2, 4])
+    k = 2
+    X, y = _data(2000, n_values, k, 11)
+    w = _weights("integer", 2000, 12)
+    whole = FrequencyTable(n_values, k, 4).add(X, y, w)
+    parts = FrequencyTable(n_values, k, 4)
+    for lo, hi in [(0, 1), (1, 2), (2, 513), (513, 1999), (1999, 2000), (2000, 2000)]:
+        parts.add(X[lo:hi], y[lo:hi], w[lo:hi])
+    np.testing.assert_array_equal(parts.counts, whole.counts)
+    parts.remove(X[:700], y[:700], w[:700])
+    np.testing.assert_array_equal(parts.counts,
+                                  FrequencyTable(n_values, k, 4).add(X[700:], y[700:],
+                                                                     w[700:]).counts)
+
+
+def test_counts_do_not_depend_on_the_number_of_threads():
+    n_values = np.array([3, 3, 4, 2, 3, 3, 2])
+    X, y = _data(999, n_values, 2, 21)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = FrequencyTable(n_values, 2, 4).add(X, y).counts
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(FrequencyTable(n_values, 2, 4).add(X, y).counts, one)
+
+
+@pytest.mark.parametrize("n_values, k, lanes", [([2, 3, 2], 2, 4),  # 3*4*3*2 = 72 counts
+                                                 ([9, 9, 9], 2, 2),  # 10*10*10*2 = 2000
+                                                 ([9, 9, 9], 4, 1)])  # 4000: in place
+def test_lanes_and_in_place_counting_equal_brute_force(n_values, k, lanes):
+    """Histograms split into 4 or 2 lanes (summed into the counts per row block) and
+    histograms counted in place give the brute-force counts; skewed data (one cell hit by
+    most consecutive rows) included."""
+    n_values = np.array(n_values)
+    sizes = (n_values + 1).astype(np.int64)
+    assert counting._lanes(int(np.prod(sizes)) * k) == lanes
+    X, y = _data(301, n_values, k, lanes)
+    X[np.random.default_rng(1).random(X.shape) < 0.8] = 1  # skewed
+    combos = np.array([[0, 1, 2]], dtype=np.int64)
+    orders = np.array([3], dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    for w in (None, _weights("integer", 301, 2), _weights("fractional", 301, 3)):
+        ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
+        for block in (5, 64, 1000):
+            counts = np.zeros(size)
+            kernels.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
+                                       combos, orders, offsets, sizes, k, counts, block)
+            _check(counts, ref, w)
