@@ -618,6 +618,12 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
             wt = w[rr]
             if wt <= 0.0:
                 continue
+            # read the row's cells once in order (streamed into cache) before the scattered
+            # reads of the top level
+            touched = 0.0
+            for t in range(0, row_buf.shape[0], 8):
+                touched += row_buf[t]
+            den_base[0] = touched  # (overwritten before it is read)
             h = min(wt, 1.0)
             yt = y[rr]
             for yy in range(k):
