@@ -459,6 +459,16 @@ def _block_add(acc, ea, s, yy, v, e):
 def _block_row_loss(acc, ea, k, yt, kind):
     """:func:`~seminaive.kernels.losses.row_loss` of the per-class scores
     log(acc[y] * _BLOCK ** ea[y]) (no logarithm for RMSE and zero-one)."""
+    if kind == LOSS_RMSE:  # the usual case first: every class in the same block
+        same = True
+        total = 0.0
+        for yy in range(k):
+            total += acc[yy]
+            if ea[yy] != ea[0] and acc[yy] > 0.0:
+                same = False
+        if same and total > 0.0:  # (the classes of sum 0 add nothing whatever their block)
+            err = 1.0 - acc[yt] / total
+            return err * err
     t = _NO_BLOCK
     for yy in range(k):
         if acc[yy] > 0.0 and ea[yy] > t:
@@ -508,18 +518,19 @@ def _union_index(members, n_members, c, ext_first):
 
 
 @njit(cache=True)
-def _gather_cells(X, r0, r1, counts, offsets, combos, sizes, k, g0, g1, buf):
-    """buf[r - r0, (g - g0) * k + y] = N(y, x_g) at the cell of row r of every combination g
-    in [g0, g1): combination by combination (one block in cache for all the rows, as the
-    counting kernels do) instead of scattered reads per row."""
+def _gather_cells(X, r0, r1, counts, offsets, combos, sizes, k, gmap, buf):
+    """buf[r - r0, t * k + y] = N(y, x_g) at the cell of row r of combination g = gmap[t]:
+    combination by combination (one block in cache for all the rows, as the counting kernels
+    do) instead of scattered reads per row."""
     width = combos.shape[1]
-    for g in range(g0, g1):
+    for t in range(gmap.shape[0]):
+        g = gmap[t]
         off = offsets[g]
-        dst = (g - g0) * k
+        dst = t * k
         for r in range(r0, r1):
             cell = 0
-            for t in range(width):
-                e = combos[g, t]
+            for u in range(width):
+                e = combos[g, u]
                 if e < 0:
                     break
                 cell = cell * sizes[e] + X[r, e]
@@ -569,8 +580,10 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     combos, order_first = table.combos, table.order_first
     n_rows, a = X.shape
     top = n_levels - 1  # parent order of the top level; its union blocks are gathered
-    g0 = order_first[top + 1] if top >= 1 else 0
-    g1 = order_first[top + 2] if top >= 1 else 0
+    # (when the table has them: not when every attribute is a parent)
+    gather_top = top >= 1 and top + 2 < order_first.shape[0]
+    g0 = order_first[top + 1] if gather_top else 0
+    g1 = order_first[top + 2] if gather_top else 0
     # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|)
     num_add = np.empty(a)
     den_add = np.empty(a)
@@ -578,13 +591,28 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
         nv = max(sizes[c] - 1, 1)
         num_add[c] = 1.0 if laplace else m / nv
         den_add[c] = nv if laplace else m
-    # where the top level's term of child rank j for its combination q is gathered:
-    # union[q - level_first[top], j] (-1: j is a member, -2: never gathered, the child has
-    # missing values)
-    q0 = level_first[top] if top >= 1 else 0
-    q1 = level_first[top + 1] if top >= 1 else 0
+    # the top order's combinations gathered in the lexicographic order of their members'
+    # ranks (gmap[t]: the t-th), so that a combination's children of higher rank are
+    # contiguous; union[q - level_first[top], j]: where the top level's term of child rank
+    # j for its combination q is (-1: j is a member, -2: not gathered, the child has missing
+    # values)
+    rank_of = np.empty(a, dtype=np.int64)
+    for j in range(a):
+        rank_of[rank[j]] = j
+    gmap = np.empty(g1 - g0, dtype=np.int64)
+    ranks = np.empty(max(top + 1, 1), dtype=np.int64)
+    for g in range(g0, g1):
+        for u in range(top + 1):
+            ranks[u] = rank_of[combos[g, u]]
+        ranks.sort()
+        gmap[_union_index(ranks, top, ranks[top], ext_first) - g0] = g
+    q0 = level_first[top] if gather_top else 0
+    q1 = level_first[top + 1] if gather_top else 0
     union = np.empty((q1 - q0, a), dtype=np.int32)
     for q in range(q0, q1):
+        for u in range(top):
+            ranks[u] = rank_of[combo_members[q, u]]
+        ranks[:top].sort()
         for j in range(a):
             c = rank[j]
             if _is_member(combo_members[q], top, c):
@@ -592,7 +620,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
             elif has_missing[c]:
                 union[q - q0, j] = -2
             else:
-                union[q - q0, j] = _union_index(combo_members[q], top, c, ext_first) - g0
+                union[q - q0, j] = _union_index(ranks, top, j, ext_first) - g0
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     chunk = max(1, min(64, _GATHER_BYTES // max((g1 - g0) * k * 8, 1)))
@@ -613,7 +641,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
         for rr in range(r0, r1):
             if (rr - r0) % chunk == 0:
                 _gather_cells(X, rr, min(rr + chunk, r1), counts, offsets, combos, sizes, k,
-                              g0, g1, buf)
+                              gmap, buf)
             row_buf = buf[(rr - r0) % chunk]
             wt = w[rr]
             if wt <= 0.0:
@@ -631,7 +659,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
             for i in range(a):
                 xr[i] = X[rr, i]
             for L in range(n_levels):
-                gathered = L == top and L >= 1
+                gathered = L == top and gather_top
                 acc[:, :] = 0.0
                 ea[:, :] = 0
                 blocks_used = False  # some sum or product left block 0: _block_add
