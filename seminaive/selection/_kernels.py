@@ -21,7 +21,9 @@ drawn from the top-r attributes, P(y, x_s) prod_{c in top s, c not in s} P(x_c |
 to (L - 1, r, s) when no combination qualifies and ending at naive Bayes over the top-s children.
 One pass evaluates every (L, r, s): per row, the LOO joint of each combination, prefix sums
 of its children's LOO log terms along the ranking, and running log-sum-exps over the
-combinations in the order of their highest rank (a snapshot at every r).
+combinations in the order of their highest rank (a snapshot at every r).  Without Gaussian
+children the same pass runs in linear space (:func:`nested_loo_loss_nominal`: products and
+sums of probabilities with a block exponent, no exp or log per term).
 """
 
 import math
