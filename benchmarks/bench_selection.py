@@ -5,10 +5,10 @@
 (``seminaive.datasets.load("splice")``: 3,190 rows x 60 nominal attributes, 3 classes; 1,600
 rows drawn at random (seed 0), or every row with ``--full``), each fit timed against an
 ``AnDE(n=2)`` fit of the same rows in the same process.  Target (issue 15, part 4): each
-within 10 times the A2DE fit.  With ``--before`` the nested leave-one-out pass of ``n="auto"`` is also run with
-the log-space kernel (the one before the linear-space kernel; still the kernel of Gaussian
-children) on the same rows, and the largest relative difference of the two passes' losses
-is printed.
+within 10 times the A2DE fit.  With ``--before`` the nested leave-one-out pass of
+``n="auto"`` is also run with the log-space kernel (the one before the linear-space kernel;
+still the kernel of Gaussian children) on the same rows, and the largest relative difference
+of the two passes' losses is printed.
 
 Printed and written to ``docs/performance.md`` (its section between the ``bench_selection``
 markers).
