@@ -195,3 +195,47 @@ def test_nested_loo_of_order_three_equals_refit():
                    np.ones(5), 1.0, False, 1, "rmse")
     for key, expected in zip(keys, ref, strict=True):
         assert_allclose(losses[key], expected, rtol=1e-9, err_msg=f"model {key}")
+
+
+@pytest.mark.parametrize("smoothing, m, min_count, loss, wkind, seed", CASES)
+def test_linear_nested_pass_equals_the_log_space_kernel(smoothing, m, min_count, loss, wkind,
+                                                        seed):
+    """The linear-space pass (no log tables, gathered top-order cells) against the log-space
+    kernel it replaced, on every (L, r, s), with missing values and weights."""
+    n_values, k = (3, 4, 2, 5, 3, 2, 4), 3
+    X, y = _data(n_rows=70, n_values=n_values, k=k, missing=0.15, seed=seed)
+    X[:, 5] = np.where(X[:, 5] == 0, 1, X[:, 5])  # one attribute never missing
+    rng = np.random.default_rng(seed + 20)
+    w = {"none": np.ones(len(y)), "int": rng.integers(0, 3, len(y)).astype(float),
+         "frac": rng.uniform(0.2, 2.5, len(y))}[wkind]
+    a = len(n_values)
+    table = _table(X, y, w, n_values, k, 3)
+    ranking = np.array([4, 1, 6, 0, 3, 5, 2], dtype=np.int64)
+    attr_weights = rng.uniform(0.0, 2.0, a) if wkind == "frac" else np.ones(a)
+    source = ArraySource(X, y, None if wkind == "none" else w, chunk_rows=29)
+    args = (table, source, ranking, 2, attr_weights, smoothing, m, min_count, loss)
+    lin, lin_sq, lin_total = st.nested_losses(*args, squares=True)
+    ref, ref_sq, ref_total = st.nested_losses(*args, squares=True, linear=False)
+    assert lin_total == ref_total
+    assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+    assert_allclose(lin_sq, ref_sq, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_linear_nested_pass_does_not_underflow():
+    """150 attributes of 8 values: a sub-model's product of probabilities falls far below
+    2^-256 (the blocks are used); the losses still equal the log-space kernel's."""
+    n_values, k = (8,) * 150, 2
+    X, y = _data(n_rows=24, n_values=n_values, k=k, missing=0.05, seed=4)
+    table = _table(X, y, np.ones(len(y)), n_values, k, 2)
+    ranking = np.arange(len(n_values), dtype=np.int64)[::-1].copy()
+    for loss in ("rmse", "log_loss"):
+        args = (table, ArraySource(X, y), ranking, 1, np.ones(len(n_values)), "m_estimate",
+                0.01, 1, loss)
+        lin, _ = st.nested_losses(*args)
+        ref, _ = st.nested_losses(*args, linear=False)
+        finite = np.isfinite(ref)
+        assert_allclose(lin[finite], ref[finite], rtol=1e-11, atol=1e-13)
+        # the log-space kernel's posterior of the true class underflows to 0 (an infinite
+        # log loss) below exp(-745) of the largest class's; the linear kernel's blocks keep it
+        assert np.all(np.isnan(lin[np.isnan(ref)]))
+        assert np.all(lin[np.isinf(ref)] > 700)

@@ -157,3 +157,48 @@ def test_single_partial_fit_equals_fit():
     b = SPTAN().partial_fit(frame, y, classes=[0, 1])
     assert_array_equal(a.structure_, b.structure_)
     assert_allclose(a.predict_proba(frame), b.predict_proba(frame), rtol=1e-12)
+
+
+@pytest.mark.parametrize("laplace, min_count, weighted", [(False, 1, False), (True, 2, True),
+                                                          (False, 1, True)])
+def test_pass_with_arc_tables_equals_tree_scores(laplace, min_count, weighted):
+    """One search pass (arc terms read from the tables computed once per search, rows of
+    weight < 1 computed directly) against leave-one-out tree scores of every trial
+    structure, with missing values and weights."""
+    from seminaive.sources import ArraySource
+    from seminaive.structure.sptan import super_parent_search
+
+    k = 3
+    X, y = random_nominal(50, [3, 2, 4, 3, 2], k, missing=0.1, seed=2, dependence=0.6)
+    model = TAN(categorical_features="all").fit(X, y)
+    codes = training_codes(model, X).astype(np.uint8)
+    n_values = model.table_.sizes - 1
+    w = np.random.default_rng(3).choice([0.5, 1.0, 2.0, 3.0], 50) if weighted else None
+    stats = PairStatistics(FrequencyTable(n_values, k, 2).add(codes, y, w))
+    weight = np.ones(50) if w is None else w
+
+    def accuracy(parents):
+        scores = loo_tree_scores(stats, codes, y, w, np.asarray(parents), 1.0, laplace,
+                                 min_count)
+        return float(weight[np.argmax(scores, axis=1) == y].sum())
+
+    seen = []
+
+    class Recording(ArraySource):
+        def map_reduce(self, fn, combine, **kwargs):
+            result = super().map_reduce(fn, combine, **kwargs)
+            seen.append(result)
+            return result
+
+    parents, _ = super_parent_search(stats, Recording(codes, y, w), 1.0, laplace, min_count)
+    current, sp, arc = seen[0]  # the first pass: from naive Bayes
+    start = np.full(5, -1)
+    assert current == pytest.approx(accuracy(start), abs=1e-9)
+    eligible = eligible_children(start)
+    for s in range(5):
+        trial = np.where(eligible[s], s, start)
+        assert sp[s] == pytest.approx(accuracy(trial), abs=1e-9)
+        for c in np.flatnonzero(eligible[s]):
+            trial = start.copy()
+            trial[c] = s
+            assert arc[s, c] == pytest.approx(accuracy(trial), abs=1e-9)

@@ -21,7 +21,9 @@ drawn from the top-r attributes, P(y, x_s) prod_{c in top s, c not in s} P(x_c |
 to (L - 1, r, s) when no combination qualifies and ending at naive Bayes over the top-s children.
 One pass evaluates every (L, r, s): per row, the LOO joint of each combination, prefix sums
 of its children's LOO log terms along the ranking, and running log-sum-exps over the
-combinations in the order of their highest rank (a snapshot at every r).
+combinations in the order of their highest rank (a snapshot at every r).  Without Gaussian
+children the same pass runs in linear space (:func:`nested_loo_loss_nominal`: products and
+sums of probabilities with a block exponent, no exp or log per term).
 """
 
 import math
@@ -31,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
-from ..kernels.losses import row_loss, scaled_row_loss
+from ..kernels.losses import LOSS_LOG, LOSS_RMSE, LOSS_ZERO_ONE, row_loss, scaled_row_loss
 from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
 
 
@@ -393,6 +395,378 @@ def _snapshot(cur_top, cur_scale, prev_top, prev_scale, top, acc, wsum, r, a, k,
             for yy in range(k):
                 cur_top[r, s, yy] = -np.inf
                 cur_scale[r, s, yy] = 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Nested model space in linear space (nominal attributes): no exp or log per term
+# --------------------------------------------------------------------------------------------
+
+#: a product or a sum is kept as (mantissa, block) with value = mantissa * _BLOCK ** block and
+#: the mantissa renormalised into [_TINY, _BLOCK) when it leaves it, so that products of many
+#: probabilities never underflow
+_BLOCK = 2.0 ** 256
+_TINY = 2.0 ** -256
+_LOG_BLOCK = 256.0 * math.log(2.0)
+_NO_BLOCK = -(1 << 40)  # below any block
+#: at most this many bytes of gathered counts per thread (:func:`_gather_cells`)
+_GATHER_BYTES = 1 << 25
+
+
+@njit(cache=True, inline="always")
+def _block_factor(d):
+    """_BLOCK ** -d for d >= 0 (0 beyond 2: below the precision of the larger term)."""
+    if d == 0:
+        return 1.0
+    if d == 1:
+        return _TINY
+    if d == 2:
+        return _TINY * _TINY
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def _renormalise(p, e, yy):
+    """Bring the mantissa ``p[yy]`` (block ``e[yy]``) back into [_TINY, _BLOCK)."""
+    v = p[yy]
+    if v <= 0.0:
+        return
+    while v < _TINY:
+        v *= _BLOCK
+        e[yy] -= 1
+    while v >= _BLOCK:
+        v *= _TINY
+        e[yy] += 1
+    p[yy] = v
+
+
+@njit(cache=True, inline="always")
+def _block_add(acc, ea, s, yy, v, e):
+    """acc[s, yy] * _BLOCK ** ea[s, yy] += v * _BLOCK ** e (v > 0 or nothing)."""
+    if v <= 0.0:
+        return
+    cur = ea[s, yy]
+    if acc[s, yy] == 0.0:
+        acc[s, yy] = v
+        ea[s, yy] = e
+    elif e == cur:
+        acc[s, yy] += v
+    elif e > cur:
+        acc[s, yy] = acc[s, yy] * _block_factor(e - cur) + v
+        ea[s, yy] = e
+    else:
+        acc[s, yy] += v * _block_factor(cur - e)
+
+
+@njit(cache=True, inline="always")
+def _block_row_loss(acc, ea, k, yt, kind):
+    """:func:`~seminaive.kernels.losses.row_loss` of the per-class scores
+    log(acc[y] * _BLOCK ** ea[y]) (no logarithm for RMSE and zero-one)."""
+    if kind == LOSS_RMSE:  # the usual case first: every class in the same block
+        same = True
+        total = 0.0
+        for yy in range(k):
+            total += acc[yy]
+            if ea[yy] != ea[0] and acc[yy] > 0.0:
+                same = False
+        if same and total > 0.0:  # (the classes of sum 0 add nothing whatever their block)
+            err = 1.0 - acc[yt] / total
+            return err * err
+    t = _NO_BLOCK
+    for yy in range(k):
+        if acc[yy] > 0.0 and ea[yy] > t:
+            t = ea[yy]
+    if t == _NO_BLOCK:
+        return 1.0 if kind != LOSS_LOG else np.inf
+    total = 0.0
+    best = 0
+    best_e = -1.0
+    e_true = 0.0
+    for yy in range(k):
+        e = acc[yy] * _block_factor(t - ea[yy]) if acc[yy] > 0.0 else 0.0
+        total += e
+        if e > best_e:
+            best_e = e
+            best = yy
+        if yy == yt:
+            e_true = e
+    if kind == LOSS_ZERO_ONE:
+        return 0.0 if best == yt else 1.0
+    if kind == LOSS_RMSE:
+        err = 1.0 - e_true / total
+        return err * err
+    if acc[yt] <= 0.0:
+        return np.inf
+    # the true class's sum from its own block: finite however small its posterior
+    return math.log(total) - math.log(acc[yt]) + (t - ea[yt]) * _LOG_BLOCK
+
+
+@njit(cache=True, inline="always")
+def _union_index(members, n_members, c, ext_first):
+    """Global index of the combination ``members[:n] + {c}`` (c not a member)."""
+    g = 0
+    prev = -1
+    t = 0
+    placed = False
+    for _ in range(n_members + 1):
+        if not placed and (t == n_members or c < members[t]):
+            e = c
+            placed = True
+        else:
+            e = members[t]
+            t += 1
+        g = ext_first[g] + (e - prev - 1)
+        prev = e
+    return g
+
+
+@njit(cache=True)
+def _gather_cells(X, r0, r1, counts, offsets, combos, sizes, k, gmap, buf):
+    """buf[r - r0, t * k + y] = N(y, x_g) at the cell of row r of combination g = gmap[t]:
+    combination by combination (one block in cache for all the rows, as the counting kernels
+    do) instead of scattered reads per row."""
+    width = combos.shape[1]
+    for t in range(gmap.shape[0]):
+        g = gmap[t]
+        off = offsets[g]
+        dst = t * k
+        for r in range(r0, r1):
+            cell = 0
+            for u in range(width):
+                e = combos[g, u]
+                if e < 0:
+                    break
+                cell = cell * sizes[e] + X[r, e]
+            src = off + cell * k
+            for yy in range(k):
+                buf[r - r0, dst + yy] = counts[src + yy]
+
+
+@njit(cache=True)
+def _block_losses(cur_loss, acc, ea, wsum, prev_loss, r, a, k, yt, kind, L, same_as_last):
+    """Losses of the models (L, r, s) for every s: of the mean of the combinations so far,
+    of the cascade to level L - 1 when none qualified (the same scores, so the same
+    losses), a copy of the losses at r - 1 when no combination was added since."""
+    if same_as_last and wsum > 0.0:
+        for s in range(a + 1):
+            cur_loss[r, s] = cur_loss[r - 1, s]
+    elif wsum > 0.0:
+        for s in range(a + 1):
+            cur_loss[r, s] = _block_row_loss(acc[s], ea[s], k, yt, kind)
+    elif L > 0:
+        for s in range(a + 1):
+            cur_loss[r, s] = prev_loss[r, s]
+    else:
+        for s in range(a + 1):
+            cur_loss[r, s] = 1.0 if kind != LOSS_LOG else np.inf
+
+
+@njit(parallel=True, cache=True)
+def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
+                            combo_weight, n_levels, m, laplace, min_count, loss_kind,
+                            n_blocks, out, out_sq):
+    """:func:`nested_loo_loss` without Gaussian children, in linear space.
+
+    The same models and leave-one-out estimates, but every sub-model's running product
+    P(y, x_s) prod P(x_c | y, x_s) along the ranking is a product of probabilities (each
+    a ratio of counts less the held-out row, read from the counts: no log table and no log
+    or exp per term), kept with a block exponent (:func:`_renormalise`) so that it never
+    underflows, and summed over the combinations with :func:`_block_add`; the losses read
+    the posterior from these sums.  The counts of the row's cells of the highest order
+    (read C(a, n) times per row by the top level) are gathered first in the tables' memory
+    order (:func:`_gather_cells`).  Agrees with :func:`nested_loo_loss` to rounding (the
+    operations differ); ``ctx.lc`` is not read.
+    """
+    table, n_observed, has_missing, _, _ = ctx
+    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
+                                            table.sizes, table.n_classes)
+    combos, order_first = table.combos, table.order_first
+    n_rows, a = X.shape
+    top = n_levels - 1  # parent order of the top level; its union blocks are gathered
+    # (when the table has them: not when every attribute is a parent)
+    gather_top = top >= 1 and top + 2 < order_first.shape[0]
+    g0 = order_first[top + 1] if gather_top else 0
+    g1 = order_first[top + 2] if gather_top else 0
+    # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|)
+    num_add = np.empty(a)
+    den_add = np.empty(a)
+    for c in range(a):
+        nv = max(sizes[c] - 1, 1)
+        num_add[c] = 1.0 if laplace else m / nv
+        den_add[c] = nv if laplace else m
+    # the top order's combinations gathered in the lexicographic order of their members'
+    # ranks (gmap[t]: the t-th), so that a combination's children of higher rank are
+    # contiguous; union[q - level_first[top], j]: where the top level's term of child rank
+    # j for its combination q is (-1: j is a member, -2: not gathered, the child has missing
+    # values)
+    rank_of = np.empty(a, dtype=np.int64)
+    for j in range(a):
+        rank_of[rank[j]] = j
+    gmap = np.empty(g1 - g0, dtype=np.int64)
+    ranks = np.empty(max(top + 1, 1), dtype=np.int64)
+    for g in range(g0, g1):
+        for u in range(top + 1):
+            ranks[u] = rank_of[combos[g, u]]
+        ranks.sort()
+        gmap[_union_index(ranks, top, ranks[top], ext_first) - g0] = g
+    q0 = level_first[top] if gather_top else 0
+    q1 = level_first[top + 1] if gather_top else 0
+    union = np.empty((q1 - q0, a), dtype=np.int32)
+    for q in range(q0, q1):
+        for u in range(top):
+            ranks[u] = rank_of[combo_members[q, u]]
+        ranks[:top].sort()
+        for j in range(a):
+            c = rank[j]
+            if _is_member(combo_members[q], top, c):
+                union[q - q0, j] = -1
+            elif has_missing[c]:
+                union[q - q0, j] = -2
+            else:
+                union[q - q0, j] = _union_index(ranks, top, j, ext_first) - g0
+    partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
+    partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
+    chunk = max(1, min(64, _GATHER_BYTES // max((g1 - g0) * k * 8, 1)))
+    for b in prange(n_blocks):
+        r0 = b * n_rows // n_blocks
+        r1 = (b + 1) * n_rows // n_blocks
+        xr = np.empty(a, dtype=np.int64)
+        buf = np.empty((min(chunk, r1 - r0), (g1 - g0) * k))
+        inv_den = np.empty(k)
+        cur_loss = np.empty((a + 1, a + 1))
+        prev_loss = np.empty((a + 1, a + 1))
+        acc = np.empty((a + 1, k))
+        ea = np.empty((a + 1, k), dtype=np.int64)
+        p = np.empty(k)
+        pe = np.empty(k, dtype=np.int64)
+        hy = np.zeros(k)
+        den_base = np.empty(k)
+        for rr in range(r0, r1):
+            if (rr - r0) % chunk == 0:
+                _gather_cells(X, rr, min(rr + chunk, r1), counts, offsets, combos, sizes, k,
+                              gmap, buf)
+            row_buf = buf[(rr - r0) % chunk]
+            wt = w[rr]
+            if wt <= 0.0:
+                continue
+            # read the row's cells once in order (streamed into cache) before the scattered
+            # reads of the top level
+            touched = 0.0
+            for t in range(0, row_buf.shape[0], 8):
+                touched += row_buf[t]
+            den_base[0] = touched  # (overwritten before it is read)
+            h = min(wt, 1.0)
+            yt = y[rr]
+            for yy in range(k):
+                hy[yy] = h if yy == yt else 0.0
+            for i in range(a):
+                xr[i] = X[rr, i]
+            for L in range(n_levels):
+                gathered = L == top and gather_top
+                acc[:, :] = 0.0
+                ea[:, :] = 0
+                blocks_used = False  # some sum or product left block 0: _block_add
+                wsum = 0.0
+                next_r = 0
+                added = True
+                for q in range(level_first[L], level_first[L + 1]):
+                    mr = combo_maxrank[q]
+                    while next_r <= mr:
+                        _block_losses(cur_loss, acc, ea, wsum, prev_loss, next_r, a, k, yt,
+                                      loss_kind, L, not added and next_r > 0)
+                        added = False
+                        next_r += 1
+                    wq = combo_weight[q]
+                    if wq <= 0.0:
+                        continue
+                    members = combo_members[q]
+                    observed = True
+                    for t in range(L):
+                        if xr[members[t]] == 0:
+                            observed = False
+                    if not observed:
+                        continue
+                    g, cell = _combo_cell(members, L, xr, sizes, ext_first)
+                    base_off = offsets[g] + cell * k
+                    if L > 0:
+                        freq = -h
+                        for yy in range(k):
+                            freq += counts[base_off + yy]
+                        if freq < min_count:
+                            continue
+                    added = True
+                    prod_values = 1.0
+                    for t in range(L):
+                        prod_values *= max(sizes[members[t]] - 1, 1)
+                    n_obs_loo = max(n_observed[g] - h, 0.0)
+                    for yy in range(k):
+                        cnt = max(counts[base_off + yy] - hy[yy], 0.0)
+                        if laplace:
+                            joint = (cnt + 1.0) / (n_obs_loo + k * prod_values)
+                        else:
+                            joint = (cnt + m / (k * prod_values)) / (n_obs_loo + m)
+                        p[yy] = wq * joint
+                        pe[yy] = 0
+                        _renormalise(p, pe, yy)
+                        if pe[yy] != 0:
+                            blocks_used = True
+                        _block_add(acc, ea, 0, yy, p[yy], pe[yy])
+                        den_base[yy] = counts[base_off + yy] - hy[yy]
+                        inv_den[yy] = 1.0 / (max(den_base[yy], 0.0) + m)
+                    for j in range(a):
+                        c = rank[j]
+                        xc = xr[c]
+                        t3 = union[q - q0, j] if gathered else -2
+                        if xc != 0 and t3 != -1 and (gathered or not _is_member(members, L, c)):
+                            if t3 >= 0:
+                                src = t3 * k
+                                for yy in range(k):
+                                    num = max(row_buf[src + yy] - hy[yy], 0.0)
+                                    if laplace:
+                                        p[yy] *= ((num + 1.0)
+                                                  / (max(den_base[yy], 0.0) + den_add[c]))
+                                    else:
+                                        p[yy] *= (num + num_add[c]) * inv_den[yy]
+                            else:
+                                g2, cell0, stride, _ = _union_cell(members, L, c, xr, sizes,
+                                                                   ext_first)
+                                off2 = offsets[g2]
+                                num_off = off2 + (cell0 + xc * stride) * k
+                                for yy in range(k):
+                                    num = max(counts[num_off + yy] - hy[yy], 0.0)
+                                    if has_missing[c]:
+                                        den = -hy[yy]
+                                        for v in range(1, sizes[c]):
+                                            den += counts[off2 + (cell0 + v * stride) * k + yy]
+                                    else:
+                                        den = den_base[yy]
+                                    p[yy] *= (num + num_add[c]) / (max(den, 0.0) + den_add[c])
+                            for yy in range(k):
+                                if p[yy] < _TINY:
+                                    _renormalise(p, pe, yy)
+                                    blocks_used = True
+                        if blocks_used:
+                            for yy in range(k):
+                                _block_add(acc, ea, j + 1, yy, p[yy], pe[yy])
+                        else:  # every block 0
+                            for yy in range(k):
+                                acc[j + 1, yy] += p[yy]
+                    wsum += wq
+                while next_r <= a:
+                    _block_losses(cur_loss, acc, ea, wsum, prev_loss, next_r, a, k, yt,
+                                  loss_kind, L, not added and next_r > 0)
+                    added = False
+                    next_r += 1
+                r_first = L
+                r_last = a if L > 0 else 0
+                for r in range(r_first, r_last + 1):
+                    for s in range(a + 1):
+                        loss = cur_loss[r, s]
+                        partial[b, L, r, s] += wt * loss
+                        partial_sq[b, L, r, s] += wt * loss * loss
+                cur_loss, prev_loss = prev_loss, cur_loss
+    for b in range(n_blocks):
+        out += partial[b]
+        out_sq += partial_sq[b]
 
 
 # --------------------------------------------------------------------------------------------

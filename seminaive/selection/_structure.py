@@ -69,14 +69,18 @@ def combination_levels(attributes, n, weights=None):
 class _CountContext:
     """Arrays of a table that the leave-one-out kernels read, computed once per pass."""
 
-    def __init__(self, table, n_max, smoothing, m, min_count):
+    def __init__(self, table, n_max, smoothing, m, min_count, conditionals=True):
         self.table = table
         self.layout = lay = table.layout()
         n_max = min(n_max, table.max_order)
-        # the held-out row leaves the other classes' conditional estimates unchanged
-        tables = table.log_tables(max(n_max - 1, 0), smoothing, m, min_count)
-        self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
-        g_last = table.combination_range(n_max).stop
+        if conditionals:
+            # the held-out row leaves the other classes' conditional estimates unchanged
+            tables = table.log_tables(max(n_max - 1, 0), smoothing, m, min_count)
+            self.lc, self.lc_offsets = tables.log_conditional, tables.lc_offsets
+        else:  # the linear-space kernels compute every estimate from the counts
+            self.lc, self.lc_offsets = np.zeros(1), np.zeros(1, dtype=np.int64)
+        # N_obs of the parent combinations (orders below n_max)
+        g_last = table.combination_range(max(n_max - 1, 0)).stop
         self.n_observed = np.zeros(table.n_combinations(), dtype=np.float64)
         kernels.observed_totals(lay, g_last, self.n_observed)
         # an attribute never missing in training: N(y, x_s, x_c observed) = N(y, x_s)
@@ -108,29 +112,38 @@ def _chunk_values(values, n_rows, gaussian, needs):
 
 
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
-                  squares=False, gaussian=None):
+                  squares=False, gaussian=None, linear=True):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
     weighted sums of the squared per-row losses in the middle); ``losses[L, r, s]`` is
     defined for L >= 1 and L <= r <= a, for L = 0 at r = 0 (NaN elsewhere), s = 0..a.
     ``gaussian``: the :class:`~seminaive.kernels.gaussian.GaussianLoo` of Gaussian children
-    (the source then replays the numeric values too).
+    (the source then replays the numeric values too).  Without Gaussian children the pass
+    runs in linear space (:func:`~seminaive.selection._kernels.nested_loo_loss_nominal`)
+    unless ``linear`` is False (the log-space kernel, kept as its reference).
     """
     a = table.n_attributes
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
-    ctx = _CountContext(table, n + 1, smoothing, m, min_count)
     laplace = smoothing == "laplace"
     kind = loss_kernels.LOSSES[loss]
     gl, needs = _gaussian_context(table, gaussian)
+    # without Gaussian children: the linear-space kernel, which reads no log tables
+    linear = linear and not needs
+    ctx = _CountContext(table, n + 1, smoothing, m, min_count, conditionals=not linear)
 
     def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
         out = np.zeros((n + 1, a + 1, a + 1))
         out_sq = np.zeros_like(out)
         X = np.ascontiguousarray(codes)
-        if X.shape[0]:
+        if X.shape[0] and linear:
+            kernels.nested_loo_loss_nominal(
+                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
+                level_first, max_rank, combo_weight, n + 1, float(m), laplace,
+                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq)
+        elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,

@@ -62,6 +62,14 @@ def super_parent_search(stats, source, m, laplace, min_count):
     a = stats.n_attributes
     parents = np.full(a, -1, dtype=np.int64)
     history = []
+    pairs = stats.kernel_args()
+    # every arc's log P(x_c | y, x_s), full and held out, once for the whole search
+    block = np.outer(pairs.sizes, pairs.sizes) * pairs.k
+    np.fill_diagonal(block, 0)
+    tab_offsets = np.concatenate([[0], np.cumsum(block)])[:-1].reshape(a, a).astype(np.int64)
+    full = np.zeros(int(block.sum()))
+    held_out = np.zeros_like(full)
+    kernels.pair_log_cond_tables(pairs, float(m), bool(laplace), tab_offsets, full, held_out)
     while True:
         eligible = eligible_children(parents)
         if not eligible.any():
@@ -78,9 +86,9 @@ def super_parent_search(stats, source, m, laplace, min_count):
                 weighted = w is not None
                 kernels.sptan_pass(np.ascontiguousarray(codes), np.asarray(y, dtype=np.int64),
                                    np.ascontiguousarray(w, dtype=np.float64) if weighted
-                                   else np.zeros(1), weighted, parents, eligible,
-                                   stats.kernel_args(), float(m), bool(laplace),
-                                   float(min_count), cur, sp, arc)
+                                   else np.zeros(1), weighted, parents, eligible, pairs,
+                                   float(m), bool(laplace), float(min_count), cur, sp, arc,
+                                   tab_offsets, full, held_out)
             return cur.sum(), sp.sum(axis=0), arc.sum(axis=0)
 
         result = source.map_reduce(evaluate, _add_tuples)

@@ -1,0 +1,153 @@
+"""Selection by leave-one-out against an A2DE fit, same data, same run.
+
+``AnDE(n="auto")`` (nested selection over parent orders 0-2 by leave-one-out) and
+:class:`~seminaive.SPTAN` (super-parent search by leave-one-out accuracy) on the splice shape
+(``seminaive.datasets.load("splice")``: 3,190 rows x 60 nominal attributes, 3 classes; 1,600
+rows drawn at random (seed 0), or every row with ``--full``), each fit timed against an
+``AnDE(n=2)`` fit of the same rows in the same process.  Target (issue 15, part 4): each
+within 10 times the A2DE fit.  With ``--before`` the nested leave-one-out pass of
+``n="auto"`` is also run with the log-space kernel (the one before the linear-space kernel;
+still the kernel of Gaussian children) on the same rows, and the largest relative difference
+of the two passes' losses is printed.
+
+Printed and written to ``docs/performance.md`` (its section between the ``bench_selection``
+markers).
+
+    python benchmarks/bench_selection.py [--quick] [--full] [--before] [--out PATH]
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import get_num_threads
+
+from seminaive import SPTAN, AnDE
+from seminaive.datasets import load
+from seminaive.preprocessing.validation import encode_labels
+from seminaive.selection import _structure as st
+from seminaive.sources import ArraySource
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_selection -->", "<!-- /bench_selection -->")
+TARGET = 10.0
+
+MODELS = {
+    "A2DE": lambda: AnDE(n=2),
+    'AnDE(n="auto")': lambda: AnDE(n="auto"),
+    "SPTAN": lambda: SPTAN(),
+}
+
+
+def best_fit_times(X, y, repeats):
+    """Best wall time of every model's fit, the models alternated in each repeat."""
+    for make in MODELS.values():  # compile the kernels
+        make().fit(X.iloc[:100], y.iloc[:100])
+    times = {name: np.inf for name in MODELS}
+    fitted = {}
+    for _ in range(repeats):
+        for name, make in MODELS.items():
+            t0 = time.perf_counter()
+            fitted[name] = make().fit(X, y)
+            times[name] = min(times[name], time.perf_counter() - t0)
+    return times, fitted
+
+
+def loo_passes(model, X, y):
+    """Time of the nested leave-one-out pass of ``model`` (a fitted n="auto") with the
+    linear-space and with the log-space kernel, and the largest relative difference of
+    their losses."""
+    codes = np.asarray(model._storage_codes(X))
+    y_idx = np.asarray(encode_labels(y, model.classes_), dtype=np.int64)
+    source = ArraySource(codes, y_idx)
+    out = {}
+    for name, linear in (("linear", True), ("log", False)):
+        t0 = time.perf_counter()
+        losses, _, _ = st.nested_losses(model.table_, source, model.ranking_, 2,
+                                        np.ones(model.table_.n_attributes), model.smoothing,
+                                        model.m, model.min_count, "rmse", squares=True,
+                                        linear=linear)
+        out[name] = (time.perf_counter() - t0, losses)
+    ok = np.isfinite(out["log"][1])
+    diff = (np.abs(out["linear"][1][ok] - out["log"][1][ok])
+            / np.maximum(np.abs(out["log"][1][ok]), 1e-300))
+    return out["linear"][0], out["log"][0], float(diff.max())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="400 rows, one repeat")
+    parser.add_argument("--full", action="store_true", help="all 3,190 rows")
+    parser.add_argument("--before", action="store_true",
+                        help="also time the log-space leave-one-out pass (slow)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    args = parser.parse_args()
+    X, y = load("splice")
+    n_rows = 400 if args.quick else (len(y) if args.full else 1600)
+    # a random sample (the file is sorted by class: its first rows hold one class)
+    rows = np.random.default_rng(0).permutation(len(y))[:n_rows]
+    X, y = X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+    repeats = 1 if args.quick else args.repeats
+    times, fitted = best_fit_times(X, y, repeats)
+    base = times["A2DE"]
+    header = "| model | fit (s) | ratio to A2DE | target <= 10x | selected |"
+    rows = []
+    for name, t in times.items():
+        model = fitted[name]
+        if name == "A2DE":
+            selected, verdict = "", ""
+        elif name == "SPTAN":
+            selected = f"{len(model.search_history_)} arcs"
+            verdict = "met" if t <= TARGET * base else "NOT met"
+        else:
+            selected = f"n={model.n_}, r={model.n_parents_}, s={model.n_children_}"
+            verdict = "met" if t <= TARGET * base else "NOT met"
+        rows.append((name, f"{t:.3f}", f"{t / base:.1f}x", verdict, selected))
+        print("| " + " | ".join(rows[-1]) + " |", flush=True)
+    before = None
+    if args.before:
+        before = loo_passes(fitted['AnDE(n="auto")'], X, y)
+        print(f"# n='auto' leave-one-out pass: linear {before[0]:.3f} s, log {before[1]:.3f} s "
+              f"({before[1] / before[0]:.1f}x), largest relative loss difference "
+              f"{before[2]:.1e}", flush=True)
+    write(args, n_rows, repeats, header, rows, before)
+
+
+def write(args, n_rows, repeats, header, rows, before):
+    load_avg = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [MARK[0], "## Selection by leave-one-out: n=\"auto\" and SP-TAN against A2DE", "",
+             f"Written by `benchmarks/bench_selection.py` on "
+             f"{datetime.date.today().isoformat()}: {platform.machine()}, "
+             f"{os.cpu_count()} cores ({get_num_threads()} numba threads), Python "
+             f"{platform.python_version()}; load average {load_avg}.", "",
+             f"splice (60 nominal attributes, 3 classes), {n_rows:,} rows drawn at random "
+             f"(seed 0); best "
+             f"wall time of {repeats} fit(s) per model, the models alternated, every model "
+             "fitted once on 100 rows before (compilation).  Target (issue 15): "
+             "`AnDE(n=\"auto\")` and `SPTAN` within 10x the A2DE fit of the same rows in "
+             "the same run.", "", header, "|---|---:|---:|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    if before is not None:
+        lines += ["", f"The nested leave-one-out pass of `n=\"auto\"` alone: {before[0]:.3f} s "
+                  f"with the linear-space kernel, {before[1]:.3f} s with the log-space kernel "
+                  f"it replaces ({before[1] / before[0]:.1f}x); largest relative difference "
+                  f"of their losses {before[2]:.1e}."]
+    lines += ["", MARK[1]]
+    section = "\n".join(lines)
+    out = Path(args.out)
+    text = out.read_text() if out.exists() else "# Performance\n"
+    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
+        text.rstrip("\n") + "\n\n" + section + "\n")
+    out.write_text(text)
+    print(f"# wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
