@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from numpy.testing import assert_allclose
 
 from seminaive import A2DE, AODE, AnDE, FrequencyTable
 from seminaive.kernels.wide import WIDE_BLOCK_ROWS
@@ -280,3 +281,16 @@ def test_estimator_uses_parent_major_by_default():
                               "posterior", kernel="combination")
     old = np.exp(old - np.logaddexp.reduce(old, axis=1, keepdims=True))
     np.testing.assert_allclose(proba, old, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["parent_major", "combination"])
+@pytest.mark.parametrize("aggregate", ["joint", "posterior", "vote"])
+def test_naive_bayes_without_weight_is_scored_unweighted(kernel, aggregate):
+    """n = 0 with the single sub-model's log weight -inf: no order to cascade to; the row is
+    scored as unweighted naive Bayes (it was left unset before)."""
+    table = _table(0, 3, True, seed=11)
+    X = _rows(40, True, seed=12)
+    plain = table.scores(X, 0, aggregate=aggregate, kernel=kernel)
+    none = table.scores(X, 0, aggregate=aggregate, kernel=kernel,
+                        log_weights=np.array([-np.inf]))
+    assert_allclose(none, plain, rtol=0, atol=1e-12)

@@ -369,7 +369,14 @@ def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                 sub_index, aggregate, weighted, lw, row_terms, row_w, out_row):
     """Scores of a row (storage codes ``x``) in which no parent combination of order n
     qualifies: A(n-1)DE, and so on down to naive Bayes (``row_terms``, ``row_w``: scratch
-    of the widest order)."""
+    of the widest order).  With n = 0 the row reaches here only when naive Bayes, the
+    single sub-model of order 0, has no weight (log weight -inf): it is scored unweighted
+    rather than left unset."""
+    if n == 0:
+        _row_scores(x, 0, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, row_terms)
+        _aggregate_row(row_terms, 1, k, aggregate, out_row)
+        return
     for level in range(n - 1, -1, -1):
         _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
                     lc, lc_offsets, sub_index, row_terms)
