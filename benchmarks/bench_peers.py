@@ -344,8 +344,9 @@ def write(args, header, rows, petal_rows, skbn):
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines.append("")
     if petal_rows:
-        lines += ["Petal (`--petal`): end to end on its own text files (read, learn, classify "
-                  "the test file) against ours end to end on the same rows as CSV "
+        lines += ["Petal (`--petal`, a binary built with its own makefile, g++ -O3, from a "
+                  "public copy of its GPL source): end to end on its own text files (read, "
+                  "learn, classify the test file) against ours end to end on the same rows as CSV "
                   "(`pandas.read_csv`, fit, predict), each warmed up on 500 rows; peak MiB "
                   "is the maximum memory Petal reports of itself and the memory our route "
                   "added to the warmed-up process; both with m-estimates (our default, which "
