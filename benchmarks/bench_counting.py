@@ -28,13 +28,13 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 from math import comb
 from pathlib import Path
 
 import numba
 import numpy as np
+from _sections import write_section
 from numba import njit, prange
 
 from seminaive import A2DE, A3DE, FrequencyTable
@@ -296,13 +296,7 @@ def write(args, header, results):
     lines += [row(res) for res in results]
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

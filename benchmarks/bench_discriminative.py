@@ -22,12 +22,12 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from _sections import write_section
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 
@@ -151,13 +151,7 @@ def write(args, header, rows, skbn):
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
@@ -35,6 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from _sections import write_section
 
 from seminaive import AttributeEncoder, NaiveBayes
 
@@ -195,13 +195,7 @@ def write(args, header, rows):
     lines += rows
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

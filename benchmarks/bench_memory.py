@@ -21,11 +21,11 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
 import numpy as np
+from _sections import write_section
 from sklearn.model_selection import StratifiedKFold
 
 from seminaive import A2DE, AODE, AnDE, estimate_table_bytes
@@ -229,13 +229,7 @@ def write(args, header, rows, splits, X, full, budget_rows, held_cells, held_cou
               "would be one to two orders of magnitude smaller than the dense one.", "",
               MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import json
 import os
 import platform
 import re
-import resource
 import shlex
 import subprocess
 import sys
@@ -37,6 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _sections import current_rss_mib, peak_rss_mib, reset_peak, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_peers -->", "<!-- /bench_peers -->")
@@ -58,39 +58,6 @@ def make_data(n_attributes, n_rows, n_test, seed=0):
                                 max_parents=2, concentration=5.0, random_state=seed)
     X, y = net.sample(n_rows + n_test, random_state=seed + 1)
     return X[:n_rows], y[:n_rows], X[n_rows:], y[n_rows:]
-
-
-def peak_rss_mib():
-    """High-water mark of this process's resident memory (MiB)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def current_rss_mib():
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return peak_rss_mib()
-
-
-def reset_peak():
-    """Reset the peak resident size to the current one (Linux); False if not possible."""
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def model(library, learner, n_attributes):
@@ -325,8 +292,6 @@ def main():
 
 
 def write(args, header, rows, petal_rows, skbn):
-    from seminaive._atomic import atomic_write_text
-
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     lines = [MARK[0], "## Peers on the same data: scikit-bayes and Petal", "",
              f"Written by `benchmarks/bench_peers.py` on {datetime.date.today().isoformat()}: "
@@ -361,13 +326,7 @@ def write(args, header, rows, petal_rows, skbn):
                      "rows).")
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    atomic_write_text(out, text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

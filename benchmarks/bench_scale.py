@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _sections import reset_peak
 
 N_ATTRIBUTES = 20
 LEARNERS = ("NaiveBayes", "AODE", "A2DE")
@@ -52,16 +53,6 @@ def vm_status():
         out["VmHWM"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         out["VmRSS"] = out["VmHWM"]
     return out
-
-
-def reset_peak():
-    """Reset the peak resident size (VmHWM) to the current one; False if not possible."""
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def network():

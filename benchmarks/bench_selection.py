@@ -4,7 +4,7 @@
 :class:`~seminaive.SPTAN` (super-parent search by leave-one-out accuracy) on the splice shape
 (``seminaive.datasets.load("splice")``: 3,190 rows x 60 nominal attributes, 3 classes; 1,600
 rows drawn at random (seed 0), or every row with ``--full``), each fit timed against an
-``AnDE(n=2)`` fit of the same rows in the same process.  Target (issue 15, part 4): each
+``AnDE(n=2)`` fit of the same rows in the same process.  Target: each
 within 10 times the A2DE fit.  With ``--before`` the nested leave-one-out pass of
 ``n="auto"`` is also run with the log-space kernel (the one before the linear-space kernel;
 still the kernel of Gaussian children) on the same rows, and the largest relative difference
@@ -20,11 +20,11 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
 import numpy as np
+from _sections import write_section
 from numba import get_num_threads
 
 from seminaive import SPTAN, AnDE
@@ -129,7 +129,7 @@ def write(args, n_rows, repeats, header, rows, before):
              f"splice (60 nominal attributes, 3 classes), {n_rows:,} rows drawn at random "
              f"(seed 0); best "
              f"wall time of {repeats} fit(s) per model, the models alternated, every model "
-             "fitted once on 100 rows before (compilation).  Target (issue 15): "
+             "fitted once on 100 rows before (compilation).  Target: "
              "`AnDE(n=\"auto\")` and `SPTAN` within 10x the A2DE fit of the same rows in "
              "the same run.", "", header, "|---|---:|---:|---|---|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -140,13 +140,7 @@ def write(args, n_rows, repeats, header, rows, before):
                   f"of their losses {before[2]:.1e}."]
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

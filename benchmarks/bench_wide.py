@@ -18,12 +18,12 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
 import numba
 import numpy as np
+from _sections import write_section
 
 from seminaive import FrequencyTable
 from seminaive.datasets import make_random_bn
@@ -153,13 +153,7 @@ def write(args, rows, met, load_before, load_after):
             f"{r['disagree']} / {r['n_predict']:,} |")
     lines += ["", MARK[1]]
     section = "\n".join(lines)
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(MARK[0]) + ".*?" + re.escape(MARK[1]), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
-        text.rstrip("\n") + "\n\n" + section + "\n")
-    out.write_text(text)
-    print(f"# wrote {out}")
+    write_section(args.out, MARK, section)
 
 
 if __name__ == "__main__":

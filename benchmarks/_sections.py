@@ -1,0 +1,55 @@
+"""What every benchmark shares: its section of ``docs/performance.md`` and memory readings.
+
+Each benchmark owns the part of the page between its ``<!-- name -->`` and
+``<!-- /name -->`` markers and replaces only that part (appending it the first time), so the
+benchmarks can be run in any order; the page is written atomically.
+"""
+
+import re
+import resource
+from pathlib import Path
+
+from seminaive._atomic import atomic_write_text
+
+
+def write_section(out, marks, section):
+    """Put ``section`` (starting with ``marks[0]``, ending with ``marks[1]``) in the file
+    ``out`` in place of its previous version, or at the end; print where."""
+    out = Path(out)
+    text = out.read_text() if out.exists() else "# Performance\n"
+    pattern = re.compile(re.escape(marks[0]) + ".*?" + re.escape(marks[1]), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else (
+        text.rstrip("\n") + "\n\n" + section + "\n")
+    atomic_write_text(out, text)
+    print(f"# wrote {out}")
+
+
+def _status_mib(key):
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def peak_rss_mib():
+    """High-water mark of this process's resident memory (MiB)."""
+    return _status_mib("VmHWM")
+
+
+def current_rss_mib():
+    """This process's resident memory now (MiB)."""
+    return _status_mib("VmRSS")
+
+
+def reset_peak():
+    """Reset the peak resident size to the current one (Linux); False if not possible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False
