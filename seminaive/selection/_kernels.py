@@ -67,6 +67,25 @@ def _combo_cell(members, n_members, x, sizes, ext_first):
 
 
 @njit(cache=True, inline="always")
+def _qualifying_parent(members, L, x, sizes, ext_first, offsets, counts, k, h, min_count):
+    """The parent combination ``members[:L]`` in row x without the held-out row's weight h:
+    ``(g, start of its cell's class counts)`` if every member is observed and (L > 0) the
+    cell occurs at least ``min_count`` times, else ``(-1, -1)``."""
+    for t in range(L):
+        if x[members[t]] == 0:
+            return -1, -1
+    g, cell = _combo_cell(members, L, x, sizes, ext_first)
+    base_off = offsets[g] + cell * k
+    if L > 0:
+        freq = -h
+        for yy in range(k):
+            freq += counts[base_off + yy]
+        if freq < min_count:
+            return -1, -1
+    return g, base_off
+
+
+@njit(cache=True, inline="always")
 def _union_cell(members, n_members, c, x, sizes, ext_first):
     """The combination ``members[:n] + {c}`` (c not a member): its global index, its cell with
     the child's value set to 0, the stride of the child's axis (in cells) and the child's
@@ -297,20 +316,10 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                     if wq <= 0.0:
                         continue
                     members = combo_members[q]
-                    observed = True
-                    for t in range(L):
-                        if xr[members[t]] == 0:
-                            observed = False
-                    if not observed:
+                    g, base_off = _qualifying_parent(members, L, xr, sizes, ext_first, offsets,
+                                                     counts, k, h, min_count)
+                    if g < 0:
                         continue
-                    g, cell = _combo_cell(members, L, xr, sizes, ext_first)
-                    base_off = offsets[g] + cell * k
-                    if L > 0:
-                        freq = -h
-                        for yy in range(k):
-                            freq += counts[base_off + yy]
-                        if freq < min_count:
-                            continue
                     prod_values = 1.0
                     for t in range(L):
                         prod_values *= max(sizes[members[t]] - 1, 1)
@@ -679,20 +688,10 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
                     if wq <= 0.0:
                         continue
                     members = combo_members[q]
-                    observed = True
-                    for t in range(L):
-                        if xr[members[t]] == 0:
-                            observed = False
-                    if not observed:
+                    g, base_off = _qualifying_parent(members, L, xr, sizes, ext_first, offsets,
+                                                     counts, k, h, min_count)
+                    if g < 0:
                         continue
-                    g, cell = _combo_cell(members, L, xr, sizes, ext_first)
-                    base_off = offsets[g] + cell * k
-                    if L > 0:
-                        freq = -h
-                        for yy in range(k):
-                            freq += counts[base_off + yy]
-                        if freq < min_count:
-                            continue
                     added = True
                     prod_values = 1.0
                     for t in range(L):
