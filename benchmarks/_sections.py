@@ -1,12 +1,17 @@
-"""What every benchmark shares: its section of ``docs/performance.md`` and memory readings.
+"""What every benchmark shares: its section of ``docs/performance.md``, memory readings and
+measurements run in a fresh process.
 
 Each benchmark owns the part of the page between its ``<!-- name -->`` and
 ``<!-- /name -->`` markers and replaces only that part (appending it the first time), so the
 benchmarks can be run in any order; the page is written atomically.
 """
 
+import json
 import re
 import resource
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from seminaive._atomic import atomic_write_text
@@ -53,3 +58,23 @@ def reset_peak():
         return True
     except OSError:
         return False
+
+
+def run_worker(script, spec, timeout=3600, attempts=1):
+    """Run ``script --worker <spec as JSON>`` in a fresh process (its own peak memory, no
+    compiled state carried over) and return the JSON object it prints last, or
+    ``{"error": <last line of its output>}``.  A failed run is tried again ``attempts - 1``
+    times (e.g. a source file caught mid-edit in a shared checkout)."""
+    for attempt in range(attempts):
+        try:
+            done = subprocess.run([sys.executable, str(script), "--worker", json.dumps(spec)],
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {timeout} s"}
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode == 0 and lines:
+            return json.loads(lines[-1])
+        if attempt + 1 < attempts:
+            time.sleep(5)
+    tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+    return {"error": tail[0] if tail else f"exit {done.returncode}"}

@@ -30,13 +30,12 @@ import platform
 import re
 import shlex
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from _sections import current_rss_mib, peak_rss_mib, reset_peak, write_section
+from _sections import current_rss_mib, peak_rss_mib, reset_peak, run_worker, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_peers -->", "<!-- /bench_peers -->")
@@ -186,16 +185,7 @@ TASKS = {"memory": task_memory, "petal": task_petal}
 
 def run_task(spec, timeout):
     """Run one cell in a fresh process; its JSON result or an error description."""
-    try:
-        done = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)],
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout} s"}
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-    return {"error": tail[0] if tail else f"exit {done.returncode}"}
+    return run_worker(__file__, spec, timeout)
 
 
 # --------------------------------------------------------------------------------------------

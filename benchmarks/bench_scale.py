@@ -20,14 +20,12 @@ import os
 import platform
 import re
 import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from _sections import reset_peak
+from _sections import reset_peak, run_worker
 
 N_ATTRIBUTES = 20
 LEARNERS = ("NaiveBayes", "AODE", "A2DE")
@@ -277,15 +275,7 @@ TASKS = {"stream": task_stream, "in_memory": task_in_memory, "sklearn": task_skl
 def run_task(spec, timeout=3600, attempts=2):
     """Run a task in a fresh process; its JSON result (or an error description).  A failed
     task is run once more (e.g. a source file caught mid-edit in a shared checkout)."""
-    for attempt in range(attempts):
-        done = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)],
-                              capture_output=True, text=True, timeout=timeout)
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        if done.returncode == 0 and lines:
-            return json.loads(lines[-1])
-        if attempt + 1 < attempts:
-            time.sleep(5)
-    return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return run_worker(__file__, spec, timeout, attempts)
 
 
 # --------------------------------------------------------------------------------------------
