@@ -99,7 +99,8 @@ def check_parents(parents, n_attributes):
     return np.sort(parents)
 
 
-def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, parents=None):
+def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, parents=None,
+                         occupied=None):
     """Exact bytes of the count and log-probability tables, computed without allocating.
 
     Parameters
@@ -118,6 +119,10 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, pa
         n + 1 only those with at least n members among ``parents``, and the log joints of
         order n only for the combinations of ``parents`` (plus one shared block of NaN for
         the others).  ``n_parent_order`` is then ``max_order - 1``.
+    occupied : int, optional
+        With ``parents``: the size of the *compact* layout (``FrequencyTable(...,
+        occupied=...)``) that stores the order n + 1 counts and log tables only for this
+        many parent cells (those that occur in the data), parent-major.
 
     Returns
     -------
@@ -140,8 +145,10 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, pa
     a = sizes.size
     max_order = min(max_order, a)
     if parents is not None and 1 <= max_order:
-        return _estimate_selective_bytes(sizes, n_classes, max_order,
-                                         check_parents(parents, a))
+        parents = check_parents(parents, a)
+        if occupied is not None and parents.size < a:
+            return _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied)
+        return _estimate_selective_bytes(sizes, n_classes, max_order, parents)
     if n_parent_order is None:
         n_parent_order = max_order - 1
     elem = _elementary(sizes, max_order)
@@ -176,6 +183,34 @@ def _estimate_selective_bytes(sizes, n_classes, max_order, parents):
     m = parents.size
     n_combos = sum(comb(a, d) for d in range(n + 1)) + comb(m, n + 1) + comb(m, n) * (a - m)
     index = 8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)  # + log joint offsets
+    return {
+        "counts": int(counts),
+        "log_tables": int(log_joint + log_cond),
+        "index": int(index),
+        "total": int(counts + log_joint + log_cond + index),
+    }
+
+
+def _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied):
+    """:func:`estimate_table_bytes` of the compact selective layout with ``occupied``
+    stored parent cells: the dense tables of orders <= n, and per stored parent cell one
+    region of counts (k per attribute value, missing code included) and one of log tables
+    (k log joints and the log conditionals of every attribute value), plus one region of
+    log tables per parent combination for the cells that hold no rows."""
+    a, n, k = sizes.size, max_order - 1, n_classes
+    inside = np.zeros(a, dtype=bool)
+    inside[parents] = True
+    elem = _elementary(sizes, n)
+    elem_s = _elementary(sizes[inside], n)
+    n_par = comb(parents.size, n)
+    region = k * float(sizes.sum())
+    counts = 8.0 * (k * elem.sum() + float(occupied) * region)
+    log_joint = 8.0 * k * (elem[:n].sum() + elem_s[n] + _nan_block_cells(sizes, n))
+    log_cond = 8.0 * (k * sum(d * elem[d] for d in range(1, n + 1))
+                      + (float(occupied) + n_par) * (k + region))
+    n_combos = sum(comb(a, d) for d in range(n + 1))
+    index = (8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)
+             + 16.0 * elem_s[n] + 8.0 * (n_par + 1))  # + slots and regions of the cells
     return {
         "counts": int(counts),
         "log_tables": int(log_joint + log_cond),
@@ -219,9 +254,10 @@ def _format_bytes(n):
 
 
 def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model",
-                       parents=None):
+                       parents=None, occupied=None):
     """Raise :class:`TableTooLargeError` if the tables would exceed the budget."""
-    estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents)
+    estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents,
+                                    occupied=occupied)
     if max_table_bytes is not None and estimate["total"] > max_table_bytes:
         a = len(n_values)
         raise TableTooLargeError(
@@ -394,6 +430,8 @@ class _CountTable:
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
                        self.sizes, self.combos, self.orders, self.n_classes)
+        if getattr(self, "compact", False):
+            self._grow_compact(old_sizes)
         if getattr(self, "moments", None) is not None:
             self.moments.grow(self.sizes)
         self._changed()
@@ -422,6 +460,18 @@ class FrequencyTable(_CountTable):
         sub-model), and the log joints of order n are kept for the combinations of
         ``parents`` only (NaN for the others: they never act as parents).  None, or every
         attribute: the full table.
+    occupied : array-like of bool, optional
+        With ``parents``: the *compact* selective layout.  A sub-model is read only where
+        its parent cell qualifies (frequency >= ``min_count``), so the children of a parent
+        cell that holds no rows are never read when ``min_count > 0``.  ``occupied`` marks,
+        for every parent combination of order n (the combinations of ``parents``, in
+        lexicographic order) and every cell of it, whether its children are stored; the
+        order n + 1 counts are then kept parent-major, one region per stored cell
+        (``compact_counts``, see :meth:`compact_region`), instead of one dense block per
+        combination of order n + 1, and scored with regions of log tables laid out the same
+        way (:meth:`compact_tables`; the cells that hold no rows share one region of
+        estimates from zero counts).  Rows whose parent cell is not stored (and has every
+        member observed) add a stored cell when counted (:meth:`add`).
 
     Examples
     --------
@@ -438,7 +488,8 @@ class FrequencyTable(_CountTable):
     [2.0, 1.0]
     """
 
-    def __init__(self, n_values, n_classes, max_order, max_table_bytes=None, parents=None):
+    def __init__(self, n_values, n_classes, max_order, max_table_bytes=None, parents=None,
+                 occupied=None):
         n_values = np.asarray(n_values, dtype=np.int64)
         if n_values.ndim != 1:
             raise ValueError("n_values must be one-dimensional")
@@ -450,14 +501,23 @@ class FrequencyTable(_CountTable):
             if parents.size == n_values.size or self.max_order < 1:
                 parents = None
         self.parents = parents
+        self.compact = parents is not None and occupied is not None
+        if self.compact:
+            occupied = np.asarray(occupied, dtype=bool)
+            if occupied.ndim != 1:
+                raise ValueError("occupied must be a one-dimensional array of booleans")
         check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes,
-                           parents=parents)
+                           parents=parents,
+                           occupied=int(occupied.sum()) if self.compact else None)
         self.sizes = n_values + 1
         self._build_index()
+        if self.compact:
+            self._compact_layout(occupied)
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         self.n_rows = 0.0
         self._log_tables = None
         self._parent_major = None
+        self._compact_tables = None
         self.moments = None
         self.hdp_conditional = None
 
@@ -487,8 +547,9 @@ class FrequencyTable(_CountTable):
         selective = self.parents is not None
         if selective:
             by_order = _combinations_by_order(self.sizes.size, self.max_order - 1)
-            by_order.append(_selective_top_combinations(self.sizes.size, self.max_order - 1,
-                                                        self.parents))
+            by_order.append(np.zeros((0, self.max_order), dtype=np.int64) if self.compact
+                            else _selective_top_combinations(self.sizes.size,
+                                                             self.max_order - 1, self.parents))
         else:
             by_order = _combinations_by_order(self.sizes.size, self.max_order)
         n_per_order = np.array([c.shape[0] for c in by_order], dtype=np.int64)
@@ -531,11 +592,139 @@ class FrequencyTable(_CountTable):
 
     def _check_budget(self, n_values):
         check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes,
-                           parents=self.parents)
+                           parents=self.parents,
+                           occupied=self.n_slots if self.compact else None)
+
+    # ------------------------------------------------------------------ the compact layout
+    def _compact_layout(self, occupied):
+        """The parent combinations, their cells' slots and the region layout of a compact
+        selective table with the stored cells ``occupied`` (see the class docstring)."""
+        n, k = self.max_order - 1, self.n_classes
+        self.compact_parents = (np.flatnonzero(self.parent_mask)
+                                + int(self.order_first[n])).astype(np.int64)
+        self.compact_combos = np.ascontiguousarray(self.combos[self.compact_parents, :n])
+        cells = np.diff(self.offsets)[self.compact_parents] // k
+        self.cell_first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        if occupied.shape != (int(self.cell_first[-1]),):
+            raise ValueError(f"occupied must hold one entry per cell of the "
+                             f"{self.compact_parents.size} parent combinations "
+                             f"({int(self.cell_first[-1])}), got {occupied.size}")
+        self.slot_of = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)
+        self.n_slots = int(occupied.sum())
+        self.att_off = np.zeros(self.sizes.size, dtype=np.int64)
+        self.att_off[1:] = k * np.cumsum(self.sizes)[:-1]
+        self.count_region = int(k * int(self.sizes.sum()))
+        self.compact_counts = np.zeros(self.n_slots * self.count_region, dtype=np.float64)
+        self._compact_tables = None
+
+    @property
+    def occupied(self):
+        """Whether each parent cell's children are stored (compact layout), in the order of
+        ``cell_first``."""
+        return self.slot_of >= 0
+
+    def compact_region(self, j, cell):
+        """The stored counts of cell ``cell`` of the j-th parent combination of a compact
+        table as an array (attribute i, storage code v, class y) at
+        ``[att_off[i] + v * k + y]`` (a view; None if the cell is not stored).  For a child
+        i, ``region[att_off[i]:att_off[i] + sizes[i] * k]`` equals the block of the parents
+        and i (:meth:`block` of the dense table) at the parent cell."""
+        slot = int(self.slot_of[self.cell_first[j] + cell])
+        if slot < 0:
+            return None
+        return self.compact_counts[slot * self.count_region:(slot + 1) * self.count_region]
+
+    def _count_compact(self, X, y, w, weighted):
+        kernels.counting.count_parent_cells(
+            X, y, w, weighted, self.compact_combos, self.cell_first, self.slot_of,
+            self.sizes, self.n_classes, self.att_off, self.count_region, self.compact_counts)
+
+    def _store_cells(self, X, w, weighted):
+        """Give a slot to the parent cells of rows (non-zero weight, parents observed) that
+        have none, keeping slots in (combination, cell) order; refused before changing
+        anything if the table would exceed ``max_table_bytes``."""
+        mark = np.zeros(self.slot_of.size, dtype=np.bool_)
+        kernels.counting.mark_parent_cells(X, w, weighted, self.compact_combos,
+                                           self.cell_first, self.sizes, mark)
+        held = self.slot_of >= 0
+        new = mark & ~held
+        if not new.any():
+            return
+        occupied = held | new
+        n_slots = int(occupied.sum())
+        need = estimate_table_bytes(self.sizes - 1, self.n_classes, self.max_order,
+                                    parents=self.parents, occupied=n_slots)["total"]
+        if self.max_table_bytes is not None and need > self.max_table_bytes:
+            raise TableTooLargeError(
+                f"These rows bring {int(new.sum())} parent cells not seen before: the compact "
+                f"selective tables would need {_format_bytes(need)}, more than "
+                f"max_table_bytes={_format_bytes(self.max_table_bytes)}. Fit on all the rows "
+                "(fit or fit_stream) to choose the parents for them, or raise "
+                "max_table_bytes.")
+        slot_of = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)
+        counts = np.zeros(n_slots * self.count_region, dtype=np.float64)
+        old = np.flatnonzero(held)
+        if old.size:
+            counts.reshape(n_slots, self.count_region)[slot_of[old]] = (
+                self.compact_counts.reshape(-1, self.count_region)[self.slot_of[old]])
+        self.slot_of, self.n_slots, self.compact_counts = slot_of, n_slots, counts
+
+    def _grow_compact(self, old_sizes):
+        """Re-lay the compact store after ``sizes`` grew from ``old_sizes`` (new values
+        appended): the same cells and slots, each cell and region entry moved."""
+        k, n = self.n_classes, self.max_order - 1
+        old_first, old_att_off, old_region = self.cell_first, self.att_off, self.count_region
+        old_slot_of, old_counts = self.slot_of, self.compact_counts
+        cells = np.diff(self.offsets)[self.compact_parents] // k
+        self.cell_first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        occupied = np.zeros(int(self.cell_first[-1]), dtype=bool)
+        for j in range(self.compact_parents.size):
+            members = self.compact_combos[j]
+            held = np.flatnonzero(old_slot_of[old_first[j]:old_first[j + 1]] >= 0)
+            digits = np.unravel_index(held, [int(old_sizes[m]) for m in members])
+            new = np.ravel_multi_index(digits, [int(self.sizes[m]) for m in members]) \
+                if n else held
+            occupied[self.cell_first[j] + new] = True
+        self.slot_of = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)
+        self.att_off = np.zeros(self.sizes.size, dtype=np.int64)
+        self.att_off[1:] = k * np.cumsum(self.sizes)[:-1]
+        self.count_region = int(k * int(self.sizes.sum()))
+        old = old_counts.reshape(self.n_slots, old_region)
+        new = np.zeros((self.n_slots, self.count_region))
+        for i in range(self.sizes.size):
+            width = int(old_sizes[i]) * k
+            new[:, self.att_off[i]:self.att_off[i] + width] = old[
+                :, old_att_off[i]:old_att_off[i] + width]
+        self.compact_counts = new.reshape(-1)
+
+    def compact_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1, dtype="float64"):
+        """The log tables of a compact table's sub-models, parent-major (cached, like the
+        log tables): ``(ridx, values)`` of :func:`seminaive.kernels.wide.build_compact_regions`
+        (one region of k + ``count_region`` entries per stored cell, then one per parent
+        combination for the cells that hold no rows), in ``dtype``."""
+        if dtype not in TABLE_DTYPES:
+            raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
+        tables = self.log_tables(n, smoothing, m, min_count)
+        key = (self._log_tables_key, dtype)
+        if self._compact_tables is not None and self._compact_tables[0] == key:
+            return self._compact_tables[1]
+        self._compact_tables = None
+        k = self.n_classes
+        region = k + self.count_region
+        values = np.zeros((self.n_slots + self.compact_parents.size) * region, dtype=dtype)
+        ridx = np.empty(self.slot_of.size, dtype=np.int64)
+        wide_kernels.build_compact_regions(
+            self.compact_parents, self.compact_combos, self.cell_first, self.slot_of,
+            self.sizes, k, tables.log_joint, tables.lj_offsets, self.compact_counts,
+            self.att_off, self.count_region, float(m), smoothing == "laplace", self.n_slots,
+            ridx, values)
+        self._compact_tables = (key, (ridx, values))
+        return ridx, values
 
     def _changed(self):
         self._log_tables = None
         self._parent_major = None
+        self._compact_tables = None
         self._gaussian_key = None
         self.hdp_conditional = None  # estimated from the old counts
 
@@ -623,17 +812,25 @@ class FrequencyTable(_CountTable):
             extra = self._log_tables.log_joint.nbytes + self._log_tables.log_conditional.nbytes
         if getattr(self, "_parent_major", None) is not None:
             extra += self._parent_major[1].values.nbytes
+        if getattr(self, "compact", False):
+            extra += self.compact_counts.nbytes
+            if self._compact_tables is not None:
+                extra += sum(v.nbytes for v in self._compact_tables[1])
         return self.counts.nbytes + extra
 
     # ---------------------------------------------------------------------------- counting
     def _count(self, X, y, w, weighted):
         k = self.n_classes
+        if self.compact:
+            self._store_cells(X, w, weighted)  # before any count changes
         kernels.count_order0(y, w, weighted, self.offsets[0], k, self.counts)
         lo, hi = self.order_first[1], self.order_first[self.max_order + 1]
         if hi > lo:  # orders 1..max_order in one parallel region, prefixes shared
             kernels.count_combinations(X, y, w, weighted, self.combos[lo:hi], self.orders[lo:hi],
                                        self.offsets[lo:hi], self.sizes, k, self.counts,
                                        COUNT_BLOCK_ROWS)
+        if self.compact:
+            self._count_compact(X, y, w, weighted)
 
     def merge(self, other):
         """Add the counts of another table over the same attributes and classes (in place)."""
@@ -641,7 +838,8 @@ class FrequencyTable(_CountTable):
                 or other.max_order != self.max_order
                 or (self.parents is None) != (other.parents is None)
                 or (self.parents is not None
-                    and not np.array_equal(self.parents, other.parents))):
+                    and not np.array_equal(self.parents, other.parents))
+                or self.compact != other.compact):
             raise ValueError(
                 "can only merge tables over the same attributes, classes, order and parents; "
                 "got "
@@ -656,6 +854,16 @@ class FrequencyTable(_CountTable):
                                                                 other.moments.numeric)):
             raise ValueError("can only merge tables that keep the moments of the same numeric "
                              "attributes")
+        if self.compact and not np.array_equal(self.slot_of, other.slot_of):
+            if np.any(other.occupied & ~self.occupied):
+                raise ValueError("can only merge compact tables whose stored parent cells "
+                                 "are a subset of this table's")
+            theirs = np.flatnonzero(other.occupied)
+            mine = self.compact_counts.reshape(-1, self.count_region)
+            mine[self.slot_of[theirs]] += other.compact_counts.reshape(
+                -1, self.count_region)[other.slot_of[theirs]]
+        elif self.compact:
+            self.compact_counts += other.compact_counts
         self.counts += other.counts
         if self.moments is not None:
             self.moments.sums += other.moments.sums
@@ -667,7 +875,12 @@ class FrequencyTable(_CountTable):
         # the parent-major prediction tables are rebuilt when needed, not pickled
         state = dict(self.__dict__)
         state["_parent_major"] = None
+        state["_compact_tables"] = None
         return state
+
+    def __setstate__(self, state):
+        state.setdefault("compact", False)  # pickled before the compact layout existed
+        self.__dict__.update(state)
 
     def copy(self):
         new = object.__new__(FrequencyTable)
@@ -676,6 +889,10 @@ class FrequencyTable(_CountTable):
         new._log_tables = None
         new._parent_major = None
         new._gaussian_key = None
+        if self.compact:
+            new.compact_counts = self.compact_counts.copy()
+            new.slot_of = self.slot_of.copy()
+            new._compact_tables = None
         if self.moments is not None:
             new.moments = self.moments.copy()
         return new
@@ -900,6 +1117,20 @@ class FrequencyTable(_CountTable):
         lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
         if not X.shape[0]:
             return out
+        if self.compact and tables.lj_offsets is not None:
+            # a compact table holds its sub-models' children parent-major only
+            if kernel == "combination":
+                raise ValueError("a compact selective table scores with the parent-major "
+                                 "kernel: use kernel='auto' or 'parent_major'")
+            ridx, values = self.compact_tables(n, smoothing, m, min_count, dtype)
+            wide_kernels.predict_scores_wide(
+                X, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
+                self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
+                tables.lc_offsets, self.sub_index, modes[aggregate], False, np.zeros(1),
+                self.compact_parents, np.zeros(self.compact_parents.size + 1, dtype=np.int64),
+                self.att_off, self.n_classes + self.count_region, values, out, ridx,
+                self.cell_first)
+            return out
         if kernel == "parent_major" or (kernel == "auto"
                                         and self._parent_major_fits(tables.n, dtype)):
             pm = self.parent_major(n, smoothing, m, min_count, dtype)
@@ -1003,18 +1234,27 @@ class FrequencyTable(_CountTable):
             state["moment_meta"] = np.array([self.moment_parents], dtype=np.int64)
         if self.parents is not None:
             state["parents"] = self.parents
+        if self.compact:
+            state["occupied"] = self.occupied
+            state["compact_counts"] = self.compact_counts
         return state
 
     @classmethod
     def from_state(cls, state, max_table_bytes=None):
         n_classes, max_order = (int(v) for v in state["meta"])
         table = cls(np.asarray(state["sizes"]) - 1, n_classes, max_order, max_table_bytes,
-                    parents=state.get("parents"))
+                    parents=state.get("parents"), occupied=state.get("occupied"))
         counts = np.asarray(state["counts"], dtype=np.float64)
         if counts.shape != table.counts.shape:
             raise ValueError(f"count array has {counts.size} entries, the layout needs "
                              f"{table.counts.size}")
         table.counts[:] = counts
+        if table.compact:
+            compact = np.asarray(state["compact_counts"], dtype=np.float64)
+            if compact.shape != table.compact_counts.shape:
+                raise ValueError(f"compact count array has {compact.size} entries, the "
+                                 f"layout needs {table.compact_counts.size}")
+            table.compact_counts[:] = compact
         table.n_rows = float(np.asarray(state["n_rows"])[0])
         if "moment_sums" in state:
             moments = MomentTable.from_state(

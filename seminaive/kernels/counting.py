@@ -272,3 +272,81 @@ def sub_combination_index(combos, orders, ext_first, order_first, max_order, out
                 h = ext_first[h] + (e - prev - 1)
                 prev = e
             out[g, p] = h
+
+
+# --------------------------------------------------------------------------------------------
+# Compact children of the parent cells of a selective table (tables.FrequencyTable, compact)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def occupied_cells(counts, offsets, combos, n, sizes, k, gs, first, out):
+    """``out[first[j] + cell]``: whether cell ``cell`` of the order-``n`` combination
+    ``gs[j]`` has every member observed and a non-zero count of some class (a parent cell
+    that can qualify with ``min_count > 0``)."""
+    for j in prange(gs.size):
+        g = gs[j]
+        off = offsets[g]
+        n_cells = (offsets[g + 1] - off) // k
+        for cell in range(n_cells):
+            observed = True
+            rest = cell
+            for t in range(n - 1, -1, -1):
+                s = sizes[combos[g, t]]
+                if rest % s == 0:
+                    observed = False
+                rest //= s
+            held = False
+            if observed:
+                for yy in range(k):
+                    if counts[off + cell * k + yy] != 0.0:
+                        held = True
+            out[first[j] + cell] = held
+
+
+@njit(parallel=True, cache=True)
+def mark_parent_cells(X, w, weighted, p_combos, cell_first, sizes, mark):
+    """``mark[cell_first[j] + cell] = True`` for the parent cell of every row of non-zero
+    weight in which every member of parent combination ``p_combos[j]`` is observed."""
+    n_rows = X.shape[0]
+    n = p_combos.shape[1]
+    for j in prange(p_combos.shape[0]):
+        for r in range(n_rows):
+            if weighted and w[r] == 0.0:
+                continue
+            cell = 0
+            observed = True
+            for t in range(n):
+                att = p_combos[j, t]
+                v = X[r, att]
+                if v == 0:
+                    observed = False
+                cell = cell * sizes[att] + v
+            if observed:
+                mark[cell_first[j] + cell] = True
+
+
+@njit(parallel=True, cache=True)
+def count_parent_cells(X, y, w, weighted, p_combos, cell_first, slot_of, sizes, k, att_off,
+                       region, counts):
+    """Compact counts N(y, x_s, x_i = v) of every parent combination s (``p_combos[j]``):
+    the row's parent cell x_s has slot ``slot_of[cell_first[j] + cell]`` (-1: not stored,
+    the row is skipped), whose ``region`` counts start at ``slot * region``; attribute i,
+    storage code v and class y at ``att_off[i] + v * k + y``.  Parent combinations run in
+    parallel (their slots are disjoint), rows in order within each (the sums of a dense
+    block counted in place)."""
+    n_rows, a = X.shape
+    n = p_combos.shape[1]
+    for j in prange(p_combos.shape[0]):
+        for r in range(n_rows):
+            cell = 0
+            for t in range(n):
+                att = p_combos[j, t]
+                cell = cell * sizes[att] + X[r, att]
+            slot = slot_of[cell_first[j] + cell]
+            if slot < 0:
+                continue
+            base = slot * region + y[r]
+            wt = w[r] if weighted else 1.0
+            for i in range(a):
+                counts[base + att_off[i] + X[r, i] * k] += wt

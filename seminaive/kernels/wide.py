@@ -200,21 +200,31 @@ def wide_block_rows(n_rows, threads):
     return max(-(-n_rows // n_blocks), 1)
 
 
+_NO_INDEX = np.zeros(0, dtype=np.int64)
+
+
 def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                        att_off, region, pm, out):
+                        att_off, region, pm, out, ridx=None, cell_first=None):
     """Per-class AnDE scores from the parent-major layout ``pm``; see
-    :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`)."""
+    :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`).
+
+    ``ridx`` and ``cell_first`` (a compact selective table, :func:`build_compact_regions`):
+    the region of parent cell ``cell`` of the j-th parent combination is
+    ``ridx[cell_first[j] + cell]`` (-1: it does not qualify) rather than
+    ``pm_offsets[j] // region + cell``."""
     block = wide_block_rows(X.shape[0], get_num_threads())
+    if ridx is None:
+        ridx, cell_first = _NO_INDEX, _NO_INDEX
     _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                          lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, block, out)
+                         att_off, region, pm, ridx, cell_first, block, out)
 
 
 @njit(parallel=True, cache=True)
 def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                          lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, block, out):
+                         att_off, region, pm, ridx, cell_first, block, out):
     """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
     the same results as :func:`.scoring._predict_scores` with the same arguments.
 
@@ -233,6 +243,7 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
     n_rows, a = X.shape
     n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
+    compact = ridx.size > 0
     max_parents = 0
     for level in range(n + 1):
         max_parents = max(max_parents, order_first[level + 1] - order_first[level])
@@ -256,8 +267,13 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
                 while r + _GROUP <= m:
                     for q in range(_GROUP):
                         cell = _parent_cell(X, r0 + r + q, g, n, combos, sizes)
-                        bases[q] = base_j + cell * region
-                        lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
+                        if compact:
+                            reg = ridx[cell_first[j] + cell]
+                            bases[q] = max(reg, 0) * region  # region 0: read, unused
+                            lws[q] = np.nan if reg < 0 else 0.0
+                        else:
+                            bases[q] = base_j + cell * region
+                            lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
                     if (math.isnan(lws[0]) and math.isnan(lws[1]) and math.isnan(lws[2])
                             and math.isnan(lws[3])):
                         r += _GROUP
@@ -305,8 +321,15 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
                     r += _GROUP
             for rr in range(r, m):
                 cell = _parent_cell(X, r0 + rr, g, n, combos, sizes)
-                base = base_j + cell * region
-                lwv = _qualifies(pm, base, weighted, lw, w_first, cell)
+                if compact:
+                    reg = ridx[cell_first[j] + cell]
+                    if reg < 0:
+                        continue
+                    base = reg * region
+                    lwv = 0.0
+                else:
+                    base = base_j + cell * region
+                    lwv = _qualifies(pm, base, weighted, lw, w_first, cell)
                 if math.isnan(lwv):
                     continue
                 for yy in range(k):
@@ -340,3 +363,78 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
                     o[yy] = -np.inf
                 else:
                     o[yy] = mx[r, yy] + math.log(sm[r, yy]) - log_total
+
+
+@njit(parallel=True, cache=True)
+def build_compact_regions(p_globals, p_combos, cell_first, slot_of, sizes, k, lj,
+                          lj_offsets, counts, att_off, count_region, m, laplace, n_slots,
+                          ridx, out):
+    """The parent-major regions of a compact selective table (``FrequencyTable(...,
+    occupied=...)``) from its compact counts, and ``ridx``, the region of every parent cell.
+
+    Region ``slot`` holds the log joints of the slot's parent cell and the log conditionals
+    of every attribute value and class computed from the slot's counts (the region layout of
+    :func:`build_parent_major`; 0.0 for the parents and the missing code); region
+    ``n_slots + j`` those of a cell of parent combination j with no counts at all (every
+    such cell has the same estimates).  ``ridx[cell_first[j] + cell]`` is -1 where the cell
+    does not qualify (its log joint is NaN), else the slot's region, or ``n_slots + j`` for a
+    qualifying cell that holds no rows (only with ``min_count`` 0).  The conditionals are
+    those of :func:`.smoothing.log_conditional_tables`, the same sums in the same order.
+    """
+    a = sizes.size
+    n = p_combos.shape[1]
+    region = k + count_region
+    zeros = np.zeros(count_region)
+    for j in prange(p_globals.size):
+        g = p_globals[j]
+        n_cells = cell_first[j + 1] - cell_first[j]
+        member = np.zeros(a, dtype=np.bool_)
+        for t in range(n):
+            member[p_combos[j, t]] = True
+        zero_done = False
+        for cell in range(n_cells):
+            q = cell_first[j] + cell
+            slot = slot_of[q]
+            qualifies = not math.isnan(lj[lj_offsets[g] + cell * k])
+            if slot < 0:
+                if not qualifies:
+                    ridx[q] = -1
+                    continue
+                ridx[q] = n_slots + j
+                if zero_done:
+                    continue
+                zero_done = True
+                r = n_slots + j
+                src = zeros
+                cb = 0
+            else:
+                ridx[q] = slot if qualifies else -1
+                r = slot
+                src = counts
+                cb = slot * count_region
+            base = r * region
+            for yy in range(k):
+                out[base + yy] = lj[lj_offsets[g] + cell * k + yy]
+            for i in range(a):
+                s_i = sizes[i]
+                at = base + k + att_off[i]
+                if member[i]:
+                    for e in range(s_i * k):
+                        out[at + e] = 0.0
+                    continue
+                n_values = max(s_i - 1, 1)
+                prior = 1.0 if laplace else m / n_values
+                ca = cb + att_off[i]
+                for yy in range(k):
+                    den = 0.0
+                    for v in range(1, s_i):
+                        den += src[ca + v * k + yy]
+                    den -= 0.0
+                    log_den = math.log(den + n_values) if laplace else math.log(den + m)
+                    out[at + yy] = 0.0
+                    for v in range(1, s_i):
+                        count = src[ca + v * k + yy] - 0.0
+                        if count + prior > 0.0:
+                            out[at + v * k + yy] = math.log(count + prior) - log_den
+                        else:
+                            out[at + v * k + yy] = np.nan
