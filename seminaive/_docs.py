@@ -106,7 +106,7 @@ dtype : {"float64", "float32"}, default="float64"
     entry).  Scores with ``numeric="gaussian"`` are float64.  The copy is not saved in
     model files: it is rebuilt at the first prediction after loading.""",
     "memory": """\
-memory : {"refuse", "select"}, default="refuse"
+memory : {"refuse", "select", "select_dense"}, default="refuse"
     What to do when the tables for n would exceed ``max_table_bytes``.  ``"refuse"``: raise
     :class:`~seminaive.exceptions.TableTooLargeError` before allocating.  ``"select"``: the
     memory-constrained selective AnDE of Chen et al. (2017), in two passes over the data:
@@ -115,8 +115,13 @@ memory : {"refuse", "select"}, default="refuse"
     information with the class; the parents are then the most informative attributes, as
     many as the budget holds (the exact size of the selective tables, computed before
     allocating), and the second pass counts the children of their combinations of n (every
-    attribute is a child).  The full AnDE is learnt unchanged when it fits.  Takes
-    ``weights=None``, ``numeric="discretize"`` and m-estimate or Laplace smoothing.""",
+    attribute is a child).  The full AnDE is learnt unchanged when it fits.  The children
+    of a parent cell that no training row holds are never read (with ``min_count > 0``),
+    so ``"select"`` stores the order n + 1 counts and log tables only for the parent cells
+    that occur, parent-major, wherever that is smaller than the dense layout, and sizes the
+    budget with the smaller layout (more parents fit); ``"select_dense"`` always keeps the
+    dense layout.  Both give the same predictions.  Takes ``weights=None``,
+    ``numeric="discretize"`` and m-estimate or Laplace smoothing.""",
     "random_state": """\
 random_state : int, RandomState instance or None, default=None
     Seeds the sampling of rows on which cut points are computed (and any other random
@@ -396,8 +401,9 @@ ranking_ : ndarray of int
     "table_bytes_": """\
 table_bytes_ : int
     Exact bytes of the tables of the model learnt (counts, log tables and index, as
-    :func:`seminaive.estimate_table_bytes` computes them): at most ``max_table_bytes``
-    (only with ``memory="select"``).""",
+    :func:`seminaive.estimate_table_bytes` computes them, with ``occupied=`` for the
+    compact layout, ``table_.compact``): at most ``max_table_bytes`` (only with
+    ``memory="select"`` or ``"select_dense"``).""",
     "children_": """\
 children_ : ndarray of int
     Attributes used as children.""",

@@ -282,10 +282,14 @@ def _validate_table_arrays(state, model):
             "the tables' order does not match the estimator's n")
     _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
     parents = state.get("parents")
+    occupied = state.get("occupied")
+    _expect((occupied is None) == ("compact_counts" not in state)
+            and (occupied is None or parents is not None),
+            "a compact table needs its parents, stored cells and compact counts together")
     if parents is None:
         cells = _count_cells(sizes, n_classes, max_order)
     else:
-        _expect(getattr(model, "memory", "refuse") == "select",
+        _expect(getattr(model, "memory", "refuse") in ("select", "select_dense"),
                 "a selective table (parents) needs memory='select'")
         _expect(parents.ndim == 1 and parents.dtype.kind in "iu"
                 and bool(np.all(np.diff(parents) > 0)) and parents.size < sizes.size
@@ -295,6 +299,20 @@ def _validate_table_arrays(state, model):
                 "the selective table has fewer parents than its order needs")
         cells = estimate_table_bytes(sizes - 1, n_classes, max_order,
                                      parents=parents)["counts"] // 8
+    if occupied is not None:
+        _expect(getattr(model, "memory", "refuse") == "select",
+                "a compact selective table needs memory='select'")
+        _expect(occupied.ndim == 1 and occupied.dtype == np.bool_,
+                "the stored cells of the compact table are not booleans")
+        compact = state["compact_counts"]
+        _expect(compact.ndim == 1 and compact.dtype == np.float64
+                and compact.size == int(occupied.sum()) * n_classes * int(sizes.sum()),
+                "the compact count array does not have the size of its stored cells")
+        _expect(bool(np.all(np.isfinite(compact))), "counts contain non-finite values")
+        _expect(not np.any(compact < -1e-6 * max(1.0, float(n_rows[0]))),
+                "counts contain negative values")
+        # the counts of orders <= n only (the order n + 1 children are the compact counts)
+        cells = _count_cells(sizes, n_classes, max_order - 1)
     _expect(counts.size == cells, "the count array does not have the size of the table layout")
     _expect(bool(np.all(np.isfinite(counts))), "counts contain non-finite values")
     _expect(n_rows.shape == (1,) and np.isfinite(n_rows[0]), "bad number of rows")

@@ -93,7 +93,8 @@ def test_table_bytes_within_budget_and_exact():
     X, y = make_data(seed=5)
     full, lower = budgets(2)
     for budget in np.linspace(lower, full, 6).astype(int)[1:-1]:
-        model = AnDE(n=2, memory="select", max_table_bytes=int(budget)).fit(X, y)
+        # the dense layout (the compact one: tests/test_memory_sparse.py)
+        model = AnDE(n=2, memory="select_dense", max_table_bytes=int(budget)).fit(X, y)
         model.predict_proba(X)  # builds the log tables
         table, logs = model.table_, model.table_._log_tables
         est = estimate_table_bytes(N_VALUES, K, 3, parents=model.parents_)

@@ -24,6 +24,20 @@ Here:
   selected attributes (``FrequencyTable(..., parents=...)``): the children of every parent
   combination.  Where the full AnDE fits, it is learnt unchanged (every attribute a parent).
 
+**Sparse storage.**  A sub-model is read only where its parent cell qualifies (frequency >=
+``min_count``), so the children of a parent cell that no training row holds are never read
+when ``min_count > 0`` (with ``min_count = 0`` they are estimated from zero counts, the same
+numbers for every such cell).  Pass 1 has counted every combination of n attributes, so the
+parent cells that occur -- and the exact size of the *compact* layout that stores the
+children of those cells only, parent-major (``FrequencyTable(..., occupied=...)``) -- are
+known before pass 2 allocates.  ``memory="select"`` sizes every candidate number of parents
+with the smaller of the dense and the compact layouts (the compact one pays an index and one
+region per parent combination, and a cell's children are stored once per parent
+combination it belongs to), takes as many parents as fit, and stores them in the smaller
+layout; ``memory="select_dense"`` always uses the dense one.  The predictions of the two
+layouts are the same numbers.  ``partial_fit`` adds a stored cell for every new parent cell
+of its rows (refused, before any count changes, if that would exceed the budget).
+
 The fitted model exposes ``parents_``, ``mutual_information_``, ``ranking_`` and
 ``table_bytes_``.  ``partial_fit`` selects on its first chunk and keeps the choice.
 """
@@ -34,6 +48,7 @@ import operator
 import numpy as np
 
 from ..exceptions import TableTooLargeError
+from ..kernels.counting import count_parent_cells, occupied_cells
 from ..statistics import mutual_information
 from ..tables import (
     CombinationTable,
@@ -43,7 +58,7 @@ from ..tables import (
 )
 
 #: values of ``AnDE(memory=...)``
-MEMORY = ("refuse", "select")
+MEMORY = ("refuse", "select", "select_dense")
 
 _STATE = ("memory_mutual_information", "memory_ranking")
 
@@ -53,7 +68,7 @@ def check_params(est):
     memory = getattr(est, "memory", "refuse")
     if not isinstance(memory, str) or memory not in MEMORY:
         raise ValueError(f"memory={memory!r}: use one of {MEMORY}")
-    if memory != "select":
+    if memory == "refuse":
         return
     if isinstance(est.n, str):
         raise ValueError("memory='select' needs a fixed order n (an integer), not "
@@ -70,7 +85,7 @@ def check_params(est):
 
 def selecting(est):
     """Whether ``est`` is an ``AnDE(memory="select")``."""
-    return getattr(est, "memory", "refuse") == "select"
+    return getattr(est, "memory", "refuse") in ("select", "select_dense")
 
 
 def new_table(est, n_values, n_classes):
@@ -100,12 +115,44 @@ def rank(table):
     return mi, np.lexsort((np.arange(mi.size), -mi)).astype(np.int64)
 
 
-def n_selected(ranking, n_values, n_classes, n, budget):
+def occupancy(table, n):
+    """Which cells of every combination of n attributes of ``table`` occur (every member
+    observed, a non-zero count): a boolean array over the cells of the combinations of
+    order n, in their order, and the number of occurring cells of each combination."""
+    of, k = table.order_first, table.n_classes
+    gs = np.arange(int(of[n]), int(of[n + 1]), dtype=np.int64)
+    cells = np.diff(table.offsets)[gs] // k
+    first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+    mask = np.zeros(int(first[-1]), dtype=np.bool_)
+    occupied_cells(table.counts, table.offsets, table.combos, n, table.sizes, k, gs, first,
+                   mask)
+    per_combination = np.add.reduceat(mask, first[:-1]) if gs.size else np.zeros(0, np.int64)
+    return mask, first, per_combination.astype(np.int64)
+
+
+def layout_bytes(n_values, n_classes, n, parents, combos, per_combination, compact=True):
+    """Bytes of the dense and (``compact``) the compact selective tables with ``parents``
+    (``combos``: the members of every combination of n attributes; ``per_combination``:
+    their occurring cells, :func:`occupancy`); None for a layout not considered."""
+    dense = estimate_table_bytes(n_values, n_classes, n + 1, parents=parents)["total"]
+    if not compact or len(parents) >= len(n_values):
+        return dense, None
+    inside = np.isin(combos, parents).all(axis=1)
+    held = int(per_combination[inside].sum())
+    return dense, estimate_table_bytes(n_values, n_classes, n + 1, parents=parents,
+                                       occupied=held)["total"]
+
+
+def n_selected(ranking, n_values, n_classes, n, budget, combos=None, per_combination=None):
     """The largest m such that the selective tables with parents ``ranking[:m]`` fit
-    ``budget`` (n - 1 when not even n parents fit)."""
+    ``budget`` (n - 1 when not even n parents fit), in the dense layout or, given the
+    occurring cells of every combination of n attributes (``combos``, ``per_combination``,
+    :func:`occupancy`), in the smaller of the dense and compact layouts."""
+    compact = per_combination is not None
     m = n - 1
-    while m < len(ranking) and estimate_table_bytes(
-            n_values, n_classes, n + 1, parents=ranking[:m + 1])["total"] <= budget:
+    while m < len(ranking) and min(b for b in layout_bytes(
+            n_values, n_classes, n, ranking[:m + 1], combos, per_combination, compact)
+            if b is not None) <= budget:
         m += 1
     return m
 
@@ -114,6 +161,19 @@ def _count_top(combinations, n_values, n_classes, codes, y, w):
     """Counts of ``combinations`` in one chunk (the second pass; module level, so that it is
     sent to the workers of a cluster)."""
     return CombinationTable(combinations, n_values, n_classes).add(codes, y, w).counts
+
+
+def _count_compact(layout, codes, y, w):
+    """Compact counts of one chunk into the stored cells of ``layout`` (:class:`_Slots`, the
+    slots of the table without its counts, which is what travels to the workers)."""
+    counts = np.zeros(layout.size)
+    weighted = w is not None
+    layout_w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
+    count_parent_cells(np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32),
+                       layout_w, weighted, layout.compact_combos, layout.cell_first,
+                       layout.slot_of, layout.sizes, layout.n_classes, layout.att_off,
+                       layout.count_region, counts)
+    return counts
 
 
 def learn(est, source):
@@ -128,7 +188,11 @@ def learn(est, source):
     n_values = table.sizes - 1
     est.mutual_information_, est.ranking_ = rank(table)
     if table.parents is not None:  # the first pass: select, then count the children
-        m = n_selected(est.ranking_, n_values, k, n, est.max_table_bytes)
+        sparse = est.memory == "select"
+        combos = table.combinations(n)
+        mask, first, per_combination = occupancy(table, n) if sparse else (None, None, None)
+        m = n_selected(est.ranking_, n_values, k, n, est.max_table_bytes, combos,
+                       per_combination)
         if m < n:
             need = estimate_table_bytes(n_values, k, n + 1, parents=est.ranking_[:n])
             est._forget_fit()
@@ -138,9 +202,16 @@ def learn(est, source):
                 f"parents ({_format_bytes(need['total'])}, {need['total']} bytes, with the "
                 f"{n} most informative attributes). Use a smaller n or raise "
                 "max_table_bytes.")
+        parents = np.sort(est.ranking_[:m])
+        occupied = None
+        if sparse:
+            dense, compact = layout_bytes(n_values, k, n, parents, combos, per_combination)
+            if compact is not None and compact < dense:
+                inside = np.flatnonzero(np.isin(combos, parents).all(axis=1))
+                occupied = np.concatenate([mask[first[g]:first[g + 1]] for g in inside])
+        del mask
         try:
-            table = _second_pass(table, np.sort(est.ranking_[:m]), n, est.max_table_bytes,
-                                 source)
+            table = _second_pass(table, parents, n, est.max_table_bytes, source, occupied)
         except BaseException:
             est._forget_fit()  # no half-learnt model (only the first pass counted)
             raise
@@ -149,15 +220,23 @@ def learn(est, source):
     est._mark_choice()
 
 
-def _second_pass(first, parents, n, budget, source):
-    """The selective table with ``parents``: the first pass's counts (every combination of up
-    to n attributes, the same layout) and the children of order n + 1 counted from
-    ``source``."""
+def _second_pass(first, parents, n, budget, source, occupied=None):
+    """The selective table with ``parents`` (compact with the stored cells ``occupied``):
+    the first pass's counts (every combination of up to n attributes, the same layout) and
+    the children of order n + 1 counted from ``source``."""
     n_values, k = first.sizes - 1, first.n_classes
-    table = FrequencyTable(n_values, k, n + 1, budget, parents=parents)
+    table = FrequencyTable(n_values, k, n + 1, budget, parents=parents, occupied=occupied)
     prefix = int(first.offsets[first.order_first[n + 1]])
     table.counts[:prefix] = first.counts[:prefix]
     table.n_rows = first.n_rows
+    if table.compact:
+        if table.n_slots:
+            counted = source.map_reduce(functools.partial(_count_compact, _Slots(table)),
+                                        operator.add)
+            if counted is not None:
+                table.compact_counts += counted
+        table._changed()
+        return table
     of = table.order_first
     top = table.combos[of[n + 1]:of[n + 2], :n + 1]
     if top.shape[0]:
@@ -170,12 +249,23 @@ def _second_pass(first, parents, n, budget, source):
     return table
 
 
+class _Slots:
+    """What counting a chunk into a compact table needs (sent to the workers)."""
+
+    def __init__(self, table):
+        self.compact_combos, self.cell_first = table.compact_combos, table.cell_first
+        self.slot_of, self.sizes, self.n_classes = table.slot_of, table.sizes, table.n_classes
+        self.att_off, self.count_region = table.att_off, table.count_region
+        self.size = table.compact_counts.size
+
+
 def _set_fitted(est):
     table = est.table_
     est.parents_ = (np.arange(table.n_attributes, dtype=np.int64) if table.parents is None
                     else table.parents.copy())
-    est.table_bytes_ = estimate_table_bytes(table.sizes - 1, table.n_classes,
-                                            table.max_order, parents=table.parents)["total"]
+    est.table_bytes_ = estimate_table_bytes(
+        table.sizes - 1, table.n_classes, table.max_order, parents=table.parents,
+        occupied=table.n_slots if table.compact else None)["total"]
 
 
 def learned_state(est):
