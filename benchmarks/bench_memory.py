@@ -4,12 +4,17 @@ On satimage (36 attributes of about 12 MDL intervals, 6 classes, 6,435 rows, fro
 through ``seminaive.datasets``): A3DE needs hundreds of GiB of dense tables and is refused
 by the default ``max_table_bytes`` (4 GiB); ``AnDE(n=3, memory="select")`` draws its parent
 triples from the attributes most informative about the class, as many as the budget holds.
+It stores the order-4 children only for the parent cells that occur in the data (the
+compact layout) wherever that is smaller than the dense layout; ``memory="select_dense"``
+keeps the dense layout, the reference measured in the same run.
 Stratified 5-fold cross-validation (shuffled, seed 0), the same folds for every model:
-AODE, a selective A2DE in a small budget, A2DE and the selective A3DE in the default budget
--- zero-one loss, exact table memory (counts, log tables, index), fit and predict time
-(predict includes building the log tables), and how many parents were selected.  Then,
-from the estimates alone (nothing allocated), how many parents larger budgets would hold,
-and how many of the order-4 cells the data fill (the evidence for sparse storage).
+AODE, selective A2DE in a small budget, A2DE and the selective A3DE in the default budget
+(compact and dense) -- zero-one loss, exact table memory (counts, log tables, index), fit
+and predict time (predict includes building the log tables), and how many parents were
+selected.  Then, from the estimates alone (nothing allocated), how many parents larger
+budgets would hold in either layout, how full the stored cells are, and how many parents
+would fit if the log conditionals of A2DE's top order (read only by rows that cascade)
+were not held.
 
 Printed and written to ``docs/performance.md`` (its section between the ``bench_memory``
 markers).
@@ -30,6 +35,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from seminaive import A2DE, AODE, AnDE, estimate_table_bytes
 from seminaive.datasets import load
+from seminaive.selection import memory
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_memory -->", "<!-- /bench_memory -->")
@@ -48,9 +54,13 @@ def table_bytes(model):
 def models(small_budget, budget):
     return {
         "AODE": lambda: AODE(),
+        f"A2DE select dense ({small_budget / MIB:.0f} MiB)":
+            lambda: AnDE(n=2, memory="select_dense", max_table_bytes=small_budget),
         f"A2DE select ({small_budget / MIB:.0f} MiB)":
             lambda: AnDE(n=2, memory="select", max_table_bytes=small_budget),
         "A2DE": lambda: A2DE(max_table_bytes=budget),
+        f"A3DE select dense ({budget / GIB:.1f} GiB)":
+            lambda: AnDE(n=3, memory="select_dense", max_table_bytes=budget),
         f"A3DE select ({budget / GIB:.1f} GiB)":
             lambda: AnDE(n=3, memory="select", max_table_bytes=budget),
     }
@@ -77,19 +87,16 @@ def run_fold(make, X_tr, y_tr, X_te, y_te, keep):
 
 
 def fill_fraction(model, codes, n_sample, seed):
-    """Fraction of the cells (value combinations, every class) and of the (cell, class)
-    counts that are non-zero, in the order-4 blocks the selective table holds and in a random
-    sample of every order-4 combination (counted from the coded rows, nothing dense)."""
+    """Of the compact selective A3DE: the fraction of its parent cells that are stored and
+    of the (attribute value, class) counts of the stored regions that are non-zero (the
+    parents' own slots left out); and of a random sample of every order-4 combination, the
+    fraction of the cells that the rows fill (counted from the coded rows, nothing dense)."""
     table = model.table_
     k = table.n_classes
-    held = table.combination_range(4)
-    nz_counts = nz_cells = total = 0
-    for g in held:
-        block = table.block_at(g).reshape(-1, k)
-        nz_counts += int(np.count_nonzero(block))
-        nz_cells += int(np.count_nonzero(block.sum(axis=1)))
-        total += block.shape[0]
-    held_fraction = (nz_cells / total, nz_counts / (total * k)) if total else (np.nan, np.nan)
+    stored = table.n_slots / table.slot_of.size
+    regions = table.compact_counts.reshape(table.n_slots, -1)
+    members = 3 * k * np.mean(table.sizes)  # about the parents' own entries in a region
+    nonzero = np.count_nonzero(regions) / (regions.size - members * table.n_slots)
     rng = np.random.default_rng(seed)
     a = table.n_attributes
     sizes = table.sizes.astype(np.int64)
@@ -101,7 +108,26 @@ def fill_fraction(model, codes, n_sample, seed):
             code = code * sizes[i] + codes[:, i]
         filled += np.unique(code).size
         cells += int(np.prod(sizes[combo]))
-    return held_fraction, filled / cells
+    return (stored, nonzero), filled / cells
+
+
+def held_parents(n_values, k, ranking, combos, per_combination, budget, compact,
+                 drop_cascade_logs=False):
+    """Parents a selective A3DE would hold in ``budget`` (estimates only): dense, or the
+    smaller of dense and compact; ``drop_cascade_logs``: without the log conditionals of
+    the triples (A2DE's top order, read only by rows that cascade)."""
+    sizes = np.asarray(n_values, dtype=np.float64) + 1
+    elem = np.zeros(4)
+    elem[0] = 1
+    for v in sizes:
+        elem[1:] = elem[1:] + elem[:-1] * v
+    saved = 8 * k * 3 * elem[3] if drop_cascade_logs else 0
+    m = 2
+    while m < len(ranking) and min(b for b in memory.layout_bytes(
+            n_values, k, 3, ranking[:m + 1], combos, per_combination, compact)
+            if b is not None) - saved <= budget:
+        m += 1
+    return m if m >= 3 else 0
 
 
 def main():
@@ -140,7 +166,7 @@ def main():
     sel = None
     for f, (tr, te) in enumerate(splits):
         for name, make in models(small_budget, budget).items():
-            keep = f == len(splits) - 1 and name.startswith("A3DE")
+            keep = f == len(splits) - 1 and name.startswith("A3DE select (")
             out, model = run_fold(make, X.iloc[tr], y[tr], X.iloc[te], y[te], keep)
             results[name].append(out)
             sel = model if keep else sel
@@ -160,35 +186,39 @@ def main():
                      f"{(loss - a2de).mean():+.4f}", f"{mib * MIB / a2de_bytes:.2f}x"])
         print("| " + " | ".join(rows[-1]) + " |", flush=True)
 
-    # what larger budgets would hold (estimates only), and how full the order-4 cells are
+    # what larger budgets would hold (estimates only), and how full the stored cells are
     n_values, k = sel.table_.sizes - 1, sel.table_.n_classes
     full = estimate_table_bytes(n_values, k, 4)
+    combos = sel.table_.combinations(3)
+    _, _, per_combination = memory.occupancy(sel.table_, 3)
     budget_rows = []
     for gib in ((0.5, 1, 2) if args.quick else (4, 8, 16, 32, 64)):
         b = int(gib * GIB) if not args.quick else int(gib * budget)
-        m = 2
-        while m < n_values.size and estimate_table_bytes(
-                n_values, k, 4, parents=sel.ranking_[:m + 1])["total"] <= b:
-            m += 1
-        budget_rows.append((gib, m if m >= 3 else 0))
+        budget_rows.append((gib, held_parents(n_values, k, sel.ranking_, combos,
+                                              per_combination, b, False),
+                            held_parents(n_values, k, sel.ranking_, combos,
+                                         per_combination, b, True),
+                            held_parents(n_values, k, sel.ranking_, combos,
+                                         per_combination, b, True, True)))
     codes = np.asarray(sel.encoder_.encode(X, "bench")) + 1
-    (held_cells, held_counts), sampled_cells = fill_fraction(sel, codes, 200 if args.quick
-                                                             else 2000, seed=0)
+    (stored, nonzero), sampled_cells = fill_fraction(sel, codes, 200 if args.quick else 2000,
+                                                     seed=0)
     n_rows = X.shape[0]
     print(f"# full A3DE: {full['total'] / GIB:.1f} GiB of tables ({full['counts'] / GIB:.1f} "
-          f"GiB of counts); budget -> parents: {budget_rows}")
-    print(f"# order-4 cells filled: {held_cells:.4f} of the held blocks' cells "
-          f"({held_counts:.5f} of their cell-class counts), {sampled_cells:.4f} of a sample "
-          "of every order-4 combination")
-    write(args, header, rows, splits, X, full, budget_rows, held_cells, held_counts,
-          sampled_cells, n_rows, budget)
+          f"GiB of counts); budget -> parents (dense, compact, compact without the cascade's "
+          f"order-3 log tables): {budget_rows}")
+    print(f"# compact A3DE: {stored:.4f} of the parent cells stored, {nonzero:.4f} of their "
+          f"children's counts non-zero; {sampled_cells:.4f} of the cells of a sample of "
+          "every order-4 combination filled")
+    write(args, header, rows, splits, X, full, budget_rows, stored, nonzero, sampled_cells,
+          n_rows, budget)
 
 
-def write(args, header, rows, splits, X, full, budget_rows, held_cells, held_counts,
-          sampled_cells, n_rows, budget):
+def write(args, header, rows, splits, X, full, budget_rows, stored, nonzero, sampled_cells,
+          n_rows, budget):
     load1 = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     unit = "× the quick budget" if args.quick else "GiB"
-    budgets = ", ".join(f"{g} {unit}: {m}" for g, m in budget_rows)
+    budgets = ", ".join(f"{g} {unit}: {d} / {c} / {c2}" for g, d, c, c2 in budget_rows)
     lines = [MARK[0], "## High n within a memory budget: selective AnDE", "",
              f"Written by `benchmarks/bench_memory.py{' --quick' if args.quick else ''}` on "
              f"{datetime.date.today().isoformat()}: {platform.machine()}, "
@@ -208,25 +238,31 @@ def write(args, header, rows, splits, X, full, budget_rows, held_cells, held_cou
              "`AnDE(n, memory=\"select\")` (Chen et al. 2017) keeps the tables of A(n-1)DE "
              "(for the parents' joints and the cascade) and draws its parent combinations "
              "from the attributes of highest mutual information with the class, as many as "
-             f"the budget holds (budget {budget / GIB:.2f} GiB for the selective A3DE).  "
+             "the budget holds, storing the children of order n + 1 only for the parent "
+             "cells that occur in the data (the compact layout) where that is smaller; "
+             "`memory=\"select_dense\"` keeps the dense order n + 1 blocks (the reference, "
+             f"same run; budget {budget / GIB:.2f} GiB for the selective A3DE).  "
              "Tables MiB: the exact bytes of counts, log tables and index.  Parents: the "
              "number of selected attributes, per fold.  Loss vs A2DE: mean over the folds of "
              "the difference in zero-one loss, same folds.", "",
              header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    lines += ["", f"Parents a selective A3DE would hold in larger budgets (estimates from the "
-              f"last fold's ranking, nothing allocated): {budgets}.  Every parent triple "
-              f"brings {X.shape[1] - 3} order-4 children, each a dense block (about 13^4 "
-              "cells x 6 classes on satimage) stored as counts and as four "
-              "log-conditionals, while the tables of A2DE that the cascade needs take most "
-              "of the budget.", "",
-              f"Sparse storage (measured, not implemented): the rows fill "
-              f"{100 * held_cells:.2f}% of the cells of the order-4 blocks the selective "
-              f"A3DE holds ({100 * held_counts:.3f}% of their cell-class counts are "
-              f"non-zero) and {100 * sampled_cells:.2f}% of the cells of a random sample of "
-              f"all order-4 combinations: a block can hold at most as many filled cells as "
-              f"there are training rows ({n_rows}), so a sparse layout of the order-4 counts "
-              "would be one to two orders of magnitude smaller than the dense one.", "",
+    lines += ["", f"Parents a selective A3DE would hold (estimates from the last fold's "
+              f"ranking and cells, nothing allocated), dense / compact / compact without the "
+              f"log conditionals of the triples: {budgets}.  A2DE's own tables (every "
+              "triple's counts and three log conditionals), kept for the parents' joints "
+              "and the cascade, take most of the budget; the log conditionals of the "
+              "triples are read only by rows in which no parent triple qualifies, so "
+              "computing those rows from the counts would free their bytes for parents "
+              "(not implemented: the last figure is what it would buy).", "",
+              f"Compact layout: {100 * stored:.2f}% of the parent cells of the selected "
+              f"triples occur and are stored; {100 * nonzero:.2f}% of the (child value, "
+              f"class) counts of their regions are non-zero, and the rows fill "
+              f"{100 * sampled_cells:.2f}% of the cells of a random sample of all order-4 "
+              f"combinations ({n_rows} rows).  A region is dense over the children's values "
+              "and classes (so that a row reads its terms without a search); storing only "
+              "the non-zero counts would shrink the counts further, but the log tables "
+              "would then need the estimate of every empty entry on the fly.", "",
               MARK[1]]
     section = "\n".join(lines)
     write_section(args.out, MARK, section)

@@ -227,7 +227,10 @@ def _second_pass(first, parents, n, budget, source, occupied=None):
     n_values, k = first.sizes - 1, first.n_classes
     table = FrequencyTable(n_values, k, n + 1, budget, parents=parents, occupied=occupied)
     prefix = int(first.offsets[first.order_first[n + 1]])
-    table.counts[:prefix] = first.counts[:prefix]
+    if table.counts.size == prefix == first.counts.size:
+        table.counts = first.counts  # a compact table: the first pass's array, not a copy
+    else:
+        table.counts[:prefix] = first.counts[:prefix]
     table.n_rows = first.n_rows
     if table.compact:
         if table.n_slots:
