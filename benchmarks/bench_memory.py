@@ -111,21 +111,13 @@ def fill_fraction(model, codes, n_sample, seed):
     return (stored, nonzero), filled / cells
 
 
-def held_parents(n_values, k, ranking, combos, per_combination, budget, compact,
-                 drop_cascade_logs=False):
+def held_parents(n_values, k, ranking, combos, per_combination, budget, compact):
     """Parents a selective A3DE would hold in ``budget`` (estimates only): dense, or the
-    smaller of dense and compact; ``drop_cascade_logs``: without the log conditionals of
-    the triples (A2DE's top order, read only by rows that cascade)."""
-    sizes = np.asarray(n_values, dtype=np.float64) + 1
-    elem = np.zeros(4)
-    elem[0] = 1
-    for v in sizes:
-        elem[1:] = elem[1:] + elem[:-1] * v
-    saved = 8 * k * 3 * elem[3] if drop_cascade_logs else 0
+    smaller of the dense and compact layouts."""
     m = 2
     while m < len(ranking) and min(b for b in memory.layout_bytes(
             n_values, k, 3, ranking[:m + 1], combos, per_combination, compact)
-            if b is not None) - saved <= budget:
+            if b is not None) <= budget:
         m += 1
     return m if m >= 3 else 0
 
@@ -197,16 +189,13 @@ def main():
         budget_rows.append((gib, held_parents(n_values, k, sel.ranking_, combos,
                                               per_combination, b, False),
                             held_parents(n_values, k, sel.ranking_, combos,
-                                         per_combination, b, True),
-                            held_parents(n_values, k, sel.ranking_, combos,
-                                         per_combination, b, True, True)))
+                                         per_combination, b, True)))
     codes = np.asarray(sel.encoder_.encode(X, "bench")) + 1
     (stored, nonzero), sampled_cells = fill_fraction(sel, codes, 200 if args.quick else 2000,
                                                      seed=0)
     n_rows = X.shape[0]
     print(f"# full A3DE: {full['total'] / GIB:.1f} GiB of tables ({full['counts'] / GIB:.1f} "
-          f"GiB of counts); budget -> parents (dense, compact, compact without the cascade's "
-          f"order-3 log tables): {budget_rows}")
+          f"GiB of counts); budget -> parents (dense, compact): {budget_rows}")
     print(f"# compact A3DE: {stored:.4f} of the parent cells stored, {nonzero:.4f} of their "
           f"children's counts non-zero; {sampled_cells:.4f} of the cells of a sample of "
           "every order-4 combination filled")
@@ -218,7 +207,7 @@ def write(args, header, rows, splits, X, full, budget_rows, stored, nonzero, sam
           n_rows, budget):
     load1 = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     unit = "× the quick budget" if args.quick else "GiB"
-    budgets = ", ".join(f"{g} {unit}: {d} / {c} / {c2}" for g, d, c, c2 in budget_rows)
+    budgets = ", ".join(f"{g} {unit}: {d} / {c}" for g, d, c in budget_rows)
     lines = [MARK[0], "## High n within a memory budget: selective AnDE", "",
              f"Written by `benchmarks/bench_memory.py{' --quick' if args.quick else ''}` on "
              f"{datetime.date.today().isoformat()}: {platform.machine()}, "
@@ -248,13 +237,13 @@ def write(args, header, rows, splits, X, full, budget_rows, stored, nonzero, sam
              header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["", f"Parents a selective A3DE would hold (estimates from the last fold's "
-              f"ranking and cells, nothing allocated), dense / compact / compact without the "
-              f"log conditionals of the triples: {budgets}.  A2DE's own tables (every "
-              "triple's counts and three log conditionals), kept for the parents' joints "
-              "and the cascade, take most of the budget; the log conditionals of the "
-              "triples are read only by rows in which no parent triple qualifies, so "
-              "computing those rows from the counts would free their bytes for parents "
-              "(not implemented: the last figure is what it would buy).", "",
+              f"ranking and cells, nothing allocated), dense / compact: {budgets}.  A2DE's "
+              "own tables (every triple's counts; their log conditionals in the dense "
+              "layout), kept for the parents' joints and the cascade, take most of the "
+              "budget.  The compact layout stores, per occurring parent cell, one region of "
+              "counts and one of log tables over every child value and class, and holds no "
+              "log conditionals of the triples: those are read only by rows in which no "
+              "parent triple qualifies, which compute them from the counts.", "",
               f"Compact layout: {100 * stored:.2f}% of the parent cells of the selected "
               f"triples occur and are stored; {100 * nonzero:.2f}% of the (child value, "
               f"class) counts of their regions are non-zero, and the rows fill "

@@ -193,7 +193,8 @@ def _estimate_selective_bytes(sizes, n_classes, max_order, parents):
 
 def _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied):
     """:func:`estimate_table_bytes` of the compact selective layout with ``occupied``
-    stored parent cells: the dense tables of orders <= n, and per stored parent cell one
+    stored parent cells: the dense counts of orders <= n and log tables of orders < n (the
+    rows that cascade compute order n from the counts), and per stored parent cell one
     region of counts (k per attribute value, missing code included) and one of log tables
     (k log joints and the log conditionals of every attribute value), plus one region of
     log tables per parent combination for the cells that hold no rows."""
@@ -206,7 +207,7 @@ def _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied):
     region = k * float(sizes.sum())
     counts = 8.0 * (k * elem.sum() + float(occupied) * region)
     log_joint = 8.0 * k * (elem[:n].sum() + elem_s[n] + _nan_block_cells(sizes, n))
-    log_cond = 8.0 * (k * sum(d * elem[d] for d in range(1, n + 1))
+    log_cond = 8.0 * (k * sum(d * elem[d] for d in range(1, n))  # order n: none
                       + (float(occupied) + n_par) * (k + region))
     n_combos = sum(comb(a, d) for d in range(n + 1))
     index = (8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)
@@ -1007,6 +1008,10 @@ class FrequencyTable(_CountTable):
                                      laplace, float(min_count), log_joint)
         # log-conditional blocks are d times the count block of order d, same order
         block = np.diff(self.offsets) * self.orders
+        # a compact table scores its sub-models from its own regions, and the rare rows that
+        # cascade read the counts of order n (scores): no log conditionals of order >= n
+        lc_last = int(of[n]) if selective and self.compact else int(of[self.max_order + 1])
+        block[lc_last:] = 0
         lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
         lc_offsets[1:] = np.cumsum(block)
         if smoothing == "hdp":
@@ -1015,8 +1020,7 @@ class FrequencyTable(_CountTable):
             log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
             kernels.log_conditional_tables(self.counts, self.offsets, self.combos,
                                            self.orders, self.sizes, self.n_classes, int(of[1]),
-                                           int(of[self.max_order + 1]), lc_offsets, float(m),
-                                           laplace, log_cond)
+                                           lc_last, lc_offsets, float(m), laplace, log_cond)
         self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n, lj_offsets)
         self._log_tables_key = key
         return self._log_tables
@@ -1123,13 +1127,21 @@ class FrequencyTable(_CountTable):
                 raise ValueError("a compact selective table scores with the parent-major "
                                  "kernel: use kernel='auto' or 'parent_major'")
             ridx, values = self.compact_tables(n, smoothing, m, min_count, dtype)
+            pending = np.zeros(X.shape[0], dtype=np.bool_)
             wide_kernels.predict_scores_wide(
                 X, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                 self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
                 tables.lc_offsets, self.sub_index, modes[aggregate], False, np.zeros(1),
                 self.compact_parents, np.zeros(self.compact_parents.size + 1, dtype=np.int64),
                 self.att_off, self.n_classes + self.count_region, values, out, ridx,
-                self.cell_first)
+                self.cell_first, pending)
+            rows = np.flatnonzero(pending)
+            if rows.size:  # no log conditionals of order n: the cascade reads the counts
+                kernels.scoring.cascade_from_counts(
+                    X, rows, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
+                    self.n_classes, self.order_first, tables.log_joint,
+                    tables.log_conditional, tables.lc_offsets, self.sub_index, self.counts,
+                    self.offsets, float(m), smoothing == "laplace", modes[aggregate], out)
             return out
         if kernel == "parent_major" or (kernel == "auto"
                                         and self._parent_major_fits(tables.n, dtype)):

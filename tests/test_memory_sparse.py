@@ -305,3 +305,23 @@ def test_corrupt_compact_model_files_are_refused(tmp_path):
     model.save(tmp_path / "dense.npz")
     with pytest.raises(ModelFileError, match="compact"):
         load(tmp_path / "dense.npz")
+
+
+@pytest.mark.parametrize("aggregate", ["joint", "posterior", "vote"])
+@pytest.mark.parametrize("n, parents", [(1, [1, 4]), (2, [0, 2, 5]), (3, [0, 1, 3, 6])])
+@pytest.mark.parametrize("smoothing", ["m_estimate", "laplace"])
+def test_rows_that_cascade_are_scored_from_the_counts_bit_for_bit(aggregate, n, parents,
+                                                                   smoothing):
+    """A compact table holds no log conditionals of order n: a row in which no parent
+    combination qualifies computes order n - 1 from the counts of order n.  A min_count
+    above some cells' frequencies makes many rows cascade, some more than one level."""
+    codes, y = random_codes(150, 30 + n)
+    dense = FrequencyTable(N_VALUES, K, n + 1, parents=parents).add(codes, y)
+    table = compact_twin(dense, n).add(codes, y)
+    X, _ = random_codes(300, 40 + n, missing=0.3)
+    kw = dict(n=n, aggregate=aggregate, smoothing=smoothing)
+    for min_count in (8, 40, 1e9):
+        assert_array_equal(table.scores(X, min_count=min_count, **kw),
+                           dense.scores(X, kernel="parent_major", min_count=min_count, **kw))
+    logs = table.log_tables(n, smoothing)
+    assert logs.log_conditional.size == int(logs.lc_offsets[table.order_first[n]])

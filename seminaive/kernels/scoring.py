@@ -390,3 +390,77 @@ def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                 _aggregate_row(row_terms, n_low, k, aggregate, out_row)
         elif _aggregate_row(row_terms, n_low, k, aggregate, out_row) > 0:
             break
+
+
+@njit(cache=True)
+def _row_scores_from_counts(x, level, combos, lj_offsets, sizes, k, order_first, lj, counts,
+                            offsets, sub_index, m, laplace, terms):
+    """:func:`_row_scores` at ``level`` with the log conditionals of the combinations of
+    order level + 1 computed from their counts (``counts``, ``offsets``) rather than read
+    from log tables: the same sums in the same order as
+    :func:`.smoothing.log_conditional_tables`, so the same numbers."""
+    _parent_terms(x, level, combos, lj_offsets, sizes, k, order_first, lj, terms)
+    d = level + 1
+    p_first = order_first[level]
+    for h in range(order_first[d], order_first[d + 1]):
+        cell = 0
+        for t in range(d):
+            att = combos[h, t]
+            cell = cell * sizes[att] + x[att]
+        off = offsets[h]
+        for p in range(d):
+            child = combos[h, p]
+            digit = x[child]
+            if digit == 0 or sub_index[h, p] < 0:
+                continue
+            s = sub_index[h, p] - p_first
+            s_child = sizes[child]
+            n_values = max(s_child - 1, 1)
+            stride = k
+            for t in range(p + 1, d):
+                stride *= sizes[combos[h, t]]
+            prior = 1.0 if laplace else m / n_values
+            first = off + cell * k - digit * stride  # the cell with the child's code 0
+            for yy in range(k):
+                den = 0.0
+                for v in range(1, s_child):
+                    den += counts[first + v * stride + yy]
+                den -= 0.0
+                log_den = math.log(den + n_values) if laplace else math.log(den + m)
+                count = counts[first + digit * stride + yy] - 0.0
+                if count + prior > 0.0:
+                    terms[s, yy] += math.log(count + prior) - log_den
+                else:
+                    terms[s, yy] += np.nan
+
+
+@njit(parallel=True, cache=True)
+def cascade_from_counts(X, rows, n, max_order, combos, lj_offsets, sizes, k, order_first, lj,
+                        lc, lc_offsets, sub_index, counts, offsets, m, laplace, aggregate,
+                        out):
+    """Scores of the ``rows`` of ``X`` in which no parent combination of order n qualifies,
+    for tables that hold no log conditionals of order n (a compact selective table): order
+    n - 1 from the counts of order n (:func:`_row_scores_from_counts`), and below it the
+    cascade of :func:`cascade_row`.  Unweighted."""
+    a = X.shape[1]
+    widest = widest_order(order_first, n)
+    no_weights = np.zeros(1)
+    for q in prange(rows.size):
+        r = rows[q]
+        x = np.empty(a, dtype=np.int64)
+        for i in range(a):
+            x[i] = X[r, i]
+        terms = np.empty((widest, k))
+        row_w = np.empty(0)
+        if n == 0:
+            cascade_row(x, 0, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
+                        lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w,
+                        out[r])
+            continue
+        _row_scores_from_counts(x, n - 1, combos, lj_offsets, sizes, k, order_first, lj,
+                                counts, offsets, sub_index, m, laplace, terms)
+        n_low = order_first[n] - order_first[n - 1]
+        if _aggregate_row(terms, n_low, k, aggregate, out[r]) > 0:
+            continue
+        cascade_row(x, n - 1, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w, out[r])

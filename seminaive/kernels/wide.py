@@ -201,30 +201,34 @@ def wide_block_rows(n_rows, threads):
 
 
 _NO_INDEX = np.zeros(0, dtype=np.int64)
+_NO_PENDING = np.zeros(0, dtype=np.bool_)
 
 
 def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                        att_off, region, pm, out, ridx=None, cell_first=None):
+                        att_off, region, pm, out, ridx=None, cell_first=None, pending=None):
     """Per-class AnDE scores from the parent-major layout ``pm``; see
     :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`).
 
     ``ridx`` and ``cell_first`` (a compact selective table, :func:`build_compact_regions`):
     the region of parent cell ``cell`` of the j-th parent combination is
     ``ridx[cell_first[j] + cell]`` (-1: it does not qualify) rather than
-    ``pm_offsets[j] // region + cell``."""
+    ``pm_offsets[j] // region + cell``.  ``pending`` (bool, one per row): rows in which no
+    sub-model is used are marked there and left to the caller instead of cascading."""
     block = wide_block_rows(X.shape[0], get_num_threads())
     if ridx is None:
         ridx, cell_first = _NO_INDEX, _NO_INDEX
+    if pending is None:
+        pending = _NO_PENDING
     _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                          lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, ridx, cell_first, block, out)
+                         att_off, region, pm, ridx, cell_first, pending, block, out)
 
 
 @njit(parallel=True, cache=True)
 def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                          lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, ridx, cell_first, block, out):
+                         att_off, region, pm, ridx, cell_first, pending, block, out):
     """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
     the same results as :func:`.scoring._predict_scores` with the same arguments.
 
@@ -346,6 +350,9 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
         for r in range(m):
             o = out[r0 + r]
             if used[r] == 0:
+                if pending.size:
+                    pending[r0 + r] = True
+                    continue
                 for i in range(a):
                     x[i] = X[r0 + r, i]
                 cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
