@@ -243,7 +243,9 @@ def test_budget_below_the_lower_order_tables_is_refused_before_counting():
 def test_budget_without_room_for_one_parent_combination_is_refused():
     X, y = make_data(seed=12)
     _, lower = budgets(2)
-    model = AnDE(n=2, memory="select", max_table_bytes=lower + 8)
+    # the dense layout (the compact one, which holds no log conditionals of order n, fits
+    # here: tests/test_memory_sparse.py)
+    model = AnDE(n=2, memory="select_dense", max_table_bytes=lower + 8)
     with pytest.raises(TableTooLargeError, match="not those of one combination of 2"):
         model.fit(X, y)
     assert not hasattr(model, "table_")

@@ -325,3 +325,19 @@ def test_rows_that_cascade_are_scored_from_the_counts_bit_for_bit(aggregate, n, 
                            dense.scores(X, kernel="parent_major", min_count=min_count, **kw))
     logs = table.log_tables(n, smoothing)
     assert logs.log_conditional.size == int(logs.lc_offsets[table.order_first[n]])
+
+
+def test_compact_layout_fits_where_the_dense_one_holds_no_parent_combination():
+    """Just above the tables of A(n-1)DE the dense layout holds no combination of n parents
+    (refused, tests/test_memory_select.py); the compact one, without the log conditionals
+    of order n, holds several."""
+    X, y = make_data(seed=12)
+    lower = estimate_table_bytes(N_VALUES, K, 3, parents=[])["total"]
+    with pytest.raises(TableTooLargeError, match="not those of one combination of 2"):
+        AnDE(n=2, memory="select_dense", max_table_bytes=lower + 8).fit(X, y)
+    model = AnDE(n=2, memory="select", max_table_bytes=lower + 8).fit(X, y)
+    assert model.table_.compact and model.parents_.size >= 2
+    assert model.table_bytes_ <= lower + 8
+    ref = reference_proba(model.encoder_.encode(X, "t"), y, model.encoder_.encode(X, "t"), 2,
+                          N_VALUES, K, parents=model.parents_)
+    assert_allclose(model.predict_proba(X), ref, rtol=0, atol=1e-12)
