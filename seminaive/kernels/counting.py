@@ -280,11 +280,12 @@ def sub_combination_index(combos, orders, ext_first, order_first, max_order, out
 
 
 @njit(parallel=True, cache=True)
-def occupied_cells(counts, offsets, combos, n, sizes, k, gs, first, out):
+def occupied_cells(counts, offsets, combos, n, sizes, k, gs, first, out, totals):
     """``out[first[j] + cell]``: whether cell ``cell`` of the order-``n`` combination
     ``gs[j]`` has every member observed and a non-zero count of some class (a parent cell
-    that can qualify with ``min_count > 0``)."""
+    that can qualify with ``min_count > 0``); ``totals[j]``: how many of its cells do."""
     for j in prange(gs.size):
+        total = 0
         g = gs[j]
         off = offsets[g]
         n_cells = (offsets[g + 1] - off) // k
@@ -302,6 +303,8 @@ def occupied_cells(counts, offsets, combos, n, sizes, k, gs, first, out):
                     if counts[off + cell * k + yy] != 0.0:
                         held = True
             out[first[j] + cell] = held
+            total += held
+        totals[j] = total
 
 
 @njit(parallel=True, cache=True)

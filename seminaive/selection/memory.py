@@ -124,10 +124,10 @@ def occupancy(table, n):
     cells = np.diff(table.offsets)[gs] // k
     first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
     mask = np.zeros(int(first[-1]), dtype=np.bool_)
+    per_combination = np.zeros(gs.size, dtype=np.int64)
     occupied_cells(table.counts, table.offsets, table.combos, n, table.sizes, k, gs, first,
-                   mask)
-    per_combination = np.add.reduceat(mask, first[:-1]) if gs.size else np.zeros(0, np.int64)
-    return mask, first, per_combination.astype(np.int64)
+                   mask, per_combination)
+    return mask, first, per_combination
 
 
 def layout_bytes(n_values, n_classes, n, parents, combos, per_combination, compact=True):
