@@ -236,8 +236,8 @@ def _second_pass(first, parents, n, budget, source, occupied=None):
         if table.n_slots:
             counted = source.map_reduce(functools.partial(_count_compact, _Slots(table)),
                                         operator.add)
-            if counted is not None:
-                table.compact_counts += counted
+            if counted is not None:  # the table's compact counts are still zeros
+                table.compact_counts = np.ascontiguousarray(counted, dtype=np.float64)
         table._changed()
         return table
     of = table.order_first
