@@ -122,7 +122,8 @@ def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, pa
     occupied : int, optional
         With ``parents``: the size of the *compact* layout (``FrequencyTable(...,
         occupied=...)``) that stores the order n + 1 counts and log tables only for this
-        many parent cells (those that occur in the data), parent-major.
+        many parent cells (those that occur in the data), parent-major, and no log
+        conditionals of order n (rows that cascade compute them from the counts).
 
     Returns
     -------
@@ -472,7 +473,11 @@ class FrequencyTable(_CountTable):
         combination of order n + 1, and scored with regions of log tables laid out the same
         way (:meth:`compact_tables`; the cells that hold no rows share one region of
         estimates from zero counts).  Rows whose parent cell is not stored (and has every
-        member observed) add a stored cell when counted (:meth:`add`).
+        member observed) add a stored cell when counted (:meth:`add`).  The log tables of
+        such a table hold no log conditionals of order n: a row in which no parent
+        combination qualifies computes them from the counts
+        (:func:`seminaive.kernels.scoring.cascade_from_counts`).  The scores are those of
+        the dense selective table's parent-major kernel, bit for bit.
 
     Examples
     --------

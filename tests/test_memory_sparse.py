@@ -341,3 +341,15 @@ def test_compact_layout_fits_where_the_dense_one_holds_no_parent_combination():
     ref = reference_proba(model.encoder_.encode(X, "t"), y, model.encoder_.encode(X, "t"), 2,
                           N_VALUES, K, parents=model.parents_)
     assert_allclose(model.predict_proba(X), ref, rtol=0, atol=1e-12)
+
+
+def test_pickled_compact_model_predicts_the_same():
+    import pickle
+
+    X, y = make_data(seed=13)
+    model = forced().fit(X, y)
+    expected = model.predict_proba(X)  # builds the regions, which are not pickled
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.table_.compact and copy.table_._compact_tables is None
+    assert_array_equal(copy.predict_proba(X), expected)
+    assert_array_equal(copy.table_.compact_counts, model.table_.compact_counts)
