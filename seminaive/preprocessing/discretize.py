@@ -205,8 +205,9 @@ class MDLDiscretizer(_BaseDiscretizer):
         return self._split(groups, self._best_cut)
 
     def _split(self, groups, choose):
-        """Recursive binary splitting of one column: ``choose(groups, a, b, top)`` gives the
-        group after which the range ``[a, b)`` of distinct values is cut (None: no cut)."""
+        """Recursive binary splitting of one column: ``choose(groups, a, b, top)`` gives
+        ``(t, further)``, the group after which the range ``[a, b)`` of distinct values is
+        cut and whether its two sides are split in turn (None: no cut)."""
         values = groups[0]
         cuts = []
         stack = [(0, values.size, True)]  # half-open ranges of distinct-value groups
@@ -214,12 +215,14 @@ class MDLDiscretizer(_BaseDiscretizer):
             a, b, top = stack.pop()
             if b - a < 2:
                 continue
-            t = choose(groups, a, b, top)
-            if t is None:
+            chosen = choose(groups, a, b, top)
+            if chosen is None:
                 continue
+            t, further = chosen
             cuts.append((values[t] + values[t + 1]) / 2.0)
-            stack.append((t + 1, b, False))
-            stack.append((a, t + 1, False))
+            if further:
+                stack.append((t + 1, b, False))
+                stack.append((a, t + 1, False))
         return np.sort(np.array(cuts, dtype=np.float64))
 
     def _best_cut(self, groups, a, b, top):
@@ -248,7 +251,7 @@ class MDLDiscretizer(_BaseDiscretizer):
         t = a + best
         left = cum[:, t + 1] - cum[:, a]
         if _fayyad_irani_accepts(prior, left, prior - left, n_rows, nlogn):
-            return t
+            return t, True
         return None
 
 
@@ -333,9 +336,10 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
     cut at random instead of taking the one of least class entropy: among the candidate
     cuts whose Fayyad & Irani MDL margin ``Gain - (log2(N - 1) + Delta) / N`` is positive,
     a cut is drawn with probability proportional to its margin.  When no cut passes, the
-    range is not split, except for the whole column: there a cut is drawn with probability
-    proportional to its information gain, so that every numeric column with two or more
-    class-informative values gets at least one cut.  Each of ``n_draws`` independent draws
+    range is not split, except for the whole column: there one cut is drawn with
+    probability proportional to its information gain and the column is not split further,
+    so that every numeric column whose values carry any class information gets at least
+    one cut.  Each of ``n_draws`` independent draws
     gives a discretisation of every column (``draw_cut_points_``); ``cut_points_`` holds
     their union, so that the bins of every draw are unions of the bins of
     :meth:`transform`.  ESKDB gives each member its own draw.
@@ -426,18 +430,21 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
         return np.unique(np.concatenate(draws))
 
     def _drawn_cut(self, groups, a, b, top):
-        """A cut drawn in proportion to its MDL margin (top level, when no cut passes: to
-        its information gain), or None."""
+        """A cut drawn in proportion to its MDL margin, its sides split in turn; at the top
+        level, when no cut passes, one cut drawn in proportion to its information gain, the
+        only one; else None."""
         _, cum, cum_rows = groups
         gain, margin = mdl_margins(cum, cum_rows, a, b, self._nlogn)
         weights = np.where(margin > 0, margin, 0.0)
+        further = True
         if not weights.sum() > 0:
             if not top:
                 return None
             weights = np.where(gain > 0, gain, 0.0)
             if not weights.sum() > 0:
                 return None
-        return a + draw_index(weights, self._rng.random_sample())
+            further = False
+        return a + draw_index(weights, self._rng.random_sample()), further
 
 
 def _entropy(counts, nlogn):
