@@ -78,8 +78,9 @@ discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
     "eskdb_discretization": """\
 discretization : {"per_member", "shared"}, default="per_member"
     With ``discretizer="mdl"``: every member draws its own randomised MDL cut points
-    (Zhang, Petitjean & Buntine 2020; see :class:`~seminaive.preprocessing.RandomizedMDLDiscretizer`),
-    or all members share the MDL cut points.  Other discretizers are always shared.""",
+    (Zhang, Petitjean & Buntine 2020; see
+    :class:`~seminaive.preprocessing.RandomizedMDLDiscretizer`), or all members share the
+    MDL cut points.  Other discretizers are always shared.""",
     "n_bins": """\
 n_bins : int, default=3
     Bins per numeric column for ``discretizer="equal_frequency"``.""",

@@ -359,8 +359,8 @@ def load(name, *, n_rows=None, random_state=0, target=None):
         A name of :func:`available` or a path to an ARFF, CSV or Parquet file.
     n_rows : int, optional
         Synthetic problems: rows to generate (defaults: led 2,000, waveform and randombn
-        5,000, or the ``@<rows>`` of the name).  Other sets: a random subsample of this many rows (without replacement, in
-        file order); None for all rows.
+        5,000, or the ``@<rows>`` of the name).  Other sets: a random subsample of this many
+        rows (without replacement, in file order); None for all rows.
     random_state : int, default=0
         Seed of the generated sample or of the subsample; the same seed gives the same data.
     target : str, optional

@@ -40,7 +40,6 @@ def sample_orders(mi, n_orders, rng):
     others drawn without replacement with probability proportional to ``mi`` (attributes of
     zero mutual information last, in index order); distinct while that is possible."""
     mi = np.maximum(np.asarray(mi, dtype=np.float64), 0.0)
-    a = mi.size
     orders = [np.argsort(-mi, kind="stable").astype(np.int64)]
     seen = {tuple(orders[0])}
     while len(orders) < n_orders:
@@ -182,9 +181,9 @@ class ESKDB(_StructureBase):
     members are plain SKDBs on perturbed orders.
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
-    the first chunk and keeps them for later chunks, whose rows every member counts into its families
-    (no row is dropped; the HDP estimates are sampled again on all the counts); a warning
-    says that :meth:`fit` on all the rows may choose differently.
+    the first chunk and keeps them for later chunks, whose rows every member counts into
+    its families (no row is dropped; the HDP estimates are sampled again on all the
+    counts); a warning says that :meth:`fit` on all the rows may choose differently.
 
     Parameters
     ----------
