@@ -199,13 +199,13 @@ class ESKDB(_StructureBase):
         The m of m-estimation (the selection, P(y), and ``smoothing="m_estimate"``).
     {structure_min_count}
     {discretizer}
-    {eskdb_discretization}
     {n_bins}
     {structure_missing}
     {categorical_features}
     {max_table_bytes}
     {random_state}
     {hdp_parameters}
+    {eskdb_discretization}
 
     Attributes
     ----------
