@@ -203,3 +203,10 @@ def test_bad_discretization(mixed):
     X, y = mixed
     with pytest.raises(ValueError, match="discretization"):
         ESKDB(discretization="each").fit(X, y)
+
+
+def test_per_member_families_share_one_budget(mixed):
+    X, y = mixed
+    with pytest.raises(seminaive.TableTooLargeError, match="families of the 3 members"):
+        ESKDB(n_estimators=3, k=3, n_iter=20, random_state=0,
+              max_table_bytes=30_000).fit(X, y)

@@ -25,7 +25,8 @@ from sklearn.utils import check_random_state
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
-from ..tables import CombinationTable, FrequencyTable
+from ..exceptions import TableTooLargeError
+from ..tables import CombinationTable, FrequencyTable, estimate_combination_bytes
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
 
@@ -434,12 +435,23 @@ class ESKDB(_StructureBase):
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
 
     def _count_member_families(self, members, stats, source):
-        """Count every member's prefix families on its own codes, all in one pass."""
+        """Count every member's prefix families on its own codes, all in one pass; the
+        members' families and pair tables together within ``max_table_bytes``."""
         k = self.table_.n_classes
         plans = []
         for member, st in zip(members, stats, strict=True):
             families = member._plan(st)[2]
             plans.append((families, member.table_.sizes - 1))
+        if self.max_table_bytes is not None:
+            used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+            need = sum(estimate_combination_bytes(f, nv, k) for f, nv in plans)
+            if used + need > self.max_table_bytes:
+                raise TableTooLargeError(
+                    f"the families of the {len(members)} members, each on its own "
+                    f"discretisation, would need {need / 2**30:.2f} GiB besides "
+                    f"{used / 2**30:.2f} GiB of pair tables, more than max_table_bytes="
+                    f"{self.max_table_bytes / 2**30:.2f} GiB: use a smaller k, fewer members, "
+                    "discretization='shared', or raise max_table_bytes")
         luts = self._member_maps
 
         def count(codes, y, w):
@@ -452,7 +464,7 @@ class ESKDB(_StructureBase):
         for member, (families, n_values) in zip(members, plans, strict=True):
             if not families:
                 continue
-            table = CombinationTable(families, n_values, k, member._families_budget())
+            table = CombinationTable(families, n_values, k)
             if counted is not None:
                 table.counts += counted[start:start + table.counts.size]
             start += table.counts.size
