@@ -24,8 +24,8 @@ from sklearn.utils import check_random_state
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
-from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from ..exceptions import TableTooLargeError
+from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from ..tables import CombinationTable, FrequencyTable, estimate_combination_bytes
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
