@@ -209,7 +209,7 @@ PAPER_COMPARISONS = (
         "KDB5-HDP, large data, bias and variance",
         "Zhang, Petitjean & Buntine 2020",
         pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
-               ("eskdb", "kdb5-hdp"), ("rf100", "hgb-raw")),
+               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared"), ("rf100", "hgb-raw")),
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
         note="ESKDB: 5 selective KDBs (k <= 5), each on its own randomised MDL "
              "discretisation and MI-sampled order, HDP estimates. Zhang et al. (2020) report "
@@ -227,7 +227,7 @@ PAPER_COMPARISONS = (
         "more, uncapped",
         "Zhang, Petitjean & Buntine 2020",
         pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
-               ("eskdb", "kdb5-hdp")),
+               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared")),
         metrics=("zero_one", "rmse", "log_loss"), protocol="cv",
         note="One 5-fold cross-validation per set, every row."),
     Comparison(
