@@ -201,7 +201,7 @@ PAPER_COMPARISONS = (
         pairs=(("kdb1-hdp", "kdb1"), ("kdb5-hdp", "kdb5"), ("kdb5", "kdb1"),
                ("kdb5-hdp", "kdb1-hdp")),
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
-        note="Five repeats of 2-fold cross-validation on the largest sets, all rows. "
+        note="Three repeats of 2-fold cross-validation on the largest sets, all rows. "
              "Petitjean et al. (2018) report that HDP estimates make larger k a win where "
              "m-estimates make it a loss, the more so the larger the data."),
     Comparison(
