@@ -75,6 +75,12 @@ discretizer : {"mdl", "equal_frequency"} or transformer, default="mdl"
     How numeric columns are discretised, on the training data only: Fayyad & Irani's
     supervised MDL method, equal-frequency bins (``n_bins``), or any scikit-learn
     transformer returning ordinal bin codes (e.g. ``KBinsDiscretizer(encode="ordinal")``).""",
+    "eskdb_discretization": """\
+discretization : {"per_member", "shared"}, default="per_member"
+    With ``discretizer="mdl"``: every member draws its own randomised MDL cut points
+    (Zhang, Petitjean & Buntine 2020; see
+    :class:`~seminaive.preprocessing.RandomizedMDLDiscretizer`), or all members share the
+    MDL cut points.  Other discretizers are always shared.""",
     "n_bins": """\
 n_bins : int, default=3
     Bins per numeric column for ``discretizer="equal_frequency"``.""",

@@ -160,3 +160,19 @@ def test_weight_column_equals_fit_with_sample_weight(client, frame):
                         ref.predict_proba(X), rtol=0, atol=0)
     with pytest.raises(InputError, match="sample_weight names a column"):
         sdask.fit(AODE(), ddf[list(X.columns)], ddf["cls"], sample_weight="w")
+
+
+def test_eskdb_per_member_discretisation_equals_fit(client, frame):
+    from seminaive import ESKDB
+
+    ddf = dd.from_pandas(frame, npartitions=5)
+    params = dict(n_estimators=2, k=2, n_iter=30, random_state=0)
+    model = sdask.fit(ESKDB(**params), ddf, target="cls")
+    X = frame.drop(columns="cls")
+    ref = ESKDB(**params).fit(X, frame["cls"])
+    assert model.member_cut_points_ is not None
+    for p, q in zip(model.member_cut_points_, ref.member_cut_points_, strict=True):
+        for a, b in zip(p, q, strict=True):
+            assert_array_equal(a, b)
+    assert_allclose(sdask.predict_proba(model, ddf).compute().to_numpy(),
+                    ref.predict_proba(X), rtol=0, atol=1e-12)

@@ -310,3 +310,18 @@ def test_kr_vs_kp_arrays():
     X, y = load_kr_vs_kp(as_frame=False)
     assert X.shape == (3196, 36) and X.dtype == object and y.dtype == object
     assert isinstance(X[0, 0], str) and set(y) == {"won", "nowin"}
+
+
+def test_synthetic_name_with_a_size():
+    from seminaive.datasets import dataset_info, load
+    from seminaive.exceptions import InputError
+
+    X, y = load("randombn@1500", random_state=3)
+    assert X.shape == (1500, 20) and len(y) == 1500
+    X2, _ = load("randombn", n_rows=1500, random_state=3)
+    pd.testing.assert_frame_equal(X, X2)
+    assert load("led24@300", n_rows=50)[0].shape == (50, 24)
+    assert dataset_info("waveform21@700")["n_rows"] == 700
+    for bad in ("randombn@", "randombn@x", "randombn@0", "kr-vs-kp@100"):
+        with pytest.raises(InputError):
+            load(bad)

@@ -1,13 +1,15 @@
 """ESKDB (Zhang, Petitjean & Buntine 2020): members, orders, averaging, persistence."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import softmax
 
 import seminaive
-from seminaive import ESKDB, SKDB
+from seminaive import ESKDB, SKDB, FrequencyTable
 from seminaive.datasets import load_kr_vs_kp
-from seminaive.structure.eskdb import sample_orders
+from seminaive.preprocessing import MDLDiscretizer
+from seminaive.structure.eskdb import remap_codes, sample_orders
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +85,128 @@ def test_bad_parameters(chess):
     for bad in (dict(n_estimators=0), dict(k=-1), dict(tying="x"), dict(n_iter=0)):
         with pytest.raises(ValueError):
             ESKDB(**bad).fit(X, y)
+
+
+# ------------------------------------------------------ per-member randomised discretisation
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    """Numeric and nominal columns, two classes."""
+    rng = np.random.default_rng(11)
+    n = 1200
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], size=n)),
+                      "d": rng.normal(size=n)})
+    logit = 1.5 * X["a"] - X["b"] ** 2 + (X["c"] == "u") + 0.5 * X["d"]
+    y = pd.Series(np.where(logit + rng.logistic(size=n) > 0, "pos", "neg"))
+    return X, y
+
+
+def test_members_draw_their_own_cut_points(mixed):
+    X, y = mixed
+    model = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=0).fit(X, y)
+    cuts = model.member_cut_points_
+    assert len(cuts) == 3 and all(len(c) == 3 for c in cuts)  # three numeric columns
+    assert any(not np.array_equal(cuts[0][0], c[0]) for c in cuts[1:])
+    union = model.encoder_.cut_points()
+    for member_cuts in cuts:
+        for u, c in zip(union, member_cuts, strict=True):
+            assert c.size >= 1 and np.isin(c, u).all()
+    again = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=0).fit(X, y)
+    for p, q in zip(cuts, again.member_cut_points_, strict=True):
+        for a, b in zip(p, q, strict=True):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(model.predict_proba(X), again.predict_proba(X))
+
+
+def test_member_tables_are_counts_on_the_member_bins(mixed):
+    X, y = mixed
+    model = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=2).fit(X, y)
+    numeric = model.encoder_.numeric_columns_
+    y_idx = np.searchsorted(model.classes_, y)
+    for member, cuts in zip(model.estimators_, model.member_cut_points_, strict=True):
+        # the member's own bins, coded directly from the values
+        codes = model._storage_codes(X).astype(np.int64)
+        for t, col in enumerate(numeric):
+            codes[:, col] = np.searchsorted(cuts[t], X.iloc[:, col].to_numpy()) + 1
+        direct = FrequencyTable(member.table_.sizes - 1, 2, 2).add(codes, y_idx)
+        np.testing.assert_array_equal(member.table_.counts, direct.counts)
+        remapped = remap_codes(model._storage_codes(X), model._member_maps[
+            model.estimators_.index(member)], member.table_.sizes)
+        np.testing.assert_array_equal(remapped, codes)
+
+
+def test_one_member_is_skdb_on_its_own_cut_points(mixed):
+    X, y = mixed
+    ens = ESKDB(n_estimators=1, k=2, n_iter=50, random_state=4).fit(X, y)
+    member = ens.estimators_[0]
+    disc = MDLDiscretizer().fit(X[["a", "b", "d"]], y)  # then given the member's cuts
+    disc.cut_points_ = list(ens.member_cut_points_[0])
+    disc.n_bins_ = np.array([c.size + 1 for c in disc.cut_points_])
+    single = SKDB(k=2, smoothing="hdp", n_iter=50, discretizer=disc,
+                  random_state=member.random_state).fit(X, y)
+    np.testing.assert_array_equal(single.order_, ens.orders_[0])
+    np.testing.assert_allclose(ens.predict_proba(X), single.predict_proba(X), atol=1e-12)
+
+
+def test_one_member_shared_is_skdb_with_hdp(mixed):
+    X, y = mixed
+    ens = ESKDB(n_estimators=1, k=2, n_iter=50, random_state=4,
+                discretization="shared").fit(X, y)
+    assert ens.member_cut_points_ is None
+    single = SKDB(k=2, smoothing="hdp", n_iter=50,
+                  random_state=ens.estimators_[0].random_state).fit(X, y)
+    np.testing.assert_allclose(ens.predict_proba(X), single.predict_proba(X), atol=1e-12)
+
+
+def test_nominal_only_data_is_unchanged(chess):
+    X, y = chess
+    default = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=3).fit(X, y)
+    shared = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=3,
+                   discretization="shared").fit(X, y)
+    assert default.member_cut_points_ is None
+    np.testing.assert_array_equal(default.predict_proba(X), shared.predict_proba(X))
+    np.testing.assert_array_equal(default.orders_, shared.orders_)
+
+
+def test_per_member_save_load_partial_fit_and_stream(mixed, tmp_path):
+    X, y = mixed
+    model = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=1).fit(X, y)
+    path = tmp_path / "eskdb.snb"
+    model.save(path)
+    loaded = seminaive.load(path)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for p, q in zip(loaded.member_cut_points_, model.member_cut_points_, strict=True):
+        for a, b in zip(p, q, strict=True):
+            np.testing.assert_array_equal(a, b)
+    # partial_fit: cut points, orders and members kept after the first chunk
+    chunked = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=1)
+    chunked.partial_fit(X.iloc[:700], y.iloc[:700], classes=np.unique(y))
+    cuts = [[c.copy() for c in m] for m in chunked.member_cut_points_]
+    with pytest.warns(UserWarning, match="cut points"):
+        chunked.partial_fit(X.iloc[700:], y.iloc[700:])
+    for p, q in zip(cuts, chunked.member_cut_points_, strict=True):
+        for a, b in zip(p, q, strict=True):
+            np.testing.assert_array_equal(a, b)
+    for member in chunked.estimators_:
+        assert member.table_.counts[:2].sum() == len(y)
+    # streaming: the same model as fit when the sample holds every row
+    frame = X.assign(label=y)
+    streamed = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=1).fit_stream(
+        [frame.iloc[:500], frame.iloc[500:]], "label")
+    np.testing.assert_allclose(streamed.predict_proba(X), model.predict_proba(X),
+                               atol=1e-12)
+
+
+def test_bad_discretization(mixed):
+    X, y = mixed
+    with pytest.raises(ValueError, match="discretization"):
+        ESKDB(discretization="each").fit(X, y)
+
+
+def test_per_member_families_share_one_budget(mixed):
+    X, y = mixed
+    with pytest.raises(seminaive.TableTooLargeError, match="families of the 3 members"):
+        ESKDB(n_estimators=3, k=3, n_iter=20, random_state=0,
+              max_table_bytes=30_000).fit(X, y)

@@ -328,3 +328,21 @@ def test_one_data_set_report_uses_the_t_test_and_shows_spread(tmp_path):
     summary = pd.read_csv(os.path.join(out, "summary.csv"))
     assert {"zero_one_sd", "rmse_sd"} <= set(summary.columns)
     assert (summary["n_tasks"] == 10).all()
+
+
+def test_biasvar_summary_skips_the_decomposition_of_partly_failed_learners(tmp_path,
+                                                                          monkeypatch):
+    out = str(tmp_path / "bvfail")
+    config = _config(protocol="biasvar", protocol_params={"repeats": 2})
+    real = runner.evaluate_task
+
+    def flaky(spec_key, task, *args, **kw):
+        if spec_key == "aode" and task.repeat == 1:
+            raise RuntimeError("refused")
+        return real(spec_key, task, *args, **kw)
+
+    monkeypatch.setattr(runner, "evaluate_task", flaky)
+    runner.run(config, out, progress=False)
+    summary = report.summarise(out).set_index("learner")
+    assert summary.loc["aode", "n_failed"] == 2 and np.isnan(summary.loc["aode", "bias"])
+    assert np.isfinite(summary.loc["nb", "bias"])

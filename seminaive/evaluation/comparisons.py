@@ -195,6 +195,42 @@ PAPER_COMPARISONS = (
         metrics=("zero_one", "rmse", "log_loss"), protocol="cv", min_rows=3000,
         note="The largest sets of the corpus (at most 5,000 rows used each in this run)."),
     Comparison(
+        "petitjean2018-hdp-biasvar", "KDB(k) with HDP estimates against m-estimates, large data, "
+        "bias and variance",
+        "Petitjean, Buntine, Webb & Zaidi 2018",
+        pairs=(("kdb1-hdp", "kdb1"), ("kdb5-hdp", "kdb5"), ("kdb5", "kdb1"),
+               ("kdb5-hdp", "kdb1-hdp")),
+        metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
+        note="Three repeats of 2-fold cross-validation on the largest sets, all rows. "
+             "Petitjean et al. (2018) report that HDP estimates make larger k a win where "
+             "m-estimates make it a loss, the more so the larger the data."),
+    Comparison(
+        "zhang2020-eskdb-biasvar", "ESKDB against random forest, gradient boosting, A2DE and "
+        "KDB5-HDP, large data, bias and variance",
+        "Zhang, Petitjean & Buntine 2020",
+        pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
+               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared"), ("rf100", "hgb-raw")),
+        metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
+        note="ESKDB: 5 selective KDBs (k <= 5), each on its own randomised MDL "
+             "discretisation and MI-sampled order, HDP estimates. Zhang et al. (2020) report "
+             "ESKDB more accurate than random forest and close to XGBoost on large data."),
+    Comparison(
+        "petitjean2018-hdp-cv-large", "KDB(k) with HDP estimates against m-estimates, "
+        "sets of 5,000 rows or more, uncapped",
+        "Petitjean, Buntine, Webb & Zaidi 2018",
+        pairs=(("kdb1-hdp", "kdb1"), ("kdb5-hdp", "kdb5"), ("kdb5", "kdb1"),
+               ("kdb5-hdp", "kdb1-hdp")),
+        metrics=("zero_one", "rmse", "log_loss"), protocol="cv",
+        note="One 5-fold cross-validation per set, every row."),
+    Comparison(
+        "zhang2020-eskdb-cv-large", "ESKDB against the same learners, sets of 5,000 rows or "
+        "more, uncapped",
+        "Zhang, Petitjean & Buntine 2020",
+        pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
+               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared")),
+        metrics=("zero_one", "rmse", "log_loss"), protocol="cv",
+        note="One 5-fold cross-validation per set, every row."),
+    Comparison(
         "zaidi-discriminative", "WANBIA-C and ALR against the generative models",
         "Zaidi et al. 2013, 2016, 2017",
         pairs=(("wanbiac", "nb"), ("wanbiac-p", "nb"), ("wanbiac-p", "wanbiac"),

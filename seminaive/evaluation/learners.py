@@ -286,6 +286,8 @@ _SPECS = [
                 description="selective KDB, k <= 5, HDP estimates"),
     LearnerSpec("eskdb", "ESKDB", _ours("ESKDB"),
                 description="5 selective KDBs (k <= 5), HDP estimates (Zhang et al. 2020)"),
+    LearnerSpec("eskdb-shared", "ESKDB-shared", _ours("ESKDB", discretization="shared"),
+                description="ESKDB with one discretisation shared by the members"),
     LearnerSpec("lbr", "LBR", _ours("LBR"), description="lazy Bayesian rules"),
     LearnerSpec("hnb", "HNB", _ours("HNB"), description="hidden naive Bayes"),
     # weighted sub-models

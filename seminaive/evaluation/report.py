@@ -84,7 +84,8 @@ def summarise(out, raw=None):
     bias, variance, kw_error = [], [], []
     for row in summary.itertuples():
         value = (np.nan, np.nan, np.nan)
-        if row.protocol in PREDICTION_PROTOCOLS:
+        # the decomposition needs every repeat's predictions: none when a task failed
+        if row.protocol in PREDICTION_PROTOCOLS and row.n_failed == 0:
             found = predictions(out, row.settings, row.dataset, row.learner)
             if found is not None:
                 matrix, truth = found

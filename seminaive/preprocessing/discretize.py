@@ -1,11 +1,13 @@
 """Discretisation of numeric attributes into ordinal bins.
 
-Two scikit-learn transformers share one base class:
+Three scikit-learn transformers share one base class:
 
 * :class:`MDLDiscretizer`: supervised, recursive minimum-entropy splitting with the
   MDL stopping rule of Fayyad & Irani (1993), "Multi-interval discretization of
   continuous-valued attributes for classification learning", IJCAI, pp. 1022-1027.
   It reproduces Weka's ``weka.filters.supervised.attribute.Discretize`` (default options).
+* :class:`RandomizedMDLDiscretizer`: the same splitting with each cut drawn in proportion to
+  its MDL margin (Zhang, Petitjean & Buntine 2020), for ESKDB's members.
 * :class:`EqualFrequencyDiscretizer`: unsupervised equal-frequency (quantile) binning.
 
 Bin convention (Weka's): with sorted cut points ``c_0 < c_1 < ... < c_{m-1}`` the bins are
@@ -22,9 +24,10 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._docs import fill_doc
 from ..exceptions import InputError
 
-__all__ = ["MDLDiscretizer", "EqualFrequencyDiscretizer"]
+__all__ = ["MDLDiscretizer", "RandomizedMDLDiscretizer", "EqualFrequencyDiscretizer"]
 
 _LN2 = math.log(2.0)  # Weka: ContingencyTables.log2 = Math.log(2)
 
@@ -67,7 +70,7 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             xj = x[keep]
             cj = None if codes is None else codes[keep]
             if xj.size < 2:
-                cuts.append(np.empty(0, dtype=np.float64))
+                cuts.append(self._no_cuts())
                 continue
             cuts.append(np.asarray(self._column_cuts(xj, cj, n_classes), dtype=np.float64))
         self.cut_points_ = cuts
@@ -76,6 +79,10 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _prepare(self, n_rows):
         """Hook called once per fit with the number of (sampled) rows."""
+
+    def _no_cuts(self):
+        """The cut points of a column of fewer than two observed values."""
+        return np.empty(0, dtype=np.float64)
 
     def transform(self, X):
         """Map each value to its bin index.
@@ -192,56 +199,252 @@ class MDLDiscretizer(_BaseDiscretizer):
         return tags
 
     def _column_cuts(self, x, codes, n_classes):
-        nlogn = self._nlogn
-        order = np.argsort(x, kind="stable")
-        xs = x[order]
-        first = np.empty(xs.size, dtype=bool)
-        first[0] = True
-        np.not_equal(xs[1:], xs[:-1], out=first[1:])
-        values = xs[first]
-        g = values.size
-        if g < 2:
+        groups = _sorted_groups(x, codes, n_classes)
+        if groups is None:
             return np.empty(0)
-        group = np.cumsum(first) - 1
-        counts = np.bincount(codes[order] * g + group, minlength=g * n_classes)
-        # cum[c, t] = rows of class c among the first t distinct values (class-major layout,
-        # so that every per-class slice below is contiguous)
-        cum = np.zeros((n_classes, g + 1), dtype=np.intp)
-        np.cumsum(counts.reshape(n_classes, g), axis=1, out=cum[:, 1:])
-        cum_rows = np.zeros(g + 1, dtype=np.intp)
-        np.cumsum(np.diff(np.flatnonzero(np.r_[first, True])), out=cum_rows[1:])
+        return self._split(groups, self._best_cut)
 
+    def _split(self, groups, choose):
+        """Recursive binary splitting of one column: ``choose(groups, a, b, top)`` gives
+        ``(t, further)``, the group after which the range ``[a, b)`` of distinct values is
+        cut and whether its two sides are split in turn (None: no cut)."""
+        values = groups[0]
         cuts = []
-        stack = [(0, g)]  # half-open ranges of distinct-value groups
+        stack = [(0, values.size, True)]  # half-open ranges of distinct-value groups
         while stack:
-            a, b = stack.pop()
+            a, b, top = stack.pop()
             if b - a < 2:
                 continue
-            prior = cum[:, b] - cum[:, a]
-            n_rows = int(cum_rows[b] - cum_rows[a])
-            prior_ent = _entropy(prior, nlogn)
-            # candidate t (a <= t < b - 1) splits after group t; Weka's
-            # ContingencyTables.entropyConditionedOnRows with the same summation order
-            mid = slice(a + 1, b)
-            n_left = cum_rows[mid] - cum_rows[a]
-            rv = np.zeros(b - a - 1)
-            for c in range(n_classes):
-                rv += nlogn[cum[c, mid] - cum[c, a]]
-            rv -= nlogn[n_left]
-            for c in range(n_classes):
-                rv += nlogn[cum[c, b] - cum[c, mid]]
-            rv -= nlogn[n_rows - n_left]
-            ent = -rv / (n_rows * _LN2)
-            best = int(np.argmin(ent))  # first minimum, as Weka's strict '<' scan
-            if not prior_ent - float(ent[best]) > 0:
+            chosen = choose(groups, a, b, top)
+            if chosen is None:
                 continue
-            t = a + best
-            left = cum[:, t + 1] - cum[:, a]
-            if _fayyad_irani_accepts(prior, left, prior - left, n_rows, nlogn):
-                cuts.append((values[t] + values[t + 1]) / 2.0)
-                stack.append((t + 1, b))
-                stack.append((a, t + 1))
+            t, further = chosen
+            cuts.append((values[t] + values[t + 1]) / 2.0)
+            if further:
+                stack.append((t + 1, b, False))
+                stack.append((a, t + 1, False))
         return np.sort(np.array(cuts, dtype=np.float64))
+
+    def _best_cut(self, groups, a, b, top):
+        """Fayyad & Irani: the cut of least class entropy, if the MDL rule accepts it."""
+        nlogn = self._nlogn
+        _, cum, cum_rows = groups
+        n_classes = cum.shape[0]
+        prior = cum[:, b] - cum[:, a]
+        n_rows = int(cum_rows[b] - cum_rows[a])
+        prior_ent = _entropy(prior, nlogn)
+        # candidate t (a <= t < b - 1) splits after group t; Weka's
+        # ContingencyTables.entropyConditionedOnRows with the same summation order
+        mid = slice(a + 1, b)
+        n_left = cum_rows[mid] - cum_rows[a]
+        rv = np.zeros(b - a - 1)
+        for c in range(n_classes):
+            rv += nlogn[cum[c, mid] - cum[c, a]]
+        rv -= nlogn[n_left]
+        for c in range(n_classes):
+            rv += nlogn[cum[c, b] - cum[c, mid]]
+        rv -= nlogn[n_rows - n_left]
+        ent = -rv / (n_rows * _LN2)
+        best = int(np.argmin(ent))  # first minimum, as Weka's strict '<' scan
+        if not prior_ent - float(ent[best]) > 0:
+            return None
+        t = a + best
+        left = cum[:, t + 1] - cum[:, a]
+        if _fayyad_irani_accepts(prior, left, prior - left, n_rows, nlogn):
+            return t, True
+        return None
+
+
+def _sorted_groups(x, codes, n_classes):
+    """The distinct values of a column and the cumulated class counts over them:
+    ``(values, cum, cum_rows)`` with ``cum[c, t]`` the rows of class c among the first t
+    distinct values and ``cum_rows[t]`` all rows among them (None: fewer than 2 values)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    first = np.empty(xs.size, dtype=bool)
+    first[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=first[1:])
+    values = xs[first]
+    g = values.size
+    if g < 2:
+        return None
+    group = np.cumsum(first) - 1
+    counts = np.bincount(codes[order] * g + group, minlength=g * n_classes)
+    # class-major layout, so that every per-class slice is contiguous
+    cum = np.zeros((n_classes, g + 1), dtype=np.intp)
+    np.cumsum(counts.reshape(n_classes, g), axis=1, out=cum[:, 1:])
+    cum_rows = np.zeros(g + 1, dtype=np.intp)
+    np.cumsum(np.diff(np.flatnonzero(np.r_[first, True])), out=cum_rows[1:])
+    return values, cum, cum_rows
+
+
+def mdl_margins(cum, cum_rows, a, b, nlogn):
+    """Information gain and Fayyad & Irani MDL margin of every candidate cut of the range
+    ``[a, b)`` of distinct values (vectorised over the candidates).
+
+    Candidate ``i`` cuts after group ``a + i``.  The margin is
+    ``Gain - (log2(N - 1) + Delta) / N``, the quantity the MDL rule of
+    :class:`MDLDiscretizer` requires to be positive (entropies in bits).
+
+    Parameters
+    ----------
+    cum : ndarray of shape (n_classes, n_groups + 1)
+        Cumulated class counts over the sorted distinct values.
+    cum_rows : ndarray of shape (n_groups + 1,)
+        Cumulated row counts.
+    a, b : int
+        The range of groups (``b - a >= 2``).
+    nlogn : ndarray
+        ``n ln n`` for n = 0 .. number of rows.
+
+    Returns
+    -------
+    gain, margin : ndarray of shape (b - a - 1,)
+    """
+    prior = cum[:, b] - cum[:, a]
+    n_rows = int(cum_rows[b] - cum_rows[a])
+    left = cum[:, a + 1:b] - cum[:, a:a + 1]
+    right = prior[:, None] - left
+    n_left = cum_rows[a + 1:b] - cum_rows[a]
+    n_right = n_rows - n_left
+    s_left = nlogn[left].sum(axis=0)
+    s_right = nlogn[right].sum(axis=0)
+    prior_ent = (nlogn[n_rows] - nlogn[prior].sum()) / (n_rows * _LN2)
+    cond_ent = -(s_left - nlogn[n_left] + s_right - nlogn[n_right]) / (n_rows * _LN2)
+    gain = prior_ent - cond_ent
+    ent_left = (nlogn[n_left] - s_left) / (n_left * _LN2)
+    ent_right = (nlogn[n_right] - s_right) / (n_right * _LN2)
+    k = int(np.count_nonzero(prior))
+    k_left = np.count_nonzero(left, axis=0)
+    k_right = np.count_nonzero(right, axis=0)
+    delta = _log2(3.0**k - 2) - (k * prior_ent - k_right * ent_right - k_left * ent_left)
+    return gain, gain - (_log2(n_rows - 1) + delta) / n_rows
+
+
+def draw_index(weights, u):
+    """Index drawn with probability proportional to the non-negative ``weights`` for the
+    uniform number ``u`` in [0, 1) (inverse of the cumulated distribution)."""
+    cdf = np.cumsum(weights)
+    return min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), weights.size - 1)
+
+
+@fill_doc
+class RandomizedMDLDiscretizer(MDLDiscretizer):
+    """Randomised MDL discretisation (Zhang, Petitjean & Buntine 2020).
+
+    The recursive splitting of :class:`MDLDiscretizer`, except that each split draws its
+    cut at random instead of taking the one of least class entropy: among the candidate
+    cuts whose Fayyad & Irani MDL margin ``Gain - (log2(N - 1) + Delta) / N`` is positive,
+    a cut is drawn with probability proportional to its margin.  When no cut passes, the
+    range is not split, except for the whole column: there one cut is drawn with
+    probability proportional to its information gain and the column is not split further,
+    so that every numeric column whose values carry any class information gets at least
+    one cut.  Each of ``n_draws`` independent draws
+    gives a discretisation of every column (``draw_cut_points_``); ``cut_points_`` holds
+    their union, so that the bins of every draw are unions of the bins of
+    :meth:`transform`.  ESKDB gives each member its own draw.
+
+    Unlike Zhang et al.'s code, the MDL threshold is the one of Fayyad & Irani (1993) with
+    ``N - 1`` candidate cuts, as in :class:`MDLDiscretizer`.
+
+    Parameters
+    ----------
+    n_draws : int, default=1
+        Number of independent discretisations drawn.
+    max_sample_rows : int or None, default=100_000
+        If the data has more rows, cut points are computed on a random sample of this many
+        rows drawn without replacement. ``None`` disables sampling.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the row sample and of the cut draws (the same seed gives the same cuts).
+
+    Attributes
+    ----------
+    cut_points_ : list of ndarray of float64
+        Sorted union of the draws' cut points of each column.
+    draw_cut_points_ : list of list of ndarray of float64
+        ``draw_cut_points_[d][j]``: the sorted cut points of column j in draw d.
+    n_bins_ : ndarray of int
+        ``len(cut_points_[j]) + 1`` for each column.
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+
+    References
+    ----------
+    {zhang2020}
+
+    Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of continuous-valued
+    attributes for classification learning. *IJCAI 1993*, 1022-1027.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive.preprocessing import RandomizedMDLDiscretizer
+    >>> x = np.array([[1.0], [2.0], [3.0], [4.0], [11.0], [12.0], [13.0], [14.0]])
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> RandomizedMDLDiscretizer(random_state=0).fit(x, y).cut_points_[0].tolist()
+    [7.5]
+    """
+
+    def __init__(self, n_draws=1, max_sample_rows=100_000, random_state=None):
+        self.n_draws = n_draws
+        self.max_sample_rows = max_sample_rows
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Draw ``n_draws`` randomised MDL discretisations of every column.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            Numeric data; NaN values are ignored.
+        y : array-like of shape (n_rows,)
+            Class labels (any type).
+
+        Returns
+        -------
+        self : RandomizedMDLDiscretizer
+        """
+        n = self.n_draws
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise InputError(f"n_draws must be a positive integer, got {n!r}")
+        self._draws = []
+        super().fit(X, y)
+        self.draw_cut_points_ = [[column[d] for column in self._draws]
+                                 for d in range(int(n))]
+        del self._draws
+        return self
+
+    def _prepare(self, n_rows):
+        super()._prepare(n_rows)
+        self._rng = check_random_state(self.random_state)
+
+    def _no_cuts(self):
+        self._draws.append([np.empty(0, dtype=np.float64)] * int(self.n_draws))
+        return super()._no_cuts()
+
+    def _column_cuts(self, x, codes, n_classes):
+        groups = _sorted_groups(x, codes, n_classes)
+        draws = [np.empty(0) if groups is None else self._split(groups, self._drawn_cut)
+                 for _ in range(int(self.n_draws))]
+        self._draws.append(draws)
+        return np.unique(np.concatenate(draws))
+
+    def _drawn_cut(self, groups, a, b, top):
+        """A cut drawn in proportion to its MDL margin, its sides split in turn; at the top
+        level, when no cut passes, one cut drawn in proportion to its information gain, the
+        only one; else None."""
+        _, cum, cum_rows = groups
+        gain, margin = mdl_margins(cum, cum_rows, a, b, self._nlogn)
+        weights = np.where(margin > 0, margin, 0.0)
+        further = True
+        if not weights.sum() > 0:
+            if not top:
+                return None
+            weights = np.where(gain > 0, gain, 0.0)
+            if not weights.sum() > 0:
+                return None
+            further = False
+        return a + draw_index(weights, self._rng.random_sample()), further
 
 
 def _entropy(counts, nlogn):

@@ -990,7 +990,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     "in the code-free model format: use pickle / joblib for it, or use "
                     "discretizer='mdl' or 'equal_frequency'.")
         return {
-            "params": {k: v for k, v in self.get_params().items() if k != "discretizer"}
+            "params": {k: v for k, v in self.get_params(deep=False).items()
+                       if k != "discretizer"}
             | {"discretizer": self.discretizer if isinstance(self.discretizer, str) else None},
             "n_features_in": int(self.n_features_in_),
             "column_names": [_json_value(c) for c in self.column_names_],

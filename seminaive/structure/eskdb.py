@@ -24,12 +24,16 @@ from sklearn.utils import check_random_state
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
-from ..tables import CombinationTable
+from ..exceptions import TableTooLargeError
+from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
+from ..tables import CombinationTable, FrequencyTable, estimate_combination_bytes
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
 
 #: tries to draw an order different from those already drawn
 _ORDER_TRIES = 100
+
+_DISCRETIZATION = ("per_member", "shared")
 
 
 def sample_orders(mi, n_orders, rng):
@@ -37,26 +41,107 @@ def sample_orders(mi, n_orders, rng):
     others drawn without replacement with probability proportional to ``mi`` (attributes of
     zero mutual information last, in index order); distinct while that is possible."""
     mi = np.maximum(np.asarray(mi, dtype=np.float64), 0.0)
-    a = mi.size
     orders = [np.argsort(-mi, kind="stable").astype(np.int64)]
     seen = {tuple(orders[0])}
     while len(orders) < n_orders:
         for _ in range(_ORDER_TRIES):
-            weights = mi.copy()
-            order = []
-            for _ in range(a):
-                total = weights.sum()
-                if total <= 0:
-                    break
-                i = int(rng.choice(a, p=weights / total))
-                order.append(i)
-                weights[i] = 0.0
-            order += [i for i in range(a) if i not in order]
+            order = _draw_order(mi, rng)
             if tuple(order) not in seen:
                 break
         seen.add(tuple(order))
         orders.append(np.asarray(order, dtype=np.int64))
     return orders
+
+
+def _draw_order(mi, rng):
+    """An attribute order drawn without replacement with probability proportional to the
+    (non-negative) ``mi``, the attributes of zero weight last in index order."""
+    a = mi.size
+    weights = mi.copy()
+    order = []
+    for _ in range(a):
+        total = weights.sum()
+        if total <= 0:
+            break
+        i = int(rng.choice(a, p=weights / total))
+        order.append(i)
+        weights[i] = 0.0
+    return order + [i for i in range(a) if i not in order]
+
+
+def member_orders(mis, rng):
+    """Per-member discretisation: member j's order from its own mutual information
+    ``mis[j]``; the first by decreasing mutual information, the others drawn."""
+    mis = [np.maximum(np.asarray(mi, dtype=np.float64), 0.0) for mi in mis]
+    orders = [np.argsort(-mis[0], kind="stable").astype(np.int64)]
+    orders += [np.asarray(_draw_order(mi, rng), dtype=np.int64) for mi in mis[1:]]
+    return orders
+
+
+def value_maps(encoder, masks):
+    """Storage-code maps of every member: ``maps[j][c, v]`` is member j's storage code of
+    the ensemble's storage code ``v`` of attribute ``c`` (nominal attributes: the identity;
+    numeric ones: the bin of the union of cut points to the member's bin, which contains
+    it).  ``masks[j][t]``: which cut points of the t-th numeric column member j keeps."""
+    n_values = encoder.n_values_
+    width = int(n_values.max()) + 1
+    numeric = encoder.numeric_columns_.tolist()
+    maps = []
+    for mask in masks:
+        lut = np.tile(np.arange(width, dtype=np.int64), (n_values.size, 1))
+        for t, c in enumerate(numeric):
+            kept = np.asarray(mask[t], dtype=bool)
+            # bin v of the union (0-based) lies in member bin sum(kept[:v])
+            bins = np.concatenate([[0], np.cumsum(kept)])
+            lut[c, 1:bins.size + 1] = bins + 1
+            if n_values[c] > bins.size:  # missing="value": the value for missing comes last
+                lut[c, bins.size + 1:] = int(kept.sum()) + 2
+        maps.append(lut)
+    return maps
+
+
+def remap_codes(codes, lut, sizes):
+    """Storage codes through a member's value map (storage dtype of its ``sizes``)."""
+    out = np.empty(codes.shape, dtype=np.uint8 if sizes.max() <= 255 else np.int32,
+                   order="F")
+    for c in range(codes.shape[1]):
+        np.take(lut[c], codes[:, c], out=out[:, c], mode="clip")
+    return out
+
+
+def aggregate_table(table, lut, n_values, max_table_bytes=None):
+    """A member's :class:`~seminaive.tables.FrequencyTable` of the same combinations as
+    ``table`` over its own values: every cell of ``table`` added to the cell its value map
+    sends it to."""
+    member = FrequencyTable(n_values, table.n_classes, table.max_order, max_table_bytes)
+    k = table.n_classes
+    parts = []
+    for g, d in enumerate(table.orders):
+        index = np.zeros((), dtype=np.int64)
+        for t in table.combos[g, :int(d)]:
+            index = (index[..., None] * int(member.sizes[t])
+                     + lut[t, :int(table.sizes[t])])
+        index = index[..., None] * k + np.arange(k)
+        parts.append(index.ravel() + int(member.offsets[g]))
+    target = np.concatenate(parts)
+    member.counts[:] = np.bincount(target, weights=table.counts, minlength=member.counts.size)
+    member.n_rows = table.n_rows
+    return member
+
+
+class _RemappedSource:
+    """A source whose chunks reach ``fn`` with their codes through a member's value map."""
+
+    def __init__(self, source, lut, sizes):
+        self.source, self.lut, self.sizes = source, lut, sizes
+
+    def map_reduce(self, fn, *args, **kwargs):
+        lut, sizes = self.lut, self.sizes
+
+        def mapped(codes, y, w, *rest):
+            return fn(remap_codes(codes, lut, sizes), y, w, *rest)
+
+        return self.source.map_reduce(mapped, *args, **kwargs)
 
 
 class _Member(SKDB):
@@ -84,15 +169,22 @@ class ESKDB(_StructureBase):
     2020).  The members share three passes over the data: the class, attribute and pair
     counts, the union of their families, and their leave-one-out losses.
 
-    The members share one discretisation (the ``discretizer`` fitted once); the randomised
-    discretisation Zhang et al. (2020) describe for numeric data is not reproduced (their
-    public code takes discretised data).  With ``smoothing="m_estimate"`` the members are
-    plain SKDBs on perturbed orders.
+    Numeric attributes (``discretizer="mdl"``, ``discretization="per_member"``): every
+    member has its own randomised MDL discretisation, as in Zhang et al. (2020): a
+    :class:`~seminaive.preprocessing.RandomizedMDLDiscretizer` draws one set of cut points
+    per member (each cut drawn in proportion to its MDL margin), the ensemble counts its
+    pair table once on the union of the members' cut points, and every member aggregates it
+    to its own bins, ranks and samples its attribute order by its own mutual information,
+    and counts its own families (the members' families and leave-one-out losses still take
+    one pass each for all members).  With ``discretization="shared"``, another
+    ``discretizer``, or nominal attributes only, the members share one discretisation and
+    the union of their families is counted once.  With ``smoothing="m_estimate"`` the
+    members are plain SKDBs on perturbed orders.
 
-    :meth:`partial_fit` chooses the members' orders, candidates and models on the first
-    chunk and keeps them for later chunks, whose rows every member counts into its families
-    (no row is dropped; the HDP estimates are sampled again on all the counts); a warning
-    says that :meth:`fit` on all the rows may choose differently.
+    :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
+    the first chunk and keeps them for later chunks, whose rows every member counts into
+    its families (no row is dropped; the HDP estimates are sampled again on all the
+    counts); a warning says that :meth:`fit` on all the rows may choose differently.
 
     Parameters
     ----------
@@ -114,6 +206,7 @@ class ESKDB(_StructureBase):
     {max_table_bytes}
     {random_state}
     {hdp_parameters}
+    {eskdb_discretization}
 
     Attributes
     ----------
@@ -121,6 +214,9 @@ class ESKDB(_StructureBase):
         The members, sharing ``encoder_`` and ``table_``.
     orders_ : ndarray of shape (n_estimators, n_features)
         The attribute order of every member.
+    member_cut_points_ : list of list of ndarray, or None
+        Per-member discretisation: ``member_cut_points_[j][t]``, the cut points of member
+        j on the t-th numeric attribute (None when the members share one discretisation).
     {mutual_info_}
     {conditional_mutual_info_}
     {fitted_attributes}
@@ -152,7 +248,8 @@ class ESKDB(_StructureBase):
     def __init__(self, n_estimators=5, k=5, *, loss="rmse", smoothing="hdp", m=1.0,
                  min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
                  categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, n_iter=1000, burn_in=None, tying="level"):
+                 random_state=None, n_iter=1000, burn_in=None, tying="level",
+                 discretization="per_member"):
         assign_params(self, locals())
 
     def _supports_hdp(self):
@@ -164,12 +261,57 @@ class ESKDB(_StructureBase):
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0:
             raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
+        if self.discretization not in _DISCRETIZATION:
+            raise ValueError(f"discretization={self.discretization!r}: use one of "
+                             f"{_DISCRETIZATION}")
         super()._check_params()
         self._member(0).set_params(random_state=0)._check_params()
 
     def _reset_learned(self):
         super()._reset_learned()
-        self.__dict__.pop("estimators_", None)
+        for name in ("estimators_", "_member_maps", "_member_masks", "member_cut_points_"):
+            self.__dict__.pop(name, None)
+
+    def _draws_cuts(self):
+        """Whether each member draws its own cut points (randomised MDL)."""
+        return self.discretization == "per_member" and isinstance(self.discretizer, str) \
+            and self.discretizer == "mdl"
+
+    def _make_encoder(self):
+        if not self._draws_cuts():
+            return super()._make_encoder()
+        disc = RandomizedMDLDiscretizer(n_draws=int(self.n_estimators),
+                                        random_state=self.random_state)
+        return AttributeEncoder(discretizer=disc, n_bins=self.n_bins, missing=self.missing,
+                                categorical_features=self.categorical_features,
+                                random_state=self.random_state)
+
+    def _per_member(self):
+        """Whether the fitted members have their own discretisations."""
+        return getattr(self, "member_cut_points_", None) is not None
+
+    def _set_member_cuts(self, cuts):
+        """Install the members' cut points (list per member of list per numeric column)
+        and their value maps into the ensemble's codes; None: shared discretisation."""
+        self.member_cut_points_ = cuts
+        if cuts is None:
+            self.__dict__.pop("_member_maps", None)
+            return
+        union = self.encoder_.cut_points()
+        masks = [[np.isin(u, c) for u, c in zip(union, member, strict=True)]
+                 for member in cuts]
+        self._member_masks = masks
+        self._member_maps = value_maps(self.encoder_, masks)
+
+    def _member_tables(self):
+        """Every member's pair table, aggregated from the ensemble's."""
+        tables = []
+        for lut, masks in zip(self._member_maps, self._member_masks, strict=True):
+            n_values = self.encoder_.n_values_.copy()
+            for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
+                n_values[c] -= int((~masks[t]).sum())
+            tables.append(aggregate_table(self.table_, lut, n_values, self.max_table_bytes))
+        return tables
 
     def _member(self, seed, order=None):
         member = _Member(k=int(self.k), loss=self.loss, select="both", smoothing=self.smoothing,
@@ -192,7 +334,16 @@ class ESKDB(_StructureBase):
         stats = PairStatistics(self.table_)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
-        if self._keeps_choice("estimators_"):
+        kept = self._keeps_choice("estimators_")
+        if not kept:
+            numeric = self.encoder_.numeric_columns_.size > 0
+            disc = getattr(self.encoder_, "discretizer_", None)
+            self._set_member_cuts(disc.draw_cut_points_ if numeric and isinstance(
+                disc, RandomizedMDLDiscretizer) else None)
+        if self._per_member():
+            self._learn_per_member(source, kept)
+            return
+        if kept:
             # the members keep their orders, candidates and selections; their families and
             # moments take this chunk
             self._warn_choice_kept("members' attribute orders, candidates and selections")
@@ -231,6 +382,94 @@ class ESKDB(_StructureBase):
         self._mark_choice()
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
 
+    def _learn_per_member(self, source, kept):
+        """Fit with per-member discretisations: each member on its own aggregated pair
+        table and remapped codes; one pass for all the members' families, one for all
+        their leave-one-out losses."""
+        tables = self._member_tables()
+        if kept:
+            self._warn_choice_kept("members' attribute orders, candidates, selections and cut "
+                                   "points")
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
+                for member, table, lut in zip(self.estimators_, tables, self._member_maps,
+                                              strict=True):
+                    self._share(member).table_ = table
+                    member._learn_from_counts(_RemappedSource(source, lut, table.sizes))
+            return
+        rng = check_random_state(self.random_state)
+        stats = [PairStatistics(t) for t in tables]
+        orders = member_orders([st.mi for st in stats], rng)
+        seeds = rng.randint(0, 2 ** 31 - 1, size=len(orders))
+        members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
+        for member, table in zip(members, tables, strict=True):
+            self._share(member).table_ = table
+        sources = [_RemappedSource(source, lut, t.sizes)
+                   for lut, t in zip(self._member_maps, tables, strict=True)]
+        self._count_member_families(members, stats, source)
+        passes = [m._selection_pass(src) for m, src in zip(members, sources, strict=True)]
+        maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
+        sizes = []
+
+        def loo(codes, y, w, values=None):
+            parts = [fn(remap_codes(codes, lut, sz), y, w, values)
+                     for (fn, _), (lut, sz) in zip(passes, maps, strict=True)]
+            sizes[:] = [part.size for part in parts]
+            return np.concatenate(parts)
+
+        self._finish_members(members, passes, source.map_reduce(loo))
+
+    def _finish_members(self, members, passes, summed):
+        start = 0
+        for (_, finish), member in zip(passes, members, strict=True):
+            if summed is None:
+                finish(None)
+                continue
+            size = member.loo_size()
+            finish(summed[start:start + size])
+            start += size
+        for member in members:
+            member._mark_choice()
+        self.estimators_ = members
+        self._mark_choice()
+        self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
+
+    def _count_member_families(self, members, stats, source):
+        """Count every member's prefix families on its own codes, all in one pass; the
+        members' families and pair tables together within ``max_table_bytes``."""
+        k = self.table_.n_classes
+        plans = []
+        for member, st in zip(members, stats, strict=True):
+            families = member._plan(st)[2]
+            plans.append((families, member.table_.sizes - 1))
+        if self.max_table_bytes is not None:
+            used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+            need = sum(estimate_combination_bytes(f, nv, k) for f, nv in plans)
+            if used + need > self.max_table_bytes:
+                raise TableTooLargeError(
+                    f"the families of the {len(members)} members, each on its own "
+                    f"discretisation, would need {need / 2**30:.2f} GiB besides "
+                    f"{used / 2**30:.2f} GiB of pair tables, more than max_table_bytes="
+                    f"{self.max_table_bytes / 2**30:.2f} GiB: use a smaller k, fewer members, "
+                    "discretization='shared', or raise max_table_bytes")
+        luts = self._member_maps
+
+        def count(codes, y, w):
+            parts = [CombinationTable(f, nv, k).add(remap_codes(codes, lut, nv + 1), y, w)
+                     .counts for (f, nv), lut in zip(plans, luts, strict=True) if f]
+            return np.concatenate(parts) if parts else np.zeros(0)
+
+        counted = source.map_reduce(count, operator.add)
+        start = 0
+        for member, (families, n_values) in zip(members, plans, strict=True):
+            if not families:
+                continue
+            table = CombinationTable(families, n_values, k)
+            if counted is not None:
+                table.counts += counted[start:start + table.counts.size]
+            start += table.counts.size
+            member._counted_families = table
+
     def _count_shared_families(self, members, stats, source):
         """Count every member's prefix families in one pass (their union, each counted
         once) and hand each member its blocks."""
@@ -257,13 +496,19 @@ class ESKDB(_StructureBase):
     def _scores(self, X):
         codes = self._storage_codes(X)
         log_probs = []
-        for member in self.estimators_:
-            s = member._scores(X, codes)
+        maps = getattr(self, "_member_maps", None) if self._per_member() else None
+        for j, member in enumerate(self.estimators_):
+            own = codes if maps is None else remap_codes(codes, maps[j], member.table_.sizes)
+            s = member._scores(X, own)
             log_probs.append(s - logsumexp(s, axis=1, keepdims=True))
         return logsumexp(np.stack(log_probs), axis=0) - np.log(len(log_probs))
 
     def _learned_state(self):
         state = {"orders": self.orders_}
+        if self._per_member():
+            state["cut_masks"] = np.array(
+                [np.concatenate([np.zeros(0, bool), *masks]) for masks in self._member_masks],
+                dtype=np.uint8).reshape(len(self._member_masks), -1)
         for j, member in enumerate(self.estimators_):
             state.update({f"m{j}_{key}": value
                           for key, value in member._learned_state().items()})
@@ -277,19 +522,39 @@ class ESKDB(_StructureBase):
         if (orders.dtype.kind not in "iu" or orders.shape != (int(self.n_estimators), a)
                 or any(sorted(row.tolist()) != list(range(a)) for row in orders)):
             raise ValueError("orders must hold one permutation of the attributes per member")
-        known = {"orders"} | {key for key in arrays
+        known = {"orders", "cut_masks"} & set(arrays) | {key for key in arrays
                               if key.split("_", 1)[0] in {f"m{j}" for j in range(len(orders))}}
         if set(arrays) != known:
             raise ValueError(f"unexpected learned arrays {sorted(set(arrays) - known)}")
         stats = PairStatistics(self.table_)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
+        tables = self._restore_member_cuts(arrays.get("cut_masks"), len(orders))
         members = []
         for j, order in enumerate(orders):
             member = self._share(self._member(0, order.astype(np.int64)))
+            if tables is not None:
+                member.table_ = tables[j]
             prefix = f"m{j}_"
             member._set_learned_state({key[len(prefix):]: value for key, value in arrays.items()
                                        if key.startswith(prefix)})
             members.append(member)
         self.estimators_ = members
         self.orders_ = orders.astype(np.int64)
+
+    def _restore_member_cuts(self, cut_masks, n_members):
+        """The members' cut points from a model file (None: shared discretisation) and their
+        aggregated tables."""
+        if cut_masks is None:
+            self._set_member_cuts(None)
+            return None
+        union = self.encoder_.cut_points()
+        cut_masks = np.asarray(cut_masks)
+        total = sum(u.size for u in union)
+        if (cut_masks.dtype.kind not in "iub" or cut_masks.shape != (n_members, total)
+                or not np.isin(cut_masks, (0, 1)).all() or not union):
+            raise ValueError("cut_masks must hold one 0/1 flag per cut point and member")
+        bounds = np.cumsum([0] + [u.size for u in union])
+        self._set_member_cuts([[u[row[bounds[t]:bounds[t + 1]].astype(bool)]
+                                for t, u in enumerate(union)] for row in cut_masks])
+        return self._member_tables()
