@@ -112,7 +112,7 @@ def _chunk_values(values, n_rows, gaussian, needs):
 
 
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
-                  squares=False, gaussian=None, linear=True):
+                  squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
@@ -121,7 +121,10 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     ``gaussian``: the :class:`~seminaive.kernels.gaussian.GaussianLoo` of Gaussian children
     (the source then replays the numeric values too).  Without Gaussian children the pass
     runs in linear space (:func:`~seminaive.selection._kernels.nested_loo_loss_nominal`)
-    unless ``linear`` is False (the log-space kernel, kept as its reference).
+    unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``
+    (row blocks per chunk, default :func:`~seminaive.kernels.losses.row_blocks`) and
+    ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
+    operations (for tests).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -138,16 +141,18 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         out = np.zeros((n + 1, a + 1, a + 1))
         out_sq = np.zeros_like(out)
         X = np.ascontiguousarray(codes)
+        blocks = loss_kernels.row_blocks(X.shape[0]) if n_blocks is None else n_blocks
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq)
+                float(min_count), kind, blocks, out, out_sq,
+                kernels.TILE_ROWS if tile_rows is None else tile_rows)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq,
+                float(min_count), kind, blocks, out, out_sq,
                 _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, out_sq, float(w.sum())
 
