@@ -200,7 +200,7 @@ def test_nested_loo_of_order_three_equals_refit():
 @pytest.mark.parametrize("smoothing, m, min_count, loss, wkind, seed", CASES)
 def test_linear_nested_pass_equals_the_log_space_kernel(smoothing, m, min_count, loss, wkind,
                                                         seed):
-    """The linear-space pass (no log tables, gathered top-order cells) against the log-space
+    """The linear-space pass (no log tables, rows in tiles) against the log-space
     kernel it replaced, on every (L, r, s), with missing values and weights."""
     n_values, k = (3, 4, 2, 5, 3, 2, 4), 3
     X, y = _data(n_rows=70, n_values=n_values, k=k, missing=0.15, seed=seed)

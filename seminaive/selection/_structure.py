@@ -50,20 +50,22 @@ def combination_levels(attributes, n, weights=None):
     if weights is None:
         weights = np.ones(int(attributes.max()) + 1 if attributes.size else 0)
     width = max(n, 1)
-    rows, max_rank, weight, level_first = [np.full(width, -1, np.int64)], [-1], [1.0], [0, 1]
+    rows, max_rank, weight = [np.full((1, width), -1, np.int64)], [np.full(1, -1)], [np.ones(1)]
+    level_first = [0, 1]
     for level in range(1, n + 1):
-        for last in range(attributes.size):
-            for rest in combinations(range(last), level - 1):
-                members = np.sort(attributes[[*rest, last]])
-                row = np.full(width, -1, dtype=np.int64)
-                row[:level] = members
-                rows.append(row)
-                max_rank.append(last)
-                weight.append(float(np.prod(weights[members])))
-        level_first.append(len(rows))
-    return (np.array(rows, dtype=np.int64).reshape(-1, width),
-            np.array(level_first, dtype=np.int64), np.array(max_rank, dtype=np.int64),
-            np.array(weight, dtype=np.float64))
+        positions = np.array([(*rest, last) for last in range(attributes.size)
+                              for rest in combinations(range(last), level - 1)],
+                             dtype=np.int64).reshape(-1, level)
+        members = np.sort(attributes[positions], axis=1)
+        block = np.full((len(positions), width), -1, dtype=np.int64)
+        block[:, :level] = members
+        rows.append(block)
+        max_rank.append(positions[:, -1])
+        weight.append(np.prod(np.asarray(weights, dtype=np.float64)[members], axis=1))
+        level_first.append(level_first[-1] + len(positions))
+    return (np.concatenate(rows), np.array(level_first, dtype=np.int64),
+            np.concatenate(max_rank).astype(np.int64),
+            np.concatenate(weight).astype(np.float64))
 
 
 class _CountContext:
