@@ -200,7 +200,7 @@ def test_nested_loo_of_order_three_equals_refit():
 @pytest.mark.parametrize("smoothing, m, min_count, loss, wkind, seed", CASES)
 def test_linear_nested_pass_equals_the_log_space_kernel(smoothing, m, min_count, loss, wkind,
                                                         seed):
-    """The linear-space pass (no log tables, gathered top-order cells) against the log-space
+    """The linear-space pass (no log tables, rows in tiles) against the log-space
     kernel it replaced, on every (L, r, s), with missing values and weights."""
     n_values, k = (3, 4, 2, 5, 3, 2, 4), 3
     X, y = _data(n_rows=70, n_values=n_values, k=k, missing=0.15, seed=seed)
@@ -239,3 +239,80 @@ def test_linear_nested_pass_does_not_underflow():
         # log loss) below exp(-745) of the largest class's; the linear kernel's blocks keep it
         assert np.all(np.isnan(lin[np.isnan(ref)]))
         assert np.all(lin[np.isinf(ref)] > 700)
+
+
+def _tiling_case(min_count=1, seed=5, n_rows=40):
+    n_values, k = (3, 2, 4, 2, 3, 3), 3
+    X, y = _data(n_rows=n_rows, n_values=n_values, k=k, missing=0.12, seed=seed)
+    X[:, 1] = np.where(X[:, 1] == 0, 2, X[:, 1])  # one attribute never missing
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 3, len(y)).astype(float)
+    w[:3] = 0.0
+    table = _table(X, y, w, n_values, k, 3)
+    ranking = np.array([2, 5, 0, 1, 4, 3], dtype=np.int64)
+    args = (table, ArraySource(X, y, w, chunk_rows=17), ranking, 2, np.ones(len(n_values)),
+            "m_estimate", 0.7, min_count, "rmse")
+    return X, y, w, table, ranking, args
+
+
+@pytest.mark.parametrize("tile_rows, n_blocks", [(1, None), (3, 40), (2, 1), (512, 1)])
+def test_linear_nested_pass_does_not_depend_on_the_tiling(tile_rows, n_blocks):
+    """Tiles of one row, tiles that split a block unevenly, more blocks than rows (empty
+    blocks), one block: the log-space kernel's losses every time."""
+    *_, args = _tiling_case()
+    lin, lin_sq, _ = st.nested_losses(*args, squares=True, n_blocks=n_blocks,
+                                      tile_rows=tile_rows)
+    ref, ref_sq, _ = st.nested_losses(*args, squares=True, linear=False)
+    assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+    assert_allclose(lin_sq, ref_sq, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_linear_nested_pass_of_single_row_chunks():
+    """Chunks (and blocks) of one row."""
+    X, y, w, table, ranking, args = _tiling_case()
+    args = (table, ArraySource(X, y, w, chunk_rows=1), *args[2:])
+    lin, _ = st.nested_losses(*args)
+    ref, _ = st.nested_losses(*args, linear=False)
+    assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_linear_nested_pass_rows_of_weight_zero_add_nothing():
+    X, y, w, table, ranking, args = _tiling_case()
+    assert np.sum(w == 0) >= 3
+    lin, total = st.nested_losses(*args, tile_rows=4)
+    keep = w > 0
+    kept, kept_total = st.nested_losses(table, ArraySource(X[keep], y[keep], w[keep]),
+                                        *args[2:], tile_rows=4)
+    assert total == kept_total
+    assert_allclose(lin, kept, rtol=1e-13, atol=1e-14, equal_nan=True)
+
+
+@pytest.mark.parametrize("min_count", [6, 10])
+def test_linear_nested_pass_with_rows_whose_pairs_never_qualify(min_count):
+    """With a high min_count many rows have no qualifying pair (or parent) at some or every
+    r: they cascade to the level below, as in the log-space kernel."""
+    X, y, w, table, ranking, args = _tiling_case(min_count=min_count)
+    # some row has no qualifying pair among all the attributes
+    never = some = 0
+    for t in np.flatnonzero(w > 0):
+        h = min(w[t], 1.0)
+        qualifies = [X[t, i] > 0 and X[t, j] > 0
+                     and table.block([i, j])[X[t, i], X[t, j]].sum() - h >= min_count
+                     for i, j in combinations(range(X.shape[1]), 2)]
+        never += not any(qualifies)
+        some += any(qualifies)
+    assert never > 0 and some > 0
+    for tile_rows in (1, 5, 512):
+        lin, _ = st.nested_losses(*args, tile_rows=tile_rows)
+        ref, _ = st.nested_losses(*args, linear=False)
+        assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_linear_nested_pass_cascades_to_naive_bayes_when_nothing_qualifies():
+    """min_count above every count: every model (L >= 1, r, s) is naive Bayes over the
+    top-s children."""
+    *_, args = _tiling_case()
+    lin, _ = st.nested_losses(*args[:-2], 10 ** 6, "rmse", tile_rows=3)
+    for level in (1, 2):
+        for r in range(level, lin.shape[1]):
+            assert_allclose(lin[level, r], lin[0, 0], rtol=1e-13)

@@ -417,8 +417,11 @@ _BLOCK = 2.0 ** 256
 _TINY = 2.0 ** -256
 _LOG_BLOCK = 256.0 * math.log(2.0)
 _NO_BLOCK = -(1 << 40)  # below any block
-#: at most this many bytes of gathered counts per thread (:func:`_gather_cells`)
-_GATHER_BYTES = 1 << 25
+#: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
+#: TILE_ROWS, and at most _TILE_BYTES of per-row sums, so that they and one combination's
+#: union blocks stay in a core's cache
+TILE_ROWS = 512
+_TILE_BYTES = 1 << 21
 
 
 @njit(cache=True, inline="always")
@@ -446,24 +449,6 @@ def _renormalise(p, e, yy):
         v *= _TINY
         e[yy] += 1
     p[yy] = v
-
-
-@njit(cache=True, inline="always")
-def _block_add(acc, ea, s, yy, v, e):
-    """acc[s, yy] * _BLOCK ** ea[s, yy] += v * _BLOCK ** e (v > 0 or nothing)."""
-    if v <= 0.0:
-        return
-    cur = ea[s, yy]
-    if acc[s, yy] == 0.0:
-        acc[s, yy] = v
-        ea[s, yy] = e
-    elif e == cur:
-        acc[s, yy] += v
-    elif e > cur:
-        acc[s, yy] = acc[s, yy] * _block_factor(e - cur) + v
-        ea[s, yy] = e
-    else:
-        acc[s, yy] += v * _block_factor(cur - e)
 
 
 @njit(cache=True, inline="always")
@@ -528,51 +513,350 @@ def _union_index(members, n_members, c, ext_first):
     return g
 
 
-@njit(cache=True)
-def _gather_cells(X, r0, r1, counts, offsets, combos, sizes, k, gmap, buf):
-    """buf[r - r0, t * k + y] = N(y, x_g) at the cell of row r of combination g = gmap[t]:
-    combination by combination (one block in cache for all the rows, as the counting kernels
-    do) instead of scattered reads per row."""
-    width = combos.shape[1]
-    for t in range(gmap.shape[0]):
-        g = gmap[t]
-        off = offsets[g]
-        dst = t * k
-        for r in range(r0, r1):
-            cell = 0
-            for u in range(width):
-                e = combos[g, u]
-                if e < 0:
-                    break
-                cell = cell * sizes[e] + X[r, e]
-            src = off + cell * k
-            for yy in range(k):
-                buf[r - r0, dst + yy] = counts[src + yy]
-
-
-@njit(cache=True)
-def _block_losses(cur_loss, acc, ea, wsum, prev_loss, r, a, k, yt, kind, L, same_as_last):
-    """Losses of the models (L, r, s) for every s: of the mean of the combinations so far,
-    of the cascade to level L - 1 when none qualified (the same scores, so the same
-    losses), a copy of the losses at r - 1 when no combination was added since."""
-    if same_as_last and wsum > 0.0:
-        for s in range(a + 1):
-            cur_loss[r, s] = cur_loss[r - 1, s]
-    elif wsum > 0.0:
-        for s in range(a + 1):
-            cur_loss[r, s] = _block_row_loss(acc[s], ea[s], k, yt, kind)
-    elif L > 0:
-        for s in range(a + 1):
-            cur_loss[r, s] = prev_loss[r, s]
+@njit(cache=True, inline="always")
+def _block_add(acc, ea, yy, s, i, v, e):
+    """acc[yy, s, i] * _BLOCK ** ea[yy, s, i] += v * _BLOCK ** e (v > 0 or nothing): the
+    sums of row i of a tile."""
+    if v <= 0.0:
+        return
+    cur = ea[yy, s, i]
+    if acc[yy, s, i] == 0.0:
+        acc[yy, s, i] = v
+        ea[yy, s, i] = e
+    elif e == cur:
+        acc[yy, s, i] += v
+    elif e > cur:
+        acc[yy, s, i] = acc[yy, s, i] * _block_factor(e - cur) + v
+        ea[yy, s, i] = e
     else:
-        for s in range(a + 1):
-            cur_loss[r, s] = 1.0 if kind != LOSS_LOG else np.inf
+        acc[yy, s, i] += v * _block_factor(cur - e)
+
+
+@njit(cache=True, inline="always")
+def _plain_row_loss(acc, s, i, k, yt, kind):
+    """:func:`_block_row_loss` of ``acc[:, s, i]`` when every block is 0 (the same
+    operations, so the same value)."""
+    total = 0.0
+    for yy in range(k):
+        total += acc[yy, s, i]
+    if total <= 0.0:
+        return 1.0 if kind != LOSS_LOG else np.inf
+    if kind == LOSS_RMSE:
+        err = 1.0 - acc[yt, s, i] / total
+        return err * err
+    if kind == LOSS_ZERO_ONE:
+        best = 0
+        best_e = -1.0
+        for yy in range(k):
+            if acc[yy, s, i] > best_e:
+                best_e = acc[yy, s, i]
+                best = yy
+        return 0.0 if best == yt else 1.0
+    if acc[yt, s, i] <= 0.0:
+        return np.inf
+    return math.log(total) - math.log(acc[yt, s, i])
+
+
+@njit(cache=True)
+def _first_qualifying(L, rr, X, w, counts, offsets, ext_first, sizes, k, combo_members,
+                      level_first, combo_maxrank, combo_weight, min_count):
+    """The first r at which level L has a qualifying combination for row rr (the highest
+    rank of the first qualifying combination, plus 1; ``a + 1`` when none qualifies)."""
+    h = min(w[rr], 1.0)
+    for q in range(level_first[L], level_first[L + 1]):
+        if combo_weight[q] <= 0.0:
+            continue
+        g, _ = _qualifying_parent(combo_members[q], L, X[rr], sizes, ext_first, offsets,
+                                  counts, k, h, min_count)
+        if g >= 0:
+            return combo_maxrank[q] + 1
+    return X.shape[1] + 1
+
+
+@njit(cache=True)
+def _tile_snapshot(r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum, added,
+                   last_loss, r_first, part, part_sq, a, k, kind):
+    """Losses of the models (L, r, s), every s, for the tile's rows with a qualifying
+    combination so far, added to ``part[L, r]`` and to ``part[L2, r]`` of every higher
+    level L2 that cascades to them at r (no qualifying combination of its own yet)."""
+    if r < L:
+        return
+    for i in range(n_tile):
+        if wsum[i] <= 0.0:  # the row cascades: a lower level adds its losses
+            continue
+        rr = rows[i]
+        wt = w[rr]
+        yt = y[rr]
+        if added[i]:  # else the same sums, the same losses as at r - 1
+            if blocks[i]:
+                for s in range(a + 1):
+                    last_loss[i, s] = _block_row_loss(acc[:, s, i], ea[:, s, i], k, yt, kind)
+            else:
+                for s in range(a + 1):
+                    last_loss[i, s] = _plain_row_loss(acc, s, i, k, yt, kind)
+            added[i] = False
+        if L > 0 or r == 0:
+            for s in range(a + 1):
+                loss = last_loss[i, s]
+                part[L, r, s] += wt * loss
+                part_sq[L, r, s] += wt * loss * loss
+        for L2 in range(L + 1, n_levels):
+            if r >= r_first[i, L2]:
+                break
+            if r >= L2:
+                for s in range(a + 1):
+                    loss = last_loss[i, s]
+                    part[L2, r, s] += wt * loss
+                    part_sq[L2, r, s] += wt * loss * loss
+
+
+class _Tile(NamedTuple):
+    """A tile's rows and the working arrays of :func:`_level_tile` (one per thread)."""
+
+    rows: np.ndarray  # the tile's rows (weight > 0)
+    xrank: np.ndarray  # xrank[j, i]: the value of row i's attribute of rank j
+    r_first: np.ndarray  # r_first[i, L]: see _first_qualifying
+    acc: np.ndarray  # acc[y, s, i]: row i's sum over combinations of the product up to s
+    ea: np.ndarray  # its blocks
+    blocks: np.ndarray  # whether row i's sums may have a block other than 0
+    wsum: np.ndarray  # row i's weight of the qualifying combinations so far
+    added: np.ndarray  # a combination qualified for row i since the last snapshot
+    last_loss: np.ndarray  # last_loss[i, s]: row i's losses at the last snapshot
+    hrow: np.ndarray  # per row: the held-out amount min(w, 1)
+    yrow: np.ndarray  # per row: its class
+    qual: np.ndarray  # the tile positions of the rows for which a combination qualifies
+    jinv: np.ndarray  # per qualifying row: 1 / the denominator of its joint estimate
+    base: np.ndarray  # per qualifying row: start of its parent cell's class counts
+    apart: np.ndarray  # apart[pos, iq]: the parent cell's part from its members before pos
+    bpart: np.ndarray  # bpart[pos, iq]: from the members from pos on
+    cidx: np.ndarray  # cidx[j, iq]: start of the class counts of the row's union cell
+    pv: np.ndarray  # per qualifying row: the running product (one class at a time)
+    pe: np.ndarray  # its block
+    hcls: np.ndarray  # the row's held-out amount in the class
+    den: np.ndarray  # the row's LOO parent count in the class
+    inv_den: np.ndarray  # 1 / (den + m)
+    cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
+    cc: np.ndarray  # cc[j]: stride of the child
+    idx0: np.ndarray  # idx0[j]: start of the union block
+    ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else
+    pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
+
+
+@njit(cache=True)
+def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, sizes, k, rank,
+                combo_members, level_first, combo_maxrank, combo_weight, n_observed,
+                has_missing, num_add, den_add, m, laplace, min_count, loss_kind, part,
+                part_sq):
+    """Level L of the nested pass for the tile's rows ``tl.rows[:n_tile]`` (``tl``: a
+    :class:`_Tile`): combinations in the outer loop, the tile's rows in the innermost one,
+    as the wide prediction kernel does, so that one combination's union blocks stay in cache
+    while every row of the tile reads them and the rows' products are independent of each
+    other (no chain of dependent products).  Per combination, every child rank j gets the
+    start of its union block (``idx0``), the strides of the members' and of the child's
+    values in it (``cm``, ``cc``, times k) and its kind; a row's term is then one count per
+    class less the held-out row and one product."""
+    a = rank.shape[0]
+    (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, qual, jinv,
+     base, apart, bpart,
+     cidx, pv, pe, hcls, den, inv_den, cpos, cc, idx0, ctype, pstride) = tl
+    for i in range(n_tile):
+        wsum[i] = 0.0
+        added[i] = False
+        blocks[i] = False
+    acc[:, :, :n_tile] = 0.0
+    ea[:, :, :n_tile] = 0
+    next_r = 0
+    for q in range(level_first[L], level_first[L + 1]):
+        mr = combo_maxrank[q]
+        while next_r <= mr:
+            _tile_snapshot(next_r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum,
+                           added, last_loss, r_first, part, part_sq, a, k, loss_kind)
+            next_r += 1
+        wq = combo_weight[q]
+        if wq <= 0.0:
+            continue
+        members = combo_members[q]
+        g = 0
+        prev = -1
+        prod_values = 1.0
+        for u in range(L):
+            e = members[u]
+            g = ext_first[g] + (e - prev - 1)
+            prev = e
+            prod_values *= max(sizes[e] - 1, 1)
+        stride = k
+        for u in range(L - 1, -1, -1):
+            pstride[u] = stride
+            stride *= sizes[members[u]]
+        # the rows for which the combination qualifies
+        nq = 0
+        for i in range(n_tile):
+            rr = rows[i]
+            off = offsets[g]
+            observed = True
+            for u in range(L):
+                v = X[rr, members[u]]
+                if v == 0:
+                    observed = False
+                    break
+                bpart[u, nq] = v * pstride[u]
+                off += v * pstride[u]
+            if not observed:
+                continue
+            if L > 0:
+                freq = -min(w[rr], 1.0)
+                for yy in range(k):
+                    freq += counts[off + yy]
+                if freq < min_count:
+                    continue
+            qual[nq] = i
+            base[nq] = off
+            n_obs_loo = max(n_observed[g] - min(w[rr], 1.0), 0.0)
+            jinv[nq] = 1.0 / (n_obs_loo + (k * prod_values if laplace else m))
+            apart[0, nq] = 0
+            for u in range(L):  # the union cell is sizes[c] * apart + bpart + x_c * cc
+                apart[u + 1, nq] = apart[u, nq] + bpart[u, nq]
+            bpart[L, nq] = 0
+            for u in range(L - 1, -1, -1):
+                bpart[u, nq] += bpart[u + 1, nq]
+            added[i] = True
+            wsum[i] += wq
+            nq += 1
+        if nq == 0:
+            continue
+        # the union blocks: where each child's block starts and its strides
+        for j in range(a):
+            c = rank[j]
+            if _is_member(members, L, c):
+                ctype[j] = -1
+                continue
+            ctype[j] = 1 if has_missing[c] else 0
+            gu = _union_index(members, L, c, ext_first)
+            idx0[j] = offsets[gu]
+            pos = 0  # the child's position among the members, its stride in the union
+            while pos < L and members[pos] < c:
+                pos += 1
+            cpos[j] = pos
+            cc[j] = pstride[pos - 1] if pos > 0 else stride
+            # stream the block into cache in memory order before the rows' scattered reads
+            touched = 0.0
+            for t in range(offsets[gu], offsets[gu + 1], 8):
+                touched += counts[t]
+            pv[0] = touched  # (overwritten before it is read)
+            # the rows' union cells (-1: the row's child value is missing)
+            i0 = idx0[j]
+            cj = cc[j]
+            sc = sizes[c]
+            if nq == n_tile:  # every row (no branch: vectorised)
+                for iq in range(nq):
+                    xc = np.int64(xrank[j, iq])
+                    t = i0 + xc * cj + sc * apart[pos, iq] + bpart[pos, iq]
+                    cidx[j, iq] = t if xc != 0 else -1
+            else:
+                for iq in range(nq):
+                    xc = np.int64(xrank[j, qual[iq]])
+                    t = i0 + xc * cj + sc * apart[pos, iq] + bpart[pos, iq]
+                    cidx[j, iq] = t if xc != 0 else -1
+        jadd = wq * (1.0 if laplace else m / (k * prod_values))
+        for yy in range(k):
+            for iq in range(nq):  # the joint P(y, x_s) of each row
+                i = qual[iq]
+                hy = hrow[i] if yrow[i] == yy else 0.0
+                hcls[iq] = hy
+                cnt = max(counts[base[iq] + yy] - hy, 0.0)
+                p = (wq * cnt + jadd) * jinv[iq]
+                pv[iq] = p
+                pe[iq] = 0
+                den[iq] = cnt
+                inv_den[iq] = 1.0 / (cnt + m)
+                if blocks[i] or p < _TINY or p >= _BLOCK:
+                    _renormalise(pv, pe, iq)
+                    if pe[iq] != 0:
+                        blocks[i] = True
+                    _block_add(acc, ea, yy, 0, i, pv[iq], pe[iq])
+                else:
+                    acc[yy, 0, i] += p
+            # no row of the tile has left block 0 (the usual case): plain sums, and for a
+            # child never missing a loop without blocks (vectorised when every row
+            # qualifies)
+            plain = True
+            for iq in range(nq):
+                if blocks[qual[iq]]:
+                    plain = False
+            for j in range(a):
+                t_kind = ctype[j]
+                na = num_add[j]
+                da = den_add[j]
+                cj = cc[j]
+                nv = sizes[rank[j]]
+                if plain and t_kind <= 0 and not laplace:
+                    low = False
+                    if t_kind == 0 and nq == n_tile:  # no branch (a missing value: x 1)
+                        for iq in range(nq):
+                            t = cidx[j, iq]
+                            f = (max(counts[max(t, 0) + yy] - hcls[iq], 0.0) + na) * inv_den[iq]
+                            p = pv[iq] * (f if t >= 0 else 1.0)
+                            pv[iq] = p
+                            acc[yy, j + 1, iq] += p
+                        for iq in range(nq):
+                            low |= pv[iq] < _TINY
+                    elif t_kind == 0:
+                        for iq in range(nq):
+                            t = cidx[j, iq]
+                            p = pv[iq]
+                            if t >= 0:
+                                p *= (max(counts[t + yy] - hcls[iq], 0.0) + na) * inv_den[iq]
+                                pv[iq] = p
+                            acc[yy, j + 1, qual[iq]] += p
+                            low |= p < _TINY
+                    else:  # rank j is a member
+                        for iq in range(nq):
+                            acc[yy, j + 1, qual[iq]] += pv[iq]
+                    if low:  # a product fell below _TINY: added as it is to a sum of
+                        # block 0 (the same value), renormalised for the next products
+                        for iq in range(nq):
+                            if pv[iq] < _TINY:
+                                _renormalise(pv, pe, iq)
+                                blocks[qual[iq]] = True
+                                plain = False
+                    continue
+                for iq in range(nq):
+                    i = qual[iq]
+                    p = pv[iq]
+                    t = cidx[j, iq] if t_kind >= 0 else -1
+                    if t >= 0:
+                        num = max(counts[t + yy] - hcls[iq], 0.0)
+                        if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
+                            first = t - xrank[j, i] * cj + yy
+                            dmiss = -hcls[iq]
+                            for v in range(1, nv):
+                                dmiss += counts[first + v * cj]
+                            p *= (num + na) / (max(dmiss, 0.0) + da)
+                        elif laplace:
+                            p *= (num + 1.0) / (den[iq] + da)
+                        else:
+                            p *= (num + na) * inv_den[iq]
+                        if p < _TINY:
+                            pv[iq] = p
+                            _renormalise(pv, pe, iq)
+                            p = pv[iq]
+                            blocks[i] = True
+                            plain = False
+                        pv[iq] = p
+                    if blocks[i]:
+                        _block_add(acc, ea, yy, j + 1, i, p, pe[iq])
+                    else:  # every block 0
+                        acc[yy, j + 1, i] += p
+    while next_r <= a:
+        _tile_snapshot(next_r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum, added,
+                       last_loss, r_first, part, part_sq, a, k, loss_kind)
+        next_r += 1
 
 
 @njit(parallel=True, cache=True)
 def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
                             combo_weight, n_levels, m, laplace, min_count, loss_kind,
-                            n_blocks, out, out_sq):
+                            n_blocks, out, out_sq, tile_rows):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -580,189 +864,72 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     a ratio of counts less the held-out row, read from the counts: no log table and no log
     or exp per term), kept with a block exponent (:func:`_renormalise`) so that it never
     underflows, and summed over the combinations with :func:`_block_add`; the losses read
-    the posterior from these sums.  The counts of the row's cells of the highest order
-    (read C(a, n) times per row by the top level) are gathered first in the tables' memory
-    order (:func:`_gather_cells`).  Agrees with :func:`nested_loo_loss` to rounding (the
-    operations differ); ``ctx.lc`` is not read.
+    the posterior from these sums.  The rows are taken in tiles of up to ``tile_rows``:
+    per level, the combinations in the outer loop and the tile's rows in the inner one
+    (:func:`_level_tile`).  A row with no qualifying combination of level L at r takes the
+    losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
+    found first, and a level's losses are added to the higher levels that cascade to it.
+    Agrees with :func:`nested_loo_loss` to rounding (the operations differ); ``ctx.lc`` is
+    not read.
     """
     table, n_observed, has_missing, _, _ = ctx
     counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
                                             table.sizes, table.n_classes)
-    combos, order_first = table.combos, table.order_first
     n_rows, a = X.shape
-    top = n_levels - 1  # parent order of the top level; its union blocks are gathered
-    # (when the table has them: not when every attribute is a parent)
-    gather_top = top >= 1 and top + 2 < order_first.shape[0]
-    g0 = order_first[top + 1] if gather_top else 0
-    g1 = order_first[top + 2] if gather_top else 0
-    # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|)
+    # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|); by child rank
     num_add = np.empty(a)
     den_add = np.empty(a)
-    for c in range(a):
-        nv = max(sizes[c] - 1, 1)
-        num_add[c] = 1.0 if laplace else m / nv
-        den_add[c] = nv if laplace else m
-    # the top order's combinations gathered in the lexicographic order of their members'
-    # ranks (gmap[t]: the t-th), so that a combination's children of higher rank are
-    # contiguous; union[q - level_first[top], j]: where the top level's term of child rank
-    # j for its combination q is (-1: j is a member, -2: not gathered, the child has missing
-    # values)
-    rank_of = np.empty(a, dtype=np.int64)
     for j in range(a):
-        rank_of[rank[j]] = j
-    gmap = np.empty(g1 - g0, dtype=np.int64)
-    ranks = np.empty(max(top + 1, 1), dtype=np.int64)
-    for g in range(g0, g1):
-        for u in range(top + 1):
-            ranks[u] = rank_of[combos[g, u]]
-        ranks.sort()
-        gmap[_union_index(ranks, top, ranks[top], ext_first) - g0] = g
-    q0 = level_first[top] if gather_top else 0
-    q1 = level_first[top + 1] if gather_top else 0
-    union = np.empty((q1 - q0, a), dtype=np.int32)
-    for q in range(q0, q1):
-        for u in range(top):
-            ranks[u] = rank_of[combo_members[q, u]]
-        ranks[:top].sort()
-        for j in range(a):
-            c = rank[j]
-            if _is_member(combo_members[q], top, c):
-                union[q - q0, j] = -1
-            elif has_missing[c]:
-                union[q - q0, j] = -2
-            else:
-                union[q - q0, j] = _union_index(ranks, top, j, ext_first) - g0
+        nv = max(sizes[rank[j]] - 1, 1)
+        num_add[j] = 1.0 if laplace else m / nv
+        den_add[j] = nv if laplace else m
+    tile = max(1, min(tile_rows, _TILE_BYTES // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
+    width = max(n_levels - 1, 1)
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
-    chunk = max(1, min(64, _GATHER_BYTES // max((g1 - g0) * k * 8, 1)))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
-        xr = np.empty(a, dtype=np.int64)
-        buf = np.empty((min(chunk, r1 - r0), (g1 - g0) * k))
-        inv_den = np.empty(k)
-        cur_loss = np.empty((a + 1, a + 1))
-        prev_loss = np.empty((a + 1, a + 1))
-        acc = np.empty((a + 1, k))
-        ea = np.empty((a + 1, k), dtype=np.int64)
-        p = np.empty(k)
-        pe = np.empty(k, dtype=np.int64)
-        hy = np.zeros(k)
-        den_base = np.empty(k)
-        for rr in range(r0, r1):
-            if (rr - r0) % chunk == 0:
-                _gather_cells(X, rr, min(rr + chunk, r1), counts, offsets, combos, sizes, k,
-                              gmap, buf)
-            row_buf = buf[(rr - r0) % chunk]
-            wt = w[rr]
-            if wt <= 0.0:
-                continue
-            # read the row's cells once in order (streamed into cache) before the scattered
-            # reads of the top level
-            touched = 0.0
-            for t in range(0, row_buf.shape[0], 8):
-                touched += row_buf[t]
-            den_base[0] = touched  # (overwritten before it is read)
-            h = min(wt, 1.0)
-            yt = y[rr]
-            for yy in range(k):
-                hy[yy] = h if yy == yt else 0.0
-            for i in range(a):
-                xr[i] = X[rr, i]
+        tl = _Tile(np.empty(tile, dtype=np.int64), np.empty((a, tile), dtype=X.dtype),
+                   np.zeros((tile, n_levels), dtype=np.int64), np.empty((k, a + 1, tile)),
+                   np.empty((k, a + 1, tile), dtype=np.int64), np.zeros(tile, np.bool_),
+                   np.zeros(tile), np.zeros(tile, np.bool_), np.empty((tile, a + 1)),
+                   np.empty(tile), np.empty(tile, dtype=np.int64),
+                   np.empty(tile, dtype=np.int64), np.empty(tile),
+                   np.empty(tile, dtype=np.int64),
+                   np.empty((width + 1, tile), dtype=np.int64),
+                   np.empty((width + 1, tile), dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty(tile),
+                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
+                   np.empty(tile), np.empty(a, dtype=np.int64),
+                   np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
+                   np.empty(a, dtype=np.int64), np.empty(width, dtype=np.int64))
+        rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
+        part = partial[b]
+        part_sq = partial_sq[b]
+        rr = r0
+        while rr < r1:
+            n_tile = 0
+            while rr < r1 and n_tile < tile:
+                if w[rr] > 0.0:  # rows of weight 0 add nothing
+                    rows[n_tile] = rr
+                    n_tile += 1
+                rr += 1
+            for i in range(n_tile):
+                hrow[i] = min(w[rows[i]], 1.0)
+                yrow[i] = y[rows[i]]
+                for j in range(a):
+                    xrank[j, i] = X[rows[i], rank[j]]
+                r_first[i, 0] = 0
+                for L in range(1, n_levels):
+                    r_first[i, L] = _first_qualifying(
+                        L, rows[i], X, w, counts, offsets, ext_first, sizes, k, combo_members,
+                        level_first, combo_maxrank, combo_weight, min_count)
             for L in range(n_levels):
-                gathered = L == top and gather_top
-                acc[:, :] = 0.0
-                ea[:, :] = 0
-                blocks_used = False  # some sum or product left block 0: _block_add
-                wsum = 0.0
-                next_r = 0
-                added = True
-                for q in range(level_first[L], level_first[L + 1]):
-                    mr = combo_maxrank[q]
-                    while next_r <= mr:
-                        _block_losses(cur_loss, acc, ea, wsum, prev_loss, next_r, a, k, yt,
-                                      loss_kind, L, not added and next_r > 0)
-                        added = False
-                        next_r += 1
-                    wq = combo_weight[q]
-                    if wq <= 0.0:
-                        continue
-                    members = combo_members[q]
-                    g, base_off = _qualifying_parent(members, L, xr, sizes, ext_first, offsets,
-                                                     counts, k, h, min_count)
-                    if g < 0:
-                        continue
-                    added = True
-                    prod_values = 1.0
-                    for t in range(L):
-                        prod_values *= max(sizes[members[t]] - 1, 1)
-                    n_obs_loo = max(n_observed[g] - h, 0.0)
-                    for yy in range(k):
-                        cnt = max(counts[base_off + yy] - hy[yy], 0.0)
-                        if laplace:
-                            joint = (cnt + 1.0) / (n_obs_loo + k * prod_values)
-                        else:
-                            joint = (cnt + m / (k * prod_values)) / (n_obs_loo + m)
-                        p[yy] = wq * joint
-                        pe[yy] = 0
-                        _renormalise(p, pe, yy)
-                        if pe[yy] != 0:
-                            blocks_used = True
-                        _block_add(acc, ea, 0, yy, p[yy], pe[yy])
-                        den_base[yy] = counts[base_off + yy] - hy[yy]
-                        inv_den[yy] = 1.0 / (max(den_base[yy], 0.0) + m)
-                    for j in range(a):
-                        c = rank[j]
-                        xc = xr[c]
-                        t3 = union[q - q0, j] if gathered else -2
-                        if xc != 0 and t3 != -1 and (gathered or not _is_member(members, L, c)):
-                            if t3 >= 0:
-                                src = t3 * k
-                                for yy in range(k):
-                                    num = max(row_buf[src + yy] - hy[yy], 0.0)
-                                    if laplace:
-                                        p[yy] *= ((num + 1.0)
-                                                  / (max(den_base[yy], 0.0) + den_add[c]))
-                                    else:
-                                        p[yy] *= (num + num_add[c]) * inv_den[yy]
-                            else:
-                                g2, cell0, stride, _ = _union_cell(members, L, c, xr, sizes,
-                                                                   ext_first)
-                                off2 = offsets[g2]
-                                num_off = off2 + (cell0 + xc * stride) * k
-                                for yy in range(k):
-                                    num = max(counts[num_off + yy] - hy[yy], 0.0)
-                                    if has_missing[c]:
-                                        den = -hy[yy]
-                                        for v in range(1, sizes[c]):
-                                            den += counts[off2 + (cell0 + v * stride) * k + yy]
-                                    else:
-                                        den = den_base[yy]
-                                    p[yy] *= (num + num_add[c]) / (max(den, 0.0) + den_add[c])
-                            for yy in range(k):
-                                if p[yy] < _TINY:
-                                    _renormalise(p, pe, yy)
-                                    blocks_used = True
-                        if blocks_used:
-                            for yy in range(k):
-                                _block_add(acc, ea, j + 1, yy, p[yy], pe[yy])
-                        else:  # every block 0
-                            for yy in range(k):
-                                acc[j + 1, yy] += p[yy]
-                    wsum += wq
-                while next_r <= a:
-                    _block_losses(cur_loss, acc, ea, wsum, prev_loss, next_r, a, k, yt,
-                                  loss_kind, L, not added and next_r > 0)
-                    added = False
-                    next_r += 1
-                r_first = L
-                r_last = a if L > 0 else 0
-                for r in range(r_first, r_last + 1):
-                    for s in range(a + 1):
-                        loss = cur_loss[r, s]
-                        partial[b, L, r, s] += wt * loss
-                        partial_sq[b, L, r, s] += wt * loss * loss
-                cur_loss, prev_loss = prev_loss, cur_loss
+                _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first,
+                            sizes, k, rank, combo_members, level_first, combo_maxrank,
+                            combo_weight, n_observed, has_missing, num_add, den_add, m,
+                            laplace, min_count, loss_kind, part, part_sq)
     for b in range(n_blocks):
         out += partial[b]
         out_sq += partial_sq[b]

@@ -50,20 +50,22 @@ def combination_levels(attributes, n, weights=None):
     if weights is None:
         weights = np.ones(int(attributes.max()) + 1 if attributes.size else 0)
     width = max(n, 1)
-    rows, max_rank, weight, level_first = [np.full(width, -1, np.int64)], [-1], [1.0], [0, 1]
+    rows, max_rank, weight = [np.full((1, width), -1, np.int64)], [np.full(1, -1)], [np.ones(1)]
+    level_first = [0, 1]
     for level in range(1, n + 1):
-        for last in range(attributes.size):
-            for rest in combinations(range(last), level - 1):
-                members = np.sort(attributes[[*rest, last]])
-                row = np.full(width, -1, dtype=np.int64)
-                row[:level] = members
-                rows.append(row)
-                max_rank.append(last)
-                weight.append(float(np.prod(weights[members])))
-        level_first.append(len(rows))
-    return (np.array(rows, dtype=np.int64).reshape(-1, width),
-            np.array(level_first, dtype=np.int64), np.array(max_rank, dtype=np.int64),
-            np.array(weight, dtype=np.float64))
+        positions = np.array([(*rest, last) for last in range(attributes.size)
+                              for rest in combinations(range(last), level - 1)],
+                             dtype=np.int64).reshape(-1, level)
+        members = np.sort(attributes[positions], axis=1)
+        block = np.full((len(positions), width), -1, dtype=np.int64)
+        block[:, :level] = members
+        rows.append(block)
+        max_rank.append(positions[:, -1])
+        weight.append(np.prod(np.asarray(weights, dtype=np.float64)[members], axis=1))
+        level_first.append(level_first[-1] + len(positions))
+    return (np.concatenate(rows), np.array(level_first, dtype=np.int64),
+            np.concatenate(max_rank).astype(np.int64),
+            np.concatenate(weight).astype(np.float64))
 
 
 class _CountContext:
@@ -112,7 +114,7 @@ def _chunk_values(values, n_rows, gaussian, needs):
 
 
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
-                  squares=False, gaussian=None, linear=True):
+                  squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
@@ -121,7 +123,10 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     ``gaussian``: the :class:`~seminaive.kernels.gaussian.GaussianLoo` of Gaussian children
     (the source then replays the numeric values too).  Without Gaussian children the pass
     runs in linear space (:func:`~seminaive.selection._kernels.nested_loo_loss_nominal`)
-    unless ``linear`` is False (the log-space kernel, kept as its reference).
+    unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``
+    (row blocks per chunk, default :func:`~seminaive.kernels.losses.row_blocks`) and
+    ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
+    operations (for tests).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -138,16 +143,18 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         out = np.zeros((n + 1, a + 1, a + 1))
         out_sq = np.zeros_like(out)
         X = np.ascontiguousarray(codes)
+        blocks = loss_kernels.row_blocks(X.shape[0]) if n_blocks is None else n_blocks
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq)
+                float(min_count), kind, blocks, out, out_sq,
+                kernels.TILE_ROWS if tile_rows is None else tile_rows)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out, out_sq,
+                float(min_count), kind, blocks, out, out_sq,
                 _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, out_sq, float(w.sum())
 
