@@ -32,7 +32,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "results_preamble.md", "results_peers_preamble.md",
-                    "results_hdp_preamble.md",
+                    "results_hdp_preamble.md", "results_hdp_large_preamble.md",
                     "Thumbs.db", ".DS_Store",
                     "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
                     "auto_examples/*.md5", "auto_examples/*.codeobj.json"]
