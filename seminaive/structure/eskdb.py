@@ -367,20 +367,7 @@ class ESKDB(_StructureBase):
             sizes[:] = [part.size for part in parts]
             return np.concatenate(parts)
 
-        summed = source.map_reduce(loo)
-        start = 0
-        for (_, finish), member in zip(passes, members, strict=True):
-            if summed is None:
-                finish(None)
-                continue
-            size = member.loo_size()
-            finish(summed[start:start + size])
-            start += size
-        for member in members:
-            member._mark_choice()
-        self.estimators_ = members
-        self._mark_choice()
-        self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
+        self._finish_members(members, passes, source.map_reduce(loo))
 
     def _learn_per_member(self, source, kept):
         """Fit with per-member discretisations: each member on its own aggregated pair
