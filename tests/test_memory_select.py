@@ -21,15 +21,17 @@ N_VALUES = np.array([2, 3, 2, 3, 2, 2, 3])
 K = 3
 
 
-def make_data(n_rows=90, seed=0, missing=0.05):
-    """Nominal columns (fixed categories) of varied dependence on the class."""
+def make_data(n_rows=90, seed=0, missing=0.05, mix=True):
+    """Nominal columns (fixed categories) of varied dependence on the class (``mix``: a
+    third of the rows of every third column replaced by noise)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, K, n_rows)
     cols = {}
     for i, v in enumerate(N_VALUES):
         noise = rng.integers(0, v, n_rows)
         codes = (y + noise * (i % 3 != 0)) % v if i % 2 == 0 else noise
-        codes = np.where(rng.random(n_rows) < 0.3 * (i % 3 == 1), noise, codes)
+        if mix:
+            codes = np.where(rng.random(n_rows) < 0.3 * (i % 3 == 1), noise, codes)
         values = pd.Categorical(codes, categories=range(v)).astype(object)
         values[rng.random(n_rows) < missing] = None
         cols[f"c{i}"] = pd.Categorical(values, categories=range(v))

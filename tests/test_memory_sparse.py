@@ -14,12 +14,11 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from reference import reference_proba
+from test_memory_select import N_VALUES, K, budgets
+from test_memory_select import make_data as memory_select_data
 
 from seminaive import AnDE, FrequencyTable, TableTooLargeError, estimate_table_bytes, load
 from seminaive.selection import memory
-
-N_VALUES = np.array([2, 3, 2, 3, 2, 2, 3])
-K = 3
 
 
 def random_codes(n_rows, seed, n_values=N_VALUES, missing=0.1):
@@ -40,22 +39,11 @@ def compact_twin(dense, n):
 
 
 def make_data(n_rows=90, seed=0, missing=0.05):
-    """Nominal columns (fixed categories) of varied dependence on the class."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, K, n_rows)
-    cols = {}
-    for i, v in enumerate(N_VALUES):
-        noise = rng.integers(0, v, n_rows)
-        codes = (y + noise * (i % 3 != 0)) % v if i % 2 == 0 else noise
-        values = pd.Categorical(codes, categories=range(v)).astype(object)
-        values[rng.random(n_rows) < missing] = None
-        cols[f"c{i}"] = pd.Categorical(values, categories=range(v))
-    return pd.DataFrame(cols), y
+    return memory_select_data(n_rows, seed, missing, mix=False)
 
 
 def forced(n=2, memory_="select"):
-    full = estimate_table_bytes(N_VALUES, K, n + 1)["total"]
-    lower = estimate_table_bytes(N_VALUES, K, n + 1, parents=[])["total"]
+    full, lower = budgets(n)
     return AnDE(n=n, memory=memory_, max_table_bytes=(full + lower) // 2)
 
 
