@@ -132,6 +132,13 @@ memory : {"refuse", "select", "select_dense"}, default="refuse"
 random_state : int, RandomState instance or None, default=None
     Seeds the sampling of rows on which cut points are computed (and any other random
     choice of the learner): the same value gives the same model.""",
+    "max_sample_rows": """\
+max_sample_rows : int or None, default=100_000
+    If the data has more rows, cut points are computed on a random sample of this many
+    rows drawn without replacement. ``None`` disables sampling.""",
+    "sample_random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seed of the row sample.""",
     "partial_fit_kept": """\
 :meth:`partial_fit` chooses on the first chunk and keeps that choice for later chunks:
 their rows are counted (the estimates use every chunk), but the choice is not made again
@@ -359,6 +366,15 @@ GROUPS = {
 
 #: documentation of the attributes every fitted learner has
 ATTRIBUTES = {
+    "cut_points_": """\
+cut_points_ : list of ndarray of float64
+    Sorted cut points of each column (empty: one bin).""",
+    "n_bins_": """\
+n_bins_ : ndarray of int
+    ``len(cut_points_[j]) + 1`` for each column.""",
+    "discretizer_n_features_in_": """\
+n_features_in_ : int
+    Number of columns seen in ``fit``.""",
     "classes_": """\
 classes_ : ndarray of shape (n_classes,)
     The class labels, sorted.""",
@@ -538,6 +554,9 @@ estimators. *Proceedings of the 23rd International Conference on Machine Learnin
 Zheng, F., Webb, G. I., Suraweera, P. & Zhu, L. (2012). Subsumption resolution: an
 efficient and effective technique for semi-naive Bayesian learning. *Machine Learning*
 87(1), 93-125.""",
+    "fayyad1993": """\
+Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of continuous-valued
+attributes for classification learning. *IJCAI 1993*, 1022-1027.""",
     "jiang2006": """\
 Jiang, L. & Zhang, H. (2006). Weightily averaged one-dependence estimators. *PRICAI 2006*,
 LNAI 4099, 970-974.""",

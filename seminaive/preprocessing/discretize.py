@@ -115,6 +115,7 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return tags
 
 
+@fill_doc
 class MDLDiscretizer(_BaseDiscretizer):
     """Supervised Fayyad & Irani (1993) MDL discretisation.
 
@@ -130,25 +131,18 @@ class MDLDiscretizer(_BaseDiscretizer):
 
     Parameters
     ----------
-    max_sample_rows : int or None, default=100_000
-        If the data has more rows, cut points are computed on a random sample of this many
-        rows drawn without replacement. ``None`` disables sampling.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the row sample.
+    {max_sample_rows}
+    {sample_random_state}
 
     Attributes
     ----------
-    cut_points_ : list of ndarray of float64
-        Sorted cut points of each column (empty: one bin).
-    n_bins_ : ndarray of int
-        ``len(cut_points_[j]) + 1`` for each column.
-    n_features_in_ : int
-        Number of columns seen in ``fit``.
+    {cut_points_}
+    {n_bins_}
+    {discretizer_n_features_in_}
 
     References
     ----------
-    Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of continuous-valued
-    attributes for classification learning. *IJCAI 1993*, 1022-1027.
+    {fayyad1993}
 
     Examples
     --------
@@ -351,9 +345,7 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
     ----------
     n_draws : int, default=1
         Number of independent discretisations drawn.
-    max_sample_rows : int or None, default=100_000
-        If the data has more rows, cut points are computed on a random sample of this many
-        rows drawn without replacement. ``None`` disables sampling.
+    {max_sample_rows}
     random_state : int, RandomState instance or None, default=None
         Seed of the row sample and of the cut draws (the same seed gives the same cuts).
 
@@ -363,17 +355,14 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
         Sorted union of the draws' cut points of each column.
     draw_cut_points_ : list of list of ndarray of float64
         ``draw_cut_points_[d][j]``: the sorted cut points of column j in draw d.
-    n_bins_ : ndarray of int
-        ``len(cut_points_[j]) + 1`` for each column.
-    n_features_in_ : int
-        Number of columns seen in ``fit``.
+    {n_bins_}
+    {discretizer_n_features_in_}
 
     References
     ----------
     {zhang2020}
 
-    Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of continuous-valued
-    attributes for classification learning. *IJCAI 1993*, 1022-1027.
+    {fayyad1993}
 
     Examples
     --------
@@ -490,6 +479,7 @@ def _fayyad_irani_accepts(prior, left, right, n_rows, nlogn):
     return gain > (_log2(n_rows - 1) + delta) / n_rows
 
 
+@fill_doc
 class EqualFrequencyDiscretizer(_BaseDiscretizer):
     """Unsupervised equal-frequency (quantile) discretisation.
 
@@ -505,20 +495,14 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
     ----------
     n_bins : int, default=3
         Requested number of bins (at least 1).
-    max_sample_rows : int or None, default=100_000
-        If the data has more rows, cut points are computed on a random sample of this many
-        rows drawn without replacement. ``None`` disables sampling.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the row sample.
+    {max_sample_rows}
+    {sample_random_state}
 
     Attributes
     ----------
-    cut_points_ : list of ndarray of float64
-        Sorted cut points of each column (empty: one bin).
-    n_bins_ : ndarray of int
-        ``len(cut_points_[j]) + 1`` for each column.
-    n_features_in_ : int
-        Number of columns seen in ``fit``.
+    {cut_points_}
+    {n_bins_}
+    {discretizer_n_features_in_}
 
     References
     ----------
