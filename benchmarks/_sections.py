@@ -78,3 +78,14 @@ def run_worker(script, spec, timeout=3600, attempts=1):
             time.sleep(5)
     tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
     return {"error": tail[0] if tail else f"exit {done.returncode}"}
+
+
+def serve_worker(spec_json, tasks):
+    """The worker side of :func:`run_worker`: when the script was started with
+    ``--worker <spec>`` (``spec_json`` not None), run ``tasks[spec["task"]](spec)``, print its
+    result as JSON and return True; otherwise return False (the script runs as usual)."""
+    if spec_json is None:
+        return False
+    spec = json.loads(spec_json)
+    print(json.dumps(tasks[spec["task"]](spec)))
+    return True

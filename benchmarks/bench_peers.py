@@ -24,7 +24,6 @@ root::
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import re
@@ -35,7 +34,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _sections import current_rss_mib, peak_rss_mib, reset_peak, run_worker, write_section
+from _sections import (
+    current_rss_mib,
+    peak_rss_mib,
+    reset_peak,
+    run_worker,
+    serve_worker,
+    write_section,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_peers -->", "<!-- /bench_peers -->")
@@ -215,9 +221,7 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        spec = json.loads(args.worker)
-        print(json.dumps(TASKS[spec["task"]](spec)))
+    if serve_worker(args.worker, TASKS):
         return
     import skbn
 

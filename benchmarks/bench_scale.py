@@ -14,7 +14,6 @@ fit_stream under a hard address-space limit (RLIMIT_AS) set just above the warme
 """
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -25,7 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _sections import reset_peak, run_worker
+from _sections import reset_peak, run_worker, serve_worker
 
 N_ATTRIBUTES = 20
 LEARNERS = ("NaiveBayes", "AODE", "A2DE")
@@ -390,9 +389,7 @@ def main():
                         choices=["scaling", "in_memory", "threads", "dask", "sklearn", "demo"])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        spec = json.loads(args.worker)
-        print(json.dumps(TASKS[spec["task"]](spec)))
+    if serve_worker(args.worker, TASKS):
         return
 
     quick = args.quick
