@@ -205,11 +205,12 @@ PAPER_COMPARISONS = (
              "Petitjean et al. (2018) report that HDP estimates make larger k a win where "
              "m-estimates make it a loss, the more so the larger the data."),
     Comparison(
-        "zhang2020-eskdb-biasvar", "ESKDB against random forest, gradient boosting, A2DE and "
-        "KDB5-HDP, large data, bias and variance",
+        "zhang2020-eskdb-biasvar", "ESKDB against random forest, gradient boosting, A2DE, "
+        "SKDB and KDB5-HDP, large data, bias and variance",
         "Zhang, Petitjean & Buntine 2020",
         pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
-               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared"), ("rf100", "hgb-raw")),
+               ("eskdb", "skdb5"), ("eskdb", "skdb5-hdp"), ("eskdb", "kdb5-hdp"),
+               ("eskdb", "eskdb-shared"), ("rf100", "hgb-raw")),
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
         note="ESKDB: 5 selective KDBs (k <= 5), each on its own randomised MDL "
              "discretisation and MI-sampled order, HDP estimates. Zhang et al. (2020) report "
@@ -227,7 +228,8 @@ PAPER_COMPARISONS = (
         "more, uncapped",
         "Zhang, Petitjean & Buntine 2020",
         pairs=(("eskdb", "rf100"), ("eskdb", "hgb-raw"), ("eskdb", "a2de"),
-               ("eskdb", "kdb5-hdp"), ("eskdb", "eskdb-shared")),
+               ("eskdb", "skdb5"), ("eskdb", "skdb5-hdp"), ("eskdb", "kdb5-hdp"),
+               ("eskdb", "eskdb-shared")),
         metrics=("zero_one", "rmse", "log_loss"), protocol="cv",
         note="One 5-fold cross-validation per set, every row."),
     Comparison(
