@@ -134,3 +134,23 @@ def main(path):
 
 if __name__ == "__main__":
     print(main(sys.argv[1]), "arrays")
+
+
+def family_blocks(model):
+    """Dense count blocks of a fitted KDB/SKDB's counted families, from its count trees:
+    ``{(i, parents in ascending order...): array of shape (sizes of i and the parents...,
+    k)}`` (the layout of :class:`seminaive.tables.CombinationTable`), for tests."""
+    counts, sizes = model._counts, model.table_.sizes
+    k = model.table_.n_classes
+    blocks = {}
+    for tree, (keys, values) in model._family_counts.items():
+        i, chain = tree[0], list(tree[1:])
+        shape = [k] + [int(sizes[p]) for p in chain] + [int(sizes[i])]
+        dense = np.zeros(int(np.prod(shape)))
+        dense[keys] = values
+        dense = dense.reshape(shape)
+        family = (i, *sorted(chain))
+        axes = [len(chain) + 1] + [1 + chain.index(p) for p in family[1:]] + [0]
+        blocks[family] = np.transpose(dense, axes)
+    assert counts is not None
+    return blocks
