@@ -340,22 +340,29 @@ class _FamilyLearner(_StructureBase):
             trees.append((dense, dims))
         return trees, counts.chain, counts.depth
 
-    def _estimate_trees(self, loaded=None):
-        """Run the HDP sampler on every attribute's tree of occurring nodes (or take the
-        estimates read from a model file, validated)."""
+    def _hdp_sampler_trees(self):
+        """The HDP trees of occurring nodes as :class:`._sparse.TreeArrays` (values zero)
+        and as the sampler's input (parent, level_start, leaf_counts), one per attribute."""
         levels = self._hdp_levels()
         sizes = self.table_.sizes
         widths = [int(sizes[i]) - 1 for i in range(len(levels))]
         arrays = _sparse.assemble_trees(
             [[(c, p, np.zeros((c.size, w)) if v is None else v) for c, p, v in tree]
              for tree, w in zip(levels, widths, strict=True)], widths)
-        size = arrays.values.size
+        arrays.values = np.zeros(0)
+        trees = [(*arrays.local(i), tree[-1][2]) for i, tree in enumerate(levels)]
+        return arrays, trees, widths
+
+    def _estimate_trees(self, loaded=None):
+        """Run the HDP sampler on every attribute's tree of occurring nodes (or take the
+        estimates read from a model file, validated)."""
+        arrays, trees, widths = self._hdp_sampler_trees()
+        size = int(sum(np.size(p) * w for (p, _, _), w in zip(trees, widths, strict=True)))
         if loaded is None:
             budget = None
             if self.max_table_bytes is not None:
                 budget = (int(self.max_table_bytes) - self.table_.counts.nbytes
                           - self._counts.arrays.nbytes)
-            trees = [(*arrays.local(i), tree[-1][2]) for i, tree in enumerate(levels)]
             estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
                                           burn_in=self._hdp_burn_in(), tying=self.tying,
                                           seeds=self._hdp_seeds(len(trees)), max_bytes=budget)

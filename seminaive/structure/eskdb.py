@@ -444,7 +444,7 @@ class ESKDB(_StructureBase):
         counted = source.map_reduce(count, _sparse.merge_keys)
         start = 0
         results = []
-        for trees, sizes in plans:
+        for trees, _ in plans:
             part = ([(np.zeros(0, np.int64), np.zeros(0))] * len(trees) if counted is None
                     else counted[start:start + len(trees)])
             start += len(trees)
