@@ -22,7 +22,12 @@ from sparse_cases import (
 from seminaive import ESKDB, KDB, SKDB, TableTooLargeError, load
 from seminaive.kernels import hdp
 from seminaive.structure import _sparse
-from seminaive.tables import CombinationTable, estimate_combination_bytes, storage_codes
+from seminaive.tables import (
+    CombinationTable,
+    estimate_combination_bytes,
+    estimate_table_bytes,
+    storage_codes,
+)
 
 REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/sparse_reference.npz")
 
@@ -178,20 +183,32 @@ def test_partial_fit_adds_nodes_and_new_values():
         assert_array_equal(refit.predict_proba(both), model.predict_proba(both))
 
 
-@pytest.mark.parametrize("params", [{"k": 3}, {"k": 4, "smoothing": "hdp", "n_iter": 30,
-                                                 "random_state": 0}])
+def _chain_data(n, seed):
+    """Nominal attributes in a strong chain (structure stable under subsampling)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    cols = [np.where(rng.random(n) < 0.9, y, rng.integers(0, 3, n))]
+    for s in (0.85, 0.8, 0.75, 0.7, 0.65):
+        src = cols[-1] + (cols[-2] if len(cols) > 1 else 0)
+        cols.append(np.where(rng.random(n) < s, src % 4, rng.integers(0, 4, n)))
+    return np.column_stack(cols), y
+
+
+@pytest.mark.parametrize("params", [{"k": 3}, {"k": 4}, {"k": 4, "smoothing": "hdp",
+                                                           "n_iter": 30, "random_state": 0}])
 def test_partial_fit_then_refit_equals_fit(params):
     """Three chunks through partial_fit (the structure of the first chunk is the one fit
     chooses on all the rows here): the same counts, estimates and probabilities as fit."""
-    X, y = make_data(900, seed=4)
-    model = KDB(**params)
-    for part in (slice(0, 300), slice(300, 600), slice(600, 900)):
+    X, y = _chain_data(1500, 0)
+    model = KDB(categorical_features="all", **params)
+    for part in (slice(0, 500), slice(500, 1000), slice(1000, 1500)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model.partial_fit(X.iloc[part], y[part], classes=[0, 1, 2])
-    ref = KDB(**params).fit(X, y)
+            model.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    ref = KDB(categorical_features="all", **params).fit(X, y)
     assert_array_equal(model.structure_, ref.structure_)
     assert model._family_counts.keys() == ref._family_counts.keys()
+    assert ref._family_counts
     for tree, (keys, counts) in ref._family_counts.items():
         assert_array_equal(model._family_counts[tree][0], keys)
         assert_array_equal(model._family_counts[tree][1], counts)
@@ -268,7 +285,7 @@ def _wide(n=5000, a=16, values=15, k=26, seed=0):
 
 def test_k5_fits_where_the_dense_families_would_not():
     X, y = _wide()
-    budget = 64 * 2 ** 20
+    budget = 256 * 2 ** 20
     model = KDB(k=5, categorical_features="all", max_table_bytes=budget).fit(X, y)
     families = [(i, *[int(p) for p in row if p >= 0]) for i, row in
                 enumerate(model.structure_)]
@@ -287,16 +304,22 @@ def test_k5_fits_where_the_dense_families_would_not():
 def test_budget_refuses_the_occurring_nodes():
     X, y = _wide(n=2000)
     model = KDB(k=5, categorical_features="all").fit(X, y)
-    need = model._counts.arrays.nbytes
+    pairs = estimate_table_bytes(model.table_.sizes - 1, 26, 2)["total"]
+    used = model.table_.counts.nbytes + model._counts.arrays.nbytes
+    assert used > pairs + 1000  # the pair tables fit, the count trees do not
+    KDB(k=1, categorical_features="all", max_table_bytes=pairs + 1000).fit(X, y)
     with pytest.raises(TableTooLargeError, match="occurring nodes.*fewer parents"):
-        KDB(k=5, categorical_features="all",
-            max_table_bytes=model.table_.nbytes + need // 2).fit(X, y)
-    with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
-        KDB(k=5, smoothing="hdp", n_iter=5, categorical_features="all",
-            max_table_bytes=model.table_.nbytes + 2 * need).fit(X, y)
+        KDB(k=5, categorical_features="all", max_table_bytes=pairs + 1000).fit(X, y)
     with pytest.raises(TableTooLargeError, match="occurring nodes"):
         ESKDB(n_estimators=3, k=5, n_iter=5, categorical_features="all",
-              max_table_bytes=model.table_.nbytes + need // 2).fit(X, y)
+              max_table_bytes=pairs + 1000).fit(X, y)
+    hdp_model = KDB(k=5, smoothing="hdp", n_iter=5, categorical_features="all").fit(X, y)
+    need = hdp.sparse_hdp_bytes(hdp_model._hdp_sampler_trees()[1])
+    with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
+        KDB(k=5, smoothing="hdp", n_iter=5, categorical_features="all",
+            max_table_bytes=used + need - 1).fit(X, y)
+    KDB(k=5, smoothing="hdp", n_iter=5, categorical_features="all",
+        max_table_bytes=used + need).fit(X, y)
 
 
 def test_keys_beyond_64_bits_are_refused():
