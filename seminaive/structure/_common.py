@@ -33,20 +33,6 @@ FAMILY_KEYS = ("family_keys", "family_key_counts", "family_lengths")
 
 
 @dataclass
-class CountTrees:
-    """Per-attribute count trees of occurring nodes (:mod:`._sparse`): attribute i
-    conditions on the class, then on ``chain[i]`` (-1 padding); its family uses the first
-    ``depth[i]`` of them.  ``arrays``: the trees' :class:`._sparse.TreeArrays` (values: the
-    child's counts, missing slot first); ``levels``: per tree, its levels (codes, parent
-    index, counts)."""
-
-    chain: np.ndarray
-    depth: np.ndarray
-    arrays: _sparse.TreeArrays
-    levels: list
-
-
-@dataclass
 class EstimateTrees:
     """Per-attribute estimate trees of ``smoothing="hdp"`` (occurring nodes only): attribute i
     conditions on the class, then on ``chain[i, :chain_len[i]]``; ``arrays`` holds the
@@ -206,53 +192,6 @@ def check_parents(parents, n_attributes, max_parents=None):
     return parents.astype(np.int64)
 
 
-@dataclass
-class Families:
-    """Count blocks of every attribute's family (child, parents...), child axis first."""
-
-    members: np.ndarray  # (a, width): i, then its parents, -1 padding
-    orders: np.ndarray  # (a,): 1 + number of parents
-    offsets: np.ndarray  # (a,): start of the block in ``counts``
-    strides: np.ndarray  # (a, width): flat stride of each member's axis
-    counts: np.ndarray
-
-
-def assemble_families(table, parents, extra=None):
-    """Family blocks for ``parents`` (a, width): families with one parent are read from the
-    table's pair blocks, families with more parents from ``extra`` (a
-    :class:`~seminaive.tables.CombinationTable` holding exactly those families)."""
-    a, k, sizes = table.n_attributes, table.n_classes, table.sizes
-    width = 1 + parents.shape[1]
-    members = np.full((a, width), -1, dtype=np.int64)
-    orders = np.ones(a, dtype=np.int64)
-    strides = np.zeros((a, width), dtype=np.int64)
-    offsets = np.zeros(a, dtype=np.int64)
-    index = {} if extra is None else {c: g for g, c in enumerate(extra.combinations)}
-    blocks, position = [], 0
-    for i in range(a):
-        pa = [int(p) for p in parents[i] if p >= 0]
-        family = (i, *pa)
-        members[i, :len(family)] = family
-        orders[i] = len(family)
-        stride = k
-        for t in range(len(family) - 1, -1, -1):
-            strides[i, t] = stride
-            stride *= int(sizes[family[t]])
-        offsets[i] = position
-        if len(pa) == 0:
-            continue  # P(x_i | y) comes from the order-1 block
-        if len(pa) == 1:
-            block = table.block((i, pa[0]))
-            if i > pa[0]:
-                block = block.transpose(1, 0, 2)
-        else:
-            block = extra.block(index[family])
-        blocks.append(np.ascontiguousarray(block).ravel())
-        position += blocks[-1].size
-    counts = np.concatenate(blocks) if blocks else np.zeros(0)
-    return Families(members, orders, offsets, strides, counts)
-
-
 def _dot_id(name):
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -277,43 +216,11 @@ class _FamilyLearner(_StructureBase):
         return self._chain(i)
 
     def _count_trees(self, counted):
-        """The count trees of every attribute (:mod:`._sparse`): those of two or more
-        parents from ``counted``, the others from the pair table; within
-        ``max_table_bytes`` with the pair table."""
-        table, sizes, k = self.table_, self.table_.sizes, self.table_.n_classes
-        a = table.n_attributes
-        levels, chains = [], []
-        depth = np.zeros(a, dtype=np.int64)
-        for i in range(a):
-            chain = self._tree_chain(i)
-            parents = [int(p) for p in self._parents[i] if p >= 0]
-            if sorted(chain[:len(parents)]) != sorted(parents):
-                raise ValueError(f"attribute {i}: the parents {parents} are not the first of "
-                                 f"the chain {chain}")
-            depth[i] = len(parents)
-            if len(chain) >= 2:
-                keys, counts = counted[(i, *chain)]
-            else:
-                keys, counts = _sparse.table_keys(table, i, chain)
-            levels.append(_sparse.tree_levels(keys, counts, i, chain, sizes, k))
-            chains.append(chain)
-        if self.max_table_bytes is not None:
-            nodes = sum(lv[0].size for tree in levels for lv in tree)
-            cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels)
-                        for lv in tree)
-            need = _sparse.NODE_BYTES * nodes + 8 * cells
-            if need + table.counts.nbytes > self.max_table_bytes:
-                raise TableTooLargeError(
-                    f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) "
-                    f"and the pair counts would exceed max_table_bytes="
-                    f"{self.max_table_bytes}: use fewer parents (a smaller k), fewer "
-                    "intervals per numeric attribute, or raise max_table_bytes")
-        width = max((len(c) for c in chains), default=0)
-        chain = np.full((a, max(width, 1)), -1, dtype=np.int64)
-        for i, c in enumerate(chains):
-            chain[i, :len(c)] = c
-        arrays = _sparse.assemble_trees(levels, sizes)
-        return CountTrees(chain, depth, arrays, levels)
+        """The count trees of every attribute (:func:`._sparse.build_count_trees`)."""
+        a = self.table_.n_attributes
+        chains = [self._tree_chain(i) for i in range(a)]
+        return _sparse.build_count_trees(self.table_, chains, self._parents, counted,
+                                         self.max_table_bytes)
 
     # -------------------------------------------------------------- smoothing="hdp"
     def _supports_hdp(self):
@@ -419,13 +326,9 @@ class _FamilyLearner(_StructureBase):
                                        self._log_prior(), skip, self._gaussian_missing_codes(),
                                        out)
         elif codes.shape[0]:
-            t, pairs = tc.arrays, stats.kernel_args()
-            _sparse.sparse_family_scores(
-                codes, t.code, t.first_child, t.n_children, t.values, t.value_off, t.root,
-                tc.chain, tc.depth, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
-                pairs.uni_offsets, pairs.den_uni, float(self.m), self._laplace(),
-                float(self.min_count), skip, self._gaussian_missing_codes(),
-                _sparse.stack_size(pairs.sizes, tc.chain.shape[1]), out)
+            _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
+                                 self._laplace(), float(self.min_count), out, skip,
+                                 self._gaussian_missing_codes())
             if moments is not None:
                 values = self.encoder_.numeric_values(X, type(self).__name__)
                 values[:, ~self._gaussian_active()] = np.nan
@@ -437,7 +340,7 @@ class _FamilyLearner(_StructureBase):
         return out
 
     def _log_prior(self):
-        """log P(y), m-estimated (as :func:`._kernels._family_scores`)."""
+        """log P(y), m-estimated (as :func:`._sparse.sparse_family_scores`)."""
         counts = self._stats.class_counts
         k, total = counts.size, float(counts.sum())
         return np.array([log_joint_estimate(float(c), total, k, 1.0, float(self.m),

@@ -11,7 +11,7 @@ For a training row of weight w the held-out amount is u = min(w, 1) and its loss
 (as in :func:`._kernels._row_removal`); u is subtracted from every count the row added, so
 the estimates are those of the tables counted without the row (the structure stays the one
 learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parents and
-``min_count`` follow :func:`._kernels.family_scores` exactly.
+``min_count`` follow :func:`._sparse.sparse_family_scores` exactly.
 """
 
 import math
@@ -136,7 +136,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
     leave-one-out estimates (:func:`_gaussian_loo`, moments ``sums`` with the entries of
     every candidate prefix at ``chain_cells``), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
-    :func:`._kernels.family_scores`.
+    :func:`._sparse.sparse_family_scores`.
     """
     counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts

@@ -222,6 +222,75 @@ def hdp_levels(levels, depth):
     return [(c, p, v) for c, p, v, _ in out]
 
 
+@dataclass
+class CountTrees:
+    """Per-attribute count trees of occurring nodes: attribute i conditions on the class,
+    then on ``chain[i]`` (-1 padding); its family uses the first ``depth[i]`` of them.
+    ``arrays``: the trees' :class:`TreeArrays` (values: the child's counts, missing slot
+    first); ``levels``: per tree, its levels (codes, parent index, counts)."""
+
+    chain: np.ndarray
+    depth: np.ndarray
+    arrays: TreeArrays
+    levels: list
+
+
+def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
+    """The count trees of every attribute i over ``chains[i]``: those of two or more chain
+    parents from ``counted`` ({(i, chain...): (keys, counts)}, a pass's result), the others
+    from the pair table ``table``; the family of i uses its ``parents[i]`` (-1 padding),
+    which must be the first of its chain.  Refused (:class:`TableTooLargeError`) when the
+    trees and the pair counts exceed ``max_table_bytes``."""
+    sizes, k = table.sizes, table.n_classes
+    a = table.n_attributes
+    levels = []
+    depth = np.zeros(a, dtype=np.int64)
+    for i in range(a):
+        chain = [int(p) for p in chains[i]]
+        pa = [int(p) for p in parents[i] if p >= 0]
+        if sorted(chain[:len(pa)]) != sorted(pa):
+            raise ValueError(f"attribute {i}: the parents {pa} are not the first of the "
+                             f"chain {chain}")
+        depth[i] = len(pa)
+        if len(chain) >= 2:
+            keys, counts = counted[(i, *chain)]
+        else:
+            keys, counts = table_keys(table, i, chain)
+        levels.append(tree_levels(keys, counts, i, chain, sizes, k))
+    if max_table_bytes is not None:
+        nodes = sum(lv[0].size for tree in levels for lv in tree)
+        cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels)
+                    for lv in tree)
+        need = NODE_BYTES * nodes + 8 * cells
+        if need + table.counts.nbytes > max_table_bytes:
+            raise TableTooLargeError(
+                f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
+                f"pair counts would exceed max_table_bytes={max_table_bytes}: use fewer "
+                "parents (a smaller k), fewer intervals per numeric attribute, or raise "
+                "max_table_bytes")
+    width = max((len(c) for c in chains), default=0)
+    chain = np.full((a, max(width, 1)), -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain[i, :len(c)] = c
+    return CountTrees(chain, depth, assemble_trees(levels, sizes), levels)
+
+
+def score_counts(X, counts, pairs, m, laplace, min_count, out, skip=None, missing_code=None):
+    """:func:`sparse_family_scores` of a :class:`CountTrees` with the class and order-1
+    counts of ``pairs`` (a :class:`._kernels.PairArrays`); ``skip`` / ``missing_code``:
+    Gaussian children (see :func:`sparse_family_scores`)."""
+    if skip is None:
+        skip = np.zeros(X.shape[1], dtype=np.bool_)
+    if missing_code is None:
+        missing_code = np.zeros(X.shape[1], dtype=np.int64)
+    t = counts.arrays
+    sparse_family_scores(X, t.code, t.first_child, t.n_children, t.values, t.value_off, t.root,
+                         counts.chain, counts.depth, pairs.sizes, pairs.k, pairs.class_counts,
+                         pairs.counts, pairs.uni_offsets, pairs.den_uni, m, laplace,
+                         min_count, skip, missing_code,
+                         stack_size(pairs.sizes, counts.chain.shape[1]), out)
+
+
 # --------------------------------------------------------------------------------------------
 # Kernels
 # --------------------------------------------------------------------------------------------
@@ -251,7 +320,7 @@ def tree_sums(code, first_child, n_children, counts, value_off, root, chain, d, 
     count tree, parents missing in the row summed out (their missing slot included):
     ``num[y]`` = N(child = target, y, parents), ``den[y]`` = N(child observed, y, parents).
     Returns the number of rows with those parent values (child missing included), or -1
-    when no parent is observed in ``row`` (as :func:`._kernels.family_sums`)."""
+    when no parent is observed in ``row`` (as the dense family blocks of earlier versions)."""
     last = -1
     for t in range(d):
         if row[chain[t]] != 0:
@@ -310,8 +379,16 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
                          depth, sizes, k, class_counts, uni_counts, uni_offsets, den_uni, m,
                          laplace, min_count, skip, missing_code, n_stack, out):
     """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class from count trees
-    (m-estimates): as :func:`._kernels._family_scores`, with the family of attribute i the
-    first ``depth[i]`` parents of ``chain[i]`` read from its tree (``root[i]``)."""
+    (m-estimates): with the family of attribute i the
+    first ``depth[i]`` parents of ``chain[i]`` read from its tree (``root[i]``).
+
+    An attribute with ``skip[i]`` adds no term, or, when ``missing_code[i]`` > 0 is the
+    storage code of its value for missing, log P(missing | y, pa_i) if the row has that code
+    and log (1 - P(missing | y, pa_i)) otherwise (a Gaussian child under ``missing="value"``:
+    its density is added apart).  Parents whose value is missing are summed out of the
+    family (exact marginal counts); if no parent is observed, or the observed parent values
+    have frequency < ``min_count``, the child uses P(x_i | y) from ``uni_counts`` (order-1
+    blocks at ``uni_offsets``, denominators ``den_uni``)."""
     n, a = X.shape
     n_total = 0.0
     for yy in range(k):
@@ -357,7 +434,7 @@ def sparse_tree_scores(X, code, first_child, n_children, log_est, value_off, roo
     attribute i walks its tree down the class, then ``chain[i, :depth[i]]`` while the
     row's parent is observed and the node exists, and reads the deepest node reached (the
     dense layout copied the ancestors' estimates into absent nodes: the same numbers).
-    ``skip`` / ``missing_code`` as in :func:`._kernels._family_scores`."""
+    ``skip`` / ``missing_code`` as in :func:`sparse_family_scores`."""
     n, a = X.shape
     for r in prange(n):
         for yy in range(k):
