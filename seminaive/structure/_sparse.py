@@ -105,23 +105,32 @@ def table_keys(table, i, chain):
 # --------------------------------------------------------------------------------------------
 
 
+def _groups(sorted_codes):
+    """Distinct values of a sorted array, the group of every element and the groups'
+    starts."""
+    new = np.ones(sorted_codes.size, dtype=bool)
+    new[1:] = sorted_codes[1:] != sorted_codes[:-1]
+    starts = np.flatnonzero(new)
+    return sorted_codes[starts], np.cumsum(new) - 1, starts
+
+
 def tree_levels(keys, counts, i, chain, sizes, k):
-    """Levels of the count tree of (i, chain) from its keys: a list (root first) of
+    """Levels of the count tree of (i, chain) from its sorted keys: a list (root first) of
     (codes, parent index in the level above, counts of shape (nodes, sizes[i]))."""
     V = int(sizes[i])
-    leaf = keys // V
-    codes, inverse = np.unique(leaf, return_inverse=True)
+    keys = np.asarray(keys, dtype=np.int64)
+    codes, index, _ = _groups(keys // V)
     level_counts = np.zeros((codes.size, V))
-    level_counts[inverse.ravel(), keys % V] = counts
+    level_counts[index, keys % V] = counts
     levels = []
     radices = [int(k)] + [int(sizes[p]) for p in chain]
     for radix in radices[::-1]:
-        up, parent = np.unique(codes // radix, return_inverse=True)
-        parent = parent.ravel().astype(np.int64)
+        up, parent, starts = _groups(codes // radix)
         levels.append((codes, parent, level_counts))
-        up_counts = np.zeros((up.size, V))
-        np.add.at(up_counts, parent, level_counts)
-        codes, level_counts = up, up_counts
+        # children are contiguous: their sums in order
+        level_counts = (np.add.reduceat(level_counts, starts, axis=0) if starts.size
+                        else np.zeros((0, V)))
+        codes = up
     if codes.size == 0:  # no rows: the root alone
         codes, level_counts = np.zeros(1, dtype=np.int64), np.zeros((1, V))
     levels.append((codes, np.full(1, -1, dtype=np.int64), level_counts))
