@@ -24,7 +24,7 @@ from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal
-from ._sparse import tree_sums
+from ._sparse import find_child, tree_sums
 
 
 class TreeBundle(NamedTuple):
@@ -41,18 +41,57 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @njit(cache=True, inline="always")
-def _family_loo(xr, yr, u, i, xi, jj, trees, chain, uni_counts, uni_offsets, den_uni, sizes, k,
-                min_count, num, den, stack):
+def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
+    """The nodes of attribute i's count tree along the row's parent values: ``path[y, t]``
+    the node of (y, first t candidates) (-1: absent), for t up to the first missing
+    candidate, which is returned."""
+    observed = 0
+    while observed < n_cand and xr[chain[observed]] != 0:
+        observed += 1
+    for yy in range(k):
+        g = find_child(trees.code, trees.first_child, trees.n_children, trees.root[i], yy)
+        path[yy, 0] = g
+        for t in range(observed):
+            if g >= 0:
+                p = chain[t]
+                g = find_child(trees.code, trees.first_child, trees.n_children, g,
+                               trees.code[g] * sizes[p] + xr[p])
+            path[yy, t + 1] = g
+    return observed
+
+
+@njit(cache=True, inline="always")
+def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, uni_offsets,
+                den_uni, sizes, k, min_count, num, den, stack):
     """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
-    class (``jj`` = 0: no parent), the family read from attribute i's count tree; falls
-    back to P(x_i | y) as :func:`._sparse.sparse_family_scores` does.  The held-out row
-    counts in the numerator only when its own value is ``xi``."""
+    class (``jj`` = 0: no parent), the family read from attribute i's count tree (along
+    ``path`` while the row's candidates are observed); falls back to P(x_i | y) as
+    :func:`._sparse.sparse_family_scores` does.  The held-out row counts in the numerator
+    only when its own value is ``xi``."""
     own = xr[i] == xi
     use_family = False
     if jj > 0:
-        freq = tree_sums(trees.code, trees.first_child, trees.n_children, trees.values,
-                         trees.value_off, trees.root[i], chain, jj, xr, sizes, k, sizes[i],
-                         xi, num, den, stack)
+        if jj <= observed:  # every parent observed: the nodes on the row's path
+            for yy in range(k):
+                num[yy] = 0.0
+                den[yy] = 0.0
+            freq = 0.0
+            for yy in range(k):
+                g = path[yy, jj]
+                if g < 0:
+                    continue
+                off = trees.value_off[g]
+                for v in range(sizes[i]):
+                    cnt = trees.values[off + v]
+                    freq += cnt
+                    if v >= 1:
+                        den[yy] += cnt
+                    if v == xi:
+                        num[yy] += cnt
+        else:
+            freq = tree_sums(trees.code, trees.first_child, trees.n_children, trees.values,
+                             trees.value_off, trees.root[i], chain, jj, xr, sizes, k,
+                             sizes[i], xi, num, den, stack)
         if freq >= 0.0:
             if own:
                 num[yr] -= u
@@ -156,6 +195,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
         score = np.empty(k)
         prior = np.empty(k)
         stack = np.empty(n_stack, dtype=np.int64)
+        path = np.empty((k, n_k + 1), dtype=np.int64)
         for r in range(start, stop):
             wr, u = _row_removal(w, weighted, r)
             if wr <= 0:
@@ -169,6 +209,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
             for rho in range(a):
                 i = ranking[rho]
                 xi = xr[i]
+                observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
                 jn = gaussian[i]
                 if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
                     v = V[r, jn]
@@ -184,9 +225,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                         mc = missing_code[i]
                         if mc > 0:  # missing="value": the row's value was observed
                             jj = min(j, n_cand[i])
-                            _family_loo(xr, yr, u, i, mc, jj, trees, candidates[i], counts1,
-                                        uni_offsets, den_uni, sizes, k, min_count, num, den,
-                                        stack)
+                            _family_loo(xr, yr, u, i, mc, jj, trees, candidates[i], path,
+                                        observed, counts1, uni_offsets, den_uni, sizes, k,
+                                        min_count, num, den, stack)
                             for yy in range(k):
                                 terms[rho, j, yy] += math.log1p(-math.exp(
                                     log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
@@ -208,8 +249,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    _family_loo(xr, yr, u, i, xi, jj, trees, candidates[i], counts1,
-                                uni_offsets, den_uni, sizes, k, min_count, num, den, stack)
+                    _family_loo(xr, yr, u, i, xi, jj, trees, candidates[i], path, observed,
+                                counts1, uni_offsets, den_uni, sizes, k, min_count, num, den,
+                                stack)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)
