@@ -30,8 +30,10 @@ and the returned estimates are their average over the kept iterations.  The root
 fixed concentration 2 towards the uniform distribution; its table counts are 1 for every
 value it has seen.  The cost depends on the number of nodes, not on the number of rows.
 
-A node with no rows does not exist: a query for it reads its nearest existing ancestor
-(the returned dense tables are filled so).
+A node with no rows does not exist: the sampler works on the nodes the data reach
+(:func:`sparse_hdp_forest`, as Petitjean et al. 2018 build their trees), and a query for an
+absent node reads its nearest existing ancestor (:func:`hdp_forest`'s dense tables are
+filled so).
 
 Log Stirling numbers: exact (recurrence in float64) for n <= ``STIRLING_EXACT``; beyond, exact
 closed forms for t in {1, n-3 .. n}, Newton's identities over the generalised harmonic numbers

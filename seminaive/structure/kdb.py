@@ -7,15 +7,15 @@ the KDB of the SWAODE paper, Mathematics 2024).  k = 0 is naive Bayes.
 
 Counting: the pair tables (``_table_order() = 2``) give MI and CMI; the families (x_i, pa_i, y)
 with two or more parents are counted in a second pass over the training data
-(``source.map_reduce``) into a :class:`~seminaive.tables.CombinationTable`; families with one
-parent are read from the pair tables.
+(``source.map_reduce``) into count trees that hold only the parent values the rows have
+(:mod:`._sparse`, as the HDP trees of Petitjean et al. 2018); families with one parent are
+read from the pair tables.
 """
 
 import numpy as np
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
-from ..tables import estimate_table_bytes
 from . import _sparse
 from ._common import PairStatistics, _FamilyLearner
 
@@ -66,7 +66,10 @@ class KDB(_FamilyLearner):
     observed parent (or observed parent values rarer than ``min_count``) the attribute uses
     P(x_i | y).
 
-    Families with two or more parents are counted in a second pass over the data.  For
+    Families with two or more parents are counted in a second pass over the data, each as a
+    tree of the (class, parent values) that occur in it (class, then the parents by
+    decreasing I(X_i; X_j | Y)), as Petitjean et al. (2018) store their HDP trees: memory
+    grows with the rows, not with the product of the parents' value counts.  For
     k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
     chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
     learnt on the first chunk are the only ones counted, so partial_fit keeps that
@@ -148,13 +151,6 @@ class KDB(_FamilyLearner):
     def _reset_learned(self):
         super()._reset_learned()
         self.__dict__.pop("_family_counts", None)
-
-    def _families_budget(self):
-        if self.max_table_bytes is None:
-            return None
-        used = estimate_table_bytes(self.table_.sizes - 1, self.table_.n_classes,
-                                    self.table_.max_order)["total"]
-        return max(int(self.max_table_bytes) - used, 0)
 
     def _counted_trees(self):
         """The count trees (i, chain...) a pass counts: those of two or more parents (the

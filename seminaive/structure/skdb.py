@@ -2,7 +2,8 @@
 leave-one-out loss of every model (k, s) with k <= K parents and the top-s attributes.
 
 Passes over the training data: the pair counts (mutual information, conditional mutual
-information), the prefix families of every attribute (x_i, first j candidate parents, y) for
+information), the prefix families of every attribute (x_i, first j candidate parents, y; the
+levels of its count tree, :mod:`._sparse`) for
 j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads the data
 chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
 """
@@ -38,18 +39,19 @@ class SKDB(KDB):
     them and recomputes the shrunk estimates along the chain.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
-    j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
-    smaller families.  :meth:`partial_fit` chooses the candidates and the model on the first
-    chunk and keeps them for later chunks, whose rows are counted into the same families
-    (no row is dropped); it warns that :meth:`fit` on all the rows may choose differently.
+    j = 1..K) are the levels of one count tree per attribute holding only the prefixes the
+    rows have (as the HDP trees of Petitjean et al. 2018), so memory grows with the rows, not
+    with the product of the candidates' value counts.  :meth:`partial_fit` chooses the
+    candidates and the model on the first chunk and keeps them for later chunks, whose rows
+    are counted into the same families (no row is dropped); it warns that :meth:`fit` on all
+    the rows may choose differently.
 
     Parameters
     ----------
     k : int, default=3
         Largest number of attribute parents, K (0 selects among naive Bayes models on the top
-        attributes).  Martínez et al. (2016) use K = 5 on large data; the families of K
-        parents need prod of K + 1 attributes' value counts per class, so K is limited by
-        ``max_table_bytes``.
+        attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
+        at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
     {loss_rmse}
     select : {{"both", "attributes", "k", "none"}}, default="both"
         What is selected: both k and the number of attributes; only the number of attributes
