@@ -32,6 +32,9 @@ from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 
 #: bytes per node of a count tree besides its counts (code, parent, children, offset)
 NODE_BYTES = 40
+#: a chunk counts its keys directly (bincount, no sort) when they have at most this many
+#: possible values (or four per row)
+DIRECT_KEYS = 1 << 16
 _INT64_MAX = 2 ** 63 - 1
 
 
@@ -66,8 +69,16 @@ def count_keys(codes, y, w, trees, sizes):
     """Per tree (i, chain...) of ``trees``: the sorted distinct keys of the rows and their
     summed weights (float64)."""
     out = []
+    k = int(np.max(y, initial=0)) + 1
     for tree in trees:
         keys = row_keys(codes, y, tree[0], tree[1:], sizes)
+        if key_span(tree, sizes, k) <= max(DIRECT_KEYS, 4 * keys.size):
+            # few possible keys: count them directly (no sort), keep those the rows reach
+            reached = np.flatnonzero(np.bincount(keys))
+            summed = np.bincount(keys, weights=w)[reached] if w is not None else \
+                np.bincount(keys)[reached].astype(np.float64)
+            out.append((reached.astype(np.int64), summed))
+            continue
         uniq, inverse = np.unique(keys, return_inverse=True)
         out.append((uniq, np.bincount(inverse.ravel(), weights=w,
                                       minlength=uniq.size).astype(np.float64)))
