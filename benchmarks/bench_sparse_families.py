@@ -148,8 +148,8 @@ def main():
                 ratio = (f"{dense['fit'] / sparse['fit']:.2f}"
                          if "fit" in dense and "fit" in sparse else "-")
                 train = "all / 2" if n_rows is None else f"{n_rows} / 2"
-                row = [data, train, learner, cell(dense, "fit", "{:.1f}"),
-                       cell(sparse, "fit", "{:.1f}"), ratio,
+                row = [data, train, learner, cell(dense, "fit", "{:.2f}"),
+                       cell(sparse, "fit", "{:.2f}"), ratio,
                        cell(dense, "zero_one", "{:.4f}"), cell(sparse, "zero_one", "{:.4f}"),
                        cell(dense, "peak_mib", "{:.0f}"), cell(sparse, "peak_mib", "{:.0f}")]
                 rows.append(row)
