@@ -176,3 +176,25 @@ def test_eskdb_per_member_discretisation_equals_fit(client, frame):
             assert_array_equal(a, b)
     assert_allclose(sdask.predict_proba(model, ddf).compute().to_numpy(),
                     ref.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("params", [{"cls": "KDB", "k": 4},
+                                    {"cls": "KDB", "k": 3, "smoothing": "hdp", "n_iter": 30,
+                                     "random_state": 0},
+                                    {"cls": "SKDB", "k": 4},
+                                    {"cls": "ESKDB", "n_estimators": 2, "k": 4, "n_iter": 30,
+                                     "random_state": 0, "discretization": "shared"}],
+                         ids=["kdb4", "kdb3-hdp", "skdb4", "eskdb-shared"])
+def test_count_trees_through_dask_equal_fit(client, frame, params):
+    """The count trees of occurring prefixes, counted per partition and merged by the union
+    of their keys, give the model fit gives (nominal attributes: the same codes)."""
+    import seminaive
+
+    params = dict(params)
+    cls = getattr(seminaive, params.pop("cls"))
+    nominal = frame.drop(columns="num")
+    ddf = dd.from_pandas(nominal, npartitions=5)
+    model = sdask.fit(cls(**params), ddf, target="cls")
+    X = nominal.drop(columns="cls")
+    ref = cls(**params).fit(X, nominal["cls"])
+    assert_array_equal(model.predict_proba(X), ref.predict_proba(X))

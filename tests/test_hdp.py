@@ -405,8 +405,9 @@ def test_ande_hdp_refuses_what_it_does_not_support(chess):
 
 
 def test_hdp_memory_is_estimated_and_refused_before_allocating(chess):
-    """The sampler's dense trees are estimated (hdp_bytes) and refused with the budget's
-    error before any allocation, as the count tables are."""
+    """The sampler's trees are estimated (hdp_bytes dense, sparse_hdp_bytes for the
+    learners' trees of occurring nodes) and refused with the budget's error before any
+    allocation, as the count tables are."""
     from seminaive.exceptions import TableTooLargeError
 
     X, y = chess
@@ -418,9 +419,12 @@ def test_hdp_memory_is_estimated_and_refused_before_allocating(chess):
         hdp.hdp_forest(trees, n_iter=2, burn_in=0, seeds=np.arange(len(trees)),
                        max_bytes=need - 1)
     hdp.hdp_forest(trees, n_iter=2, burn_in=0, seeds=np.arange(len(trees)), max_bytes=need)
-    used = model.table_.counts.nbytes + model._family_table.counts.nbytes
-    budget = 2 * used
-    assert need > budget - used  # the counts fit the budget, the trees do not
-    KDB(k=5, max_table_bytes=budget).fit(X, y)
+    # the learner's trees hold only the occurring nodes: their bytes decide
+    used = model.table_.counts.nbytes + model._counts.arrays.nbytes
+    sparse_need = hdp.sparse_hdp_bytes(model._hdp_sampler_trees()[1])
+    assert sparse_need < need
+    budget = used + sparse_need - 1
+    KDB(k=5, max_table_bytes=budget).fit(X, y)  # the counts fit the budget, the trees do not
     with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
         KDB(k=5, smoothing="hdp", n_iter=5, max_table_bytes=budget).fit(X, y)
+    KDB(k=5, smoothing="hdp", n_iter=5, max_table_bytes=budget + 1).fit(X, y)

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sparse_cases import family_blocks
 
 from seminaive import (
     ASAODE,
@@ -84,8 +85,9 @@ def test_kdb_family_counts_hold_every_chunk(chunks):
             warnings.simplefilter("ignore", UserWarning)
             model.partial_fit(X.iloc[part], y.iloc[part], classes=np.unique(y))
     fixed = model.structure_
-    total = model._family_table.counts.reshape(-1).sum()
-    n_families = len(model._family_table.combinations)
+    blocks = family_blocks(model)
+    total = sum(block.sum() for block in blocks.values())
+    n_families = len(blocks)
     assert total == pytest.approx(n_families * len(y))  # every row in every family
     assert fixed.shape == (X.shape[1], 3)
 

@@ -9,8 +9,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from seminaive import TableTooLargeError
-from seminaive.structure import _kernels as kernels
-from seminaive.structure._common import PairStatistics, assemble_families, check_parents
+from seminaive.structure._common import PairStatistics, check_parents
+from seminaive.structure._sparse import build_count_trees, count_keys, score_counts
 from seminaive.tables import CombinationTable, FrequencyTable, storage_codes
 
 # ------------------------------------------------------------------------------------------
@@ -193,17 +193,15 @@ def test_family_kernel_matches_direct_counting(laplace, min_count):
     codes, y = _codes(250, SIZES, k, 0.2, 4)
     table = FrequencyTable(SIZES - 1, k, 2).add(codes, y)
     parents = np.array([[-1, -1], [0, -1], [0, 1], [1, 2]])
-    multi = [(2, 0, 1), (3, 1, 2)]
-    extra = CombinationTable(multi, SIZES - 1, k).add(codes, y)
-    fam = assemble_families(table, parents, extra)
+    chains = [[], [0], [1, 0], [2, 1]]  # any order of the parents: the same family
+    multi = [(2, 1, 0), (3, 2, 1)]
+    counted = dict(zip(multi, count_keys(codes, y, None, multi, table.sizes), strict=True))
+    trees = build_count_trees(table, chains, parents, counted)
     stats = PairStatistics(table)
     test_codes, _ = _codes(40, SIZES, k, 0.3, 5)
     test_codes = np.ascontiguousarray(test_codes)
     out = np.empty((40, k))
-    kernels.family_scores(test_codes, fam.members, fam.orders, fam.offsets, fam.strides,
-                          fam.counts, stats.sizes, k, stats.class_counts, stats.counts,
-                          stats.uni_offsets, stats.den_uni, 1.0, laplace, float(min_count),
-                          out)
+    score_counts(test_codes, trees, stats.kernel_args(), 1.0, laplace, float(min_count), out)
     parent_lists = [[p for p in row if p >= 0] for row in parents]
     for r in range(40):
         ref = family_reference(codes, y, k, SIZES, parent_lists, test_codes[r],

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sparse_cases import family_blocks
 from test_structure_common import family_reference, random_nominal, training_codes
 
 from seminaive import KDB, NaiveBayes, TableTooLargeError, load
@@ -121,9 +122,10 @@ def test_partial_fit_keeps_the_structure_and_every_row():
     assert before != [tuple(r) for r in refit.structure_]
     full_codes = training_codes(model, np.vstack([first[:300], second]))
     ys = np.concatenate([y[:300], y])
-    table = model._family_table
-    for g, family in enumerate(table.combinations):
-        assert_array_equal(table.block(g),
+    blocks = family_blocks(model)
+    assert blocks
+    for family, block in blocks.items():
+        assert_array_equal(block,
                            CombinationTable([family], model.table_.sizes - 1, 2)
                            .add(full_codes, ys).block(0))
 
@@ -145,7 +147,8 @@ def test_save_load(tmp_path):
     assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     state = model._learned_state()
     with pytest.raises(ValueError, match="family counts"):
-        model._set_learned_state({**state, "family_counts": state["family_counts"][:-1]})
+        model._set_learned_state({**state, "family_key_counts":
+                                  state["family_key_counts"][:-1]})
     too_many = np.column_stack([state["parents"], np.full(5, -1)])
     too_many[4] = [0, 1, 2, 3]
     with pytest.raises(ValueError, match="at most 3"):

@@ -8,7 +8,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from test_structure_common import family_reference, random_nominal, training_codes
 
 from seminaive import SPTAN, TAN, load
-from seminaive.structure._common import PairStatistics, assemble_families
+from seminaive.structure._common import PairStatistics
+from seminaive.structure._sparse import build_count_trees, score_counts
 from seminaive.structure.sptan import eligible_children, loo_tree_scores
 from seminaive.tables import FrequencyTable
 
@@ -16,13 +17,11 @@ from seminaive.tables import FrequencyTable
 def _refit_scores(codes, y, w, k, n_values, parents, row, m, laplace, min_count):
     table = FrequencyTable(n_values, k, 2).add(codes, y, w)
     stats = PairStatistics(table)
-    fam = assemble_families(table, parents[:, None])
+    chains = [[int(p)] if p >= 0 else [] for p in parents]
+    trees = build_count_trees(table, chains, parents[:, None], {})
     out = np.empty((1, k))
-    from seminaive.structure import _kernels as kernels
-    kernels.family_scores(np.ascontiguousarray(row[None, :]), fam.members, fam.orders,
-                          fam.offsets, fam.strides, fam.counts, stats.sizes, k,
-                          stats.class_counts, stats.counts, stats.uni_offsets, stats.den_uni,
-                          m, laplace, float(min_count), out)
+    score_counts(np.ascontiguousarray(row[None, :]), trees, stats.kernel_args(), m, laplace,
+                 float(min_count), out)
     return out[0]
 
 

@@ -30,8 +30,10 @@ and the returned estimates are their average over the kept iterations.  The root
 fixed concentration 2 towards the uniform distribution; its table counts are 1 for every
 value it has seen.  The cost depends on the number of nodes, not on the number of rows.
 
-A node with no rows does not exist: a query for it reads its nearest existing ancestor
-(the returned dense tables are filled so).
+A node with no rows does not exist: the sampler works on the nodes the data reach
+(:func:`sparse_hdp_forest`, as Petitjean et al. 2018 build their trees), and a query for an
+absent node reads its nearest existing ancestor (:func:`hdp_forest`'s dense tables are
+filled so).
 
 Log Stirling numbers: exact (recurrence in float64) for n <= ``STIRLING_EXACT``; beyond, exact
 closed forms for t in {1, n-3 .. n}, Newton's identities over the generalised harmonic numbers
@@ -291,45 +293,28 @@ def _log_beta_variate(state, a, b):
 # --------------------------------------------------------------------------------------------
 # One tree
 # --------------------------------------------------------------------------------------------
+#
+# A tree holds only the nodes the data reach (Petitjean et al. 2018): nodes are numbered in
+# level order (level 0 the root), within a level in increasing code order (the C order of
+# the conditioning values), ``parent[node]`` is the index of the node's parent (-1 for the
+# root) and ``level_start[lev]`` the first node of level ``lev``.  The sampler skips nodes
+# without customers without drawing a random number, so a tree holding every node and one
+# holding only the occurring ones give the same draws.
 
 
 @njit(cache=True)
-def _tree_layout(dims, depth):
-    """Rows of every level (level 0 = root) and their starts in the level-stacked arrays."""
-    rows = np.ones(depth + 1, dtype=np.int64)
-    for lev in range(1, depth + 1):
-        rows[lev] = rows[lev - 1] * dims[lev - 1]
-    starts = np.zeros(depth + 2, dtype=np.int64)
-    for lev in range(depth + 1):
-        starts[lev + 1] = starts[lev] + rows[lev]
-    return rows, starts
+def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter, burn_in,
+                       tying, sample_conc, conc_start, seed, table, n_exact, zeta, out, out_t):
+    """Run the sampler on one tree and write the averaged estimates of its nodes.
 
-
-@njit(cache=True)
-def _group_of(tying, lev, row, node, dims, starts):
-    """Concentration group of a non-root node (its index in the tree's group array)."""
-    if tying == 0:  # none: every node
-        return node
-    if tying == 1:  # same parent: the parent node
-        return starts[lev - 1] + row // dims[lev - 1]
-    if tying == 2:  # level
-        return lev
-    return 1  # single
-
-
-@njit(cache=True)
-def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, sample_conc,
-                conc_start, seed, table, n_exact, zeta, out, out_t):
-    """Run the sampler on one tree and write the averaged estimates of every level.
-
-    ``leaf_counts``: integer counts of shape (prod dims, n_values), rows in C order over the
-    conditioning variables (sizes ``dims[:depth]``).  ``out``: float64 of shape
-    (sum of the levels' rows, n_values), levels stacked from the root; nodes without rows get
-    their nearest existing ancestor's estimates.  ``out_t`` (same shape, int64) receives the
-    final table counts (0 where the node does not exist), for tests.
+    ``parent``: (n_nodes,) parent index of every node (-1 for the root, node 0);
+    ``level_start``: (depth + 2,) first node of every level; ``leaf_counts``: integer counts
+    of shape (nodes of level ``depth``, n_values).  ``out``: float64 of shape
+    (n_nodes, n_values); a node without rows (and without rows below it) gets its parent's
+    estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
+    counts (0 where the node has no rows), for tests.
     """
-    rows, starts = _tree_layout(dims, depth)
-    total = starts[depth + 1]
+    total = level_start[depth + 1]
     V = n_values
     nk = np.zeros((total, V), dtype=np.int64)
     tk = np.zeros((total, V), dtype=np.int64)
@@ -337,27 +322,32 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
     big_t = np.zeros(total, dtype=np.int64)
     exists = np.zeros(total, dtype=np.bool_)
     conc = np.full(total, conc_start)
-    leaf0 = starts[depth]
-    for r in range(rows[depth]):
+    leaf0 = level_start[depth]
+    for node in range(leaf0, total):
         s = 0
         for v in range(V):
-            nk[leaf0 + r, v] = leaf_counts[r, v]
-            s += leaf_counts[r, v]
-        big_n[leaf0 + r] = s
-        exists[leaf0 + r] = s > 0
+            nk[node, v] = leaf_counts[node - leaf0, v]
+            s += leaf_counts[node - leaf0, v]
+        big_n[node] = s
+        exists[node] = s > 0
     # concentration groups: values and members
-    n_groups = total if tying == 0 else (total if tying == 1 else depth + 1)
+    n_groups = total if tying <= 1 else depth + 1
     gvalue = np.full(n_groups, conc_start)
     group = np.zeros(total, dtype=np.int64)
     for lev in range(1, depth + 1):
-        for r in range(rows[lev]):
-            node = starts[lev] + r
-            group[node] = _group_of(tying, lev, r, node, dims, starts)
+        for node in range(level_start[lev], level_start[lev + 1]):
+            if tying == 0:  # none: every node
+                group[node] = node
+            elif tying == 1:  # same parent
+                group[node] = parent[node]
+            elif tying == 2:  # level
+                group[node] = lev
+            else:  # single
+                group[node] = 1
     # initial table counts, bottom-up (Petitjean et al.'s reference initialisation)
     state = np.uint64(seed)
     for lev in range(depth, -1, -1):
-        for r in range(rows[lev]):
-            node = starts[lev] + r
+        for node in range(level_start[lev], level_start[lev + 1]):
             if lev < depth:
                 s = 0
                 for v in range(V):
@@ -381,9 +371,9 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                 tsum += t
             big_t[node] = tsum
             if lev >= 1:
-                parent = starts[lev - 1] + r // dims[lev - 1]
+                par = parent[node]
                 for v in range(V):
-                    nk[parent, v] += tk[node, v]
+                    nk[par, v] += tk[node, v]
     pk = np.zeros((total, V))
     psum = np.zeros((total, V))
     n_kept = 0
@@ -392,8 +382,7 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
     for it in range(n_iter):
         # table counts, deepest level first
         for lev in range(depth, -1, -1):
-            for r in range(rows[lev]):
-                node = starts[lev] + r
+            for node in range(level_start[lev], level_start[lev + 1]):
                 if not exists[node]:
                     continue
                 if lev == 0:
@@ -402,10 +391,10 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                         big_t[node] += t - tk[node, v]
                         tk[node, v] = t
                     continue
-                parent = starts[lev - 1] + r // dims[lev - 1]
+                par = parent[node]
                 c = conc[node]
                 log_c = math.log(c)
-                cp = conc[parent]
+                cp = conc[par]
                 for v in range(V):
                     n = nk[node, v]
                     old = tk[node, v]
@@ -413,14 +402,14 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                         if old != n:  # cannot happen once initialised; kept for safety
                             tk[node, v] = n
                             big_t[node] += n - old
-                            nk[parent, v] += n - old
-                            big_n[parent] += n - old
+                            nk[par, v] += n - old
+                            big_n[par] += n - old
                         continue
                     lo = max(1, old - WINDOW)
                     hi = min(old + WINDOW, n, MAX_T)
-                    n_par = nk[parent, v] - old
-                    t_par = tk[parent, v]
-                    N_par = big_n[parent] - old
+                    n_par = nk[par, v] - old
+                    t_par = tk[par, v]
+                    N_par = big_n[par] - old
                     best = -np.inf
                     lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
                     for t in range(lo, hi + 1):
@@ -452,92 +441,184 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
                             break
                     tk[node, v] = chosen
                     big_t[node] += chosen - old
-                    nk[parent, v] += chosen - old
-                    big_n[parent] += chosen - old
+                    nk[par, v] += chosen - old
+                    big_n[par] += chosen - old
         # concentrations
         if sample_conc and (it + CONCENTRATION_EVERY // 2) % CONCENTRATION_EVERY == 0:
             rate = np.zeros(n_groups)
             shape = np.zeros(n_groups)
             used = np.zeros(n_groups, dtype=np.bool_)
-            for lev in range(1, depth + 1):
-                for r in range(rows[lev]):
-                    node = starts[lev] + r
-                    if not exists[node]:
-                        continue
-                    g = group[node]
-                    state, log_q = _log_beta_variate(state, gvalue[g], float(big_n[node]))
-                    rate[g] -= max(log_q, -172.69)  # q >= 1e-75, as the reference
-                    shape[g] += big_t[node]
-                    used[g] = True
+            for node in range(level_start[1], total):
+                if not exists[node]:
+                    continue
+                g = group[node]
+                state, log_q = _log_beta_variate(state, gvalue[g], float(big_n[node]))
+                rate[g] -= max(log_q, -172.69)  # q >= 1e-75, as the reference
+                shape[g] += big_t[node]
+                used[g] = True
             for g in range(n_groups):
                 if used[g]:
                     state, lg = _log_gamma_variate(state, CONCENTRATION_START + shape[g])
                     gvalue[g] = min(math.exp(lg) / (1.0 + rate[g]), CONCENTRATION_MAX)
-            for lev in range(1, depth + 1):
-                for r in range(rows[lev]):
-                    node = starts[lev] + r
-                    conc[node] = gvalue[group[node]]
+            for node in range(level_start[1], total):
+                conc[node] = gvalue[group[node]]
         # estimates
         if it >= burn_in:
             n_kept += 1
-            for lev in range(depth + 1):
-                for r in range(rows[lev]):
-                    node = starts[lev] + r
-                    if not exists[node]:
-                        continue
-                    c = conc[node] if lev > 0 else math.exp(log_root_c)
-                    parent = starts[lev - 1] + r // dims[lev - 1] if lev > 0 else -1
-                    norm = 0.0
-                    for v in range(V):
-                        base = pk[parent, v] if lev > 0 else 1.0 / V
-                        pk[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
-                        norm += pk[node, v]
-                    for v in range(V):
-                        psum[node, v] += pk[node, v] / norm
-    # averaged estimates, absent nodes from their nearest existing ancestor
+            for node in range(total):
+                if not exists[node]:
+                    continue
+                c = conc[node] if node > 0 else math.exp(log_root_c)
+                par = parent[node]
+                norm = 0.0
+                for v in range(V):
+                    base = pk[par, v] if node > 0 else 1.0 / V
+                    pk[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
+                    norm += pk[node, v]
+                for v in range(V):
+                    psum[node, v] += pk[node, v] / norm
+    # averaged estimates, nodes without rows from their parent
+    for node in range(total):
+        for v in range(V):
+            out_t[node, v] = tk[node, v] if exists[node] else 0
+        if exists[node] and n_kept > 0:
+            for v in range(V):
+                out[node, v] = psum[node, v] / n_kept
+        elif exists[node]:  # no kept iteration: the estimate of the initial state
+            c = conc[node] if node > 0 else conc_start
+            for v in range(V):
+                base = out[parent[node], v] if node > 0 else 1.0 / V
+                out[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
+        elif node == 0:
+            for v in range(V):
+                out[node, v] = 1.0 / V
+        else:
+            for v in range(V):
+                out[node, v] = out[parent[node], v]
+
+
+@njit(cache=True)
+def _dense_layout(dims, depth):
+    """Rows of every level (level 0 = root) of the tree holding every node, and their
+    starts in the level-stacked arrays."""
+    rows = np.ones(depth + 1, dtype=np.int64)
+    for lev in range(1, depth + 1):
+        rows[lev] = rows[lev - 1] * dims[lev - 1]
+    starts = np.zeros(depth + 2, dtype=np.int64)
+    for lev in range(depth + 1):
+        starts[lev + 1] = starts[lev] + rows[lev]
+    return rows, starts
+
+
+@njit(cache=True)
+def sparse_from_dense(leaf_counts, dims, depth):
+    """The occurring nodes of a tree given densely: ``leaf_counts`` (prod dims, V) in C order
+    over the conditioning variables.  Returns ``(index, parent, level_start, leaves)``:
+    ``index[q]`` the sparse node of dense node q (-1: no rows below it; the root is always
+    node 0), the sparse tree's parents and level starts, and its leaves' counts."""
+    rows, starts = _dense_layout(dims, depth)
+    total = starts[depth + 1]
+    V = leaf_counts.shape[1]
+    has = np.zeros(total, dtype=np.bool_)
+    for r in range(rows[depth]):
+        for v in range(V):
+            if leaf_counts[r, v] > 0:
+                has[starts[depth] + r] = True
+    for lev in range(depth, 0, -1):
+        for r in range(rows[lev]):
+            if has[starts[lev] + r]:
+                has[starts[lev - 1] + r // dims[lev - 1]] = True
+    has[0] = True
+    index = np.full(total, -1, dtype=np.int64)
+    n = 0
+    level_start = np.zeros(depth + 2, dtype=np.int64)
+    for lev in range(depth + 1):
+        level_start[lev] = n
+        for r in range(rows[lev]):
+            if has[starts[lev] + r]:
+                index[starts[lev] + r] = n
+                n += 1
+    level_start[depth + 1] = n
+    parent = np.full(n, -1, dtype=np.int64)
+    for lev in range(1, depth + 1):
+        for r in range(rows[lev]):
+            q = index[starts[lev] + r]
+            if q >= 0:
+                parent[q] = index[starts[lev - 1] + r // dims[lev - 1]]
+    leaves = np.zeros((n - level_start[depth], V), dtype=np.int64)
+    for r in range(rows[depth]):
+        q = index[starts[depth] + r]
+        if q >= 0:
+            for v in range(V):
+                leaves[q - level_start[depth], v] = leaf_counts[r, v]
+    return index, parent, level_start, leaves
+
+
+@njit(cache=True)
+def _fill_dense(index, dims, depth, sparse, dense):
+    """Dense estimates (every node, levels stacked) from the occurring nodes': a node
+    without rows takes its parent's."""
+    rows, starts = _dense_layout(dims, depth)
+    V = sparse.shape[1]
     for lev in range(depth + 1):
         for r in range(rows[lev]):
-            node = starts[lev] + r
+            q = starts[lev] + r
+            s = index[q]
             for v in range(V):
-                out_t[node, v] = tk[node, v] if exists[node] else 0
-            if exists[node] and n_kept > 0:
-                for v in range(V):
-                    out[node, v] = psum[node, v] / n_kept
-            elif exists[node]:  # no kept iteration: the estimate of the initial state
-                c = conc[node] if lev > 0 else conc_start
-                for v in range(V):
-                    base = out[starts[lev - 1] + r // dims[lev - 1], v] if lev > 0 else 1.0 / V
-                    out[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
-            elif lev == 0:
-                for v in range(V):
-                    out[node, v] = 1.0 / V
-            else:
-                parent = starts[lev - 1] + r // dims[lev - 1]
-                for v in range(V):
-                    out[node, v] = out[parent, v]
+                if s >= 0:
+                    dense[q, v] = sparse[s, v]
+                else:
+                    dense[q, v] = dense[starts[lev - 1] + r // dims[lev - 1], v]
+
+
+@njit(cache=True)
+def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, sample_conc,
+                conc_start, seed, table, n_exact, zeta, out, out_t):
+    """:func:`sample_sparse_tree` on a tree given densely, results dense.
+
+    ``leaf_counts``: integer counts of shape (prod dims, n_values), rows in C order over the
+    conditioning variables (sizes ``dims[:depth]``).  ``out``: float64 of shape
+    (sum of the levels' rows, n_values), levels stacked from the root; nodes without rows get
+    their nearest existing ancestor's estimates.  ``out_t`` (same shape, int64) receives the
+    final table counts (0 where the node does not exist), for tests.
+    """
+    index, parent, level_start, leaves = sparse_from_dense(leaf_counts, dims, depth)
+    n = parent.size
+    est = np.empty((n, n_values))
+    t_sparse = np.empty((n, n_values), dtype=np.int64)
+    sample_sparse_tree(parent, level_start, depth, leaves, n_values, n_iter, burn_in, tying,
+                       sample_conc, conc_start, seed, table, n_exact, zeta, est, t_sparse)
+    _fill_dense(index, dims, depth, est, out)
+    for q in range(index.size):
+        for v in range(n_values):
+            out_t[q, v] = t_sparse[index[q], v] if index[q] >= 0 else 0
 
 
 @njit(parallel=True, cache=True)
-def sample_forest(counts, count_offsets, dims, depths, n_values, out_offsets, n_iter, burn_in,
-                  tying, sample_conc, conc_start, seeds, table, n_exact, zeta, out):
-    """:func:`sample_tree` for every tree (in parallel; each tree has its own random stream).
+def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
+                  n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
+                  seeds, table, n_exact, zeta, out):
+    """:func:`sample_sparse_tree` for every tree (in parallel; each tree has its own random
+    stream).
 
-    Tree ``j``: leaf counts at ``counts[count_offsets[j]:]`` (prod dims[j, :depths[j]] rows of
-    ``n_values[j]``), estimates written at ``out[out_offsets[j]:]`` (levels stacked)."""
+    Tree ``j``: nodes ``node_offsets[j]`` .. ``node_offsets[j + 1]`` of ``parents`` (local
+    indices), level starts ``level_starts[j, :depths[j] + 2]``, leaf counts at
+    ``leaves[leaf_offsets[j]:]`` (n_values[j] per leaf), estimates written at
+    ``out[out_offsets[j]:]`` (n_values[j] per node)."""
     for j in prange(depths.size):
         depth = depths[j]
         V = n_values[j]
-        d = dims[j, :depth].copy()
-        rows, starts = _tree_layout(d, depth)
-        n_leaf = rows[depth]
-        total = starts[depth + 1]
-        leaf = counts[count_offsets[j]:count_offsets[j] + n_leaf * V].reshape(n_leaf, V)
-        est = np.empty((total, V))
-        t_out = np.empty((total, V), dtype=np.int64)
-        sample_tree(leaf, d, depth, V, n_iter, burn_in, tying, sample_conc, conc_start,
-                    seeds[j], table, n_exact, zeta, est, t_out)
+        parent = parents[node_offsets[j]:node_offsets[j + 1]]
+        ls = level_starts[j, :depth + 2].copy()
+        n = ls[depth + 1]
+        n_leaf = n - ls[depth]
+        leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
+        est = np.empty((n, V))
+        t_out = np.empty((n, V), dtype=np.int64)
+        sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
+                           conc_start, seeds[j], table, n_exact, zeta, est, t_out)
         o = out_offsets[j]
-        for q in range(total):
+        for q in range(n):
             for v in range(V):
                 out[o + q * V + v] = est[q, v]
 
@@ -564,19 +645,107 @@ def tree_levels(dims):
     return np.concatenate([[1], np.cumprod(np.asarray(dims, dtype=np.int64))]).astype(np.int64)
 
 
+def sparse_hdp_bytes(trees, n_threads=None):
+    """Bytes the sampler of :func:`sparse_hdp_forest` needs for ``trees`` (list of
+    (parent, level_start, leaf_counts)), without allocating: the estimates of every node
+    (kept three times: the sampler's output, the learner's copy and its logarithm) and the
+    working arrays of the largest trees sampled at the same time (about 48 bytes per node
+    and value)."""
+    threads = numba.get_num_threads() if n_threads is None else n_threads
+    cells = sorted(int(np.size(p)) * int(np.shape(c)[1]) for p, _, c in trees)
+    return 24 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
+
+
 def hdp_bytes(trees, n_threads=None):
-    """Bytes the sampler of :func:`hdp_forest` needs for ``trees`` (list of (counts, dims)),
-    without allocating: the estimates of every node of every tree (kept three times: the
-    sampler's output, the learner's copy and its logarithm) and the working arrays of the
-    largest trees sampled at the same time (about 48 bytes per node and value)."""
+    """Bytes :func:`hdp_forest` needs for ``trees`` (list of (counts, dims)) when every node
+    of every tree exists (the occurring nodes need less; see :func:`sparse_hdp_bytes`)."""
     threads = numba.get_num_threads() if n_threads is None else n_threads
     cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
     return 24 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
 
 
+def _whole_counts(counts):
+    counts = np.asarray(counts)
+    whole = np.rint(counts)
+    if counts.size and (np.any(whole != counts) or whole.min() < 0):
+        raise ValueError("hierarchical Dirichlet process estimates need whole-number "
+                         "counts: use integer sample weights (or none)")
+    return whole.astype(np.int64)
+
+
+def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
+                      sample_concentration=True, concentration=CONCENTRATION_START,
+                      max_bytes=None):
+    """HDP estimates of a list of trees holding only their occurring nodes.
+
+    Parameters
+    ----------
+    trees : list of (parent, level_start, leaf_counts)
+        ``parent``: (n_nodes,) int, the parent of every node (-1 for the root, node 0;
+        nodes in level order, within a level by increasing code); ``level_start``:
+        (depth + 2,) int, the first node of every level; ``leaf_counts``: whole-number
+        counts of shape (nodes of the deepest level, n_values).
+    n_iter, burn_in, tying, seeds, sample_concentration, concentration
+        As in :func:`hdp_forest`.
+    max_bytes : int, optional
+        Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
+        :func:`sparse_hdp_bytes` exceeds it.
+
+    Returns
+    -------
+    list of ndarray
+        For every tree, the estimates of shape (n_nodes, n_values).
+    """
+    if tying not in TYING:
+        raise ValueError(f"tying={tying!r}: use one of {TYING}")
+    if not trees:
+        return []
+    need = sparse_hdp_bytes(trees)
+    if max_bytes is not None and need > max_bytes:
+        n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
+        raise TableTooLargeError(
+            f"the hierarchical Dirichlet process estimates of {len(trees)} tables "
+            f"({n_nodes} occurring nodes) would need {need / 2**30:.2f} GiB, more than the "
+            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            "(a smaller k or n), fewer intervals per numeric attribute, "
+            "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
+    depths = np.array([np.size(ls) - 2 for _, ls, _ in trees], dtype=np.int64)
+    level_starts = np.zeros((len(trees), int(depths.max()) + 2), dtype=np.int64)
+    n_values = np.empty(len(trees), dtype=np.int64)
+    node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    flat, parents, n_max = [], [], 0
+    for j, (parent, ls, counts) in enumerate(trees):
+        whole = _whole_counts(counts)
+        parent = np.asarray(parent, dtype=np.int64)
+        ls = np.asarray(ls, dtype=np.int64)
+        if (ls[0] != 0 or ls[-1] != parent.size or whole.shape[0] != ls[-1] - ls[-2]
+                or whole.ndim != 2):
+            raise ValueError(f"tree {j}: the leaf counts and levels do not match its nodes")
+        level_starts[j, :ls.size] = ls
+        n_values[j] = whole.shape[1]
+        flat.append(whole.ravel())
+        parents.append(parent)
+        node_offsets[j + 1] = node_offsets[j] + parent.size
+        leaf_offsets[j + 1] = leaf_offsets[j] + whole.size
+        out_offsets[j + 1] = out_offsets[j] + parent.size * whole.shape[1]
+        n_max = max(n_max, int(whole.sum()))
+    table, n_exact = stirling_cache(n_max)
+    out = np.empty(int(out_offsets[-1]))
+    sample_forest(np.concatenate(parents), node_offsets, level_starts, depths,
+                  np.concatenate(flat), leaf_offsets, n_values, out_offsets, int(n_iter),
+                  int(burn_in), TYING.index(tying), bool(sample_concentration),
+                  float(concentration), np.asarray(seeds, dtype=np.uint64), table, n_exact,
+                  _ZETA, out)
+    return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
+            for j in range(len(trees))]
+
+
 def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentration=True,
                concentration=CONCENTRATION_START, max_bytes=None):
-    """HDP estimates of a list of trees.
+    """HDP estimates of a list of trees given densely (every node; the sampler works on
+    the occurring nodes only, :func:`sparse_hdp_forest`).
 
     Parameters
     ----------
@@ -600,7 +769,8 @@ def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentra
     -------
     list of ndarray
         For every tree, the estimates of shape (sum of the levels' rows, n_values): the root,
-        then every level's nodes in C order.
+        then every level's nodes in C order (a node without rows: its nearest existing
+        ancestor's estimates).
     """
     if tying not in TYING:
         raise ValueError(f"tying={tying!r}: use one of {TYING}")
@@ -614,33 +784,22 @@ def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentra
             f"{max(max_bytes, 0) / 2**30:.1f} GiB left of max_table_bytes: use fewer parents "
             "(a smaller k or n), fewer intervals per numeric attribute, "
             "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
-    depths = np.array([len(d) for _, d in trees], dtype=np.int64)
-    width = max(int(depths.max()), 1)
-    dims = np.ones((len(trees), width), dtype=np.int64)
-    n_values = np.empty(len(trees), dtype=np.int64)
-    count_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    flat, n_max = [], 0
+    sparse, layout = [], []
     for j, (counts, d) in enumerate(trees):
-        counts = np.asarray(counts)
-        whole = np.rint(counts)
-        if counts.size and (np.any(whole != counts) or whole.min() < 0):
-            raise ValueError("hierarchical Dirichlet process estimates need whole-number "
-                             "counts: use integer sample weights (or none)")
-        dims[j, :len(d)] = d
-        n_values[j] = counts.shape[1]
-        levels = tree_levels(d)
-        if counts.shape[0] != levels[-1]:
-            raise ValueError(f"tree {j}: {counts.shape[0]} rows, expected {levels[-1]}")
-        flat.append(whole.astype(np.int64).ravel())
-        count_offsets[j + 1] = count_offsets[j] + counts.size
-        out_offsets[j + 1] = out_offsets[j] + levels.sum() * counts.shape[1]
-        n_max = max(n_max, int(whole.sum(axis=1).max(initial=0)), int(whole.sum()))
-    table, n_exact = stirling_cache(n_max)
-    out = np.empty(int(out_offsets[-1]))
-    sample_forest(np.concatenate(flat), count_offsets, dims, depths, n_values, out_offsets,
-                  int(n_iter), int(burn_in), TYING.index(tying), bool(sample_concentration),
-                  float(concentration), np.asarray(seeds, dtype=np.uint64), table, n_exact,
-                  _ZETA, out)
-    return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
-            for j in range(len(trees))]
+        whole = _whole_counts(counts)
+        dims = np.asarray(d, dtype=np.int64).reshape(-1)
+        levels = tree_levels(dims)
+        if whole.shape[0] != levels[-1]:
+            raise ValueError(f"tree {j}: {whole.shape[0]} rows, expected {levels[-1]}")
+        index, parent, level_start, leaves = sparse_from_dense(whole, dims, dims.size)
+        sparse.append((parent, level_start, leaves))
+        layout.append((index, dims, int(levels.sum())))
+    estimates = sparse_hdp_forest(sparse, n_iter=n_iter, burn_in=burn_in, tying=tying,
+                                  seeds=seeds, sample_concentration=sample_concentration,
+                                  concentration=concentration)
+    out = []
+    for est, (index, dims, n_rows) in zip(estimates, layout, strict=True):
+        dense = np.empty((n_rows, est.shape[1]))
+        _fill_dense(index, dims, dims.size, est, dense)
+        out.append(dense)
+    return out

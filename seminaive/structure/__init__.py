@@ -15,8 +15,9 @@ the training data, which attributes each attribute depends on besides the class:
 
 Webb, Boughton & Wang (2005) compare AODE with LBR and SP-TAN.
 
-All count into :class:`seminaive.tables.FrequencyTable` (pairs; KDB's larger families in a
-:class:`seminaive.tables.CombinationTable` filled by a second pass) and share AnDE's input
+All count into :class:`seminaive.tables.FrequencyTable` (pairs; the larger families of KDB,
+SKDB and ESKDB in count trees of the parent values that occur, filled by a second pass) and
+share AnDE's input
 handling, missing-value modes, smoothing, persistence and scikit-learn API.  The estimates,
 min_count and missing-value modes are documented on each class.
 """

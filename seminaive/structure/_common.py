@@ -20,24 +20,27 @@ import numpy as np
 from .. import statistics
 from ..base import _BaseAnDE
 from ..exceptions import TableTooLargeError
-from ..kernels.hdp import hdp_forest
+from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.smoothing import log_joint_estimate
 from ..tables import MomentTable
 from . import _kernels as kernels
+from . import _sparse
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_sums")
 _HDP_KEY = "hdp_estimates"
+#: the counted trees' keys, counts and lengths in a model file
+FAMILY_KEYS = ("family_keys", "family_key_counts", "family_lengths")
 
 
 @dataclass
 class EstimateTrees:
-    """Per-attribute estimate trees of ``smoothing="hdp"``: attribute i conditions on the
-    class, then on ``chain[i, :chain_len[i]]``; its estimates (levels stacked from the root,
-    ``sizes[i] - 1`` values per node) start at ``offsets[i]`` in ``estimates``."""
+    """Per-attribute estimate trees of ``smoothing="hdp"`` (occurring nodes only): attribute i
+    conditions on the class, then on ``chain[i, :chain_len[i]]``; ``arrays`` holds the
+    trees, ``estimates`` every node's ``sizes[i] - 1`` values at ``arrays.value_off``."""
 
     chain: np.ndarray
     chain_len: np.ndarray
-    offsets: np.ndarray
+    arrays: _sparse.TreeArrays
     estimates: np.ndarray
     log_estimates: np.ndarray
 
@@ -189,53 +192,6 @@ def check_parents(parents, n_attributes, max_parents=None):
     return parents.astype(np.int64)
 
 
-@dataclass
-class Families:
-    """Count blocks of every attribute's family (child, parents...), child axis first."""
-
-    members: np.ndarray  # (a, width): i, then its parents, -1 padding
-    orders: np.ndarray  # (a,): 1 + number of parents
-    offsets: np.ndarray  # (a,): start of the block in ``counts``
-    strides: np.ndarray  # (a, width): flat stride of each member's axis
-    counts: np.ndarray
-
-
-def assemble_families(table, parents, extra=None):
-    """Family blocks for ``parents`` (a, width): families with one parent are read from the
-    table's pair blocks, families with more parents from ``extra`` (a
-    :class:`~seminaive.tables.CombinationTable` holding exactly those families)."""
-    a, k, sizes = table.n_attributes, table.n_classes, table.sizes
-    width = 1 + parents.shape[1]
-    members = np.full((a, width), -1, dtype=np.int64)
-    orders = np.ones(a, dtype=np.int64)
-    strides = np.zeros((a, width), dtype=np.int64)
-    offsets = np.zeros(a, dtype=np.int64)
-    index = {} if extra is None else {c: g for g, c in enumerate(extra.combinations)}
-    blocks, position = [], 0
-    for i in range(a):
-        pa = [int(p) for p in parents[i] if p >= 0]
-        family = (i, *pa)
-        members[i, :len(family)] = family
-        orders[i] = len(family)
-        stride = k
-        for t in range(len(family) - 1, -1, -1):
-            strides[i, t] = stride
-            stride *= int(sizes[family[t]])
-        offsets[i] = position
-        if len(pa) == 0:
-            continue  # P(x_i | y) comes from the order-1 block
-        if len(pa) == 1:
-            block = table.block((i, pa[0]))
-            if i > pa[0]:
-                block = block.transpose(1, 0, 2)
-        else:
-            block = extra.block(index[family])
-        blocks.append(np.ascontiguousarray(block).ravel())
-        position += blocks[-1].size
-    counts = np.concatenate(blocks) if blocks else np.zeros(0)
-    return Families(members, orders, offsets, strides, counts)
-
-
 def _dot_id(name):
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -243,77 +199,96 @@ def _dot_id(name):
 class _FamilyLearner(_StructureBase):
     """A Bayesian network classifier with a fixed parent set per attribute."""
 
-    def _install(self, stats, parents, extra=None):
-        """Make ``parents`` (a, width) the model (called at the end of every fit)."""
+    def _install(self, stats, parents, counted=None):
+        """Make ``parents`` (a, width) the model (called at the end of every fit);
+        ``counted``: the (keys, counts) of the count trees of two or more parents counted by
+        a pass, by tree (i, chain...)."""
         self._stats = stats
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
-        self._families = assemble_families(self.table_, self._parents, extra)
+        self._counts = self._count_trees(counted or {})
         loaded = self.__dict__.pop("_hdp_loaded", None)
         self._trees = self._estimate_trees(loaded) if self.smoothing == "hdp" else None
+
+    # -------------------------------------------------------------- count trees
+    def _tree_chain(self, i):
+        """The chain of attribute i's count tree: its parents, most conditionally
+        informative first (SKDB: every candidate, so that the tree holds every k)."""
+        return self._chain(i)
+
+    def _count_trees(self, counted):
+        """The count trees of every attribute (:func:`._sparse.build_count_trees`)."""
+        a = self.table_.n_attributes
+        chains = [self._tree_chain(i) for i in range(a)]
+        return _sparse.build_count_trees(self.table_, chains, self._parents, counted,
+                                         self.max_table_bytes)
 
     # -------------------------------------------------------------- smoothing="hdp"
     def _supports_hdp(self):
         return False  # a learner with the n_iter, burn_in and tying parameters says True
 
+    def _hdp_levels(self):
+        """Every attribute's HDP tree (levels of occurring nodes, :func:`._sparse.hdp_levels`):
+        its count tree cut below its parents."""
+        counts = self._counts
+        return [_sparse.hdp_levels(levels, 1 + int(d))
+                for levels, d in zip(counts.levels, counts.depth, strict=True)]
+
     def _hdp_tree_counts(self):
-        """(counts, dims) of every attribute's tree and the chains: the family block
-        arranged as (class, chain parents..., child values without the missing slot)."""
-        fam, sizes, k = self._families, self.table_.sizes, self.table_.n_classes
-        a = self.table_.n_attributes
+        """(counts, dims) of every attribute's HDP tree given densely (every node: for
+        tests and :func:`~seminaive.kernels.hdp.hdp_forest`), and the chains."""
+        sizes, k = self.table_.sizes, self.table_.n_classes
+        counts = self._counts
         trees = []
-        chain = np.full((a, max(fam.members.shape[1] - 1, 1)), -1, dtype=np.int64)
-        chain_len = np.zeros(a, dtype=np.int64)
-        for i in range(a):
-            d = int(fam.orders[i])
-            members = [int(m) for m in fam.members[i, :d]]
-            if d == 1:
-                block = np.asarray(self.table_.block((i,)))
-            else:
-                shape = [int(sizes[m]) for m in members] + [k]
-                block = fam.counts[fam.offsets[i]:fam.offsets[i] + int(np.prod(shape))]
-                block = block.reshape(shape)
-            order = [p for p in self._chain(i) if p in members[1:]]
-            order += [p for p in members[1:] if p not in order]
-            axes = [d] + [members.index(p) for p in order] + [0]
-            arranged = np.transpose(block, axes)[..., 1:]
-            trees.append((arranged.reshape(-1, int(sizes[i]) - 1),
-                          [k] + [int(sizes[p]) for p in order]))
-            chain[i, :len(order)] = order
-            chain_len[i] = len(order)
-        return trees, chain, chain_len
+        for i, levels in enumerate(self._hdp_levels()):
+            chain = [int(p) for p in counts.chain[i, :int(counts.depth[i])]]
+            dims = [k] + [int(sizes[p]) for p in chain]
+            dense = np.zeros((int(np.prod(dims)), int(sizes[i]) - 1))
+            dense[levels[-1][0]] = levels[-1][2]
+            trees.append((dense, dims))
+        return trees, counts.chain, counts.depth
+
+    def _hdp_sampler_trees(self):
+        """The HDP trees of occurring nodes as :class:`._sparse.TreeArrays` (values zero)
+        and as the sampler's input (parent, level_start, leaf_counts), one per attribute."""
+        levels = self._hdp_levels()
+        sizes = self.table_.sizes
+        widths = [int(sizes[i]) - 1 for i in range(len(levels))]
+        arrays = _sparse.assemble_trees(
+            [[(c, p, np.zeros((c.size, w)) if v is None else v) for c, p, v in tree]
+             for tree, w in zip(levels, widths, strict=True)], widths)
+        arrays.values = np.zeros(0)
+        trees = [(*arrays.local(i), tree[-1][2]) for i, tree in enumerate(levels)]
+        return arrays, trees, widths
 
     def _estimate_trees(self, loaded=None):
-        """Run the HDP sampler on every attribute's tree (or take the estimates read from a
-        model file, validated)."""
-        trees, chain, chain_len = self._hdp_tree_counts()
-        sizes = [c.shape[1] for c, _ in trees]
-        rows = [int(sum(np.prod(d[:j]) for j in range(len(d) + 1))) for _, d in trees]
-        offsets = np.concatenate([[0], np.cumsum([r * v for r, v in zip(rows, sizes,
-                                                                          strict=True)])])
+        """Run the HDP sampler on every attribute's tree of occurring nodes (or take the
+        estimates read from a model file, validated)."""
+        arrays, trees, widths = self._hdp_sampler_trees()
+        size = int(sum(np.size(p) * w for (p, _, _), w in zip(trees, widths, strict=True)))
         if loaded is None:
             budget = None
             if self.max_table_bytes is not None:
-                family = getattr(self, "_family_table", None)
-                used = self.table_.counts.nbytes + (0 if family is None
-                                                    else family.counts.nbytes)
-                budget = int(self.max_table_bytes) - used
-            estimates = hdp_forest(trees, n_iter=int(self.n_iter), burn_in=self._hdp_burn_in(),
-                                   tying=self.tying, seeds=self._hdp_seeds(len(trees)),
-                                   max_bytes=budget)
+                budget = (int(self.max_table_bytes) - self.table_.counts.nbytes
+                          - self._counts.arrays.nbytes)
+            estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
+                                          burn_in=self._hdp_burn_in(), tying=self.tying,
+                                          seeds=self._hdp_seeds(len(trees)), max_bytes=budget)
             flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
         else:
             flat = np.asarray(loaded)
-            if flat.dtype != np.float64 or flat.shape != (int(offsets[-1]),):
-                raise ValueError(f"{_HDP_KEY}: expected {int(offsets[-1])} float64 values, got "
+            if flat.dtype != np.float64 or flat.shape != (size,):
+                raise ValueError(f"{_HDP_KEY}: expected {size} float64 values, got "
                                  f"{flat.size} of {flat.dtype}")
             if not np.all((flat > 0) & (flat <= 1)):
                 raise ValueError(f"{_HDP_KEY} must be probabilities in (0, 1]")
-            for j, v in enumerate(sizes):
-                part = flat[offsets[j]:offsets[j + 1]].reshape(-1, v)
-                if not np.allclose(part.sum(axis=1), 1.0, atol=1e-9):
+            for i, w in enumerate(widths):
+                lo = arrays.value_off[arrays.root[i]]
+                hi = lo + w * (arrays.level_start[i, -1] - arrays.root[i])
+                if not np.allclose(flat[lo:hi].reshape(-1, w).sum(axis=1), 1.0, atol=1e-9):
                     raise ValueError(f"{_HDP_KEY}: a distribution does not sum to 1")
             flat = flat.copy()
-        return EstimateTrees(chain, chain_len, offsets[:-1].astype(np.int64), flat,
+        arrays.values = flat
+        return EstimateTrees(self._counts.chain, self._counts.depth, arrays, flat,
                              np.log(flat))
 
     def _hdp_state(self):
@@ -336,7 +311,7 @@ class _FamilyLearner(_StructureBase):
 
     def _scores(self, X, codes=None):
         codes = self._family_codes(X, codes)
-        stats, fam = self._stats, self._families
+        stats, tc = self._stats, self._counts
         out = np.empty((codes.shape[0], stats.n_classes), dtype=np.float64)
         moments = getattr(self, "_moments", None)
         skip = np.zeros(codes.shape[1], dtype=np.bool_)
@@ -344,14 +319,16 @@ class _FamilyLearner(_StructureBase):
             skip[moments.numeric] = True
         trees = getattr(self, "_trees", None)
         if codes.shape[0] and trees is not None:
-            kernels.tree_family_scores(codes, trees.chain, trees.chain_len, trees.offsets,
-                                       trees.log_estimates, self.table_.sizes,
-                                       stats.n_classes, self._log_prior(), skip,
-                                       self._gaussian_missing_codes(), out)
+            t = trees.arrays
+            _sparse.sparse_tree_scores(codes, t.code, t.first_child, t.n_children,
+                                       trees.log_estimates, t.value_off, t.root, trees.chain,
+                                       trees.chain_len, self.table_.sizes, stats.n_classes,
+                                       self._log_prior(), skip, self._gaussian_missing_codes(),
+                                       out)
         elif codes.shape[0]:
-            kernels.score_families(codes, fam, stats.kernel_args(), float(self.m),
-                                   self._laplace(), float(self.min_count), out, skip,
-                                   self._gaussian_missing_codes())
+            _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
+                                 self._laplace(), float(self.min_count), out, skip,
+                                 self._gaussian_missing_codes())
             if moments is not None:
                 values = self.encoder_.numeric_values(X, type(self).__name__)
                 values[:, ~self._gaussian_active()] = np.nan
@@ -363,7 +340,7 @@ class _FamilyLearner(_StructureBase):
         return out
 
     def _log_prior(self):
-        """log P(y), m-estimated (as :func:`._kernels._family_scores`)."""
+        """log P(y), m-estimated (as :func:`._sparse.sparse_family_scores`)."""
         counts = self._stats.class_counts
         k, total = counts.size, float(counts.sum())
         return np.array([log_joint_estimate(float(c), total, k, 1.0, float(self.m),
@@ -498,7 +475,7 @@ class _FamilyLearner(_StructureBase):
         return "\n".join(lines) + "\n"
 
     def _check_loaded_parents(self, arrays, max_parents):
-        if (set(arrays) - {"parents", "family_counts", "chain_cmi", _HDP_KEY, *_MOMENT_KEYS}
+        if (set(arrays) - {"parents", *FAMILY_KEYS, "chain_cmi", _HDP_KEY, *_MOMENT_KEYS}
                 or "parents" not in arrays):
             raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
         return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

@@ -2,16 +2,16 @@
 
 Pair statistics read the order-2 blocks of a :class:`seminaive.tables.FrequencyTable`
 directly: ``pair_offsets[i, j]`` (symmetric) is the start of the block of the sorted pair
-(min(i, j), max(i, j)), of shape ``(sizes[min], sizes[max], k)``.  A *family* block (an
-attribute with its parents) has the child as its first, slowest axis (see
-:class:`seminaive.tables.CombinationTable`); ``strides[f, t]`` is the flat stride of member t.
+(min(i, j), max(i, j)), of shape ``(sizes[min], sizes[max], k)``.  The families of TAN,
+SP-TAN and KDB (an attribute with its parents) are count trees of the occurring parent
+values, read by the kernels of :mod:`._sparse`.
 
 Estimates use the shared smoothing helpers (:func:`.smoothing.log_joint_estimate`,
 :func:`.smoothing.log_conditional_estimate`; Webb et al. 2012, §2; Cerquides & López de
 Màntaras 2005, eqs. 15-16).  A missing child value is left out of the product; a missing
 parent value is dropped (the child falls back to P(x_i | y, remaining parents)); observed
 parent values whose frequency is below ``min_count`` are not used (the child falls back to
-P(x_i | y) in :func:`family_scores`; HNB drops such a parent from its mixture).
+P(x_i | y) in :func:`._sparse.sparse_family_scores`; HNB drops such a parent from its mixture).
 """
 
 import math
@@ -70,134 +70,8 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 
 
 # --------------------------------------------------------------------------------------------
-# Classification with one parent family per attribute (TAN, SP-TAN, KDB)
+# Gaussian children of the learners with one parent family per attribute (TAN, SP-TAN, KDB)
 # --------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def family_sums(counts, off, members, strides, d, row, sizes, k, target, num, den):
-    """Counts of the family (``members[:d]``: the child, then its parents; block at ``off``
-    with member strides ``strides``) at the parent values of ``row``, parents missing in the
-    row summed out (their missing slot included): ``num[y]`` = N(child = target, y, parents),
-    ``den[y]`` = N(child observed, y, parents).  Returns the number of rows with those parent
-    values (child missing included), or -1 when no parent is observed in ``row``."""
-    n_missing = 0
-    mult = 1
-    first = off
-    for t in range(1, d):
-        p = members[t]
-        xp = row[p]
-        if xp == 0:
-            n_missing += 1
-            mult *= sizes[p]
-        else:
-            first += xp * strides[t]
-    if n_missing >= d - 1:
-        return -1.0
-    for yy in range(k):
-        num[yy] = 0.0
-        den[yy] = 0.0
-    freq = 0.0
-    for q in range(mult):
-        rest = q
-        cell = first
-        for t in range(d - 1, 0, -1):
-            p = members[t]
-            if row[p] == 0:
-                cell += (rest % sizes[p]) * strides[t]
-                rest //= sizes[p]
-        for v in range(sizes[members[0]]):
-            base = cell + v * strides[0]
-            for yy in range(k):
-                c = counts[base + yy]
-                freq += c
-                if v >= 1:
-                    den[yy] += c
-                if v == target:
-                    num[yy] += c
-    return freq
-
-
-def score_families(X, families, pairs, m, laplace, min_count, out, skip=None,
-                   missing_code=None):
-    """:func:`_family_scores` of a :class:`~seminaive.structure._common.Families` bundle,
-    with the class and order-1 counts of ``pairs`` (a :class:`PairArrays`); attributes
-    with ``skip[i]`` (Gaussian children, whose densities are added apart) contribute only
-    whether they are missing when ``missing_code[i]`` (a storage code) is their own value
-    for missing (``missing="value"``)."""
-    if skip is None:
-        skip = np.zeros(X.shape[1], dtype=np.bool_)
-    if missing_code is None:
-        missing_code = np.zeros(X.shape[1], dtype=np.int64)
-    _family_scores(X, families.members, families.orders, families.offsets, families.strides,
-                   families.counts, pairs.sizes, pairs.k, pairs.class_counts, pairs.counts,
-                   pairs.uni_offsets, pairs.den_uni, m, laplace, min_count, skip,
-                   missing_code, out)
-
-
-def family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
-                  class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, out):
-    """:func:`_family_scores` with every attribute a child."""
-    _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
-                   class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count,
-                   np.zeros(X.shape[1], dtype=np.bool_), np.zeros(X.shape[1], dtype=np.int64),
-                   out)
-
-
-@njit(parallel=True, cache=True)
-def _family_scores(X, members, orders, fam_offsets, strides, fam_counts, sizes, k,
-                   class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
-                   missing_code, out):
-    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class.
-
-    An attribute with ``skip[i]`` adds no term, or, when ``missing_code[i]`` > 0 is the
-    storage code of its value for missing, log P(missing | y, pa_i) if the row has that code
-    and log (1 - P(missing | y, pa_i)) otherwise (a Gaussian child under ``missing="value"``:
-    its density is added apart).
-
-    ``members[i, :orders[i]]`` = (i, parents of i); the family block of i (child first) starts
-    at ``fam_offsets[i]`` in ``fam_counts``.  Parents whose value is missing are summed out of
-    the family block (exact marginal counts, the missing slot included); if no parent is
-    observed, or the observed parent values have frequency < ``min_count``, the child uses
-    P(x_i | y) from ``uni_counts`` (order-1 blocks at ``uni_offsets``, denominators
-    ``den_uni``).
-    """
-    n, a = X.shape
-    n_total = 0.0
-    for yy in range(k):
-        n_total += class_counts[yy]
-    prior = np.empty(k)
-    for yy in range(k):
-        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
-    for r in prange(n):
-        num = np.empty(k)
-        den = np.empty(k)
-        for yy in range(k):
-            out[r, yy] = prior[yy]
-        for i in range(a):
-            xi = X[r, i]
-            if xi == 0 or (skip[i] and missing_code[i] == 0):
-                continue
-            # the value whose probability is read (a skipped child: its missing code)
-            target = missing_code[i] if skip[i] else xi
-            s_i = sizes[i]
-            d = orders[i]
-            use_family = False
-            if d > 1:
-                freq = family_sums(fam_counts, fam_offsets[i], members[i], strides[i], d, X[r],
-                                   sizes, k, target, num, den)
-                use_family = freq >= 0.0 and freq >= min_count
-            if not use_family:
-                base = uni_offsets[i] + target * k
-                for yy in range(k):
-                    num[yy] = uni_counts[base + yy]
-                    den[yy] = den_uni[i, yy]
-            observed_gaussian = skip[i] and xi != target
-            for yy in range(k):
-                value = log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
-                if observed_gaussian:
-                    value = math.log1p(-math.exp(value))
-                out[r, yy] += value
 
 
 @njit(parallel=True, cache=True)
@@ -241,46 +115,6 @@ def gaussian_family_terms(X, V, chain, chain_len, entry_cells, sizes, k, sums, m
                 s2 = var[base + yy]
                 dv = v - mean[base + yy]
                 out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)
-
-
-@njit(parallel=True, cache=True)
-def tree_family_scores(X, chain, chain_len, tree_offsets, log_est, sizes, k, log_prior, skip,
-                       missing_code, out):
-    """log P(y) + sum_i log P(x_i | y, pa_i) from estimate trees (``smoothing="hdp"``).
-
-    The tree of attribute i conditions on the class, then on ``chain[i, :chain_len[i]]`` in
-    turn; its estimates (``log_est`` from ``tree_offsets[i]``: levels stacked from the root,
-    ``sizes[i] - 1`` values per node, dense, absent nodes filled from their ancestors) are read
-    at the deepest level whose parents are all observed in the row (a missing parent stops the
-    descent).  ``skip`` / ``missing_code`` as in :func:`_family_scores` (Gaussian children).
-    """
-    n, a = X.shape
-    for r in prange(n):
-        for yy in range(k):
-            out[r, yy] = log_prior[yy]
-        for i in range(a):
-            xi = X[r, i]
-            if xi == 0 or (skip[i] and missing_code[i] == 0):
-                continue
-            target = missing_code[i] if skip[i] else xi
-            n_values = sizes[i] - 1
-            observed_gaussian = skip[i] and xi != target
-            for yy in range(k):
-                start = 1
-                level_rows = k
-                row = yy
-                for t in range(chain_len[i]):
-                    p = chain[i, t]
-                    xp = X[r, p]
-                    if xp == 0:
-                        break
-                    start += level_rows
-                    level_rows *= sizes[p]
-                    row = row * sizes[p] + xp
-                value = log_est[tree_offsets[i] + (start + row) * n_values + target - 1]
-                if observed_gaussian:
-                    value = math.log1p(-math.exp(value))
-                out[r, yy] += value
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,18 +4,18 @@ of every model of the nested space in one pass.
 The space: attributes ranked by decreasing I(X_i; Y); every attribute has a list of up to K
 candidate parents (higher-ranked attributes by decreasing I(X_i; X_j | Y)); model (k, s) keeps
 the top-s attributes, each with the first min(k, rank) of its candidates as parents.  The
-*prefix families* (x_i, first j candidates, y), j = 1..K, are counted in a
-:class:`~seminaive.tables.CombinationTable`; ``fam_index[i, j]`` is the combination number of
-attribute i's family with j parents (-1 where i has fewer candidates).
+*prefix families* (x_i, first j candidates, y), j = 1..K, are the levels of attribute i's
+count tree over its candidates (:mod:`._sparse`).
 
 For a training row of weight w the held-out amount is u = min(w, 1) and its loss counts w times
 (as in :func:`._kernels._row_removal`); u is subtracted from every count the row added, so
 the estimates are those of the tables counted without the row (the structure stays the one
 learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parents and
-``min_count`` follow :func:`._kernels.family_scores` exactly.
+``min_count`` follow :func:`._sparse.sparse_family_scores` exactly.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -23,22 +23,75 @@ from numba import njit, prange
 from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
-from ._kernels import _row_removal, family_sums
+from ._kernels import _row_removal
+from ._sparse import find_child, tree_sums
+
+
+class TreeBundle(NamedTuple):
+    """The count-tree arrays the kernel reads (:class:`._sparse.TreeArrays`)."""
+
+    code: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    values: np.ndarray
+    value_off: np.ndarray
+    root: np.ndarray
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @njit(cache=True, inline="always")
-def _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, uni_counts, uni_offsets, den_uni, sizes,
-                k, min_count, num, den):
-    """LOO numerator and denominator of P(x_i = xi | y, parents of family ``g``) for every
-    class (``g`` < 0: no parent); falls back to P(x_i | y) as :func:`._kernels.family_scores`
-    does.  The held-out row counts in the numerator only when its own value is ``xi``."""
+def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
+    """The nodes of attribute i's count tree along the row's parent values: ``path[y, t]``
+    the node of (y, first t candidates) (-1: absent), for t up to the first missing
+    candidate, which is returned."""
+    observed = 0
+    while observed < n_cand and xr[chain[observed]] != 0:
+        observed += 1
+    for yy in range(k):
+        g = find_child(trees.code, trees.first_child, trees.n_children, trees.root[i], yy)
+        path[yy, 0] = g
+        for t in range(observed):
+            if g >= 0:
+                p = chain[t]
+                g = find_child(trees.code, trees.first_child, trees.n_children, g,
+                               trees.code[g] * sizes[p] + xr[p])
+            path[yy, t + 1] = g
+    return observed
+
+
+@njit(cache=True, inline="always")
+def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, uni_offsets,
+                den_uni, sizes, k, min_count, num, den, stack):
+    """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
+    class (``jj`` = 0: no parent), the family read from attribute i's count tree (along
+    ``path`` while the row's candidates are observed); falls back to P(x_i | y) as
+    :func:`._sparse.sparse_family_scores` does.  The held-out row counts in the numerator
+    only when its own value is ``xi``."""
     own = xr[i] == xi
     use_family = False
-    if g >= 0:
-        freq = family_sums(fam.counts, fam.offsets[g], fam.combos[g], fam_strides[g],
-                           fam.orders[g], xr, sizes, k, xi, num, den)
+    if jj > 0:
+        if jj <= observed:  # every parent observed: the nodes on the row's path
+            for yy in range(k):
+                num[yy] = 0.0
+                den[yy] = 0.0
+            freq = 0.0
+            for yy in range(k):
+                g = path[yy, jj]
+                if g < 0:
+                    continue
+                off = trees.value_off[g]
+                for v in range(sizes[i]):
+                    cnt = trees.values[off + v]
+                    freq += cnt
+                    if v >= 1:
+                        den[yy] += cnt
+                    if v == xi:
+                        num[yy] += cnt
+        else:
+            freq = tree_sums(trees.code, trees.first_child, trees.n_children, trees.values,
+                             trees.value_off, trees.root[i], chain, jj, xr, sizes, k,
+                             sizes[i], xi, num, den, stack)
         if freq >= 0.0:
             if own:
                 num[yr] -= u
@@ -108,25 +161,26 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
 
 
 @njit(parallel=True, cache=True)
-def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strides, pairs, m,
-                   laplace, min_count, loss_kind, gaussian, missing_code, V, candidates,
-                   chain_cells, sums, kappa, floor_ratio, n_blocks, out):
+def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m, laplace,
+                   min_count, loss_kind, gaussian, missing_code, V, candidates, chain_cells,
+                   sums, kappa, floor_ratio, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
-    ``fam`` is the prefix families' :class:`~seminaive.tables.TableLayout` (member strides
-    ``fam_strides``), ``pairs`` a :class:`._kernels.PairArrays` (class and order-1 counts).
+    ``trees`` holds every attribute's count tree over its candidates (a
+    :class:`TreeBundle`; the family with j parents is its level 1 + j), ``pairs`` a
+    :class:`._kernels.PairArrays` (class and order-1 counts).
 
     Gaussian children (``gaussian[i]`` >= 0: column of ``V``): the log density at the
     leave-one-out estimates (:func:`_gaussian_loo`, moments ``sums`` with the entries of
     every candidate prefix at ``chain_cells``), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
-    :func:`._kernels.family_scores`.
+    :func:`._sparse.sparse_family_scores`.
     """
     counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
     n, a = X.shape
-    n_k = out.shape[1]  # K + 1 (fam_index has max(K, 1) + 1 columns)
+    n_k = out.shape[1]  # K + 1
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
@@ -140,6 +194,8 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
         est_var = np.empty((n_k + 1, k))
         score = np.empty(k)
         prior = np.empty(k)
+        stack = np.empty(n_stack, dtype=np.int64)
+        path = np.empty((k, n_k + 1), dtype=np.int64)
         for r in range(start, stop):
             wr, u = _row_removal(w, weighted, r)
             if wr <= 0:
@@ -153,6 +209,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
             for rho in range(a):
                 i = ranking[rho]
                 xi = xr[i]
+                observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
                 jn = gaussian[i]
                 if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
                     v = V[r, jn]
@@ -168,9 +225,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
                         mc = missing_code[i]
                         if mc > 0:  # missing="value": the row's value was observed
                             jj = min(j, n_cand[i])
-                            g = fam_index[i, jj] if jj > 0 else -1
-                            _family_loo(xr, yr, u, i, mc, g, fam, fam_strides, counts1,
-                                        uni_offsets, den_uni, sizes, k, min_count, num, den)
+                            _family_loo(xr, yr, u, i, mc, jj, trees, candidates[i], path,
+                                        observed, counts1, uni_offsets, den_uni, sizes, k,
+                                        min_count, num, den, stack)
                             for yy in range(k):
                                 terms[rho, j, yy] += math.log1p(-math.exp(
                                     log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
@@ -192,9 +249,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, fam_index, fam, fam_strid
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    g = fam_index[i, jj] if jj > 0 else -1
-                    _family_loo(xr, yr, u, i, xi, g, fam, fam_strides, counts1, uni_offsets,
-                                den_uni, sizes, k, min_count, num, den)
+                    _family_loo(xr, yr, u, i, xi, jj, trees, candidates[i], path, observed,
+                                counts1, uni_offsets, den_uni, sizes, k, min_count, num, den,
+                                stack)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

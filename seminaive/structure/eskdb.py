@@ -15,7 +15,6 @@ Passes over the data, shared by every member: one for the class, attribute and p
 (each family counted once) and one for every member's leave-one-out losses.
 """
 
-import operator
 import warnings
 
 import numpy as np
@@ -26,7 +25,8 @@ from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..exceptions import TableTooLargeError
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
-from ..tables import CombinationTable, FrequencyTable, estimate_combination_bytes
+from ..tables import FrequencyTable
+from . import _sparse
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
 
@@ -422,61 +422,80 @@ class ESKDB(_StructureBase):
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
 
     def _count_member_families(self, members, stats, source):
-        """Count every member's prefix families on its own codes, all in one pass; the
-        members' families and pair tables together within ``max_table_bytes``."""
+        """Count every member's count trees on its own codes, all in one pass; the members'
+        trees and pair tables together within ``max_table_bytes``."""
         k = self.table_.n_classes
         plans = []
         for member, st in zip(members, stats, strict=True):
-            families = member._plan(st)[2]
-            plans.append((families, member.table_.sizes - 1))
-        if self.max_table_bytes is not None:
-            used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
-            need = sum(estimate_combination_bytes(f, nv, k) for f, nv in plans)
-            if used + need > self.max_table_bytes:
-                raise TableTooLargeError(
-                    f"the families of the {len(members)} members, each on its own "
-                    f"discretisation, would need {need / 2**30:.2f} GiB besides "
-                    f"{used / 2**30:.2f} GiB of pair tables, more than max_table_bytes="
-                    f"{self.max_table_bytes / 2**30:.2f} GiB: use a smaller k, fewer members, "
-                    "discretization='shared', or raise max_table_bytes")
+            trees = member._plan(st)[2]
+            for t in trees:
+                _sparse.check_key_range(t[0], t[1:], member.table_.sizes, k)
+            plans.append((trees, member.table_.sizes))
         luts = self._member_maps
 
         def count(codes, y, w):
-            parts = [CombinationTable(f, nv, k).add(remap_codes(codes, lut, nv + 1), y, w)
-                     .counts for (f, nv), lut in zip(plans, luts, strict=True) if f]
-            return np.concatenate(parts) if parts else np.zeros(0)
+            parts = []
+            for (trees, sizes), lut in zip(plans, luts, strict=True):
+                if trees:
+                    parts += _sparse.count_keys(remap_codes(codes, lut, sizes), y, w, trees,
+                                                sizes)
+            return parts
 
-        counted = source.map_reduce(count, operator.add)
+        counted = source.map_reduce(count, _sparse.merge_keys)
         start = 0
-        for member, (families, n_values) in zip(members, plans, strict=True):
-            if not families:
-                continue
-            table = CombinationTable(families, n_values, k)
-            if counted is not None:
-                table.counts += counted[start:start + table.counts.size]
-            start += table.counts.size
-            member._counted_families = table
+        results = []
+        for trees, _ in plans:
+            part = ([(np.zeros(0, np.int64), np.zeros(0))] * len(trees) if counted is None
+                    else counted[start:start + len(trees)])
+            start += len(trees)
+            results.append(dict(zip(trees, part, strict=True)))
+        if self.max_table_bytes is not None:
+            used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
+                       for (_, sizes), result in zip(plans, results, strict=True)
+                       for tree, (keys, _) in result.items())
+            if used + need > self.max_table_bytes:
+                raise TableTooLargeError(
+                    f"the families of the {len(members)} members, each on its own "
+                    f"discretisation, would need {need / 2**30:.2f} GiB (occurring nodes) "
+                    f"besides {used / 2**30:.2f} GiB of pair tables, more than "
+                    f"max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a smaller "
+                    "k, fewer members, or raise max_table_bytes")
+        for member, result in zip(members, results, strict=True):
+            if result:
+                member._counted_families = result
 
     def _count_shared_families(self, members, stats, source):
-        """Count every member's prefix families in one pass (their union, each counted
-        once) and hand each member its blocks."""
+        """Count every member's count trees in one pass (their union, each counted once) and
+        hand each member its trees."""
         union, seen = [], set()
         for member in members:
-            for family in member._plan(stats)[2]:
-                if family not in seen:
-                    seen.add(family)
-                    union.append(family)
+            for tree in member._plan(stats)[2]:
+                if tree not in seen:
+                    seen.add(tree)
+                    union.append(tree)
         if not union:
             return
-        n_values, k = self.table_.sizes - 1, self.table_.n_classes
-        shared = CombinationTable(union, n_values, k, members[0]._families_budget())
+        sizes, k = self.table_.sizes, self.table_.n_classes
+        for t in union:
+            _sparse.check_key_range(t[0], t[1:], sizes, k)
 
         def count(codes, y, w):
-            return CombinationTable(union, n_values, k).add(codes, y, w).counts
+            return _sparse.count_keys(codes, y, w, union, sizes)
 
-        counted = source.map_reduce(count, operator.add)
-        if counted is not None:
-            shared.counts += counted
+        counted = source.map_reduce(count, _sparse.merge_keys)
+        if counted is None:
+            counted = [(np.zeros(0, np.int64), np.zeros(0))] * len(union)
+        shared = dict(zip(union, counted, strict=True))
+        if self.max_table_bytes is not None:
+            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
+                       for tree, (keys, _) in shared.items())
+            if self.table_.nbytes + need > self.max_table_bytes:
+                raise TableTooLargeError(
+                    f"the families of the {len(members)} members would need "
+                    f"{need / 2**30:.2f} GiB (occurring nodes) besides the pair table, more "
+                    f"than max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a "
+                    "smaller k, fewer members, or raise max_table_bytes")
         for member in members:
             member._counted_families = shared
 

@@ -7,17 +7,16 @@ the KDB of the SWAODE paper, Mathematics 2024).  k = 0 is naive Bayes.
 
 Counting: the pair tables (``_table_order() = 2``) give MI and CMI; the families (x_i, pa_i, y)
 with two or more parents are counted in a second pass over the training data
-(``source.map_reduce``) into a :class:`~seminaive.tables.CombinationTable`; families with one
-parent are read from the pair tables.
+(``source.map_reduce``) into count trees that hold only the parent values the rows have
+(:mod:`._sparse`, as the HDP trees of Petitjean et al. 2018); families with one parent are
+read from the pair tables.
 """
-
-import operator
 
 import numpy as np
 
 from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
-from ..tables import CombinationTable, estimate_table_bytes
+from . import _sparse
 from ._common import PairStatistics, _FamilyLearner
 
 
@@ -67,7 +66,10 @@ class KDB(_FamilyLearner):
     observed parent (or observed parent values rarer than ``min_count``) the attribute uses
     P(x_i | y).
 
-    Families with two or more parents are counted in a second pass over the data.  For
+    Families with two or more parents are counted in a second pass over the data, each as a
+    tree of the (class, parent values) that occur in it (class, then the parents by
+    decreasing I(X_i; X_j | Y)), as Petitjean et al. (2018) store their HDP trees: memory
+    grows with the rows, not with the product of the parents' value counts.  For
     k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
     chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
     learnt on the first chunk are the only ones counted, so partial_fit keeps that
@@ -148,60 +150,65 @@ class KDB(_FamilyLearner):
 
     def _reset_learned(self):
         super()._reset_learned()
-        self.__dict__.pop("_family_table", None)
+        self.__dict__.pop("_family_counts", None)
 
-    def _families_budget(self):
-        if self.max_table_bytes is None:
-            return None
-        used = estimate_table_bytes(self.table_.sizes - 1, self.table_.n_classes,
-                                    self.table_.max_order)["total"]
-        return max(int(self.max_table_bytes) - used, 0)
+    def _counted_trees(self):
+        """The count trees (i, chain...) a pass counts: those of two or more parents (the
+        others are read from the pair table)."""
+        trees = []
+        for i in range(self.table_.n_attributes):
+            chain = self._tree_chain(i)
+            if len(chain) >= 2:
+                trees.append((i, *chain))
+        return trees
 
-    def _count_families(self, families, source):
-        """Count the ``families`` (tuples: child, then parents) in a pass over ``source`` into
-        a :class:`~seminaive.tables.CombinationTable`, kept as ``_family_table``; a family
-        counted by an earlier :meth:`partial_fit` call keeps its earlier counts.  When
-        ``_counted_families`` holds a table counted over the same rows with (at least) these
-        families, its blocks are taken instead of a pass (used once)."""
-        n_values, k = self.table_.sizes - 1, self.table_.n_classes
-        extra = CombinationTable(families, n_values, k, self._families_budget())
+    def _count_families(self, trees, source):
+        """Count the trees ``trees`` ((i, chain...): keys of occurring prefixes, :mod:`._sparse`)
+        in a pass over ``source``, kept as ``_family_counts``; a tree counted by an earlier
+        :meth:`partial_fit` call adds its earlier counts.  When ``_counted_families`` holds
+        trees counted over the same rows (ESKDB's shared pass), they are taken instead of a
+        pass (used once)."""
+        sizes, k = self.table_.sizes, self.table_.n_classes
         shared = self.__dict__.pop("_counted_families", None)
-        if families and shared is not None:
-            # counted already, with other learners' families, in a shared pass (ESKDB)
-            index = {c: g for g, c in enumerate(shared.combinations)}
-            for g, family in enumerate(extra.combinations):
-                extra.block(g)[...] = shared.block(index[family])
-        elif families:
+        if trees and shared is not None:
+            counted = {t: shared[t] for t in trees}
+        elif trees:
+            for t in trees:
+                _sparse.check_key_range(t[0], t[1:], sizes, k)
+
             def count(codes, y, w):
-                return CombinationTable(families, n_values, k).add(codes, y, w).counts
+                return _sparse.count_keys(codes, y, w, trees, sizes)
 
-            counted = source.map_reduce(count, operator.add)
-            if counted is not None:
-                extra.counts += counted
-            previous = getattr(self, "_family_table", None)
-            if previous is not None:
-                previous.grow(n_values)
-                index = {c: g for g, c in enumerate(previous.combinations)}
-                for g, family in enumerate(extra.combinations):
-                    if family in index:
-                        extra.block(g)[...] += previous.block(index[family])
-        self._family_table = extra
-        return extra
+            result = source.map_reduce(count, _sparse.merge_keys)
+            if result is None:
+                result = [(np.zeros(0, np.int64), np.zeros(0))] * len(trees)
+            counted = dict(zip(trees, result, strict=True))
+            previous = getattr(self, "_family_counts", None)
+            if previous:
+                old_sizes = self._family_sizes
+                for t in trees:
+                    if t in previous:
+                        keys, counts = previous[t]
+                        if not np.array_equal(old_sizes, sizes):
+                            keys = _sparse.recode_keys(keys, t, old_sizes, sizes)
+                        counted[t] = _sparse.merge_keys([counted[t]], [(keys, counts)])[0]
+        else:
+            counted = {}
+        self._family_counts = counted
+        self._family_sizes = np.array(sizes, dtype=np.int64)
+        return counted
 
-    def _restore_families(self, families, counts):
-        """The family table of ``families`` holding ``counts`` read from a model file
-        (validated: ValueError when they do not fit)."""
-        counts = np.asarray(counts)
-        n_values, k = self.table_.sizes - 1, self.table_.n_classes
-        extra = CombinationTable(families, n_values, k, self._families_budget())
-        if counts.dtype != np.float64 or counts.shape != extra.counts.shape:
-            raise ValueError(f"family counts: expected {extra.counts.size} float64 values, "
-                             f"got {counts.size} of {counts.dtype}")
-        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-            raise ValueError("family counts must be finite and non-negative")
-        extra.counts[:] = counts
-        self._family_table = extra
-        return extra
+    def _restore_families(self, trees, arrays):
+        """The counted trees read from a model file (validated: ValueError when they do not
+        fit)."""
+        counted = _sparse.unpack_counted(arrays, trees, self.table_.sizes,
+                                         self.table_.n_classes)
+        self._family_counts = counted
+        self._family_sizes = np.array(self.table_.sizes, dtype=np.int64)
+        return counted
+
+    def _family_state(self):
+        return _sparse.pack_counted(self._family_counts, self._counted_trees())
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
@@ -215,9 +222,9 @@ class KDB(_FamilyLearner):
         else:
             self._chain_cmi = stats.cmi
             self._mark_choice()
-        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
-                    if (row >= 0).sum() >= 2]
-        extra = self._count_families(families, source)
+        self._stats = stats
+        self._parents = np.ascontiguousarray(parents, dtype=np.int64)
+        extra = self._count_families(self._counted_trees(), source)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = order
@@ -226,7 +233,7 @@ class KDB(_FamilyLearner):
         self._learn_moments(source)
 
     def _learned_state(self):
-        return {"parents": self._parents, "family_counts": self._family_table.counts,
+        return {"parents": self._parents, **self._family_state(),
                 "chain_cmi": self._chain_scores(), **self._moment_state(),
                 **self._hdp_state()}
 
@@ -239,14 +246,15 @@ class KDB(_FamilyLearner):
             if chain_cmi.shape != (a, a) or not np.all(np.isfinite(chain_cmi)):
                 raise ValueError("chain_cmi must be a finite (n_features, n_features) array")
             self._chain_cmi = chain_cmi.astype(np.float64)
+        if "family_counts" in arrays:
+            _sparse.unpack_counted(arrays, [], self.table_.sizes, self.table_.n_classes)
         parents = self._check_loaded_parents(arrays, max_parents=int(self.k))
-        if parents.shape[1] != max(int(self.k), 1) or "family_counts" not in arrays:
+        if parents.shape[1] != max(int(self.k), 1):
             raise ValueError("the KDB structure does not match k")
-        families = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(parents)
-                    if (row >= 0).sum() >= 2]
-        extra = self._restore_families(families, arrays["family_counts"])
         stats = PairStatistics(self.table_)
-        self._family_table = extra
+        self._stats = stats
+        self._parents = parents
+        extra = self._restore_families(self._counted_trees(), arrays)
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
         self.order_ = np.argsort(-stats.mi, kind="stable")

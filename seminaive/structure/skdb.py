@@ -2,7 +2,8 @@
 leave-one-out loss of every model (k, s) with k <= K parents and the top-s attributes.
 
 Passes over the training data: the pair counts (mutual information, conditional mutual
-information), the prefix families of every attribute (x_i, first j candidate parents, y) for
+information), the prefix families of every attribute (x_i, first j candidate parents, y; the
+levels of its count tree, :mod:`._sparse`) for
 j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads the data
 chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
 """
@@ -13,36 +14,11 @@ from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..kernels.losses import LOSSES, argmin_first, mean_loss, row_blocks
 from ..tables import FLOOR_RATIO
-from . import _skdb_kernels
-from ._common import PairStatistics, check_parents
+from . import _skdb_kernels, _sparse
+from ._common import FAMILY_KEYS, PairStatistics, check_parents
 from .kdb import KDB, ranked_candidates
 
 _SELECT = ("both", "attributes", "k", "none")
-
-
-def _prefix_families(candidates):
-    """Prefix families (i, first j candidates), j >= 1, and their index (a, K + 1)."""
-    a, width = candidates.shape
-    index = np.full((a, width + 1), -1, dtype=np.int64)
-    families = []
-    for i in range(a):
-        row = [int(p) for p in candidates[i] if p >= 0]
-        for j in range(1, len(row) + 1):
-            index[i, j] = len(families)
-            families.append((i, *row[:j]))
-    return families, index
-
-
-def _member_strides(layout):
-    """Flat stride of every member of every combination of a table layout (class fastest,
-    the last member next)."""
-    strides = np.zeros(layout.combos.shape, dtype=np.int64)
-    for g, d in enumerate(layout.orders):
-        stride = layout.n_classes
-        for t in range(int(d) - 1, -1, -1):
-            strides[g, t] = stride
-            stride *= int(layout.sizes[layout.combos[g, t]])
-    return strides
 
 
 @fill_doc
@@ -63,18 +39,19 @@ class SKDB(KDB):
     them and recomputes the shrunk estimates along the chain.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
-    j = 1..K) are counted, so the tables take about as much memory as KDB(K)'s plus its
-    smaller families.  :meth:`partial_fit` chooses the candidates and the model on the first
-    chunk and keeps them for later chunks, whose rows are counted into the same families
-    (no row is dropped); it warns that :meth:`fit` on all the rows may choose differently.
+    j = 1..K) are the levels of one count tree per attribute holding only the prefixes the
+    rows have (as the HDP trees of Petitjean et al. 2018), so memory grows with the rows, not
+    with the product of the candidates' value counts.  :meth:`partial_fit` chooses the
+    candidates and the model on the first chunk and keeps them for later chunks, whose rows
+    are counted into the same families (no row is dropped); it warns that :meth:`fit` on all
+    the rows may choose differently.
 
     Parameters
     ----------
     k : int, default=3
         Largest number of attribute parents, K (0 selects among naive Bayes models on the top
-        attributes).  Martínez et al. (2016) use K = 5 on large data; the families of K
-        parents need prod of K + 1 attributes' value counts per class, so K is limited by
-        ``max_table_bytes``.
+        attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
+        at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
     {loss_rmse}
     select : {{"both", "attributes", "k", "none"}}, default="both"
         What is selected: both k and the number of attributes; only the number of attributes
@@ -163,8 +140,7 @@ class SKDB(KDB):
         """partial_fit after the first chunk: count the chunk into the kept candidates'
         prefix families (and moments) and install the kept selection on all the counts."""
         stats = PairStatistics(self.table_)
-        families, _ = _prefix_families(self.candidates_)
-        extra = self._count_families(families, source)
+        extra = self._count_families(self._counted_trees(), source)
         self._stats = stats
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi
@@ -174,12 +150,13 @@ class SKDB(KDB):
         self._install_selection(stats, k_sel, s_sel, extra)
 
     def _plan(self, stats):
-        """Candidate parents, ranking and prefix families (with their index) of the model
-        space, from the pair statistics."""
+        """Candidate parents, ranking and the count trees (i, candidates...) a pass counts,
+        from the pair statistics."""
         candidates, order = ranked_candidates(stats.mi, stats.cmi, int(self.k),
                                               self._attribute_order(stats))
-        families, index = _prefix_families(candidates)
-        return candidates, order, families, index
+        trees = [(i, *[int(p) for p in row if p >= 0]) for i, row in enumerate(candidates)
+                 if (row >= 0).sum() >= 2]
+        return candidates, order, trees
 
     def _selection_pass(self, source):
         """Count the prefix families (and the Gaussian children's moments), and return the
@@ -190,19 +167,23 @@ class SKDB(KDB):
         self.__dict__.pop("k_", None)  # the chains are every candidate until selected
         stats = PairStatistics(self.table_)
         big_k = int(self.k)
-        candidates, order, families, index = self._plan(stats)
-        extra = self._count_families(families, source)
+        candidates, order, _ = self._plan(stats)
         n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)
         self.candidates_ = candidates
         self._stats = stats
+        extra = self._count_families(self._counted_trees(), source)
+        self._parents = candidates  # the count trees over every candidate
+        counts = self._count_trees(extra)
+        tb = counts.arrays
+        trees = _skdb_kernels.TreeBundle(tb.code, tb.first_child, tb.n_children, tb.values,
+                                         tb.value_off, tb.root)
+        n_stack = _sparse.stack_size(self.table_.sizes, candidates.shape[1])
         self._learn_moments(source)
         gaussian, missing_code, chain_cells, sums = self._gaussian_loo_arrays()
         kappa = 1.0 if self._laplace() else float(self.m)
         a = stats.n_attributes
         kind = LOSSES[self.loss]
         ranking = np.ascontiguousarray(order, dtype=np.int64)
-        layout = extra.layout()
-        strides = _member_strides(layout)
         laplace = self._laplace()
 
         def loo(codes, y, w, values=None):
@@ -214,7 +195,7 @@ class SKDB(KDB):
                 _skdb_kernels.nested_kdb_loo(
                     np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
                     np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
-                    weighted, ranking, n_cand, index, layout, strides, stats.kernel_args(),
+                    weighted, ranking, n_cand, trees, n_stack, stats.kernel_args(),
                     float(self.m), laplace, float(self.min_count), kind, gaussian,
                     missing_code,
                     np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
@@ -235,6 +216,14 @@ class SKDB(KDB):
             self._select(stats, losses, extra)
 
         return loo, finish
+
+    def _tree_chain(self, i):
+        """Every candidate of attribute i: its count tree holds the families of every k."""
+        return [int(p) for p in self.candidates_[i] if p >= 0]
+
+    def _counted_trees(self):
+        return [(i, *chain) for i in range(self.table_.n_attributes)
+                for chain in [self._tree_chain(i)] if len(chain) >= 2]
 
     def _attribute_order(self, stats):
         """The ranking of the attributes (None: by decreasing I(X_i; Y)); ESKDB's members
@@ -313,13 +302,15 @@ class SKDB(KDB):
         return codes
 
     def _learned_state(self):
-        return {"candidates": self.candidates_, "family_counts": self._family_table.counts,
+        return {"candidates": self.candidates_, **self._family_state(),
                 "selected": np.array([self.k_, self.n_selected_features_], dtype=np.int64),
                 "loo_loss": self.loo_loss_, **self._moment_state(), **self._hdp_state()}
 
     def _set_learned_state(self, arrays):
         arrays = self._take_hdp_state(arrays)
-        expected = {"candidates", "family_counts", "selected", "loo_loss"}
+        if "family_counts" in arrays:
+            _sparse.unpack_counted(arrays, [], self.table_.sizes, self.table_.n_classes)
+        expected = {"candidates", *FAMILY_KEYS, "selected", "loo_loss"}
         moment_keys = {k for k in arrays if k.startswith("moment_")}
         if set(arrays) - moment_keys != expected:
             raise ValueError(f"expected learned arrays {sorted(expected)}, got {sorted(arrays)}")
@@ -333,10 +324,9 @@ class SKDB(KDB):
             raise ValueError("bad selected (k, number of attributes)")
         if loo.shape != (big_k + 1, a + 1) or loo.dtype.kind != "f":
             raise ValueError("loo_loss has the wrong shape")
-        families, _ = _prefix_families(candidates)
-        extra = self._restore_families(families, arrays["family_counts"])
-        stats = PairStatistics(self.table_)
         self.candidates_ = candidates
+        extra = self._restore_families(self._counted_trees(), arrays)
+        stats = PairStatistics(self.table_)
         self.loo_loss_ = loo
         self.mutual_info_ = stats.mi
         self.conditional_mutual_info_ = stats.cmi

@@ -1,0 +1,570 @@
+"""Family counts stored only where the data reach: one count tree per attribute (the
+layout of the hierarchical Dirichlet process trees of Petitjean et al. 2018 and of Zhang et
+al. 2020, used here for every estimate).
+
+The tree of attribute i conditions on the class, then on its chain of parents ``chain[i]``
+in turn: level 0 is the root, level 1 the classes, level 1 + t the t-th chain parent.  A
+node at level 1 + t is a prefix (y, x_c1, .., x_ct) that some training row has; its code is
+the mixed-radix number of the prefix (class slowest, the parents' storage codes, 0 for
+missing, included) and it holds the counts of the child's storage codes (missing slot
+first) over the rows with that prefix.  The nodes of level 1 + t are therefore exactly the
+occurring cells of the family (x_i | y, first t chain parents), so one tree holds SKDB's
+nested families of every k' <= k.
+
+Nodes are numbered in level order and, within a level, by increasing code; the children of
+a node are contiguous (``first_child``, ``n_children``), found by binary search on their
+codes.
+
+Counting is a pass through ``source.map_reduce``: every chunk gives, per tree, the sorted
+distinct keys ``leaf code * |x_i| + x_i`` of its rows and their summed weights; chunks are
+merged by the union of their keys (:func:`merge_keys`).  Trees of no or one parent are read
+from the pair tables instead (their keys are the non-zero cells).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from ..exceptions import TableTooLargeError
+from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+
+#: bytes per node of a count tree besides its counts (code, parent, children, offset)
+NODE_BYTES = 40
+#: a chunk counts its keys directly (bincount, no sort) when they have at most this many
+#: possible values (or four per row)
+DIRECT_KEYS = 1 << 16
+_INT64_MAX = 2 ** 63 - 1
+
+
+# --------------------------------------------------------------------------------------------
+# Counting
+# --------------------------------------------------------------------------------------------
+
+
+def check_key_range(i, chain, sizes, k):
+    """Raise when the keys of the tree (i, chain) would not fit int64."""
+    span = int(k) * int(sizes[i])
+    for p in chain:
+        span *= int(sizes[p])
+    if span > _INT64_MAX:
+        raise TableTooLargeError(
+            f"attribute {i} with parents {list(chain)}: {span} value combinations do not "
+            "fit 64-bit codes: use fewer parents or fewer values per attribute")
+
+
+def row_keys(codes, y, i, chain, sizes):
+    """Key ``leaf code * sizes[i] + x_i`` of every row in the tree (i, chain), int64."""
+    key = np.asarray(y, dtype=np.int64).copy()
+    for p in chain:
+        key *= int(sizes[p])
+        key += codes[:, p]
+    key *= int(sizes[i])
+    key += codes[:, i]
+    return key
+
+
+def count_keys(codes, y, w, trees, sizes):
+    """Per tree (i, chain...) of ``trees``: the sorted distinct keys of the rows and their
+    summed weights (float64)."""
+    out = []
+    k = int(np.max(y, initial=0)) + 1
+    for tree in trees:
+        keys = row_keys(codes, y, tree[0], tree[1:], sizes)
+        if key_span(tree, sizes, k) <= max(DIRECT_KEYS, 4 * keys.size):
+            # few possible keys: count them directly (no sort), keep those the rows reach
+            reached = np.flatnonzero(np.bincount(keys))
+            summed = np.bincount(keys, weights=w)[reached] if w is not None else \
+                np.bincount(keys)[reached].astype(np.float64)
+            out.append((reached.astype(np.int64), summed))
+            continue
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        out.append((uniq, np.bincount(inverse.ravel(), weights=w,
+                                      minlength=uniq.size).astype(np.float64)))
+    return out
+
+
+def merge_keys(a, b):
+    """Union of two lists of (keys, counts), tree by tree (counts of a shared key added,
+    ``a``'s first)."""
+    out = []
+    for (ka, ca), (kb, cb) in zip(a, b, strict=True):
+        uniq, inverse = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+        out.append((uniq, np.bincount(inverse.ravel(), weights=np.concatenate([ca, cb]),
+                                      minlength=uniq.size)))
+    return out
+
+
+def table_keys(table, i, chain):
+    """(keys, counts) of the tree of attribute i with no or one chain parent, read from the
+    pair table (its non-zero cells)."""
+    k = table.n_classes
+    if len(chain) == 0:
+        block = np.asarray(table.block((i,))).T  # (k, s_i)
+    else:
+        p = int(chain[0])
+        block = np.asarray(table.block((i, p)))
+        block = block.transpose(2, 1, 0) if i < p else block.transpose(2, 0, 1)
+    flat = np.ascontiguousarray(block).reshape(k, -1).ravel()
+    keys = np.flatnonzero(flat).astype(np.int64)
+    return keys, flat[keys].astype(np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# Trees
+# --------------------------------------------------------------------------------------------
+
+
+def _groups(sorted_codes):
+    """Distinct values of a sorted array, the group of every element and the groups'
+    starts."""
+    new = np.ones(sorted_codes.size, dtype=bool)
+    new[1:] = sorted_codes[1:] != sorted_codes[:-1]
+    starts = np.flatnonzero(new)
+    return sorted_codes[starts], np.cumsum(new) - 1, starts
+
+
+def tree_levels(keys, counts, i, chain, sizes, k):
+    """Levels of the count tree of (i, chain) from its sorted keys: a list (root first) of
+    (codes, parent index in the level above, counts of shape (nodes, sizes[i]))."""
+    V = int(sizes[i])
+    keys = np.asarray(keys, dtype=np.int64)
+    codes, index, _ = _groups(keys // V)
+    level_counts = np.zeros((codes.size, V))
+    level_counts[index, keys % V] = counts
+    levels = []
+    radices = [int(k)] + [int(sizes[p]) for p in chain]
+    for radix in radices[::-1]:
+        up, parent, starts = _groups(codes // radix)
+        levels.append((codes, parent, level_counts))
+        # children are contiguous: their sums in order
+        level_counts = (np.add.reduceat(level_counts, starts, axis=0) if starts.size
+                        else np.zeros((0, V)))
+        codes = up
+    if codes.size == 0:  # no rows: the root alone
+        codes, level_counts = np.zeros(1, dtype=np.int64), np.zeros((1, V))
+    levels.append((codes, np.full(1, -1, dtype=np.int64), level_counts))
+    return levels[::-1]
+
+
+@dataclass
+class TreeArrays:
+    """Trees of occurring nodes in flat arrays (every node global): ``code``, ``parent``
+    (-1: a root), ``first_child`` / ``n_children`` (children contiguous, by code),
+    ``value_off`` (start of the node's values in ``values``), ``root`` (a,) and
+    ``level_start`` (a, width): global first node of every level of tree i (levels
+    0 .. depth[i] + 1, padded with the end)."""
+
+    code: np.ndarray
+    parent: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    value_off: np.ndarray
+    values: np.ndarray
+    root: np.ndarray
+    level_start: np.ndarray
+    depth: np.ndarray
+
+    @property
+    def nbytes(self):
+        return int(sum(getattr(self, f).nbytes for f in self.__dataclass_fields__))
+
+    def local(self, i):
+        """(parent with local indices, level starts) of tree i, for the sampler."""
+        ls = self.level_start[i, :int(self.depth[i]) + 3]
+        start = int(ls[0])
+        parent = self.parent[start:int(ls[-1])] - start
+        parent[0] = -1
+        return parent, ls - start
+
+
+def assemble_trees(trees, widths):
+    """:class:`TreeArrays` of ``trees``: per tree a list of levels (codes, parent index in
+    the level above, values of shape (nodes, widths[tree]))."""
+    depth = np.array([len(levels) - 2 for levels in trees], dtype=np.int64)
+    width = int(depth.max(initial=0)) + 3
+    level_start = np.zeros((len(trees), width), dtype=np.int64)
+    codes, parents, firsts, n_kids, offs, values = [], [], [], [], [], []
+    root = np.zeros(len(trees), dtype=np.int64)
+    node, value = 0, 0
+    for j, levels in enumerate(trees):
+        root[j] = node
+        starts = np.cumsum([0] + [lv[0].size for lv in levels]) + node
+        level_start[j, :starts.size] = starts
+        level_start[j, starts.size:] = starts[-1]
+        V = int(widths[j])
+        for t, (c, par, vals) in enumerate(levels):
+            codes.append(c.astype(np.int64))
+            parents.append(par + starts[t - 1] if t else np.full(c.size, -1, np.int64))
+            if t + 1 < len(levels):
+                below = levels[t + 1][1]
+                lo = np.searchsorted(below, np.arange(c.size), side="left")
+                hi = np.searchsorted(below, np.arange(c.size), side="right")
+                firsts.append(lo + starts[t + 1])
+                n_kids.append(hi - lo)
+            else:
+                firsts.append(np.zeros(c.size, dtype=np.int64))
+                n_kids.append(np.zeros(c.size, dtype=np.int64))
+            offs.append(value + V * np.arange(c.size, dtype=np.int64))
+            values.append(np.asarray(vals, dtype=np.float64).reshape(c.size * V))
+            value += c.size * V
+        node = int(starts[-1])
+
+    def cat(parts, dtype=np.int64):
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+    return TreeArrays(cat(codes), cat(parents), cat(firsts), cat(n_kids), cat(offs),
+                      cat(values, np.float64), root, level_start, depth)
+
+
+def hdp_levels(levels, depth):
+    """The HDP tree of a count tree cut at level ``depth`` (root 0): the nodes of levels
+    0 .. depth with a row observed on the child below them, their leaf counts without the
+    missing slot."""
+    levels = levels[:depth + 1]
+    keep = levels[-1][2][:, 1:].sum(axis=1) > 0
+    out = []
+    for t in range(depth, -1, -1):
+        codes, parent, counts = levels[t]
+        if t == 0:
+            keep = np.ones(1, dtype=bool)
+        index = np.cumsum(keep) - 1
+        out.append([codes[keep], parent[keep], counts[keep][:, 1:] if t == depth else None,
+                    index])
+        if t:
+            above = np.zeros(levels[t - 1][0].size, dtype=bool)
+            above[parent[keep]] = True
+            keep = above
+    out = out[::-1]
+    for t in range(1, depth + 1):  # parent indices among the kept nodes of the level above
+        out[t][1] = out[t - 1][3][out[t][1]]
+    return [(c, p, v) for c, p, v, _ in out]
+
+
+@dataclass
+class CountTrees:
+    """Per-attribute count trees of occurring nodes: attribute i conditions on the class,
+    then on ``chain[i]`` (-1 padding); its family uses the first ``depth[i]`` of them.
+    ``arrays``: the trees' :class:`TreeArrays` (values: the child's counts, missing slot
+    first); ``levels``: per tree, its levels (codes, parent index, counts)."""
+
+    chain: np.ndarray
+    depth: np.ndarray
+    arrays: TreeArrays
+    levels: list
+
+
+def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
+    """The count trees of every attribute i over ``chains[i]``: those of two or more chain
+    parents from ``counted`` ({(i, chain...): (keys, counts)}, a pass's result), the others
+    from the pair table ``table``; the family of i uses its ``parents[i]`` (-1 padding),
+    which must be the first of its chain.  Refused (:class:`TableTooLargeError`) when the
+    trees and the pair counts exceed ``max_table_bytes``."""
+    sizes, k = table.sizes, table.n_classes
+    a = table.n_attributes
+    levels = []
+    depth = np.zeros(a, dtype=np.int64)
+    for i in range(a):
+        chain = [int(p) for p in chains[i]]
+        pa = [int(p) for p in parents[i] if p >= 0]
+        if sorted(chain[:len(pa)]) != sorted(pa):
+            raise ValueError(f"attribute {i}: the parents {pa} are not the first of the "
+                             f"chain {chain}")
+        depth[i] = len(pa)
+        if len(chain) >= 2:
+            keys, counts = counted[(i, *chain)]
+        else:
+            keys, counts = table_keys(table, i, chain)
+        levels.append(tree_levels(keys, counts, i, chain, sizes, k))
+    if max_table_bytes is not None:
+        nodes = sum(lv[0].size for tree in levels for lv in tree)
+        cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels)
+                    for lv in tree)
+        need = NODE_BYTES * nodes + 8 * cells
+        if need + table.counts.nbytes > max_table_bytes:
+            raise TableTooLargeError(
+                f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
+                f"pair counts would exceed max_table_bytes={max_table_bytes}: use fewer "
+                "parents (a smaller k), fewer intervals per numeric attribute, or raise "
+                "max_table_bytes")
+    width = max((len(c) for c in chains), default=0)
+    chain = np.full((a, max(width, 1)), -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain[i, :len(c)] = c
+    return CountTrees(chain, depth, assemble_trees(levels, sizes), levels)
+
+
+def score_counts(X, counts, pairs, m, laplace, min_count, out, skip=None, missing_code=None):
+    """:func:`sparse_family_scores` of a :class:`CountTrees` with the class and order-1
+    counts of ``pairs`` (a :class:`._kernels.PairArrays`); ``skip`` / ``missing_code``:
+    Gaussian children (see :func:`sparse_family_scores`)."""
+    if skip is None:
+        skip = np.zeros(X.shape[1], dtype=np.bool_)
+    if missing_code is None:
+        missing_code = np.zeros(X.shape[1], dtype=np.int64)
+    t = counts.arrays
+    sparse_family_scores(X, t.code, t.first_child, t.n_children, t.values, t.value_off, t.root,
+                         counts.chain, counts.depth, pairs.sizes, pairs.k, pairs.class_counts,
+                         pairs.counts, pairs.uni_offsets, pairs.den_uni, m, laplace,
+                         min_count, skip, missing_code,
+                         stack_size(pairs.sizes, counts.chain.shape[1]), out)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def find_child(code, first_child, n_children, node, target):
+    """The child of ``node`` with code ``target``, or -1 (binary search)."""
+    lo = first_child[node]
+    end = lo + n_children[node]
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if code[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and code[lo] == target:
+        return lo
+    return -1
+
+
+@njit(cache=True)
+def tree_sums(code, first_child, n_children, counts, value_off, root, chain, d, row, sizes,
+              k, n_child_values, target, num, den, stack):
+    """Counts of the family (x_i | y, ``chain[:d]``) at the parent values of ``row`` from a
+    count tree, parents missing in the row summed out (their missing slot included):
+    ``num[y]`` = N(child = target, y, parents), ``den[y]`` = N(child observed, y, parents).
+    Returns the number of rows with those parent values (child missing included), or -1
+    when no parent is observed in ``row`` (as the dense family blocks of earlier versions)."""
+    last = -1
+    for t in range(d):
+        if row[chain[t]] != 0:
+            last = t
+    if last < 0:
+        return -1.0
+    for yy in range(k):
+        num[yy] = 0.0
+        den[yy] = 0.0
+    freq = 0.0
+    for yy in range(k):
+        c = find_child(code, first_child, n_children, root, yy)
+        if c < 0:
+            continue
+        top = 0
+        stack[0] = c
+        stack[1] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            g = stack[2 * top]
+            t = stack[2 * top + 1]
+            if t > last:  # every parent below is missing: this node's counts hold them
+                off = value_off[g]
+                for v in range(n_child_values):
+                    cnt = counts[off + v]
+                    freq += cnt
+                    if v >= 1:
+                        den[yy] += cnt
+                    if v == target:
+                        num[yy] += cnt
+                continue
+            p = chain[t]
+            xp = row[p]
+            if xp != 0:
+                ch = find_child(code, first_child, n_children, g, code[g] * sizes[p] + xp)
+                if ch >= 0:
+                    stack[2 * top] = ch
+                    stack[2 * top + 1] = t + 1
+                    top += 1
+            else:
+                for ch in range(first_child[g], first_child[g] + n_children[g]):
+                    stack[2 * top] = ch
+                    stack[2 * top + 1] = t + 1
+                    top += 1
+    return freq
+
+
+def stack_size(sizes, width):
+    """Length of the stack :func:`tree_sums` needs for chains of up to ``width`` parents."""
+    return 2 * (int(width) * int(np.max(sizes, initial=1)) + 2)
+
+
+@njit(parallel=True, cache=True)
+def sparse_family_scores(X, code, first_child, n_children, counts, value_off, root, chain,
+                         depth, sizes, k, class_counts, uni_counts, uni_offsets, den_uni, m,
+                         laplace, min_count, skip, missing_code, n_stack, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class from count trees
+    (m-estimates): with the family of attribute i the
+    first ``depth[i]`` parents of ``chain[i]`` read from its tree (``root[i]``).
+
+    An attribute with ``skip[i]`` adds no term, or, when ``missing_code[i]`` > 0 is the
+    storage code of its value for missing, log P(missing | y, pa_i) if the row has that code
+    and log (1 - P(missing | y, pa_i)) otherwise (a Gaussian child under ``missing="value"``:
+    its density is added apart).  Parents whose value is missing are summed out of the
+    family (exact marginal counts); if no parent is observed, or the observed parent values
+    have frequency < ``min_count``, the child uses P(x_i | y) from ``uni_counts`` (order-1
+    blocks at ``uni_offsets``, denominators ``den_uni``)."""
+    n, a = X.shape
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    prior = np.empty(k)
+    for yy in range(k):
+        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    for r in prange(n):
+        num = np.empty(k)
+        den = np.empty(k)
+        stack = np.empty(n_stack, dtype=np.int64)
+        for yy in range(k):
+            out[r, yy] = prior[yy]
+        for i in range(a):
+            xi = X[r, i]
+            if xi == 0 or (skip[i] and missing_code[i] == 0):
+                continue
+            target = missing_code[i] if skip[i] else xi
+            s_i = sizes[i]
+            use_family = False
+            if depth[i] > 0:
+                freq = tree_sums(code, first_child, n_children, counts, value_off, root[i],
+                                 chain[i], depth[i], X[r], sizes, k, s_i, target, num, den,
+                                 stack)
+                use_family = freq >= 0.0 and freq >= min_count
+            if not use_family:
+                base = uni_offsets[i] + target * k
+                for yy in range(k):
+                    num[yy] = uni_counts[base + yy]
+                    den[yy] = den_uni[i, yy]
+            observed_gaussian = skip[i] and xi != target
+            for yy in range(k):
+                value = log_conditional_estimate(num[yy], den[yy], s_i - 1, m, laplace)
+                if observed_gaussian:
+                    value = math.log1p(-math.exp(value))
+                out[r, yy] += value
+
+
+@njit(parallel=True, cache=True)
+def sparse_tree_scores(X, code, first_child, n_children, log_est, value_off, root, chain,
+                       depth, sizes, k, log_prior, skip, missing_code, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) from HDP estimate trees of occurring nodes:
+    attribute i walks its tree down the class, then ``chain[i, :depth[i]]`` while the
+    row's parent is observed and the node exists, and reads the deepest node reached (the
+    dense layout copied the ancestors' estimates into absent nodes: the same numbers).
+    ``skip`` / ``missing_code`` as in :func:`sparse_family_scores`."""
+    n, a = X.shape
+    for r in prange(n):
+        for yy in range(k):
+            out[r, yy] = log_prior[yy]
+        for i in range(a):
+            xi = X[r, i]
+            if xi == 0 or (skip[i] and missing_code[i] == 0):
+                continue
+            target = missing_code[i] if skip[i] else xi
+            observed_gaussian = skip[i] and xi != target
+            for yy in range(k):
+                g = root[i]
+                c = find_child(code, first_child, n_children, g, yy)
+                if c >= 0:
+                    g = c
+                    for t in range(depth[i]):
+                        p = chain[i, t]
+                        xp = X[r, p]
+                        if xp == 0:
+                            break
+                        c = find_child(code, first_child, n_children, g, code[g] * sizes[p] + xp)
+                        if c < 0:
+                            break
+                        g = c
+                value = log_est[value_off[g] + target - 1]
+                if observed_gaussian:
+                    value = math.log1p(-math.exp(value))
+                out[r, yy] += value
+
+
+
+# --------------------------------------------------------------------------------------------
+# Counted trees: partial_fit and model files
+# --------------------------------------------------------------------------------------------
+
+
+def recode_keys(keys, tree, old_sizes, new_sizes):
+    """Keys of the tree (i, chain...) counted with ``old_sizes`` as keys of ``new_sizes``
+    (the attributes' extents grow when partial_fit meets new values)."""
+    i, chain = tree[0], tree[1:]
+    digits = []
+    rest = np.asarray(keys, dtype=np.int64)
+    for m in (i, *chain[::-1]):
+        digits.append(rest % int(old_sizes[m]))
+        rest = rest // int(old_sizes[m])
+    out = rest
+    for m, digit in zip((*chain, i), digits[::-1], strict=True):
+        out = out * int(new_sizes[m]) + digit
+    return out
+
+
+def key_span(tree, sizes, k):
+    """Number of possible keys of the tree (i, chain...)."""
+    span = int(k)
+    for m in (*tree[1:], tree[0]):
+        span *= int(sizes[m])
+    return span
+
+
+def pack_counted(counted, trees):
+    """The model-file arrays of the counted trees (in the order of ``trees``)."""
+    parts = [counted[t] for t in trees]
+    return {"family_keys": np.concatenate([p[0] for p in parts]).astype(np.int64)
+            if parts else np.zeros(0, np.int64),
+            "family_key_counts": np.concatenate([p[1] for p in parts]).astype(np.float64)
+            if parts else np.zeros(0),
+            "family_lengths": np.array([p[0].size for p in parts], dtype=np.int64)}
+
+
+def unpack_counted(arrays, trees, sizes, k):
+    """The counted trees from model-file arrays, validated (ValueError when they do not
+    fit)."""
+    if "family_counts" in arrays:
+        raise ValueError("the model file holds dense family counts, written by a version of "
+                         "seminaive before the families became trees of occurring nodes: fit "
+                         "the model again")
+    missing = [key for key in ("family_keys", "family_key_counts", "family_lengths")
+               if key not in arrays]
+    if missing:
+        raise ValueError(f"family counts missing from the model file: {missing}")
+    keys = np.asarray(arrays["family_keys"])
+    counts = np.asarray(arrays["family_key_counts"])
+    lengths = np.asarray(arrays["family_lengths"])
+    if (keys.dtype.kind not in "iu" or counts.dtype != np.float64 or lengths.dtype.kind
+            not in "iu" or keys.ndim != 1 or counts.shape != keys.shape
+            or lengths.shape != (len(trees),) or np.any(lengths < 0)
+            or int(lengths.sum()) != keys.size):
+        raise ValueError("family counts: the keys, counts and lengths do not match the "
+                         "structure")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise ValueError("family counts must be finite and non-negative")
+    counted, start = {}, 0
+    for tree, n in zip(trees, lengths.tolist(), strict=True):
+        part = keys[start:start + n].astype(np.int64)
+        if n and (np.any(np.diff(part) <= 0) or part[0] < 0
+                  or part[-1] >= key_span(tree, sizes, k)):
+            raise ValueError(f"family counts of tree {tree}: keys not increasing or out of "
+                             "range")
+        counted[tree] = (part, counts[start:start + n].copy())
+        start += n
+    return counted
+
+
+def tree_bytes(tree, keys, sizes, k):
+    """Bytes of the count tree (i, chain...) whose keys are ``keys``: its occurring nodes
+    (every level) with their counts."""
+    i, chain = tree[0], tree[1:]
+    codes = np.unique(np.asarray(keys) // int(sizes[i]))
+    nodes = codes.size + 1
+    for radix in [int(sizes[p]) for p in chain[::-1]]:
+        codes = np.unique(codes // radix)
+        nodes += codes.size
+    return nodes * (NODE_BYTES + 8 * int(sizes[i]))
