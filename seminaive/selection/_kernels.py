@@ -869,7 +869,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     a ratio of counts less the held-out row, read from the counts: no log table and no log
     or exp per term), kept with a block exponent (:func:`_renormalise`) so that it never
     underflows, and summed over the combinations with :func:`_block_add`; the losses read
-    the posterior from these sums.  The rows are taken in tiles of up to ``tile_rows``:
+    the posterior from these sums.  Each of the ``n_blocks`` row blocks is taken in tiles
+    of equal size, at most ``tile_rows`` (each tile reads the whole table once):
     per level, the combinations in the outer loop and the tile's rows in the inner one
     (:func:`_level_tile`).  A row with no qualifying combination of level L at r takes the
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
@@ -912,10 +913,12 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
         part_sq = partial_sq[b]
+        # tiles of equal size (two of 400 rows rather than 478 and 322)
+        per_tile = -(-(r1 - r0) // max(-(-(r1 - r0) // tile), 1))
         rr = r0
         while rr < r1:
             n_tile = 0
-            while rr < r1 and n_tile < tile:
+            while rr < r1 and n_tile < per_tile:
                 if w[rr] > 0.0:  # rows of weight 0 add nothing
                     rows[n_tile] = rr
                     n_tile += 1
