@@ -316,3 +316,27 @@ def test_linear_nested_pass_cascades_to_naive_bayes_when_nothing_qualifies():
     for level in (1, 2):
         for r in range(level, lin.shape[1]):
             assert_allclose(lin[level, r], lin[0, 0], rtol=1e-13)
+
+
+def test_linear_nested_pass_branch_free_loop_on_whole_tiles():
+    """No attribute is missing in the table and every row qualifies for every pair
+    (min_count 0), so whole tiles take the branch-free child loop; with m = 0.01 and 70
+    attributes the products fall below 2^-256 in the middle of a tile (renormalised there),
+    and some rows of the pass (not of the table) have a missing child value (factor 1).
+    Against the log-space kernel, on tiles of every size."""
+    n_values, k = (5,) * 70, 3
+    X, y = _data(n_rows=30, n_values=n_values, k=k, missing=0.0, seed=8)
+    table = _table(X, y, np.ones(len(y)), n_values, k, 3)
+    X_pass = np.array(X)
+    X_pass[np.random.default_rng(8).random(X.shape) < 0.03] = 0
+    X_pass[:, :3] = X[:, :3]  # the top-ranked parents stay observed
+    ranking = np.arange(len(n_values), dtype=np.int64)
+    for source in (ArraySource(X, y), ArraySource(np.asfortranarray(X_pass), y)):
+        args = (table, source, ranking, 2, np.ones(len(n_values)), "m_estimate", 0.01, 0,
+                "log_loss")
+        ref, _ = st.nested_losses(*args, linear=False)
+        finite = np.isfinite(ref)
+        assert finite[2, 2:, :].any()
+        for tile_rows, n_blocks in ((512, None), (7, 2), (30, 1)):
+            lin, _ = st.nested_losses(*args, n_blocks=n_blocks, tile_rows=tile_rows)
+            assert_allclose(lin[finite], ref[finite], rtol=1e-11, atol=1e-13)

@@ -631,6 +631,7 @@ class _Tile(NamedTuple):
     bpart: np.ndarray  # bpart[pos, iq]: from the members from pos on
     cidx: np.ndarray  # cidx[j, iq]: start of the class counts of the row's union cell
     pv: np.ndarray  # per qualifying row: the running product (one class at a time)
+    gat: np.ndarray  # per qualifying row: its union cell's count (one child and class)
     pe: np.ndarray  # its block
     hcls: np.ndarray  # the row's held-out amount in the class
     den: np.ndarray  # the row's LOO parent count in the class
@@ -658,7 +659,7 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, qual, jinv,
      base, apart, bpart,
-     cidx, pv, pe, hcls, den, inv_den, cpos, cc, idx0, ctype, pstride) = tl
+     cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, ctype, pstride) = tl
     for i in range(n_tile):
         wsum[i] = 0.0
         added[i] = False
@@ -792,14 +793,18 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
                 if plain and t_kind <= 0 and not laplace:
                     low = False
                     if t_kind == 0 and nq == n_tile:  # no branch (a missing value: x 1)
+                        cidx_j = cidx[j]
+                        for iq in range(nq):  # the gather alone: the products then vectorise
+                            gat[iq] = counts[max(cidx_j[iq], 0) + yy]
+                        acc_j = acc[yy, j + 1]
+                        n_low = 0
                         for iq in range(nq):
-                            t = cidx[j, iq]
-                            f = (max(counts[max(t, 0) + yy] - hcls[iq], 0.0) + na) * inv_den[iq]
-                            p = pv[iq] * (f if t >= 0 else 1.0)
+                            f = (max(gat[iq] - hcls[iq], 0.0) + na) * inv_den[iq]
+                            p = pv[iq] * (f if cidx_j[iq] >= 0 else 1.0)
                             pv[iq] = p
-                            acc[yy, j + 1, iq] += p
-                        for iq in range(nq):
-                            low |= pv[iq] < _TINY
+                            acc_j[iq] += p
+                            n_low += p < _TINY
+                        low = n_low > 0
                     elif t_kind == 0:
                         for iq in range(nq):
                             t = cidx[j, iq]
@@ -864,7 +869,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     a ratio of counts less the held-out row, read from the counts: no log table and no log
     or exp per term), kept with a block exponent (:func:`_renormalise`) so that it never
     underflows, and summed over the combinations with :func:`_block_add`; the losses read
-    the posterior from these sums.  The rows are taken in tiles of up to ``tile_rows``:
+    the posterior from these sums.  Each of the ``n_blocks`` row blocks is taken in tiles
+    of equal size, at most ``tile_rows`` (each tile reads the whole table once):
     per level, the combinations in the outer loop and the tile's rows in the inner one
     (:func:`_level_tile`).  A row with no qualifying combination of level L at r takes the
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
@@ -899,7 +905,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty(tile),
+                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
                    np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
                    np.empty(tile), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
@@ -907,10 +913,12 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
         part_sq = partial_sq[b]
+        # tiles of equal size (two of 400 rows rather than 478 and 322)
+        per_tile = -(-(r1 - r0) // max(-(-(r1 - r0) // tile), 1))
         rr = r0
         while rr < r1:
             n_tile = 0
-            while rr < r1 and n_tile < tile:
+            while rr < r1 and n_tile < per_tile:
                 if w[rr] > 0.0:  # rows of weight 0 add nothing
                     rows[n_tile] = rr
                     n_tile += 1

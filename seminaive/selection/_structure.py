@@ -19,6 +19,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
+from numba import get_num_threads
 
 from .. import statistics
 from ..kernels import gaussian as gaussian_kernels
@@ -124,7 +125,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     (the source then replays the numeric values too).  Without Gaussian children the pass
     runs in linear space (:func:`~seminaive.selection._kernels.nested_loo_loss_nominal`)
     unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``
-    (row blocks per chunk, default :func:`~seminaive.kernels.losses.row_blocks`) and
+    (row blocks per chunk; default one per thread for the linear-space kernel, else
+    :func:`~seminaive.kernels.losses.row_blocks`) and
     ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
     operations (for tests).
     """
@@ -143,7 +145,12 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         out = np.zeros((n + 1, a + 1, a + 1))
         out_sq = np.zeros_like(out)
         X = np.ascontiguousarray(codes)
-        blocks = loss_kernels.row_blocks(X.shape[0]) if n_blocks is None else n_blocks
+        if n_blocks is not None:
+            blocks = n_blocks
+        elif linear:  # one block per thread: each block's tiles read the whole table
+            blocks = max(1, min(get_num_threads(), (X.shape[0] + 15) // 16))
+        else:
+            blocks = loss_kernels.row_blocks(X.shape[0])
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
