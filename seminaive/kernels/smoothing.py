@@ -39,6 +39,20 @@ def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
     return math.log(count + m / (k * prod_values)) - math.log(n_observed + m)
 
 
+@njit(cache=True)
+def log_class_priors(class_counts, m, laplace):
+    """log P(y) of every class from the class counts, estimated as
+    :func:`log_joint_estimate` with no attribute (the counts summed in class order)."""
+    k = class_counts.size
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    prior = np.empty(k)
+    for yy in range(k):
+        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    return prior
+
+
 @njit(cache=True, inline="always")
 def log_conditional_estimate(count, parent_count, n_values, m, laplace):
     """log P(x_c | y, x_s) from counts (m-estimate: Webb et al. 2012, §2; Laplace: Cerquides &

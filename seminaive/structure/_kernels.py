@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+from ..kernels.smoothing import log_class_priors, log_conditional_estimate, log_joint_estimate
 
 # --------------------------------------------------------------------------------------------
 # Pair statistics (the conditional mutual information is in seminaive.kernels.statistics)
@@ -327,12 +327,7 @@ def hnb_scores(X, cmi, pairs, m, laplace, min_count, out):
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      class_counts) = pairs
     n, a = X.shape
-    n_total = 0.0
-    for yy in range(k):
-        n_total += class_counts[yy]
-    prior = np.empty(k)
-    for yy in range(k):
-        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    prior = log_class_priors(class_counts, m, laplace)
     for r in prange(n):
         ok = np.empty(a, dtype=np.bool_)
         _parents_usable(X[r], 0.0, counts, uni_offsets, sizes, k, min_count, ok)

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
-from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+from ..kernels.smoothing import log_class_priors, log_conditional_estimate
 
 #: bytes per node of a count tree besides its counts (code, parent, children, offset)
 NODE_BYTES = 40
@@ -410,12 +410,7 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
     have frequency < ``min_count``, the child uses P(x_i | y) from ``uni_counts`` (order-1
     blocks at ``uni_offsets``, denominators ``den_uni``)."""
     n, a = X.shape
-    n_total = 0.0
-    for yy in range(k):
-        n_total += class_counts[yy]
-    prior = np.empty(k)
-    for yy in range(k):
-        prior[yy] = log_joint_estimate(class_counts[yy], n_total, k, 1.0, m, laplace)
+    prior = log_class_priors(class_counts, m, laplace)
     for r in prange(n):
         num = np.empty(k)
         den = np.empty(k)
