@@ -139,6 +139,12 @@ max_sample_rows : int or None, default=100_000
     "sample_random_state": """\
 random_state : int, RandomState instance or None, default=None
     Seed of the row sample.""",
+    "discretizer_X": """\
+X : array-like of shape (n_rows, n_features)
+    Numeric data; NaN values are ignored.""",
+    "discretizer_y": """\
+y : array-like of shape (n_rows,)
+    Class labels (any type).""",
     "partial_fit_kept": """\
 :meth:`partial_fit` chooses on the first chunk and keeps that choice for later chunks:
 their rows are counted (the estimates use every chunk), but the choice is not made again

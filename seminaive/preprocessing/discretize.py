@@ -161,15 +161,14 @@ class MDLDiscretizer(_BaseDiscretizer):
         self.max_sample_rows = max_sample_rows
         self.random_state = random_state
 
+    @fill_doc
     def fit(self, X, y):
         """Compute the MDL cut points of every column.
 
         Parameters
         ----------
-        X : array-like of shape (n_rows, n_features)
-            Numeric data; NaN values are ignored.
-        y : array-like of shape (n_rows,)
-            Class labels (any type).
+        {discretizer_X}
+        {discretizer_y}
 
         Returns
         -------
@@ -379,15 +378,14 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
         self.max_sample_rows = max_sample_rows
         self.random_state = random_state
 
+    @fill_doc
     def fit(self, X, y):
         """Draw ``n_draws`` randomised MDL discretisations of every column.
 
         Parameters
         ----------
-        X : array-like of shape (n_rows, n_features)
-            Numeric data; NaN values are ignored.
-        y : array-like of shape (n_rows,)
-            Class labels (any type).
+        {discretizer_X}
+        {discretizer_y}
 
         Returns
         -------
@@ -528,13 +526,13 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
         self.max_sample_rows = max_sample_rows
         self.random_state = random_state
 
+    @fill_doc
     def fit(self, X, y=None):
         """Compute the equal-frequency cut points of every column.
 
         Parameters
         ----------
-        X : array-like of shape (n_rows, n_features)
-            Numeric data; NaN values are ignored.
+        {discretizer_X}
         y : ignored
 
         Returns
