@@ -404,7 +404,8 @@ class _FamilyLearner(_StructureBase):
             counted = moments.add_previous(counted, previous)
         trees = getattr(self, "_counts", None)
         other = self.table_.counts.nbytes + (0 if trees is None else trees.arrays.nbytes)
-        cells = sum(keys.size for keys, _ in counted) + k * moments.numeric.size
+        cells = sum(k if not parents else keys.size
+                    for (parents, _), (keys, _) in zip(moments.entries, counted, strict=True))
         check_budget(cells, other, self.max_table_bytes)
         self._moments = moments.set_cells(counted)
 
