@@ -383,8 +383,8 @@ class _FamilyLearner(_StructureBase):
         """Count the Gaussian children's moments given every prefix of their parents, for
         the cells the rows reach (one more pass over ``source``, :mod:`._moments`); after
         partial_fit, entries whose parents are unchanged keep their earlier sums.  Refused
-        (:class:`TableTooLargeError`) when the cells, the pair counts and the count trees
-        exceed ``max_table_bytes``."""
+        (:class:`~seminaive.exceptions.TableTooLargeError`) when the cells, the pair counts
+        and the count trees exceed ``max_table_bytes``."""
         self.__dict__.pop("_gaussian_cache", None)
         if not self._needs_values():
             self.__dict__.pop("_moments", None)

@@ -35,8 +35,9 @@ class SKDB(KDB):
     of one row cost O(a K k) estimates.  Ties go to the smaller k, then the fewer attributes.
     Attributes left out are ignored at prediction; estimates, missing values and
     ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
-    numeric child's candidates are counted, and the leave-one-out pass removes the row from
-    them and recomputes the shrunk estimates along the chain.
+    numeric child's candidates are counted (for the (class, candidate values) cells that
+    rows with the child observed reach, as KDB stores them), and the leave-one-out pass
+    removes the row from them and recomputes the shrunk estimates along the chain.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are the levels of one count tree per attribute holding only the prefixes the
