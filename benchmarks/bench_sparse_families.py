@@ -2,8 +2,10 @@
 families of the previous version, same data, same run.
 
 The reference is the library at commit ``--reference`` (default 210d488, the last commit
-with dense family tables and dense HDP trees), exported with ``git archive`` into a
-temporary directory; every fit runs in a fresh single-threaded process
+with dense family tables and dense HDP trees), and for the learners with Gaussian children
+(``numeric="gaussian"``) the library at ``--gaussian-reference`` (default f8440f9, the last
+commit with dense moment blocks: sparse families, dense moments), each exported with
+``git archive`` into a temporary directory; every fit runs in a fresh single-threaded process
 (``NUMBA_NUM_THREADS=1``) after a warm-up fit on 300 rows (compilation), on a random half of
 the data (seed 0), scored by zero-one loss on the other half.  Both versions discretise
 numeric attributes by MDL, as ``seminaive compare --discretizer mdl`` does, and keep the
@@ -35,17 +37,27 @@ LEARNERS = {
     "KDB(k=5, hdp)": ("KDB", {"k": 5, "smoothing": "hdp", "random_state": 0}),
     "SKDB(k=5)": ("SKDB", {"k": 5}),
     "ESKDB()": ("ESKDB", {"random_state": 0}),
+    "KDB(k=5, gaussian)": ("KDB", {"k": 5, "numeric": "gaussian"}),
+    "SKDB(k=5, gaussian)": ("SKDB", {"k": 5, "numeric": "gaussian"}),
     # --quick
     "KDB(k=3)": ("KDB", {"k": 3}),
     "KDB(k=3, hdp, 100 it.)": ("KDB", {"k": 3, "smoothing": "hdp", "n_iter": 100,
                                        "random_state": 0}),
     "ESKDB(2 members, k=3, 100 it.)": ("ESKDB", {"n_estimators": 2, "k": 3, "n_iter": 100,
                                                  "random_state": 0}),
+    "KDB(k=4, gaussian)": ("KDB", {"k": 4, "numeric": "gaussian"}),
 }
 FULL = [("magic", None, ["KDB(k=2)", "KDB(k=5)", "KDB(k=5, hdp)", "SKDB(k=5)", "ESKDB()"]),
-        ("letter", None, ["KDB(k=5)", "KDB(k=5, hdp)", "ESKDB()"])]
+        ("letter", None, ["KDB(k=5)", "KDB(k=5, hdp)", "ESKDB()", "KDB(k=5, gaussian)",
+                          "SKDB(k=5, gaussian)"])]
 QUICK = [("magic", 4000, ["KDB(k=3)", "KDB(k=3, hdp, 100 it.)",
-                          "ESKDB(2 members, k=3, 100 it.)"])]
+                          "ESKDB(2 members, k=3, 100 it.)"]),
+         ("letter", 4000, ["KDB(k=4, gaussian)"])]
+
+
+def gaussian(learner):
+    """Whether a learner has Gaussian children (its reference: the dense moments)."""
+    return LEARNERS[learner][1].get("numeric") == "gaussian"
 
 
 def worker(spec):
@@ -124,6 +136,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="magic at 4,000 rows, k = 3")
     parser.add_argument("--reference", default="210d488",
                         help="commit of the dense families (the reference)")
+    parser.add_argument("--gaussian-reference", default="f8440f9",
+                        help="commit of the dense moments of Gaussian children (the "
+                             "reference of the numeric='gaussian' rows)")
     parser.add_argument("--timeout", type=int, default=3600)
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -135,12 +150,14 @@ def main():
               "(dense / sparse) | dense 0-1 | sparse 0-1 | dense peak MiB | sparse peak MiB |")
     print(header)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_g:
         ref_dir = export(args.reference, tmp)
+        ref_gaussian = export(args.gaussian_reference, tmp_g)
         for data, n_rows, learners in (QUICK if args.quick else FULL):
             for learner in learners:
                 spec = {"data": data, "rows": n_rows, "learner": learner}
-                dense = run(ref_dir, spec, args.timeout)
+                dense = run(ref_gaussian if gaussian(learner) else ref_dir, spec,
+                            args.timeout)
                 sparse = run(ROOT, spec, args.timeout)
                 for label, result in (("dense", dense), ("sparse", sparse)):
                     if "error" in result or "refused" in result:
@@ -175,6 +192,12 @@ def write(args, header, rows):
              "needs more); zero-one loss on the other half; peak: the process's resident "
              "high-water mark.  The two versions give bit-identical models where both fit "
              "(`tests/test_sparse_families.py`), so their losses agree.", "",
+             f"Rows with `gaussian` (numeric attributes as Gaussian children given their "
+             f"discretised parents): dense is the library at commit "
+             f"{args.gaussian_reference} (sparse families, dense moment blocks per chain "
+             "prefix), sparse this version (moments of the occurring (class, parent prefix) "
+             "cells only); the models are bit-identical where both fit "
+             "(`tests/test_sparse_moments.py`).", "",
              header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["", MARK[1]]

@@ -12,21 +12,20 @@ Their shared parameter and attribute documentation lives in :mod:`seminaive._doc
   family count blocks, prediction (numba kernel), persistence checks and Graphviz export.
 """
 
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import statistics
 from ..base import _BaseAnDE
-from ..exceptions import TableTooLargeError
 from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.smoothing import log_joint_estimate
-from ..tables import MomentTable
 from . import _kernels as kernels
 from . import _sparse
+from ._moments import SparseMoments, check_budget, gaussian_family_terms, merge_cells
 
-_MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_sums")
+_MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_codes", "moment_sums",
+                "moment_lengths")
 _HDP_KEY = "hdp_estimates"
 #: the counted trees' keys, counts and lengths in a model file
 FAMILY_KEYS = ("family_keys", "family_key_counts", "family_lengths")
@@ -332,11 +331,10 @@ class _FamilyLearner(_StructureBase):
             if moments is not None:
                 values = self.encoder_.numeric_values(X, type(self).__name__)
                 values[:, ~self._gaussian_active()] = np.nan
-                chain, chain_len, cells, mean, var = self._gaussian_arrays()
-                kernels.gaussian_family_terms(codes, values, chain, chain_len, cells,
-                                              self.table_.sizes, stats.n_classes,
-                                              moments.sums, mean, var,
-                                              float(self.min_count), out)
+                chain, chain_len, starts, mean, var, floors, kappa = self._gaussian_arrays()
+                gaussian_family_terms(codes, values, chain, chain_len, starts, moments.codes,
+                                      moments.sums, mean, var, floors, self.table_.sizes,
+                                      stats.n_classes, kappa, float(self.min_count), out)
         return out
 
     def _log_prior(self):
@@ -369,64 +367,63 @@ class _FamilyLearner(_StructureBase):
         cmi = self._chain_scores()
         return sorted(parents, key=lambda p: (-float(cmi[i, p]), p))
 
+    def _moment_chains(self):
+        """The parent chain of every Gaussian child whose prefixes the moments hold."""
+        return [self._chain(i) for i in self._gaussian_attributes().tolist()]
+
     def _moment_entries(self):
         """(parent prefix, child) of every Gaussian child and every prefix of its chain."""
         entries = []
-        for i in self._gaussian_attributes().tolist():
-            chain = self._chain(i)
+        for i, chain in zip(self._gaussian_attributes().tolist(), self._moment_chains(),
+                            strict=True):
             entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
         return entries
 
     def _learn_moments(self, source):
-        """Count the Gaussian children's moments given every prefix of their parents (one
-        more pass over ``source``); after partial_fit, entries whose parents are unchanged
-        keep their earlier sums."""
+        """Count the Gaussian children's moments given every prefix of their parents, for
+        the cells the rows reach (one more pass over ``source``, :mod:`._moments`); after
+        partial_fit, entries whose parents are unchanged keep their earlier sums.  Refused
+        (:class:`~seminaive.exceptions.TableTooLargeError`) when the cells, the pair counts
+        and the count trees exceed ``max_table_bytes``."""
         self.__dict__.pop("_gaussian_cache", None)
         if not self._needs_values():
             self.__dict__.pop("_moments", None)
             return
-        entries, numeric = self._moment_entries(), self._gaussian_attributes()
         sizes, k = self.table_.sizes, self.table_.n_classes
-        need = MomentTable.estimate_bytes(entries, sizes, k)
-        if (self.max_table_bytes is not None
-                and need + self.table_.counts.nbytes > self.max_table_bytes):
-            raise TableTooLargeError(
-                f"the moments of the Gaussian children ({need} bytes) and the counts would "
-                f"exceed max_table_bytes={self.max_table_bytes}: use numeric='discretize', "
-                "fewer parents, or raise max_table_bytes")
-        moments = MomentTable(entries, sizes, k, numeric)
+        moments = SparseMoments(self._gaussian_attributes(), self._moment_chains(), sizes, k)
+        moments.check_keys()
 
         def count(codes, y, w, values):
-            return MomentTable(entries, sizes, k, numeric).add(codes, y, w, values).sums
+            return moments.count(codes, y, w, values)
 
-        counted = source.map_reduce(count, operator.add, values=True)
-        if counted is not None:
-            moments.sums += counted
+        counted = source.map_reduce(count, merge_cells, values=True)
+        if counted is None:
+            counted = [(np.zeros(0, np.int64), np.zeros((0, 3)))] * len(moments.entries)
         previous = getattr(self, "_moments", None)
         if previous is not None:
-            moments.add_matching(previous)
-        self._moments = moments
+            counted = moments.add_previous(counted, previous)
+        trees = getattr(self, "_counts", None)
+        other = self.table_.counts.nbytes + (0 if trees is None else trees.arrays.nbytes)
+        cells = sum(k if not parents else keys.size
+                    for (parents, _), (keys, _) in zip(moments.entries, counted, strict=True))
+        check_budget(cells, other, self.max_table_bytes)
+        self._moments = moments.set_cells(counted)
 
     def _gaussian_arrays(self):
-        """The arrays :func:`._kernels.gaussian_family_terms` reads (cached)."""
+        """The arrays :func:`._moments.gaussian_family_terms` reads (cached)."""
         cache = getattr(self, "_gaussian_cache", None)
         if cache is None:
             moments = self._moments
             kappa = 1.0 if self._laplace() else float(self.m)
-            mean, var = moments.estimates(kappa, coarser=lambda parents: [parents[:-1]])
-            numeric = moments.numeric.tolist()
-            width = max((len(p) for p, _ in moments.entries), default=0)
-            chain = np.full((len(numeric), max(width, 1)), -1, dtype=np.int64)
-            chain_len = np.zeros(len(numeric), dtype=np.int64)
-            cells = np.full((len(numeric), width + 1), -1, dtype=np.int64)
-            for j, i in enumerate(numeric):
-                full = self._chain(i)
+            mean, var, floors = moments.estimates(kappa)
+            chains = [self._chain(i) for i in moments.numeric.tolist()]
+            width = max((len(c) for c in chains), default=0)
+            chain = np.full((len(chains), max(width, 1)), -1, dtype=np.int64)
+            chain_len = np.array([len(c) for c in chains], dtype=np.int64)
+            for j, full in enumerate(chains):
                 chain[j, :len(full)] = full
-                chain_len[j] = len(full)
-                for length in range(len(full) + 1):
-                    cells[j, length] = moments.offsets[
-                        moments.index[(tuple(full[:length]), i)]] // 3
-            cache = self._gaussian_cache = (chain, chain_len, cells, mean, var)
+            cache = self._gaussian_cache = (chain, chain_len, moments.level_starts(chains),
+                                            mean, var, floors, kappa)
         return cache
 
     def _moment_state(self):
@@ -436,7 +433,8 @@ class _FamilyLearner(_StructureBase):
         return {f"moment_{k}": v for k, v in moments.state().items()}
 
     def _restore_moments(self, arrays):
-        """Rebuild the moments from a model file (ValueError when they do not fit)."""
+        """Rebuild the moments from a model file (ValueError when they do not fit; a file
+        of the dense layout of earlier versions is refused)."""
         self.__dict__.pop("_gaussian_cache", None)
         present = [k for k in _MOMENT_KEYS if k in arrays]
         if not self._needs_values():
@@ -444,14 +442,11 @@ class _FamilyLearner(_StructureBase):
                 raise ValueError("moments in a model without Gaussian children")
             self.__dict__.pop("_moments", None)
             return
-        if len(present) != len(_MOMENT_KEYS):
+        if not present:
             raise ValueError("the Gaussian children's moments are missing")
-        moments = MomentTable.from_state(
-            {k[len("moment_"):]: arrays[k] for k in _MOMENT_KEYS}, self.table_.sizes,
-            self.table_.n_classes)
-        if moments.entries != self._moment_entries():
-            raise ValueError("the moments do not match the structure")
-        self._moments = moments
+        self._moments = SparseMoments.from_state(
+            {k[len("moment_"):]: arrays[k] for k in present}, self._moment_chains(),
+            self.table_.sizes, self.table_.n_classes)
 
     def to_dot(self, class_name="class"):
         """The network as Graphviz DOT text: the class node points to every attribute, each

@@ -74,49 +74,6 @@ def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(parallel=True, cache=True)
-def gaussian_family_terms(X, V, chain, chain_len, entry_cells, sizes, k, sums, mean, var,
-                          min_count, out):
-    """Add log N(x_i; mean, var) of every observed Gaussian child to ``out``.
-
-    Child j (column j of ``V``) has the parents ``chain[j, :chain_len[j]]`` (most
-    conditionally informative first); ``entry_cells[j, L]`` is the first (cell, class) index
-    (``offset // 3``) of its moments given the first L of them.  A row uses the longest
-    prefix whose parent values are observed and whose cell holds at least ``min_count``
-    rows with the child observed (L = 0: the class alone).
-    """
-    n_rows = X.shape[0]
-    n_num = V.shape[1]
-    log_2pi = math.log(2.0 * math.pi)
-    for r in prange(n_rows):
-        for j in range(n_num):
-            v = V[r, j]
-            if math.isnan(v):
-                continue
-            level = 0
-            cell_used = 0
-            cell = 0
-            for t in range(chain_len[j]):
-                p = chain[j, t]
-                xp = X[r, p]
-                if xp == 0:
-                    break
-                cell = cell * sizes[p] + xp
-                base = (entry_cells[j, t + 1] + cell * k) * 3
-                weight = 0.0
-                for yy in range(k):
-                    weight += sums[base + 3 * yy]
-                if weight < min_count:
-                    break
-                level = t + 1
-                cell_used = cell
-            base = entry_cells[j, level] + cell_used * k
-            for yy in range(k):
-                s2 = var[base + yy]
-                dv = v - mean[base + yy]
-                out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)
-
-
 # --------------------------------------------------------------------------------------------
 # Leave-one-out scores from the tables (SP-TAN): the held-out row is subtracted, never refit
 # --------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal
+from ._moments import find_cells
 from ._sparse import find_child, tree_sums
 
 
@@ -108,15 +109,17 @@ def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, 
 
 
 @njit(cache=True, inline="always")
-def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, floor_ratio,
-                  min_count, est_mean, est_var):
+def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, kappa,
+                  floor_ratio, min_count, node, est_mean, est_var):
     """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
-    parents ``chain``, moments of the prefix of length L at ``cells[L]``) given the first L
-    of its chain parents, L = 0 .. the returned level (the longest
-    prefix whose parent values the row has and whose cell keeps ``min_count`` rows without
-    it), as :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments
-    with the row removed: ``est_mean[L, y]``, ``est_var[L, y]``."""
-    first = cells[0]
+    parents ``chain``, the stored cells of its moments given the first L of them
+    ``codes[starts[L]:starts[L + 1]]``, :mod:`._moments`) given the first L of its chain
+    parents, L = 0 .. the returned level (the longest prefix whose parent values the row
+    has and whose cell keeps ``min_count`` rows without it), as
+    :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments with the
+    row removed (a cell not stored has the moments 0): ``est_mean[L, y]``,
+    ``est_var[L, y]``; ``node`` is scratch space (levels, k)."""
+    first = starts[0]
     n_all, s1_all, s2_all, mu_all, floor, pooled_var = pooled_without_row(
         sums, first, k, u, v, floor_ratio)
     # the usable prefix
@@ -128,9 +131,11 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
         if xp == 0:
             break
         cell = cell * sizes[p] + xp
+        find_cells(codes, starts[t + 1], starts[t + 2], cell, k, node, t + 1)
         weight = -u
         for yy in range(k):
-            weight += sums[(cells[t + 1] + cell * k + yy) * 3]
+            g = node[t + 1, yy]
+            weight += sums[3 * g] if g >= 0 else 0.0
         if weight < min_count:
             break
         level = t + 1
@@ -140,14 +145,16 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
                                                  floor)
         est_mean[0, yy] = m_prev
         est_var[0, yy] = v_prev
-        cell = 0
         for t in range(level):
-            p = chain[t]
-            cell = cell * sizes[p] + xr[p]
-            base = (cells[t + 1] + cell * k + yy) * 3
-            n = sums[base] - rm
-            s1 = sums[base + 1] - rm * v
-            s2 = sums[base + 2] - rm * v * v
+            g = node[t + 1, yy]
+            if g >= 0:
+                n = sums[3 * g] - rm
+                s1 = sums[3 * g + 1] - rm * v
+                s2 = sums[3 * g + 2] - rm * v * v
+            else:
+                n = 0.0 - rm
+                s1 = 0.0 - rm * v
+                s2 = 0.0 - rm * v * v
             xbar = s1 / n if n > 0 else m_prev
             ss = max(s2 - n * xbar * xbar, 0.0)
             denom = n + kappa
@@ -162,8 +169,8 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, cells, sizes, k, sums, kappa, f
 
 @njit(parallel=True, cache=True)
 def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m, laplace,
-                   min_count, loss_kind, gaussian, missing_code, V, candidates, chain_cells,
-                   sums, kappa, floor_ratio, n_blocks, out):
+                   min_count, loss_kind, gaussian, missing_code, V, candidates, level_starts,
+                   moment_codes, sums, kappa, floor_ratio, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
@@ -172,8 +179,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
     :class:`._kernels.PairArrays` (class and order-1 counts).
 
     Gaussian children (``gaussian[i]`` >= 0: column of ``V``): the log density at the
-    leave-one-out estimates (:func:`_gaussian_loo`, moments ``sums`` with the entries of
-    every candidate prefix at ``chain_cells``), and with ``missing_code[i]`` > 0
+    leave-one-out estimates (:func:`_gaussian_loo`; the moments' stored cells
+    ``moment_codes`` and ``sums``, those of every candidate prefix of child j from
+    ``level_starts[j]``, :mod:`._moments`), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
     :func:`._sparse.sparse_family_scores`.
     """
@@ -196,6 +204,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
         prior = np.empty(k)
         stack = np.empty(n_stack, dtype=np.int64)
         path = np.empty((k, n_k + 1), dtype=np.int64)
+        node = np.empty((n_k + 1, k), dtype=np.int64)
         for r in range(start, stop):
             wr, u = _row_removal(w, weighted, r)
             if wr <= 0:
@@ -214,8 +223,9 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                 if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
                     v = V[r, jn]
                     level = _gaussian_loo(xr, v, yr, u, n_cand[i], candidates[i],
-                                          chain_cells[jn], sizes, k, sums, kappa, floor_ratio,
-                                          min_count, est_mean, est_var)
+                                          level_starts[jn], moment_codes, sizes, k, sums,
+                                          kappa, floor_ratio, min_count, node, est_mean,
+                                          est_var)
                     for j in range(n_k):
                         use = min(j, level)
                         for yy in range(k):

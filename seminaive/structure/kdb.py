@@ -9,7 +9,8 @@ Counting: the pair tables (``_table_order() = 2``) give MI and CMI; the families
 with two or more parents are counted in a second pass over the training data
 (``source.map_reduce``) into count trees that hold only the parent values the rows have
 (:mod:`._sparse`, as the HDP trees of Petitjean et al. 2018); families with one parent are
-read from the pair tables.
+read from the pair tables.  Gaussian children's moments are counted in one more pass, for
+the occurring cells only (:mod:`._moments`).
 """
 
 import numpy as np
@@ -69,7 +70,11 @@ class KDB(_FamilyLearner):
     Families with two or more parents are counted in a second pass over the data, each as a
     tree of the (class, parent values) that occur in it (class, then the parents by
     decreasing I(X_i; X_j | Y)), as Petitjean et al. (2018) store their HDP trees: memory
-    grows with the rows, not with the product of the parents' value counts.  For
+    grows with the rows, not with the product of the parents' value counts.  With
+    ``numeric="gaussian"`` the moments of every Gaussian child given every prefix of its
+    parent chain are likewise stored only for the (class, parent values) cells that rows
+    with the child observed reach, checked against ``max_table_bytes`` (with the pair
+    counts and the count trees) before their estimates are computed.  For
     k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
     chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
     learnt on the first chunk are the only ones counted, so partial_fit keeps that

@@ -35,8 +35,9 @@ class SKDB(KDB):
     of one row cost O(a K k) estimates.  Ties go to the smaller k, then the fewer attributes.
     Attributes left out are ignored at prediction; estimates, missing values and
     ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
-    numeric child's candidates are counted, and the leave-one-out pass removes the row from
-    them and recomputes the shrunk estimates along the chain.
+    numeric child's candidates are counted (for the (class, candidate values) cells that
+    rows with the child observed reach, as KDB stores them), and the leave-one-out pass
+    removes the row from them and recomputes the shrunk estimates along the chain.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are the levels of one count tree per attribute holding only the prefixes the
@@ -178,8 +179,10 @@ class SKDB(KDB):
         trees = _skdb_kernels.TreeBundle(tb.code, tb.first_child, tb.n_children, tb.values,
                                          tb.value_off, tb.root)
         n_stack = _sparse.stack_size(self.table_.sizes, candidates.shape[1])
+        self._counts = counts  # the moments' budget counts the trees
         self._learn_moments(source)
-        gaussian, missing_code, chain_cells, sums = self._gaussian_loo_arrays()
+        gaussian, missing_code, level_starts, moment_codes, sums = \
+            self._gaussian_loo_arrays()
         kappa = 1.0 if self._laplace() else float(self.m)
         a = stats.n_attributes
         kind = LOSSES[self.loss]
@@ -199,7 +202,8 @@ class SKDB(KDB):
                     float(self.m), laplace, float(self.min_count), kind, gaussian,
                     missing_code,
                     np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
-                    candidates, chain_cells, sums, kappa, FLOOR_RATIO, blocks, out)
+                    candidates, level_starts, moment_codes, sums, kappa, FLOOR_RATIO, blocks,
+                    out)
             total = float(n if w is None else np.sum(w))
             return np.concatenate([out.sum(axis=0).ravel(), [total]])
 
@@ -237,32 +241,29 @@ class SKDB(KDB):
         row = self.candidates_[i, :getattr(self, "k_", self.candidates_.shape[1])]
         return [int(p) for p in row if p >= 0]
 
-    def _moment_entries(self):
-        """Every prefix of every Gaussian child's candidates (the models of any k)."""
-        entries = []
-        for i in self._gaussian_attributes().tolist():
-            chain = [int(p) for p in self.candidates_[i] if p >= 0]
-            entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
-        return entries
+    def _moment_chains(self):
+        """Every candidate of every Gaussian child: the moments hold the models of any k."""
+        return [[int(p) for p in self.candidates_[i] if p >= 0]
+                for i in self._gaussian_attributes().tolist()]
 
     def _gaussian_loo_arrays(self):
-        """What the leave-one-out kernel reads of the Gaussian children."""
+        """What the leave-one-out kernel reads of the Gaussian children: the column of
+        every attribute (-1: not Gaussian), the codes of the missing values, and the
+        moments' level starts (over every candidate), codes and sums."""
         a = self.table_.n_attributes
         gaussian = np.full(a, -1, dtype=np.int64)
         moments = getattr(self, "_moments", None)
-        width = self.candidates_.shape[1] + 1
+        width = self.candidates_.shape[1] + 2
         if moments is None:
             return gaussian, np.zeros(a, dtype=np.int64), np.zeros((0, width), np.int64), \
-                np.zeros(0)
+                np.zeros(0, np.int64), np.zeros(0)
         numeric = moments.numeric.tolist()
         gaussian[numeric] = np.arange(len(numeric))
-        cells = np.full((len(numeric), width), -1, dtype=np.int64)
-        for j, i in enumerate(numeric):
-            chain = [int(p) for p in self.candidates_[i] if p >= 0]
-            for length in range(len(chain) + 1):
-                cells[j, length] = moments.offsets[
-                    moments.index[(tuple(chain[:length]), i)]] // 3
-        return gaussian, self._gaussian_missing_codes(), cells, moments.sums
+        starts = np.zeros((len(numeric), width), dtype=np.int64)
+        own = moments.level_starts(self._moment_chains())
+        starts[:, :own.shape[1]] = own
+        starts[:, own.shape[1]:] = own[:, -1:]
+        return gaussian, self._gaussian_missing_codes(), starts, moments.codes, moments.sums
 
     def _select(self, stats, losses, extra):
         """Keep the model of lowest loss in the space ``select`` allows (ties: smaller k, then
