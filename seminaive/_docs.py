@@ -276,7 +276,8 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     term; with ``missing="value"`` it adds log P(missing | y, parents), and an observed one
     log (1 - P(missing | y, parents)) besides its density.  The moments are counted in one
     more pass over the data, per family, so partial_fit, fit_stream and Dask stay exact
-    where the structure is.""",
+    where the structure is.  With ``smoothing="hdp"`` the hierarchical Dirichlet process
+    estimates the discrete tables only; the Gaussian children keep these moment estimates.""",
     # discriminatively learnt weights (WANBIA-C, ALR)
     "non_negative": """\
 non_negative : bool, default=False

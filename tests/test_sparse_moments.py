@@ -297,3 +297,27 @@ def test_budget_refuses_the_occurring_cells():
     fits = KDB(k=5, numeric="gaussian", categorical_features=nominal,
                max_table_bytes=others + need).fit(X, y)
     assert_array_equal(fits.predict_proba(X[:50]), model.predict_proba(X[:50]))
+
+
+@pytest.mark.parametrize("make", [lambda s: KDB(k=3, numeric="gaussian", smoothing=s,
+                                                n_iter=60),
+                                  lambda s: TAN(numeric="gaussian", smoothing=s, n_iter=60)],
+                         ids=["kdb3", "tan"])
+def test_hdp_keeps_the_gaussian_childrens_densities(make):
+    """With HDP estimates the discrete tables change, not the Gaussian children: moving a
+    numeric value inside its bin changes the log joint of each class by the same density
+    ratio as with m-estimates (the same structure, the same moments)."""
+    X, y = make_data()
+    hdp, m_est = make("hdp").fit(X, y), make("m_estimate").fit(X, y)
+    assert_array_equal(hdp._parents, m_est._parents)
+    rows = X.iloc[:40].copy()
+    moved = rows.copy()
+    moved["num1"] = moved["num1"] * (1 + 1e-6) + 1e-6
+    for model in (hdp, m_est):  # the same bins: only the densities move
+        assert_array_equal(model._storage_codes(moved), model._storage_codes(rows))
+    delta_hdp = hdp._scores(moved) - hdp._scores(rows)
+    delta_m = m_est._scores(moved) - m_est._scores(rows)
+    seen = rows["num1"].notna().to_numpy()
+    assert np.all(np.abs(delta_m[seen]) > 0)
+    assert_allclose(delta_hdp, delta_m, rtol=1e-9, atol=1e-12)
+    assert not np.array_equal(hdp.predict_proba(moved), hdp.predict_proba(rows))

@@ -328,13 +328,15 @@ class _FamilyLearner(_StructureBase):
             _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
                                  self._laplace(), float(self.min_count), out, skip,
                                  self._gaussian_missing_codes())
-            if moments is not None:
-                values = self.encoder_.numeric_values(X, type(self).__name__)
-                values[:, ~self._gaussian_active()] = np.nan
-                chain, chain_len, starts, mean, var, floors, kappa = self._gaussian_arrays()
-                gaussian_family_terms(codes, values, chain, chain_len, starts, moments.codes,
-                                      moments.sums, mean, var, floors, self.table_.sizes,
-                                      stats.n_classes, kappa, float(self.min_count), out)
+        if codes.shape[0] and moments is not None:
+            # Gaussian children: their densities from the moments, whatever the smoothing
+            # of the discrete families (the HDP estimates only the discrete tables)
+            values = self.encoder_.numeric_values(X, type(self).__name__)
+            values[:, ~self._gaussian_active()] = np.nan
+            chain, chain_len, starts, mean, var, floors, kappa = self._gaussian_arrays()
+            gaussian_family_terms(codes, values, chain, chain_len, starts, moments.codes,
+                                  moments.sums, mean, var, floors, self.table_.sizes,
+                                  stats.n_classes, kappa, float(self.min_count), out)
         return out
 
     def _log_prior(self):
