@@ -67,6 +67,8 @@ CONCENTRATION_EVERY = 5
 CONCENTRATION_START = 2.0
 #: concentrations are capped here
 CONCENTRATION_MAX = 4000.0
+#: slots of the sampler's memo of log Stirling numbers beyond the exact table (a power of 2)
+FAR_MEMO = 4096
 
 TYING = ("none", "parent", "level", "single")
 
@@ -303,6 +305,46 @@ def _log_beta_variate(state, a, b):
 
 
 @njit(cache=True)
+def _log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val):
+    """:func:`log_stirling`, the values beyond the exact table remembered in a direct-mapped
+    memo keyed by (n, t) (the same function of (n, t), computed once while it stays)."""
+    if n <= n_exact and 0 <= t <= n:
+        return table[n * (n + 1) // 2 + t]
+    slot = (n * 40503 + t) & (memo_n.size - 1)
+    if memo_n[slot] == n and memo_t[slot] == t:
+        return memo_val[slot]
+    value = _log_stirling_far(n, t, table, n_exact, zeta)
+    memo_n[slot] = n
+    memo_t[slot] = t
+    memo_val[slot] = value
+    return value
+
+
+@njit(cache=True)
+def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, table, n_exact, zeta,
+                memo_n, memo_t, memo_val):
+    """The log conditional of t = lo .. hi of :func:`sample_sparse_tree` in ``window`` and
+    its largest value, when some of its Stirling numbers are beyond the exact table."""
+    best = -np.inf
+    lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
+    for t in range(lo, hi + 1):
+        if t > lo:
+            lg += math.log(cp + N_par + t - 1)
+        if n_par + t < t_par:
+            lp = -np.inf
+        else:
+            lp = (_log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val)
+                  + t * log_c
+                  + _log_stirling_memo(n_par + t, t_par, table, n_exact, zeta, memo_n, memo_t,
+                                       memo_val)
+                  - lg)
+        window[t - lo] = lp
+        if lp > best:
+            best = lp
+    return best
+
+
+@njit(cache=True)
 def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter, burn_in,
                        tying, sample_conc, conc_start, seed, table, n_exact, zeta, out, out_t):
     """Run the sampler on one tree and write the averaged estimates of its nodes.
@@ -313,6 +355,9 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     (n_nodes, n_values); a node without rows (and without rows below it) gets its parent's
     estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
     counts (0 where the node has no rows), for tests.
+
+    The leaves' counts never change and a value with n <= 1 rows has t = n tables, so the
+    leaves' values with at least 2 rows are listed once and only they are visited.
     """
     total = level_start[depth + 1]
     V = n_values
@@ -323,13 +368,25 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     exists = np.zeros(total, dtype=np.bool_)
     conc = np.full(total, conc_start)
     leaf0 = level_start[depth]
+    n_hot = 0
     for node in range(leaf0, total):
         s = 0
         for v in range(V):
             nk[node, v] = leaf_counts[node - leaf0, v]
             s += leaf_counts[node - leaf0, v]
+            n_hot += leaf_counts[node - leaf0, v] >= 2
         big_n[node] = s
         exists[node] = s > 0
+    # the leaves' values with n >= 2 (CSR by leaf)
+    hot_start = np.zeros(total - leaf0 + 1, dtype=np.int64)
+    hot_v = np.empty(n_hot, dtype=np.int64)
+    n_hot = 0
+    for node in range(leaf0, total):
+        for v in range(V):
+            if nk[node, v] >= 2:
+                hot_v[n_hot] = v
+                n_hot += 1
+        hot_start[node - leaf0 + 1] = n_hot
     # concentration groups: values and members
     n_groups = total if tying <= 1 else depth + 1
     gvalue = np.full(n_groups, conc_start)
@@ -378,7 +435,11 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     psum = np.zeros((total, V))
     n_kept = 0
     window = np.empty(2 * WINDOW + 1)
-    log_root_c = math.log(conc_start)
+    memo_n = np.full(FAR_MEMO, -1, dtype=np.int64)
+    memo_t = np.full(FAR_MEMO, -1, dtype=np.int64)
+    memo_val = np.empty(FAR_MEMO)
+    log_conc = np.full(total, math.log(conc_start))  # log conc[node], as conc changes
+    root_c = math.exp(math.log(conc_start))
     for it in range(n_iter):
         # table counts, deepest level first
         for lev in range(depth, -1, -1):
@@ -392,10 +453,13 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                         tk[node, v] = t
                     continue
                 par = parent[node]
-                c = conc[node]
-                log_c = math.log(c)
+                log_c = log_conc[node]
                 cp = conc[par]
-                for v in range(V):
+                leaf = lev == depth  # a leaf: only its values with n >= 2 (hot_v)
+                h0 = hot_start[node - leaf0] if leaf else 0
+                h1 = hot_start[node - leaf0 + 1] if leaf else V
+                for h in range(h0, h1):
+                    v = hot_v[h] if leaf else h
                     n = nk[node, v]
                     old = tk[node, v]
                     if n <= 1:
@@ -405,29 +469,44 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                             nk[par, v] += n - old
                             big_n[par] += n - old
                         continue
+                    # the conditional of t: S(n, t) c^t S(n_par + t, t_par) /
+                    # Gamma(cp + N_par + t) (the parent's counts without this value's tables)
                     lo = max(1, old - WINDOW)
                     hi = min(old + WINDOW, n, MAX_T)
                     n_par = nk[par, v] - old
                     t_par = tk[par, v]
                     N_par = big_n[par] - old
-                    best = -np.inf
-                    lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
-                    for t in range(lo, hi + 1):
-                        if t > lo:
-                            lg += math.log(cp + N_par + t - 1)
-                        if n_par + t < t_par:
-                            lp = -np.inf
-                        else:
-                            lp = (log_stirling(n, t, table, n_exact, zeta) + t * log_c
-                                  + log_stirling(n_par + t, t_par, table, n_exact, zeta) - lg)
-                        window[t - lo] = lp
-                        if lp > best:
-                            best = lp
+                    if n <= n_exact and n_par + hi <= n_exact:
+                        # inside the exact table (1 <= t <= n, 0 <= t_par <= n_par + t)
+                        best = -np.inf
+                        row = n * (n + 1) // 2
+                        lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t)
+                        for t in range(lo, hi + 1):
+                            if t > lo:
+                                lg += math.log(cp + N_par + t - 1)
+                            m = n_par + t
+                            if m < t_par:
+                                lp = -np.inf
+                            else:
+                                lp = (table[row + t] + t * log_c
+                                      + table[m * (m + 1) // 2 + t_par] - lg)
+                            window[t - lo] = lp
+                            if lp > best:
+                                best = lp
+                    else:
+                        best = _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window,
+                                           table, n_exact, zeta, memo_n, memo_t, memo_val)
                     if best == -np.inf:
                         continue
                     acc = 0.0
                     for t in range(lo, hi + 1):
-                        e = math.exp(window[t - lo] - best)
+                        w = window[t - lo]
+                        if w == best:
+                            e = 1.0  # exp(+0)
+                        elif w == -np.inf:
+                            e = 0.0  # exp(-inf)
+                        else:
+                            e = math.exp(w - best)
                         window[t - lo] = e
                         acc += e
                     state, u = _next(state)
@@ -456,24 +535,33 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                 rate[g] -= max(log_q, -172.69)  # q >= 1e-75, as the reference
                 shape[g] += big_t[node]
                 used[g] = True
+            log_g = np.empty(n_groups)
             for g in range(n_groups):
                 if used[g]:
                     state, lg = _log_gamma_variate(state, CONCENTRATION_START + shape[g])
                     gvalue[g] = min(math.exp(lg) / (1.0 + rate[g]), CONCENTRATION_MAX)
+                log_g[g] = math.log(gvalue[g])
             for node in range(level_start[1], total):
                 conc[node] = gvalue[group[node]]
+                log_conc[node] = log_g[group[node]]
         # estimates
         if it >= burn_in:
             n_kept += 1
             for node in range(total):
                 if not exists[node]:
                     continue
-                c = conc[node] if node > 0 else math.exp(log_root_c)
-                par = parent[node]
+                denom = big_n[node] + (conc[node] if node > 0 else root_c)
+                if node > 0:
+                    c = conc[node]
+                    par = parent[node]
+                    for v in range(V):
+                        pk[node, v] = (nk[node, v] + c * pk[par, v]) / denom
+                else:
+                    base = 1.0 / V
+                    for v in range(V):
+                        pk[node, v] = (nk[node, v] + root_c * base) / denom
                 norm = 0.0
                 for v in range(V):
-                    base = pk[par, v] if node > 0 else 1.0 / V
-                    pk[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
                     norm += pk[node, v]
                 for v in range(V):
                     psum[node, v] += pk[node, v] / norm
