@@ -69,6 +69,8 @@ CONCENTRATION_START = 2.0
 CONCENTRATION_MAX = 4000.0
 #: slots of the sampler's memo of log Stirling numbers beyond the exact table (a power of 2)
 FAR_MEMO = 4096
+#: slots of the sampler's memos of lgamma and log in the window (a power of 2)
+GAMMA_MEMO = 16384
 
 TYING = ("none", "parent", "level", "single")
 
@@ -439,6 +441,12 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     memo_t = np.full(FAR_MEMO, -1, dtype=np.int64)
     memo_val = np.empty(FAR_MEMO)
     log_conc = np.full(total, math.log(conc_start))  # log conc[node], as conc changes
+    # lgamma(x) and log(x) of the window's x = cp + N_par + t, remembered by the exact x
+    # (direct-mapped by the integer part N_par + t; NaN: empty)
+    lgamma_key = np.full(GAMMA_MEMO, np.nan)
+    lgamma_val = np.empty(GAMMA_MEMO)
+    log_key = np.full(GAMMA_MEMO, np.nan)
+    log_val = np.empty(GAMMA_MEMO)
     root_c = math.exp(math.log(conc_start))
     for it in range(n_iter):
         # table counts, deepest level first
@@ -480,10 +488,23 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                         # inside the exact table (1 <= t <= n, 0 <= t_par <= n_par + t)
                         best = -np.inf
                         row = n * (n + 1) // 2
-                        lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t)
+                        # log Gamma(cp + N_par + t) by steps, its terms through the memos
+                        x = cp + N_par + lo
+                        slot = (N_par + lo) & (GAMMA_MEMO - 1)
+                        if lgamma_key[slot] == x:
+                            lg = lgamma_val[slot]
+                        else:
+                            lg = math.lgamma(x)
+                            lgamma_key[slot] = x
+                            lgamma_val[slot] = lg
                         for t in range(lo, hi + 1):
                             if t > lo:
-                                lg += math.log(cp + N_par + t - 1)
+                                x = cp + N_par + t - 1
+                                slot = (N_par + t - 1) & (GAMMA_MEMO - 1)
+                                if log_key[slot] != x:
+                                    log_key[slot] = x
+                                    log_val[slot] = math.log(x)
+                                lg += log_val[slot]
                             m = n_par + t
                             if m < t_par:
                                 lp = -np.inf
