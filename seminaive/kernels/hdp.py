@@ -706,30 +706,43 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
 @njit(parallel=True, cache=True)
 def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
                   n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
-                  seeds, table, n_exact, zeta, out):
+                  seeds, table, n_exact, zeta, out, order, share_start):
     """:func:`sample_sparse_tree` for every tree (in parallel; each tree has its own random
-    stream).
+    stream, so the result does not depend on the threads or the order).
 
     Tree ``j``: nodes ``node_offsets[j]`` .. ``node_offsets[j + 1]`` of ``parents`` (local
     indices), level starts ``level_starts[j, :depths[j] + 2]``, leaf counts at
     ``leaves[leaf_offsets[j]:]`` (n_values[j] per leaf), estimates written at
-    ``out[out_offsets[j]:]`` (n_values[j] per node)."""
-    for j in prange(depths.size):
-        depth = depths[j]
-        V = n_values[j]
-        parent = parents[node_offsets[j]:node_offsets[j + 1]]
-        ls = level_starts[j, :depth + 2].copy()
-        n = ls[depth + 1]
-        n_leaf = n - ls[depth]
-        leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
-        est = np.empty((n, V))
-        t_out = np.empty((n, V), dtype=np.int64)
-        sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
-                           conc_start, seeds[j], table, n_exact, zeta, est, t_out)
-        o = out_offsets[j]
-        for q in range(n):
-            for v in range(V):
-                out[o + q * V + v] = est[q, v]
+    ``out[out_offsets[j]:]`` (n_values[j] per node).  Thread share ``w`` samples the trees
+    ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
+    :func:`thread_shares`)."""
+    for w in prange(share_start.size - 1):
+        for i in range(share_start[w], share_start[w + 1]):
+            _sample_forest_tree(order[i], parents, node_offsets, level_starts, depths, leaves,
+                                leaf_offsets, n_values, out_offsets, n_iter, burn_in, tying,
+                                sample_conc, conc_start, seeds, table, n_exact, zeta, out)
+
+
+@njit(cache=True)
+def _sample_forest_tree(j, parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
+                        n_values, out_offsets, n_iter, burn_in, tying, sample_conc,
+                        conc_start, seeds, table, n_exact, zeta, out):
+    """Tree ``j`` of :func:`sample_forest`."""
+    depth = depths[j]
+    V = n_values[j]
+    parent = parents[node_offsets[j]:node_offsets[j + 1]]
+    ls = level_starts[j, :depth + 2].copy()
+    n = ls[depth + 1]
+    n_leaf = n - ls[depth]
+    leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
+    est = np.empty((n, V))
+    t_out = np.empty((n, V), dtype=np.int64)
+    sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
+                       conc_start, seeds[j], table, n_exact, zeta, est, t_out)
+    o = out_offsets[j]
+    for q in range(n):
+        for v in range(V):
+            out[o + q * V + v] = est[q, v]
 
 
 # --------------------------------------------------------------------------------------------
@@ -771,6 +784,33 @@ def hdp_bytes(trees, n_threads=None):
     threads = numba.get_num_threads() if n_threads is None else n_threads
     cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
     return 24 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
+
+
+def sampler_cost(n_nodes, leaf_counts):
+    """Relative time of :func:`sample_sparse_tree` on a tree of ``n_nodes`` nodes whose
+    leaves have the counts ``leaf_counts`` (n_leaves, n_values): a fit of its measured times
+    on real trees, per node, per leaf value with 2 or more rows (a table count to draw) and
+    per value of an inner node."""
+    n_leaves, n_values = np.shape(leaf_counts)
+    hot = int(np.count_nonzero(np.asarray(leaf_counts) >= 2))
+    return 2.0 * n_nodes + 9.0 * hot + 0.3 * (n_nodes - n_leaves) * n_values
+
+
+def thread_shares(costs, n_threads=None):
+    """Trees to threads, largest first to the least loaded thread (Graham's LPT rule):
+    ``(order, share_start)``, thread ``w`` taking ``order[share_start[w]:share_start[w + 1]]``
+    (at most one share per tree)."""
+    threads = max(1, min(numba.get_num_threads() if n_threads is None else n_threads,
+                         len(costs)))
+    load = np.zeros(threads)
+    shares = [[] for _ in range(threads)]
+    for j in np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable"):
+        w = int(np.argmin(load))
+        shares[w].append(int(j))
+        load[w] += costs[j]
+    order = np.array([j for share in shares for j in share], dtype=np.int64)
+    share_start = np.concatenate([[0], np.cumsum([len(s) for s in shares])]).astype(np.int64)
+    return order, share_start
 
 
 def _whole_counts(counts):
@@ -824,7 +864,7 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
     node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    flat, parents, n_max = [], [], 0
+    flat, parents, costs, n_max = [], [], [], 0
     for j, (parent, ls, counts) in enumerate(trees):
         whole = _whole_counts(counts)
         parent = np.asarray(parent, dtype=np.int64)
@@ -836,17 +876,19 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
         n_values[j] = whole.shape[1]
         flat.append(whole.ravel())
         parents.append(parent)
+        costs.append(sampler_cost(parent.size, whole))
         node_offsets[j + 1] = node_offsets[j] + parent.size
         leaf_offsets[j + 1] = leaf_offsets[j] + whole.size
         out_offsets[j + 1] = out_offsets[j] + parent.size * whole.shape[1]
         n_max = max(n_max, int(whole.sum()))
     table, n_exact = stirling_cache(n_max)
     out = np.empty(int(out_offsets[-1]))
+    order, share_start = thread_shares(costs)
     sample_forest(np.concatenate(parents), node_offsets, level_starts, depths,
                   np.concatenate(flat), leaf_offsets, n_values, out_offsets, int(n_iter),
                   int(burn_in), TYING.index(tying), bool(sample_concentration),
                   float(concentration), np.asarray(seeds, dtype=np.uint64), table, n_exact,
-                  _ZETA, out)
+                  _ZETA, out, order, share_start)
     return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
             for j in range(len(trees))]
 
