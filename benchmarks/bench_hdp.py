@@ -152,9 +152,9 @@ def write(args, repeats, header, rows):
              "faster); this version: the sampler visiting only the leaf values with 2 or more "
              "rows, reading the exact Stirling table directly, remembering the log Stirling "
              "numbers beyond it and the window's lgamma and log terms by their exact "
-             "arguments, and giving the trees to the threads by Graham's rule.  Each fit in a "
-             "fresh process after a warm-up fit on 300 rows, on a random half of the data "
-             "(seed 0), MDL discretisation; the two versions alternate, median of "
+             "arguments, and giving the trees to the threads largest first (Graham 1969).  "
+             "Each fit in a fresh process after a warm-up fit on 300 rows, on a random half "
+             "of the data (seed 0), MDL discretisation; the two versions alternate, median of "
              f"{repeats} fits each.  Identical: the class probabilities on the other half "
              "are bit-identical (`np.array_equal`) in every pair of runs.", "",
              header, "|---|---|---|---:|---:|---:|---|---:|"]
