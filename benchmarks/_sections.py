@@ -7,10 +7,13 @@ benchmarks can be run in any order; the page is written atomically.
 """
 
 import json
+import os
 import re
 import resource
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -89,3 +92,36 @@ def serve_worker(spec_json, tasks):
     spec = json.loads(spec_json)
     print(json.dumps(tasks[spec["task"]](spec)))
     return True
+
+
+def export_library(root, commit, into):
+    """The package ``seminaive`` of the repository ``root`` at ``commit``, extracted under
+    ``into`` (``git archive``): put ``into`` on PYTHONPATH to run that version."""
+    Path(into).mkdir(parents=True, exist_ok=True)
+    archive = Path(into) / "ref.tar"
+    with open(archive, "wb") as out:
+        subprocess.run(["git", "-C", str(root), "archive", commit, "seminaive"], stdout=out,
+                       check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return Path(into)
+
+
+def run_library(script, code_dir, spec, timeout, threads=None):
+    """Run ``script --worker <spec as JSON>`` in a fresh process with the library at
+    ``code_dir`` (PYTHONPATH; ``threads``: NUMBA_NUM_THREADS and OMP_NUM_THREADS, default
+    the machine's) and return the JSON object it prints last, or ``{"error": ...}``."""
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    if threads is not None:
+        env.update(NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    try:
+        done = subprocess.run([sys.executable, str(script), "--worker", json.dumps(spec)],
+                              capture_output=True, text=True, timeout=timeout, env=env,
+                              cwd=tempfile.gettempdir())
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+    return {"error": tail[0] if tail else f"exit {done.returncode}"}

@@ -21,9 +21,7 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -97,30 +95,16 @@ def worker(spec):
 
 
 def run(code_dir, spec, timeout):
-    env = dict(os.environ, PYTHONPATH=str(code_dir), NUMBA_NUM_THREADS="1",
-               OMP_NUM_THREADS="1")
-    try:
-        done = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)],
-                              capture_output=True, text=True, timeout=timeout, env=env,
-                              cwd=tempfile.gettempdir())
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout} s"}
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-    return {"error": tail[0] if tail else f"exit {done.returncode}"}
+    return _sections().run_library(__file__, code_dir, spec, timeout, threads=1)
 
 
-def export(commit, into):
-    """The package ``seminaive`` at ``commit`` under ``into`` (git archive)."""
-    archive = Path(into) / "ref.tar"
-    with open(archive, "wb") as out:
-        subprocess.run(["git", "-C", str(ROOT), "archive", commit, "seminaive"], stdout=out,
-                       check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return Path(into)
+def _sections():
+    """benchmarks/_sections.py, imported only by the main process (a worker runs another
+    version of the library)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import _sections
+
+    return _sections
 
 
 def cell(result, key, fmt):
@@ -151,8 +135,8 @@ def main():
     print(header)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_g:
-        ref_dir = export(args.reference, tmp)
-        ref_gaussian = export(args.gaussian_reference, tmp_g)
+        ref_dir = _sections().export_library(ROOT, args.reference, tmp)
+        ref_gaussian = _sections().export_library(ROOT, args.gaussian_reference, tmp_g)
         for data, n_rows, learners in (QUICK if args.quick else FULL):
             for learner in learners:
                 spec = {"data": data, "rows": n_rows, "learner": learner}
@@ -175,9 +159,6 @@ def main():
 
 
 def write(args, header, rows):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _sections import write_section
-
     load1 = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     lines = [MARK[0], "## KDB / SKDB / ESKDB families where the data reach", "",
              f"Written by `benchmarks/bench_sparse_families.py` on "
@@ -201,7 +182,7 @@ def write(args, header, rows):
              header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["", MARK[1]]
-    write_section(args.out, MARK, "\n".join(lines))
+    _sections().write_section(args.out, MARK, "\n".join(lines))
 
 
 if __name__ == "__main__":

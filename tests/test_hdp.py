@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hdp_cases import cases as stored_cases
+from hdp_cases import run as run_stored_case
 
 from seminaive import KDB, SKDB, TAN
 from seminaive.datasets import load_kr_vs_kp
@@ -189,6 +191,21 @@ def test_sampler_invariants():
             if n[node].sum() == 0:
                 parent = starts[lev - 1] + r // dims[lev - 1] if lev > 1 else 0
                 np.testing.assert_array_equal(out[node], out[parent])
+
+
+STORED = np.load(__file__.rsplit("/", 1)[0] + "/data/hdp_reference.npz")
+
+
+@pytest.mark.parametrize("case", stored_cases(), ids=lambda c: c[0])
+def test_sampler_equals_the_stored_outputs(case):
+    """Bit-identical to the sampler before it was made faster (``tests/hdp_cases.py``):
+    counts beyond the exact Stirling table, mostly 0/1-row leaves, every tying, fixed and
+    high concentrations."""
+    name, kwargs = case
+    for key, value in run_stored_case(**kwargs).items():
+        ref = STORED[f"{name}|{key}"]
+        assert ref.shape == value.shape, (name, key)
+        assert np.array_equal(ref, value), (name, key, np.abs(ref - value).max())
 
 
 def test_hdp_forest_is_deterministic_per_seed():
@@ -428,3 +445,22 @@ def test_hdp_memory_is_estimated_and_refused_before_allocating(chess):
     with pytest.raises(TableTooLargeError, match="hierarchical Dirichlet process"):
         KDB(k=5, smoothing="hdp", n_iter=5, max_table_bytes=budget).fit(X, y)
     KDB(k=5, smoothing="hdp", n_iter=5, max_table_bytes=budget + 1).fit(X, y)
+
+
+def test_thread_shares_balance_and_keep_the_estimates():
+    """Graham's rule puts the largest trees on different threads; every tree is sampled
+    once, and the estimates do not depend on the shares (one random stream per tree)."""
+    order, start = hdp.thread_shares([5.0, 1.0, 4.0, 1.0, 1.0], n_threads=2)
+    shares = [sorted(order[start[w]:start[w + 1]].tolist()) for w in range(2)]
+    assert sorted(order.tolist()) == [0, 1, 2, 3, 4]
+    assert shares == [[0, 3], [1, 2, 4]]  # loads 6 and 6
+    order1, start1 = hdp.thread_shares([3.0, 2.0], n_threads=8)
+    assert start1.tolist() == [0, 1, 2] and order1.tolist() == [0, 1]
+    rng = np.random.default_rng(3)
+    trees = [(rng.poisson(lam, size=(6, 3)), [2, 3]) for lam in (0.5, 9.0, 2.0)]
+    sparse = [hdp.sparse_from_dense(c, np.array(d), 2)[1:] for c, d in trees]
+    kwargs = dict(n_iter=30, burn_in=3, tying="level", seeds=[4, 5, 6])
+    together = hdp.sparse_hdp_forest(sparse, **kwargs)
+    for j, tree in enumerate(sparse):
+        alone = hdp.sparse_hdp_forest([tree], **dict(kwargs, seeds=[4 + j]))[0]
+        np.testing.assert_array_equal(together[j], alone)

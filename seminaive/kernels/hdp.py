@@ -42,6 +42,16 @@ point of the coefficient integral of Gamma(x + n) / Gamma(x + 1) with its first 
 term, whose absolute error in log S is below 3e-4 (at most at t = n - 4; below 4e-5 once
 n - t > 12), measured against the recurrence up to n = 5000 (``tests/test_hdp.py`` checks
 it).  The reference implementation's single-precision cache errs by more for n > 2000.
+
+Speed, with the same draws and the same floating-point operations per value (bit-identical
+to the plain loops, ``tests/test_hdp.py`` and ``tests/test_sparse_families.py`` compare with
+stored outputs): a leaf value with 0 or 1 row never changes its table count, so only the
+leaves' values with 2 or more rows are visited; inside the exact table its entries are read
+without bounds checks; the log Stirling numbers beyond it, and lgamma and log of the
+window's cp + N_par + t, are remembered (direct-mapped memos keyed by their exact
+arguments); exp(0) and exp(-inf) are not computed; log c is taken once per concentration
+draw; and the trees go to the threads largest first (Graham 1969) by a fitted cost
+(:func:`thread_shares`, :func:`sampler_cost`).
 """
 
 import math
@@ -67,6 +77,10 @@ CONCENTRATION_EVERY = 5
 CONCENTRATION_START = 2.0
 #: concentrations are capped here
 CONCENTRATION_MAX = 4000.0
+#: slots of the sampler's memo of log Stirling numbers beyond the exact table (a power of 2)
+FAR_MEMO = 4096
+#: slots of the sampler's memos of lgamma and log in the window (a power of 2)
+GAMMA_MEMO = 16384
 
 TYING = ("none", "parent", "level", "single")
 
@@ -303,6 +317,46 @@ def _log_beta_variate(state, a, b):
 
 
 @njit(cache=True)
+def _log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val):
+    """:func:`log_stirling`, the values beyond the exact table remembered in a direct-mapped
+    memo keyed by (n, t) (the same function of (n, t), computed once while it stays)."""
+    if n <= n_exact and 0 <= t <= n:
+        return table[n * (n + 1) // 2 + t]
+    slot = (n * 40503 + t) & (memo_n.size - 1)
+    if memo_n[slot] == n and memo_t[slot] == t:
+        return memo_val[slot]
+    value = _log_stirling_far(n, t, table, n_exact, zeta)
+    memo_n[slot] = n
+    memo_t[slot] = t
+    memo_val[slot] = value
+    return value
+
+
+@njit(cache=True)
+def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, table, n_exact, zeta,
+                memo_n, memo_t, memo_val):
+    """The log conditional of t = lo .. hi of :func:`sample_sparse_tree` in ``window`` and
+    its largest value, when some of its Stirling numbers are beyond the exact table."""
+    best = -np.inf
+    lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
+    for t in range(lo, hi + 1):
+        if t > lo:
+            lg += math.log(cp + N_par + t - 1)
+        if n_par + t < t_par:
+            lp = -np.inf
+        else:
+            lp = (_log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val)
+                  + t * log_c
+                  + _log_stirling_memo(n_par + t, t_par, table, n_exact, zeta, memo_n, memo_t,
+                                       memo_val)
+                  - lg)
+        window[t - lo] = lp
+        if lp > best:
+            best = lp
+    return best
+
+
+@njit(cache=True)
 def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter, burn_in,
                        tying, sample_conc, conc_start, seed, table, n_exact, zeta, out, out_t):
     """Run the sampler on one tree and write the averaged estimates of its nodes.
@@ -313,6 +367,9 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     (n_nodes, n_values); a node without rows (and without rows below it) gets its parent's
     estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
     counts (0 where the node has no rows), for tests.
+
+    The leaves' counts never change and a value with n <= 1 rows has t = n tables, so the
+    leaves' values with at least 2 rows are listed once and only they are visited.
     """
     total = level_start[depth + 1]
     V = n_values
@@ -323,13 +380,25 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     exists = np.zeros(total, dtype=np.bool_)
     conc = np.full(total, conc_start)
     leaf0 = level_start[depth]
+    n_hot = 0
     for node in range(leaf0, total):
         s = 0
         for v in range(V):
             nk[node, v] = leaf_counts[node - leaf0, v]
             s += leaf_counts[node - leaf0, v]
+            n_hot += leaf_counts[node - leaf0, v] >= 2
         big_n[node] = s
         exists[node] = s > 0
+    # the leaves' values with n >= 2 (CSR by leaf)
+    hot_start = np.zeros(total - leaf0 + 1, dtype=np.int64)
+    hot_v = np.empty(n_hot, dtype=np.int64)
+    n_hot = 0
+    for node in range(leaf0, total):
+        for v in range(V):
+            if nk[node, v] >= 2:
+                hot_v[n_hot] = v
+                n_hot += 1
+        hot_start[node - leaf0 + 1] = n_hot
     # concentration groups: values and members
     n_groups = total if tying <= 1 else depth + 1
     gvalue = np.full(n_groups, conc_start)
@@ -378,7 +447,17 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     psum = np.zeros((total, V))
     n_kept = 0
     window = np.empty(2 * WINDOW + 1)
-    log_root_c = math.log(conc_start)
+    memo_n = np.full(FAR_MEMO, -1, dtype=np.int64)
+    memo_t = np.full(FAR_MEMO, -1, dtype=np.int64)
+    memo_val = np.empty(FAR_MEMO)
+    log_conc = np.full(total, math.log(conc_start))  # log conc[node], as conc changes
+    # lgamma(x) and log(x) of the window's x = cp + N_par + t, remembered by the exact x
+    # (direct-mapped by the integer part N_par + t; NaN: empty)
+    lgamma_key = np.full(GAMMA_MEMO, np.nan)
+    lgamma_val = np.empty(GAMMA_MEMO)
+    log_key = np.full(GAMMA_MEMO, np.nan)
+    log_val = np.empty(GAMMA_MEMO)
+    root_c = math.exp(math.log(conc_start))
     for it in range(n_iter):
         # table counts, deepest level first
         for lev in range(depth, -1, -1):
@@ -392,10 +471,13 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                         tk[node, v] = t
                     continue
                 par = parent[node]
-                c = conc[node]
-                log_c = math.log(c)
+                log_c = log_conc[node]
                 cp = conc[par]
-                for v in range(V):
+                leaf = lev == depth  # a leaf: only its values with n >= 2 (hot_v)
+                h0 = hot_start[node - leaf0] if leaf else 0
+                h1 = hot_start[node - leaf0 + 1] if leaf else V
+                for h in range(h0, h1):
+                    v = hot_v[h] if leaf else h
                     n = nk[node, v]
                     old = tk[node, v]
                     if n <= 1:
@@ -405,29 +487,57 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                             nk[par, v] += n - old
                             big_n[par] += n - old
                         continue
+                    # the conditional of t: S(n, t) c^t S(n_par + t, t_par) /
+                    # Gamma(cp + N_par + t) (the parent's counts without this value's tables)
                     lo = max(1, old - WINDOW)
                     hi = min(old + WINDOW, n, MAX_T)
                     n_par = nk[par, v] - old
                     t_par = tk[par, v]
                     N_par = big_n[par] - old
-                    best = -np.inf
-                    lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
-                    for t in range(lo, hi + 1):
-                        if t > lo:
-                            lg += math.log(cp + N_par + t - 1)
-                        if n_par + t < t_par:
-                            lp = -np.inf
+                    if n <= n_exact and n_par + hi <= n_exact:
+                        # inside the exact table (1 <= t <= n, 0 <= t_par <= n_par + t)
+                        best = -np.inf
+                        row = n * (n + 1) // 2
+                        # log Gamma(cp + N_par + t) by steps, its terms through the memos
+                        x = cp + N_par + lo
+                        slot = (N_par + lo) & (GAMMA_MEMO - 1)
+                        if lgamma_key[slot] == x:
+                            lg = lgamma_val[slot]
                         else:
-                            lp = (log_stirling(n, t, table, n_exact, zeta) + t * log_c
-                                  + log_stirling(n_par + t, t_par, table, n_exact, zeta) - lg)
-                        window[t - lo] = lp
-                        if lp > best:
-                            best = lp
+                            lg = math.lgamma(x)
+                            lgamma_key[slot] = x
+                            lgamma_val[slot] = lg
+                        for t in range(lo, hi + 1):
+                            if t > lo:
+                                x = cp + N_par + t - 1
+                                slot = (N_par + t - 1) & (GAMMA_MEMO - 1)
+                                if log_key[slot] != x:
+                                    log_key[slot] = x
+                                    log_val[slot] = math.log(x)
+                                lg += log_val[slot]
+                            m = n_par + t
+                            if m < t_par:
+                                lp = -np.inf
+                            else:
+                                lp = (table[row + t] + t * log_c
+                                      + table[m * (m + 1) // 2 + t_par] - lg)
+                            window[t - lo] = lp
+                            if lp > best:
+                                best = lp
+                    else:
+                        best = _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window,
+                                           table, n_exact, zeta, memo_n, memo_t, memo_val)
                     if best == -np.inf:
                         continue
                     acc = 0.0
                     for t in range(lo, hi + 1):
-                        e = math.exp(window[t - lo] - best)
+                        w = window[t - lo]
+                        if w == best:
+                            e = 1.0  # exp(+0)
+                        elif w == -np.inf:
+                            e = 0.0  # exp(-inf)
+                        else:
+                            e = math.exp(w - best)
                         window[t - lo] = e
                         acc += e
                     state, u = _next(state)
@@ -456,24 +566,33 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                 rate[g] -= max(log_q, -172.69)  # q >= 1e-75, as the reference
                 shape[g] += big_t[node]
                 used[g] = True
+            log_g = np.empty(n_groups)
             for g in range(n_groups):
                 if used[g]:
                     state, lg = _log_gamma_variate(state, CONCENTRATION_START + shape[g])
                     gvalue[g] = min(math.exp(lg) / (1.0 + rate[g]), CONCENTRATION_MAX)
+                log_g[g] = math.log(gvalue[g])
             for node in range(level_start[1], total):
                 conc[node] = gvalue[group[node]]
+                log_conc[node] = log_g[group[node]]
         # estimates
         if it >= burn_in:
             n_kept += 1
             for node in range(total):
                 if not exists[node]:
                     continue
-                c = conc[node] if node > 0 else math.exp(log_root_c)
-                par = parent[node]
+                denom = big_n[node] + (conc[node] if node > 0 else root_c)
+                if node > 0:
+                    c = conc[node]
+                    par = parent[node]
+                    for v in range(V):
+                        pk[node, v] = (nk[node, v] + c * pk[par, v]) / denom
+                else:
+                    base = 1.0 / V
+                    for v in range(V):
+                        pk[node, v] = (nk[node, v] + root_c * base) / denom
                 norm = 0.0
                 for v in range(V):
-                    base = pk[par, v] if node > 0 else 1.0 / V
-                    pk[node, v] = (nk[node, v] + c * base) / (big_n[node] + c)
                     norm += pk[node, v]
                 for v in range(V):
                     psum[node, v] += pk[node, v] / norm
@@ -597,30 +716,43 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
 @njit(parallel=True, cache=True)
 def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
                   n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
-                  seeds, table, n_exact, zeta, out):
+                  seeds, table, n_exact, zeta, out, order, share_start):
     """:func:`sample_sparse_tree` for every tree (in parallel; each tree has its own random
-    stream).
+    stream, so the result does not depend on the threads or the order).
 
     Tree ``j``: nodes ``node_offsets[j]`` .. ``node_offsets[j + 1]`` of ``parents`` (local
     indices), level starts ``level_starts[j, :depths[j] + 2]``, leaf counts at
     ``leaves[leaf_offsets[j]:]`` (n_values[j] per leaf), estimates written at
-    ``out[out_offsets[j]:]`` (n_values[j] per node)."""
-    for j in prange(depths.size):
-        depth = depths[j]
-        V = n_values[j]
-        parent = parents[node_offsets[j]:node_offsets[j + 1]]
-        ls = level_starts[j, :depth + 2].copy()
-        n = ls[depth + 1]
-        n_leaf = n - ls[depth]
-        leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
-        est = np.empty((n, V))
-        t_out = np.empty((n, V), dtype=np.int64)
-        sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
-                           conc_start, seeds[j], table, n_exact, zeta, est, t_out)
-        o = out_offsets[j]
-        for q in range(n):
-            for v in range(V):
-                out[o + q * V + v] = est[q, v]
+    ``out[out_offsets[j]:]`` (n_values[j] per node).  Thread share ``w`` samples the trees
+    ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
+    :func:`thread_shares`)."""
+    for w in prange(share_start.size - 1):
+        for i in range(share_start[w], share_start[w + 1]):
+            _sample_forest_tree(order[i], parents, node_offsets, level_starts, depths, leaves,
+                                leaf_offsets, n_values, out_offsets, n_iter, burn_in, tying,
+                                sample_conc, conc_start, seeds, table, n_exact, zeta, out)
+
+
+@njit(cache=True)
+def _sample_forest_tree(j, parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
+                        n_values, out_offsets, n_iter, burn_in, tying, sample_conc,
+                        conc_start, seeds, table, n_exact, zeta, out):
+    """Tree ``j`` of :func:`sample_forest`."""
+    depth = depths[j]
+    V = n_values[j]
+    parent = parents[node_offsets[j]:node_offsets[j + 1]]
+    ls = level_starts[j, :depth + 2].copy()
+    n = ls[depth + 1]
+    n_leaf = n - ls[depth]
+    leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
+    est = np.empty((n, V))
+    t_out = np.empty((n, V), dtype=np.int64)
+    sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
+                       conc_start, seeds[j], table, n_exact, zeta, est, t_out)
+    o = out_offsets[j]
+    for q in range(n):
+        for v in range(V):
+            out[o + q * V + v] = est[q, v]
 
 
 # --------------------------------------------------------------------------------------------
@@ -662,6 +794,33 @@ def hdp_bytes(trees, n_threads=None):
     threads = numba.get_num_threads() if n_threads is None else n_threads
     cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
     return 24 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
+
+
+def sampler_cost(n_nodes, leaf_counts):
+    """Relative time of :func:`sample_sparse_tree` on a tree of ``n_nodes`` nodes whose
+    leaves have the counts ``leaf_counts`` (n_leaves, n_values): a fit of its measured times
+    on real trees, per node, per leaf value with 2 or more rows (a table count to draw) and
+    per value of an inner node."""
+    n_leaves, n_values = np.shape(leaf_counts)
+    hot = int(np.count_nonzero(np.asarray(leaf_counts) >= 2))
+    return 2.0 * n_nodes + 9.0 * hot + 0.3 * (n_nodes - n_leaves) * n_values
+
+
+def thread_shares(costs, n_threads=None):
+    """Trees to threads, largest first to the least loaded thread (Graham 1969):
+    ``(order, share_start)``, thread ``w`` taking ``order[share_start[w]:share_start[w + 1]]``
+    (at most one share per tree)."""
+    threads = max(1, min(numba.get_num_threads() if n_threads is None else n_threads,
+                         len(costs)))
+    load = np.zeros(threads)
+    shares = [[] for _ in range(threads)]
+    for j in np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable"):
+        w = int(np.argmin(load))
+        shares[w].append(int(j))
+        load[w] += costs[j]
+    order = np.array([j for share in shares for j in share], dtype=np.int64)
+    share_start = np.concatenate([[0], np.cumsum([len(s) for s in shares])]).astype(np.int64)
+    return order, share_start
 
 
 def _whole_counts(counts):
@@ -715,7 +874,7 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
     node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    flat, parents, n_max = [], [], 0
+    flat, parents, costs, n_max = [], [], [], 0
     for j, (parent, ls, counts) in enumerate(trees):
         whole = _whole_counts(counts)
         parent = np.asarray(parent, dtype=np.int64)
@@ -727,17 +886,19 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
         n_values[j] = whole.shape[1]
         flat.append(whole.ravel())
         parents.append(parent)
+        costs.append(sampler_cost(parent.size, whole))
         node_offsets[j + 1] = node_offsets[j] + parent.size
         leaf_offsets[j + 1] = leaf_offsets[j] + whole.size
         out_offsets[j + 1] = out_offsets[j] + parent.size * whole.shape[1]
         n_max = max(n_max, int(whole.sum()))
     table, n_exact = stirling_cache(n_max)
     out = np.empty(int(out_offsets[-1]))
+    order, share_start = thread_shares(costs)
     sample_forest(np.concatenate(parents), node_offsets, level_starts, depths,
                   np.concatenate(flat), leaf_offsets, n_values, out_offsets, int(n_iter),
                   int(burn_in), TYING.index(tying), bool(sample_concentration),
                   float(concentration), np.asarray(seeds, dtype=np.uint64), table, n_exact,
-                  _ZETA, out)
+                  _ZETA, out, order, share_start)
     return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
             for j in range(len(trees))]
 
