@@ -20,6 +20,20 @@ from pathlib import Path
 from seminaive._atomic import atomic_write_text
 
 
+def half_split(spec):
+    """The data set named by a worker's ``spec`` (``"data"``, at most ``"rows"`` rows) and a
+    random half of its rows to train on (seed 0), the other half to test on:
+    ``(X, y, train, test)``."""
+    import numpy as np
+
+    from seminaive.datasets import load
+
+    X, y = load(spec["data"], n_rows=spec["rows"])
+    y = np.asarray(y)
+    perm = np.random.default_rng(0).permutation(len(y))
+    return X, y, perm[:len(y) // 2], perm[len(y) // 2:]
+
+
 def write_section(out, marks, section):
     """Put ``section`` (starting with ``marks[0]``, ending with ``marks[1]``) in the file
     ``out`` in place of its previous version, or at the end; print where."""

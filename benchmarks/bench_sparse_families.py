@@ -66,12 +66,8 @@ def worker(spec):
     import numpy as np
 
     import seminaive
-    from seminaive.datasets import load
 
-    X, y = load(spec["data"], n_rows=spec["rows"])
-    y = np.asarray(y)
-    perm = np.random.default_rng(0).permutation(len(y))
-    train, test = perm[:len(y) // 2], perm[len(y) // 2:]
+    X, y, train, test = _sections().half_split(spec)
     name, params = LEARNERS[spec["learner"]]
     cls = getattr(seminaive, name)
     with warnings.catch_warnings():
