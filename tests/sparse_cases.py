@@ -15,6 +15,15 @@ from seminaive.kernels import hdp
 TYINGS = ("none", "parent", "level", "single")
 
 
+
+def check_reference(reference, name, out):
+    """Every array of ``out`` bit-identical to ``reference[f"{name}|{key}"]`` (the stored
+    outputs of the version a layout replaced)."""
+    for key, value in out.items():
+        ref = reference[f"{name}|{key}"]
+        assert ref.shape == value.shape, (name, key)
+        assert np.array_equal(ref, value), (name, key, np.abs(ref - value).max())
+
 def make_data(n=500, seed=0):
     """Three classes, four numeric attributes (MDL bins) and four nominal ones with 3-6
     values, correlated chains so that the parents matter, about 4% missing."""

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 from sparse_cases import (
+    check_reference,
     family_blocks,
     learner_cases,
     make_data,
@@ -33,10 +34,7 @@ REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/sparse_reference.npz")
 
 
 def _check(name, out):
-    for key, value in out.items():
-        ref = REFERENCE[f"{name}|{key}"]
-        assert ref.shape == value.shape, (name, key)
-        assert np.array_equal(ref, value), (name, key, np.abs(ref - value).max())
+    check_reference(REFERENCE, name, out)
 
 
 # --------------------------------------------------------------------------------------------

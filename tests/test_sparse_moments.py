@@ -18,7 +18,7 @@ from gaussian_cases import (
     partially_fitted,
 )
 from numpy.testing import assert_allclose, assert_array_equal
-from sparse_cases import make_data
+from sparse_cases import check_reference, make_data
 
 from seminaive import KDB, SKDB, TAN, TableTooLargeError, load
 from seminaive.exceptions import ModelFileError
@@ -29,10 +29,7 @@ REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/gaussian_reference.npz")
 
 
 def _check(name, out):
-    for key, value in out.items():
-        ref = REFERENCE[f"{name}|{key}"]
-        assert ref.shape == value.shape, (name, key)
-        assert np.array_equal(ref, value), (name, key, np.abs(ref - value).max())
+    check_reference(REFERENCE, name, out)
 
 
 @pytest.mark.parametrize("case", learner_cases(), ids=lambda c: c[0])
