@@ -241,6 +241,70 @@ def test_linear_nested_pass_does_not_underflow():
         assert np.all(lin[np.isinf(ref)] > 700)
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.05])
+def test_linear_nested_pass_does_not_underflow_at_order_two(missing):
+    """40 attributes of 4 values at parent order 2 and a tiny m: products fall below 2^-256
+    in some rows of a tile and not in others (the branch-free block loop; with missing
+    values also the loop of children with missing values); the losses equal the log-space
+    kernel's wherever it is finite."""
+    smoothing = "m_estimate"
+    n_values, k = (4,) * 40, 2
+    X, y = _data(n_rows=80, n_values=n_values, k=k, missing=missing, seed=9)
+    if missing == 0.0:
+        X[X == 0] = 1
+    table = _table(X, y, np.ones(len(y)), n_values, k, 3)
+    ranking = np.arange(len(n_values), dtype=np.int64)
+    m = 1e-6  # (an unseen value's m-estimate is tiny: products of 2^-20 per child)
+    args = (table, ArraySource(X, y), ranking, 2, np.ones(len(n_values)), smoothing, m, 1,
+            "log_loss")
+    lin, _ = st.nested_losses(*args, tile_rows=16)
+    ref, _ = st.nested_losses(*args, linear=False)
+    finite = np.isfinite(ref)
+    assert finite[2].sum() > 500
+    assert_allclose(lin[finite], ref[finite], rtol=1e-11, atol=1e-13)
+    assert np.all(lin[np.isinf(ref)] > 700)
+    # the blocks were needed: one combination's product for the first row is below 2^-256
+    smallest = min(_ref_scores(table, X[0], 2, (u, u + 1), range(40), np.ones(40), m, False,
+                               1).min() for u in range(0, 40, 2))
+    assert smallest < -256 * math.log(2.0)
+
+
+def test_float32_copy_reports_whether_every_count_is_exact():
+    from seminaive.kernels.counting import float32_copy
+
+    for values, exact in (([0.0, 1.0, 3.0, 2.0 ** 24], True), ([1.0, 2.0 ** 24 + 1], False),
+                          ([0.5, 3.25, 7.0], True), ([2.0, 0.1], False),
+                          (np.arange(300_000, dtype=float), True)):
+        counts = np.asarray(values, dtype=np.float64)
+        out = np.empty(counts.shape, dtype=np.float32)
+        assert float32_copy(counts, out, 4) == exact
+        assert_allclose(out, counts.astype(np.float32))
+
+
+@pytest.mark.parametrize("wkind", ["none", "int", "frac"])
+def test_linear_nested_pass_reads_float32_counts_bit_for_bit(wkind, monkeypatch):
+    """Unweighted and integer-weighted tables are read as a float32 copy (the same values
+    in half the bytes): the losses are identical to those from the float64 counts."""
+    n_values, k = (3, 4, 2, 5, 3, 2, 4), 3
+    X, y = _data(n_rows=70, n_values=n_values, k=k, missing=0.15, seed=3)
+    rng = np.random.default_rng(23)
+    w = {"none": np.ones(len(y)), "int": rng.integers(0, 3, len(y)).astype(float),
+         "frac": rng.uniform(0.2, 2.5, len(y))}[wkind]
+    table = _table(X, y, w, n_values, k, 3)
+    ranking = np.array([4, 1, 6, 0, 3, 5, 2], dtype=np.int64)
+    bundle = st._CountContext(table, 3, "m_estimate", 1.0, 1, conditionals=False).bundle
+    compact = st.compact_bundle(bundle)
+    assert compact.table.counts.dtype == (np.float64 if wkind == "frac" else np.float32)
+    args = (table, ArraySource(X, y, None if wkind == "none" else w), ranking, 2, np.ones(7),
+            "m_estimate", 1.0, 1, "rmse")
+    fast, fast_sq, _ = st.nested_losses(*args, squares=True)
+    monkeypatch.setattr(st, "COMPACT_MAX_BYTES", 0)
+    assert st.compact_bundle(bundle) is bundle
+    wide, wide_sq, _ = st.nested_losses(*args, squares=True)
+    assert np.array_equal(fast, wide, equal_nan=True)
+    assert np.array_equal(fast_sq, wide_sq, equal_nan=True)
+
+
 def _tiling_case(min_count=1, seed=5, n_rows=40):
     n_values, k = (3, 2, 4, 2, 3, 3), 3
     X, y = _data(n_rows=n_rows, n_values=n_values, k=k, missing=0.12, seed=seed)

@@ -235,6 +235,26 @@ def count_order_any(X, y, w, weighted, combos, offsets, sizes, k, counts, block)
 
 
 @njit(parallel=True, cache=True)
+def float32_copy(counts, out, n_parts):
+    """``out[:] = counts`` in float32 (in ``n_parts`` parts in parallel); whether every
+    count is exactly a float32 (integer counts below 2 ** 24 are), so that a kernel reading
+    ``out`` reads the same values in half the bytes."""
+    n = counts.shape[0]
+    n_parts = max(1, min(n_parts, (n + 65535) // 65536))
+    inexact = np.zeros(n_parts, dtype=np.int64)
+    for b in prange(n_parts):
+        lo = b * n // n_parts
+        hi = (b + 1) * n // n_parts
+        bad = 0
+        for t in range(lo, hi):
+            v = np.float32(counts[t])
+            out[t] = v
+            bad += np.float64(v) != counts[t]
+        inexact[b] = bad
+    return inexact.sum() == 0
+
+
+@njit(parallel=True, cache=True)
 def regrid(old_counts, old_offsets, old_sizes, new_counts, new_offsets, new_sizes, combos,
            orders, k):
     """Copy every block into a layout with larger attribute extents (new values appended)."""

@@ -417,6 +417,8 @@ _BLOCK = 2.0 ** 256
 _TINY = 2.0 ** -256
 _LOG_BLOCK = 256.0 * math.log(2.0)
 _NO_BLOCK = -(1 << 40)  # below any block
+#: a row's union cells when the combination does not qualify for it (below any cell)
+_NO_CELL = -(1 << 60)
 #: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
 #: TILE_ROWS, and at most _TILE_BYTES of per-row sums, so that they and one combination's
 #: union blocks stay in a core's cache
@@ -624,14 +626,13 @@ class _Tile(NamedTuple):
     last_loss: np.ndarray  # last_loss[i, s]: row i's losses at the last snapshot
     hrow: np.ndarray  # per row: the held-out amount min(w, 1)
     yrow: np.ndarray  # per row: its class
-    qual: np.ndarray  # the tile positions of the rows for which a combination qualifies
-    jinv: np.ndarray  # per qualifying row: 1 / the denominator of its joint estimate
-    base: np.ndarray  # per qualifying row: start of its parent cell's class counts
-    apart: np.ndarray  # apart[pos, iq]: the parent cell's part from its members before pos
-    bpart: np.ndarray  # bpart[pos, iq]: from the members from pos on
-    cidx: np.ndarray  # cidx[j, iq]: start of the class counts of the row's union cell
-    pv: np.ndarray  # per qualifying row: the running product (one class at a time)
-    gat: np.ndarray  # per qualifying row: its union cell's count (one child and class)
+    jinv: np.ndarray  # per row: 1 / the denominator of its joint estimate (0: not qualifying)
+    base: np.ndarray  # per row: start of its parent cell's class counts
+    apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
+    bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
+    cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
+    pv: np.ndarray  # per row: the running product (one class at a time)
+    gat: np.ndarray  # per row: its union cell's count (one child and class)
     pe: np.ndarray  # its block
     hcls: np.ndarray  # the row's held-out amount in the class
     den: np.ndarray  # the row's LOO parent count in the class
@@ -639,8 +640,59 @@ class _Tile(NamedTuple):
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
     idx0: np.ndarray  # idx0[j]: start of the union block
+    iend: np.ndarray  # iend[j]: its end
     ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else
     pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
+
+
+@njit(cache=True, inline="always")
+def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
+    """One child's m-estimate factor times each row's running product, added to its sum,
+    when every product and sum of the tile is in block 0: the gather alone, then a loop
+    without branches (vectorised); whether a product fell below _TINY."""
+    for i in range(n):
+        gat[i] = counts[max(cidx_j[i], 0) + yy]
+    n_low = 0
+    for i in range(n):
+        f = (max(gat[i] - hcls[i], 0.0) + na) * inv_den[i]
+        p = pv[i] * (f if cidx_j[i] >= 0 else 1.0)
+        pv[i] = p
+        acc_j[i] += p
+        n_low += (p < _TINY) & (p > 0.0)
+    return n_low > 0
+
+
+@njit(cache=True, inline="always")
+def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, ea_j):
+    """:func:`_plain_child` when some rows have left block 0: a product that falls below
+    _TINY is renormalised by one block and each product is added to its sum with the
+    alignment of :func:`_block_add`, still without branches; whether a product was
+    renormalised."""
+    for i in range(n):
+        gat[i] = counts[max(cidx_j[i], 0) + yy]
+    n_low = 0
+    for i in range(n):
+        f = (max(gat[i] - hcls[i], 0.0) + na) * inv_den[i]
+        p = pv[i] * (f if cidx_j[i] >= 0 else 1.0)
+        e = pe[i]
+        small = (p < _TINY) & (p > 0.0)
+        p = p * _BLOCK if small else p
+        e = e - 1 if small else e
+        n_low += small
+        pv[i] = p
+        pe[i] = e
+        s = acc_j[i]
+        cur = ea_j[i]
+        d = e - cur
+        dd = d if d >= 0 else -d
+        b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
+        r = s * b + p if d >= 0 else s + p * b
+        r = p if s == 0.0 else r
+        ne = e if (s == 0.0) | (d > 0) else cur
+        live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
+        acc_j[i] = r if live else s
+        ea_j[i] = ne if live else cur
+    return n_low > 0
 
 
 @njit(cache=True)
@@ -652,20 +704,26 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
     :class:`_Tile`): combinations in the outer loop, the tile's rows in the innermost one,
     as the wide prediction kernel does, so that one combination's union blocks stay in cache
     while every row of the tile reads them and the rows' products are independent of each
-    other (no chain of dependent products).  Per combination, every child rank j gets the
-    start of its union block (``idx0``), the strides of the members' and of the child's
-    values in it (``cm``, ``cc``, times k) and its kind; a row's term is then one count per
-    class less the held-out row and one product."""
+    other (no chain of dependent products).  Every row of the tile takes part in every
+    combination: one for which the combination does not qualify has the joint 0 (and union
+    cells below 0), so its products are 0 and add nothing, and the loops over the rows need
+    no list of rows.  Per combination, every child rank j gets the start of its union block
+    (``idx0``), the strides of the members' and of the child's values in it (``cc``, times
+    k) and its kind, each row its union cell (``cidx``); a row's term is then one count per
+    class less the held-out row and one product (:func:`_plain_child`,
+    :func:`_block_child`)."""
     a = rank.shape[0]
-    (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, qual, jinv,
-     base, apart, bpart,
-     cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, ctype, pstride) = tl
+    (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
+     apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
+     pstride) = tl
     for i in range(n_tile):
         wsum[i] = 0.0
         added[i] = False
         blocks[i] = False
     acc[:, :, :n_tile] = 0.0
     ea[:, :, :n_tile] = 0
+    plain = True  # no row of the tile has a product or a sum outside block 0
+    line = max(64 // counts.itemsize, 1)  # counts per cache line
     next_r = 0
     for q in range(level_first[L], level_first[L + 1]):
         mr = combo_maxrank[q]
@@ -689,167 +747,151 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
         for u in range(L - 1, -1, -1):
             pstride[u] = stride
             stride *= sizes[members[u]]
-        # the rows for which the combination qualifies
-        nq = 0
+        # the rows for which the combination qualifies; the others get the joint 0
+        n_qualifying = 0
         for i in range(n_tile):
             rr = rows[i]
             off = offsets[g]
-            observed = True
+            qualifies = True
             for u in range(L):
                 v = X[rr, members[u]]
                 if v == 0:
-                    observed = False
+                    qualifies = False
                     break
-                bpart[u, nq] = v * pstride[u]
+                bpart[u, i] = v * pstride[u]
                 off += v * pstride[u]
-            if not observed:
-                continue
-            if L > 0:
+            if qualifies and L > 0:
                 freq = -min(w[rr], 1.0)
                 for yy in range(k):
                     freq += counts[off + yy]
                 if freq < min_count:
-                    continue
-            qual[nq] = i
-            base[nq] = off
+                    qualifies = False
+            if not qualifies:
+                base[i] = offsets[g]
+                jinv[i] = 0.0
+                for u in range(L + 1):
+                    apart[u, i] = 0
+                    bpart[u, i] = _NO_CELL
+                continue
+            base[i] = off
             n_obs_loo = max(n_observed[g] - min(w[rr], 1.0), 0.0)
-            jinv[nq] = 1.0 / (n_obs_loo + (k * prod_values if laplace else m))
-            apart[0, nq] = 0
+            jinv[i] = 1.0 / (n_obs_loo + (k * prod_values if laplace else m))
+            apart[0, i] = 0
             for u in range(L):  # the union cell is sizes[c] * apart + bpart + x_c * cc
-                apart[u + 1, nq] = apart[u, nq] + bpart[u, nq]
-            bpart[L, nq] = 0
+                apart[u + 1, i] = apart[u, i] + bpart[u, i]
+            bpart[L, i] = 0
             for u in range(L - 1, -1, -1):
-                bpart[u, nq] += bpart[u + 1, nq]
+                bpart[u, i] += bpart[u + 1, i]
             added[i] = True
             wsum[i] += wq
-            nq += 1
-        if nq == 0:
+            n_qualifying += 1
+        if n_qualifying == 0:
             continue
         # the union blocks: where each child's block starts and its strides
         for j in range(a):
             c = rank[j]
             if _is_member(members, L, c):
                 ctype[j] = -1
+                cidx[j, :n_tile] = -1  # (a factor 1)
                 continue
             ctype[j] = 1 if has_missing[c] else 0
             gu = _union_index(members, L, c, ext_first)
             idx0[j] = offsets[gu]
+            iend[j] = offsets[gu + 1]
             pos = 0  # the child's position among the members, its stride in the union
             while pos < L and members[pos] < c:
                 pos += 1
             cpos[j] = pos
             cc[j] = pstride[pos - 1] if pos > 0 else stride
-            # stream the block into cache in memory order before the rows' scattered reads
-            touched = 0.0
-            for t in range(offsets[gu], offsets[gu + 1], 8):
-                touched += counts[t]
-            pv[0] = touched  # (overwritten before it is read)
-            # the rows' union cells (-1: the row's child value is missing)
+            # the rows' union cells (below 0: the row's child value is missing or the
+            # combination does not qualify for the row)
             i0 = idx0[j]
             cj = cc[j]
             sc = sizes[c]
-            if nq == n_tile:  # every row (no branch: vectorised)
-                for iq in range(nq):
-                    xc = np.int64(xrank[j, iq])
-                    t = i0 + xc * cj + sc * apart[pos, iq] + bpart[pos, iq]
-                    cidx[j, iq] = t if xc != 0 else -1
-            else:
-                for iq in range(nq):
-                    xc = np.int64(xrank[j, qual[iq]])
-                    t = i0 + xc * cj + sc * apart[pos, iq] + bpart[pos, iq]
-                    cidx[j, iq] = t if xc != 0 else -1
+            for i in range(n_tile):
+                xc = np.int64(xrank[j, i])
+                t = i0 + xc * cj + sc * apart[pos, i] + bpart[pos, i]
+                cidx[j, i] = t if xc != 0 else -1
+        # stream the blocks into cache before the rows' scattered reads: the next line of
+        # every block at once (independent misses)
+        touched = 0.0
+        step = 0
+        more = True
+        while more:
+            more = False
+            for j in range(a):
+                if ctype[j] >= 0 and idx0[j] + step < iend[j]:
+                    touched += counts[idx0[j] + step]
+                    more = True
+            step += line
+        pv[0] = touched  # (overwritten before it is read)
         jadd = wq * (1.0 if laplace else m / (k * prod_values))
         for yy in range(k):
-            for iq in range(nq):  # the joint P(y, x_s) of each row
-                i = qual[iq]
+            for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls[iq] = hy
-                cnt = max(counts[base[iq] + yy] - hy, 0.0)
-                p = (wq * cnt + jadd) * jinv[iq]
-                pv[iq] = p
-                pe[iq] = 0
-                den[iq] = cnt
-                inv_den[iq] = 1.0 / (cnt + m)
-                if blocks[i] or p < _TINY or p >= _BLOCK:
-                    _renormalise(pv, pe, iq)
-                    if pe[iq] != 0:
+                hcls[i] = hy
+                cnt = max(counts[base[i] + yy] - hy, 0.0)
+                p = (wq * cnt + jadd) * jinv[i]
+                pv[i] = p
+                pe[i] = 0
+                den[i] = cnt
+                inv_den[i] = 1.0 / (cnt + m)
+                if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
+                    _renormalise(pv, pe, i)
+                    if pe[i] != 0:
                         blocks[i] = True
-                    _block_add(acc, ea, yy, 0, i, pv[iq], pe[iq])
+                        plain = False
+                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
                 else:
                     acc[yy, 0, i] += p
-            # no row of the tile has left block 0 (the usual case): plain sums, and for a
-            # child never missing a loop without blocks (vectorised when every row
-            # qualifies)
-            plain = True
-            for iq in range(nq):
-                if blocks[qual[iq]]:
-                    plain = False
             for j in range(a):
                 t_kind = ctype[j]
+                if t_kind <= 0 and not laplace:  # the usual case: no branch per row
+                    if plain:
+                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                        num_add[j], pv, acc[yy, j + 1]):
+                            # a product fell below _TINY: added as it is to a sum of
+                            # block 0 (the same value), renormalised for the next products
+                            for i in range(n_tile):
+                                if 0.0 < pv[i] < _TINY:
+                                    _renormalise(pv, pe, i)
+                                    blocks[i] = True
+                                    plain = False
+                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
+                        for i in range(n_tile):
+                            _renormalise(pv, pe, i)  # (one block may not have been enough)
+                            if pe[i] != 0:
+                                blocks[i] = True
+                    continue
                 na = num_add[j]
                 da = den_add[j]
                 cj = cc[j]
                 nv = sizes[rank[j]]
-                if plain and t_kind <= 0 and not laplace:
-                    low = False
-                    if t_kind == 0 and nq == n_tile:  # no branch (a missing value: x 1)
-                        cidx_j = cidx[j]
-                        for iq in range(nq):  # the gather alone: the products then vectorise
-                            gat[iq] = counts[max(cidx_j[iq], 0) + yy]
-                        acc_j = acc[yy, j + 1]
-                        n_low = 0
-                        for iq in range(nq):
-                            f = (max(gat[iq] - hcls[iq], 0.0) + na) * inv_den[iq]
-                            p = pv[iq] * (f if cidx_j[iq] >= 0 else 1.0)
-                            pv[iq] = p
-                            acc_j[iq] += p
-                            n_low += p < _TINY
-                        low = n_low > 0
-                    elif t_kind == 0:
-                        for iq in range(nq):
-                            t = cidx[j, iq]
-                            p = pv[iq]
-                            if t >= 0:
-                                p *= (max(counts[t + yy] - hcls[iq], 0.0) + na) * inv_den[iq]
-                                pv[iq] = p
-                            acc[yy, j + 1, qual[iq]] += p
-                            low |= p < _TINY
-                    else:  # rank j is a member
-                        for iq in range(nq):
-                            acc[yy, j + 1, qual[iq]] += pv[iq]
-                    if low:  # a product fell below _TINY: added as it is to a sum of
-                        # block 0 (the same value), renormalised for the next products
-                        for iq in range(nq):
-                            if pv[iq] < _TINY:
-                                _renormalise(pv, pe, iq)
-                                blocks[qual[iq]] = True
-                                plain = False
-                    continue
-                for iq in range(nq):
-                    i = qual[iq]
-                    p = pv[iq]
-                    t = cidx[j, iq] if t_kind >= 0 else -1
+                for i in range(n_tile):
+                    p = pv[i]
+                    t = cidx[j, i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls[iq], 0.0)
+                        num = max(counts[t + yy] - hcls[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls[iq]
+                            dmiss = -hcls[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den[iq] + da)
+                            p *= (num + 1.0) / (den[i] + da)
                         else:
-                            p *= (num + na) * inv_den[iq]
-                        if p < _TINY:
-                            pv[iq] = p
-                            _renormalise(pv, pe, iq)
-                            p = pv[iq]
+                            p *= (num + na) * inv_den[i]
+                        if 0.0 < p < _TINY:
+                            pv[i] = p
+                            _renormalise(pv, pe, i)
+                            p = pv[i]
                             blocks[i] = True
                             plain = False
-                        pv[iq] = p
+                        pv[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe[iq])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -900,8 +942,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
                    np.zeros((tile, n_levels), dtype=np.int64), np.empty((k, a + 1, tile)),
                    np.empty((k, a + 1, tile), dtype=np.int64), np.zeros(tile, np.bool_),
                    np.zeros(tile), np.zeros(tile, np.bool_), np.empty((tile, a + 1)),
-                   np.empty(tile), np.empty(tile, dtype=np.int64),
-                   np.empty(tile, dtype=np.int64), np.empty(tile),
+                   np.empty(tile), np.empty(tile, dtype=np.int64), np.empty(tile),
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
@@ -909,7 +950,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
                    np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
                    np.empty(tile), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
-                   np.empty(a, dtype=np.int64), np.empty(width, dtype=np.int64))
+                   np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
+                   np.empty(width, dtype=np.int64))
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
         part_sq = partial_sq[b]

@@ -22,6 +22,7 @@ import numpy as np
 from numba import get_num_threads
 
 from .. import statistics
+from ..kernels import counting as counting_kernels
 from ..kernels import gaussian as gaussian_kernels
 from ..kernels import losses as loss_kernels
 from . import _kernels as kernels
@@ -94,6 +95,27 @@ class _CountContext:
                                            self.lc_offsets)
 
 
+#: largest count array (bytes, float64) of which the linear-space nested pass makes a float32
+#: copy (:func:`compact_bundle`); the copy takes half as much again while the pass runs
+COMPACT_MAX_BYTES = 1 << 30
+
+
+def compact_bundle(bundle):
+    """``bundle`` (a :class:`~seminaive.selection._kernels.CountContext`) with its counts as
+    a float32 copy when every count is exactly a float32 (integer counts below 2 ** 24, as
+    unweighted tables of fewer rows have) and the counts take at most
+    ``COMPACT_MAX_BYTES``; else ``bundle`` itself.  A kernel then reads the same values
+    (so computes the same results) from half the bytes: the nested pass streams each
+    combination's union blocks through the cache once per tile of rows."""
+    counts = bundle.table.counts
+    if counts.dtype != np.float64 or counts.nbytes > COMPACT_MAX_BYTES:
+        return bundle
+    compact = np.empty(counts.shape, dtype=np.float32)
+    if not counting_kernels.float32_copy(counts, compact, 4 * get_num_threads()):
+        return bundle
+    return bundle._replace(table=bundle.table._replace(counts=compact))
+
+
 def _chunk_weights(y, w):
     if w is None:
         return np.ones(len(y), dtype=np.float64)
@@ -139,6 +161,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     # without Gaussian children: the linear-space kernel, which reads no log tables
     linear = linear and not needs
     ctx = _CountContext(table, n + 1, smoothing, m, min_count, conditionals=not linear)
+    bundle = compact_bundle(ctx.bundle) if linear else ctx.bundle
 
     def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
@@ -153,7 +176,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             blocks = loss_kernels.row_blocks(X.shape[0])
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
+                X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, ranking, members,
                 level_first, max_rank, combo_weight, n + 1, float(m), laplace,
                 float(min_count), kind, blocks, out, out_sq,
                 kernels.TILE_ROWS if tile_rows is None else tile_rows)
