@@ -11,7 +11,8 @@ peak resident memory the fit added and the zero-one loss on a held-out sample:
 - **Petal**, the C++ research code of Webb et al., only when a built binary is passed with
   ``--petal PATH`` (not required): the rows are written as Petal's metadata and data text
   files, Petal is timed end to end (reading its files, learning, classifying the test file)
-  and so are we (``pandas.read_csv`` of the same rows as CSV, fit, predict).
+  and so are we (``pandas.read_csv`` of the same rows as CSV, fit, predict): the median of
+  ``--repeats`` runs of each (default 3), the two alternated.
 
 Printed and written to ``docs/performance.md`` (its section between the
 ``<!-- bench_peers -->`` markers; the other sections are kept).  Run from the repository
@@ -149,28 +150,32 @@ def task_petal(spec):
         # one would inherit its peak resident size (Linux keeps maxrss across exec), and
         # Petal reports that figure as its own peak
         shell = ["/bin/sh", "-c", shlex.join(command) + "; exit $?"]
-        t0 = time.perf_counter()
-        done = subprocess.run(shell, capture_output=True, text=True, cwd=tmp)
-        petal_s = time.perf_counter() - t0
-        petal_loss = parse_petal_loss(done.stdout + done.stderr)
-        petal_peak = parse_petal_memory(done.stdout + done.stderr)
-        # warm-up on the same route (compilation, imports, caches)
+        # warm-up on our route (compilation, imports, caches)
         warm_frame = pd.read_csv(train_csv, nrows=500)
         warm = model("seminaive-m", spec["learner"], spec["attributes"])
         warm.fit(warm_frame.drop(columns="y"), warm_frame["y"])
         warm.predict(warm_frame.drop(columns="y"))
         del warm, warm_frame
-        reset_peak()
-        base = current_rss_mib()
-        t0 = time.perf_counter()
-        frame = pd.read_csv(train_csv)
-        est = model("seminaive-m", spec["learner"], spec["attributes"])
-        est.fit(frame.drop(columns="y"), frame["y"])
-        del frame
-        test_frame = pd.read_csv(test_csv)
-        pred = est.predict(test_frame.drop(columns="y"))
-        ours_s = time.perf_counter() - t0
-        ours_peak = peak_rss_mib() - base
+        petal_times, ours_times, ours_peak = [], [], 0.0
+        for _ in range(spec["repeats"]):  # the two routes alternated: the same load
+            t0 = time.perf_counter()
+            done = subprocess.run(shell, capture_output=True, text=True, cwd=tmp)
+            petal_times.append(time.perf_counter() - t0)
+            reset_peak()
+            base = current_rss_mib()
+            t0 = time.perf_counter()
+            frame = pd.read_csv(train_csv)
+            est = model("seminaive-m", spec["learner"], spec["attributes"])
+            est.fit(frame.drop(columns="y"), frame["y"])
+            del frame
+            test_frame = pd.read_csv(test_csv)
+            pred = est.predict(test_frame.drop(columns="y"))
+            ours_times.append(time.perf_counter() - t0)
+            ours_peak = max(ours_peak, peak_rss_mib() - base)
+            del est
+        petal_s, ours_s = float(np.median(petal_times)), float(np.median(ours_times))
+        petal_loss = parse_petal_loss(done.stdout + done.stderr)
+        petal_peak = parse_petal_memory(done.stdout + done.stderr)
     out = {"petal_s": petal_s, "petal_peak_mib": petal_peak, "petal_loss": petal_loss,
            "ours_s": ours_s, "ours_peak_mib": ours_peak,
            "ours_loss": float(np.mean(pred != test_frame["y"].to_numpy()))}
@@ -217,6 +222,8 @@ def main():
         f"{k}={v}" for k, v in PETAL_LEARNERS.items()),
         help="Petal's learner names, e.g. NB=nb,AODE=aode,A2DE=a2de")
     parser.add_argument("--petal-args", default="", help="extra arguments for Petal")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="end-to-end runs of Petal and of ours per cell (median)")
     parser.add_argument("--timeout", type=int, default=3600)
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -266,7 +273,7 @@ def main():
         for attributes, n_rows in shapes:
             for learner in LEARNERS:
                 spec = {"task": "petal", "learner": learner, "attributes": attributes,
-                        "rows": n_rows, "test": args.test,
+                        "rows": n_rows, "test": args.test, "repeats": args.repeats,
                         "petal": str(Path(args.petal).expanduser().resolve()),
                         "petal_learner": names[learner], "petal_args": args.petal_args.split()}
                 res = run_task(spec, args.timeout)
@@ -306,7 +313,8 @@ def write(args, header, rows, petal_rows, skbn):
         lines += ["Petal (`--petal`, a binary built with its own makefile, g++ -O3, from a "
                   "public copy of its GPL source): end to end on its own text files (read, "
                   "learn, classify the test file) against ours end to end on the same rows as CSV "
-                  "(`pandas.read_csv`, fit, predict), each warmed up on 500 rows; peak MiB "
+                  f"(`pandas.read_csv`, fit, predict), each warmed up on 500 rows, the median "
+                  f"of {args.repeats} runs of each, the two alternated; peak MiB "
                   "is the maximum memory Petal reports of itself and the memory our route "
                   "added to the warmed-up process; both with m-estimates (our default, which "
                   "reproduces Petal's).  Ratio: Petal's time over ours.", "",

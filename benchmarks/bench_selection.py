@@ -10,21 +10,33 @@ within 10 times the A2DE fit.  With ``--before`` the nested leave-one-out pass o
 still the kernel of Gaussian children) on the same rows, and the largest relative difference
 of the two passes' losses is printed.
 
+Then ``AnDE(n="auto")`` against the library at commit ``--reference`` (default 81d2a0b, the
+nested pass before it took every row of a tile, a branch-free loop for rows that left block 0
+and a float32 copy of the counts), exported with ``git archive``: each version fits the same
+rows in a fresh process after a warm-up fit on 100 rows and times its fit and its nested
+leave-one-out pass alone, the two alternated ``--ref-repeats`` times (medians); the two must
+give the same ``loo_loss_`` (``np.array_equal``, column "identical").  ``--reference ''``
+skips it.
+
 Printed and written to ``docs/performance.md`` (its section between the ``bench_selection``
 markers).
 
-    python benchmarks/bench_selection.py [--quick] [--full] [--before] [--out PATH]
+    python benchmarks/bench_selection.py [--quick] [--full] [--before] [--reference COMMIT]
+                                         [--out PATH]
 """
 
 import argparse
 import datetime
+import json
 import os
 import platform
+import statistics
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from _sections import write_section
+from _sections import export_library, run_library, write_section
 from numba import get_num_threads
 
 from seminaive import SPTAN, AnDE
@@ -42,6 +54,64 @@ MODELS = {
     'AnDE(n="auto")': lambda: AnDE(n="auto"),
     "SPTAN": lambda: SPTAN(),
 }
+
+
+def sample(full=False, quick=False):
+    """The rows of splice this benchmark fits: 1,600 drawn at random (seed 0; 400 with
+    ``quick``, all with ``full``)."""
+    X, y = load("splice")
+    n_rows = 400 if quick else (len(y) if full else 1600)
+    # a random sample (the file is sorted by class: its first rows hold one class)
+    rows = np.random.default_rng(0).permutation(len(y))[:n_rows]
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+def worker(spec):
+    """In a fresh process with one version of the library on PYTHONPATH: fit
+    ``AnDE(n="auto")`` once after a warm-up, time its nested leave-one-out pass alone, save
+    ``loo_loss_`` to ``spec["losses"]`` and print JSON."""
+    import seminaive
+
+    X, y = sample(spec["full"], spec["quick"])
+    AnDE(n="auto").fit(X.iloc[:100], y.iloc[:100])  # warm-up: compilation
+    t0 = time.perf_counter()
+    model = AnDE(n="auto").fit(X, y)
+    fit = time.perf_counter() - t0
+    codes = np.asarray(model._storage_codes(X))
+    y_idx = np.asarray(encode_labels(y, model.classes_), dtype=np.int64)
+    t0 = time.perf_counter()
+    st.nested_losses(model.table_, ArraySource(codes, y_idx), model.ranking_, 2,
+                     np.ones(model.table_.n_attributes), model.smoothing, model.m,
+                     model.min_count, "rmse", squares=True)
+    loo_pass = time.perf_counter() - t0
+    np.save(spec["losses"], model.loo_loss_)
+    print(json.dumps({"fit": fit, "pass": loo_pass, "library": seminaive.__file__}))
+
+
+def against_reference(args):
+    """Fit and pass times of this version and of ``args.reference``, alternated in fresh
+    processes: (reference fit, this fit, reference pass, this pass, identical) medians."""
+    times = {"ref": {"fit": [], "pass": []}, "new": {"fit": [], "pass": []}}
+    identical = True
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_dir = export_library(ROOT, args.reference, Path(tmp) / "ref")
+        for r in range(args.ref_repeats):
+            losses = {}
+            for label, code in (("ref", ref_dir), ("new", ROOT)):
+                path = str(Path(tmp) / f"{label}-{r}.npy")
+                spec = {"full": args.full, "quick": args.quick, "losses": path}
+                result = run_library(__file__, code, spec, 3600)
+                if "error" in result:
+                    print(f"# {label}: {result['error']}")
+                    return None
+                times[label]["fit"].append(result["fit"])
+                times[label]["pass"].append(result["pass"])
+                losses[label] = np.load(path)
+            identical &= bool(np.array_equal(losses["ref"], losses["new"], equal_nan=True))
+    med = {label: {kind: statistics.median(v) for kind, v in d.items()}
+           for label, d in times.items()}
+    return (med["ref"]["fit"], med["new"]["fit"], med["ref"]["pass"], med["new"]["pass"],
+            identical)
 
 
 def median_fit_times(X, y, repeats):
@@ -93,13 +163,18 @@ def main():
     parser.add_argument("--before", action="store_true",
                         help="also time the log-space leave-one-out pass (slow)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--reference", default="81d2a0b",
+                        help="commit of the nested pass to compare with ('' to skip)")
+    parser.add_argument("--ref-repeats", type=int, default=5,
+                        help="fresh-process fits of each version, alternated")
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    X, y = load("splice")
-    n_rows = 400 if args.quick else (len(y) if args.full else 1600)
-    # a random sample (the file is sorted by class: its first rows hold one class)
-    rows = np.random.default_rng(0).permutation(len(y))[:n_rows]
-    X, y = X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+    if args.worker:
+        worker(json.loads(args.worker))
+        return
+    X, y = sample(args.full, args.quick)
+    n_rows = len(y)
     repeats = 1 if args.quick else args.repeats
     times, cpu, fitted = median_fit_times(X, y, repeats)
     base = times["A2DE"]
@@ -127,10 +202,18 @@ def main():
         print(f"# n='auto' leave-one-out pass: linear {before[0]:.3f} s, log {before[1]:.3f} s "
               f"({before[1] / before[0]:.1f}x), largest relative loss difference "
               f"{before[2]:.1e}", flush=True)
-    write(args, n_rows, repeats, header, rows, before)
+    reference = None
+    if args.reference:
+        reference = against_reference(args)
+        if reference is not None:
+            ref_fit, fit, ref_pass, new_pass, identical = reference
+            print(f"# against {args.reference}: fit {ref_fit:.3f} -> {fit:.3f} s "
+                  f"({ref_fit / fit:.2f}x), pass {ref_pass:.3f} -> {new_pass:.3f} s "
+                  f"({ref_pass / new_pass:.2f}x), identical loo_loss_: {identical}", flush=True)
+    write(args, n_rows, repeats, header, rows, before, reference)
 
 
-def write(args, n_rows, repeats, header, rows, before):
+def write(args, n_rows, repeats, header, rows, before, reference):
     load_avg = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     lines = [MARK[0], "## Selection by leave-one-out: n=\"auto\" and SP-TAN against A2DE", "",
              f"Written by `benchmarks/bench_selection.py` on "
@@ -151,6 +234,20 @@ def write(args, n_rows, repeats, header, rows, before):
                   f"with the linear-space kernel, {before[1]:.3f} s with the log-space kernel "
                   f"it replaces ({before[1] / before[0]:.1f}x); largest relative difference "
                   f"of their losses {before[2]:.1e}."]
+    if reference is not None:
+        ref_fit, fit, ref_pass, new_pass, identical = reference
+        lines += ["", f"`AnDE(n=\"auto\")` against the library at {args.reference} (the nested "
+                  "pass before it took every row of a tile, a branch-free loop for rows whose "
+                  "products left block 0 and a float32 copy of the counts), the same rows, each "
+                  "version in a fresh process after a warm-up fit, alternated, median of "
+                  f"{args.ref_repeats}:", "",
+                  "| | reference s | this version s | ratio (reference / this) |",
+                  "|---|---:|---:|---:|",
+                  f"| fit | {ref_fit:.3f} | {fit:.3f} | {ref_fit / fit:.2f}x |",
+                  f"| nested leave-one-out pass | {ref_pass:.3f} | {new_pass:.3f} | "
+                  f"{ref_pass / new_pass:.2f}x |", "",
+                  "The two versions' `loo_loss_` are "
+                  + ("identical (`np.array_equal`)." if identical else "**not identical**.")]
     lines += ["", MARK[1]]
     section = "\n".join(lines)
     write_section(args.out, MARK, section)

@@ -918,7 +918,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
     found first, and a level's losses are added to the higher levels that cascade to it.
     Agrees with :func:`nested_loo_loss` to rounding (the operations differ); ``ctx.lc`` is
-    not read.
+    not read.  The counts may be float32 (:func:`~seminaive.selection._structure.compact_bundle`:
+    an exact copy, the same values in half the bytes, so the same results).
     """
     table, n_observed, has_missing, _, _ = ctx
     counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
