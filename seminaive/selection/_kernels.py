@@ -646,16 +646,31 @@ class _Tile(NamedTuple):
 
 
 @njit(cache=True, inline="always")
+def _gather_child(counts, cidx_j, yy, n, gat):
+    """gat[i] = the count of class yy in row i's union cell (any count where the cell is
+    below 0): the gather alone, so that the loop of products after it vectorises."""
+    for i in range(n):
+        gat[i] = counts[max(cidx_j[i], 0) + yy]
+
+
+@njit(cache=True, inline="always")
+def _times_factor(p, count, held_out, inv_den, na, cell):
+    """p times one child's m-estimate factor less the held-out row, (N - h + na) / (D + m),
+    or p where the row's union cell is below 0 (its child value is missing or the
+    combination does not qualify for it)."""
+    f = (max(count - held_out, 0.0) + na) * inv_den
+    return p * (f if cell >= 0 else 1.0)
+
+
+@njit(cache=True, inline="always")
 def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
     """One child's m-estimate factor times each row's running product, added to its sum,
     when every product and sum of the tile is in block 0: the gather alone, then a loop
     without branches (vectorised); whether a product fell below _TINY."""
-    for i in range(n):
-        gat[i] = counts[max(cidx_j[i], 0) + yy]
+    _gather_child(counts, cidx_j, yy, n, gat)
     n_low = 0
     for i in range(n):
-        f = (max(gat[i] - hcls[i], 0.0) + na) * inv_den[i]
-        p = pv[i] * (f if cidx_j[i] >= 0 else 1.0)
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
         pv[i] = p
         acc_j[i] += p
         n_low += (p < _TINY) & (p > 0.0)
@@ -668,12 +683,10 @@ def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, e
     _TINY is renormalised by one block and each product is added to its sum with the
     alignment of :func:`_block_add`, still without branches; whether a product was
     renormalised."""
-    for i in range(n):
-        gat[i] = counts[max(cidx_j[i], 0) + yy]
+    _gather_child(counts, cidx_j, yy, n, gat)
     n_low = 0
     for i in range(n):
-        f = (max(gat[i] - hcls[i], 0.0) + na) * inv_den[i]
-        p = pv[i] * (f if cidx_j[i] >= 0 else 1.0)
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
         e = pe[i]
         small = (p < _TINY) & (p > 0.0)
         p = p * _BLOCK if small else p
