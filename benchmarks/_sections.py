@@ -6,6 +6,7 @@ Each benchmark owns the part of the page between its ``<!-- name -->`` and
 benchmarks can be run in any order; the page is written atomically.
 """
 
+import argparse
 import json
 import os
 import re
@@ -32,6 +33,19 @@ def half_split(spec):
     y = np.asarray(y)
     perm = np.random.default_rng(0).permutation(len(y))
     return X, y, perm[:len(y) // 2], perm[len(y) // 2:]
+
+
+def parse_or_serve(parser, worker, root):
+    """Add ``--out`` (default ``docs/performance.md`` under ``root``) and the hidden
+    ``--worker`` (a JSON spec) to ``parser`` and parse the command line; with ``--worker``,
+    run ``worker(spec)`` (a measurement in this fresh process) and return None."""
+    parser.add_argument("--out", default=str(Path(root) / "docs" / "performance.md"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker))
+        return None
+    return args
 
 
 def write_section(out, marks, section):

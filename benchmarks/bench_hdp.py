@@ -107,11 +107,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=None,
                         help="fits of each version, alternated (default 3; --quick 1)")
     parser.add_argument("--timeout", type=int, default=3600)
-    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        worker(json.loads(args.worker))
+    args = _sections().parse_or_serve(parser, worker, ROOT)
+    if args is None:
         return
     repeats = args.repeats or (1 if args.quick else 3)
     header = ("| data | rows (train) | learner | reference fit s | this version fit s | "

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _sections import export_library, run_library, write_section
+from _sections import export_library, parse_or_serve, run_library, write_section
 from numba import get_num_threads
 
 from seminaive import SPTAN, AnDE
@@ -167,11 +167,8 @@ def main():
                         help="commit of the nested pass to compare with ('' to skip)")
     parser.add_argument("--ref-repeats", type=int, default=5,
                         help="fresh-process fits of each version, alternated")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        worker(json.loads(args.worker))
+    args = parse_or_serve(parser, worker, ROOT)
+    if args is None:
         return
     X, y = sample(args.full, args.quick)
     n_rows = len(y)
