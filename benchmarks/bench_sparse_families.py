@@ -120,11 +120,8 @@ def main():
                         help="commit of the dense moments of Gaussian children (the "
                              "reference of the numeric='gaussian' rows)")
     parser.add_argument("--timeout", type=int, default=3600)
-    parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        worker(json.loads(args.worker))
+    args = _sections().parse_or_serve(parser, worker, ROOT)
+    if args is None:
         return
     header = ("| data | rows (train) | learner | dense fit s | sparse fit s | fit time ratio "
               "(dense / sparse) | dense 0-1 | sparse 0-1 | dense peak MiB | sparse peak MiB |")
