@@ -48,6 +48,17 @@ def parse_or_serve(parser, worker, root):
     return args
 
 
+def table_lines(rows):
+    """Markdown table rows, one per row of values."""
+    return ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+
+
+def write_table_section(out, marks, lines, rows):
+    """:func:`write_section` of ``lines`` (from ``marks[0]`` to a table's header and
+    separator) followed by the table's ``rows`` and ``marks[1]``."""
+    write_section(out, marks, "\n".join([*lines, *table_lines(rows), "", marks[1]]))
+
+
 def write_section(out, marks, section):
     """Put ``section`` (starting with ``marks[0]``, ending with ``marks[1]``) in the file
     ``out`` in place of its previous version, or at the end; print where."""

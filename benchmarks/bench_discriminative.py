@@ -27,7 +27,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _sections import write_section
+from _sections import write_table_section
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 
@@ -148,10 +148,7 @@ def write(args, header, rows, skbn):
              "both converge; WeightedAnDE (scikit-bayes only) weights the arithmetic mean "
              "instead.  Fit time ratio: scikit-bayes's over ours, same run.", "",
              header, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    lines += ["", MARK[1]]
-    section = "\n".join(lines)
-    write_section(args.out, MARK, section)
+    write_table_section(args.out, MARK, lines, rows)
 
 
 if __name__ == "__main__":

@@ -151,9 +151,7 @@ def write(args, repeats, header, rows):
              f"{repeats} fits each.  Identical: the class probabilities on the other half "
              "are bit-identical (`np.array_equal`) in every pair of runs.", "",
              header, "|---|---|---|---:|---:|---:|---|---:|"]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    lines += ["", MARK[1]]
-    _sections().write_section(args.out, MARK, "\n".join(lines))
+    _sections().write_table_section(args.out, MARK, lines, rows)
 
 
 if __name__ == "__main__":

@@ -173,9 +173,7 @@ def write(args, header, rows):
              "cells only); the models are bit-identical where both fit "
              "(`tests/test_sparse_moments.py`).", "",
              header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    lines += ["", MARK[1]]
-    _sections().write_section(args.out, MARK, "\n".join(lines))
+    _sections().write_table_section(args.out, MARK, lines, rows)
 
 
 if __name__ == "__main__":
