@@ -59,6 +59,25 @@ def write_table_section(out, marks, lines, rows):
     write_section(out, marks, "\n".join([*lines, *table_lines(rows), "", marks[1]]))
 
 
+def warmed_learner(spec, learners):
+    """For a worker's ``spec``: its data (:func:`half_split`) and a new learner
+    ``learners[spec["learner"]]`` (a ``(class name, parameters)`` pair) of the library on
+    PYTHONPATH, after one warm-up fit of the same learner on 300 training rows
+    (compilation): ``(seminaive, X, y, train, test, model)``.  Warnings are ignored (the
+    caller's fit runs under its own ``warnings.catch_warnings``)."""
+    import warnings
+
+    import seminaive
+
+    X, y, train, test = half_split(spec)
+    name, params = learners[spec["learner"]]
+    cls = getattr(seminaive, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cls(**params).fit(X.iloc[train[:300]], y[train[:300]])
+    return seminaive, X, y, train, test, cls(**params)
+
+
 def write_section(out, marks, section):
     """Put ``section`` (starting with ``marks[0]``, ending with ``marks[1]``) in the file
     ``out`` in place of its previous version, or at the end; print where."""

@@ -48,15 +48,9 @@ def worker(spec):
 
     import numpy as np
 
-    import seminaive
-
-    X, y, train, test = _sections().half_split(spec)
-    name, params = LEARNERS[spec["learner"]]
-    cls = getattr(seminaive, name)
+    seminaive, X, y, train, test, model = _sections().warmed_learner(spec, LEARNERS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cls(**params).fit(X.iloc[train[:300]], y[train[:300]])  # warm-up: compilation
-        model = cls(**params)
         t0 = time.perf_counter()
         model.fit(X.iloc[train], y[train])
         fit = time.perf_counter() - t0
