@@ -296,6 +296,7 @@ def _weka_cases():
     return list(data["datasets"])
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("name", _weka_cases())
 def test_mdl_matches_weka(name):
     info = json.loads(WEKA_CUTS.read_text())["datasets"][name]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hdp_cases import cases as stored_cases
 from hdp_cases import run as run_stored_case
+from sparse_cases import check_reference
 
 from seminaive import KDB, SKDB, TAN
 from seminaive.datasets import load_kr_vs_kp
@@ -196,16 +197,23 @@ def test_sampler_invariants():
 STORED = np.load(__file__.rsplit("/", 1)[0] + "/data/hdp_reference.npz")
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("case", stored_cases(), ids=lambda c: c[0])
 def test_sampler_equals_the_stored_outputs(case):
-    """Bit-identical to the sampler before it was made faster (``tests/hdp_cases.py``):
-    counts beyond the exact Stirling table, mostly 0/1-row leaves, every tying, fixed and
-    high concentrations."""
+    """Equal to the sampler before it was made faster (``tests/hdp_cases.py``): counts
+    beyond the exact Stirling table, mostly 0/1-row leaves, every tying, fixed and high
+    concentrations.
+
+    The stored arrays were written on another machine.  The sampler's random stream is
+    integer arithmetic (the same on every processor), and so are the table counts, which are
+    compared exactly; the estimates go through exp, log and lgamma, whose last bit depends
+    on the processor, so they are compared within the tolerance of
+    :func:`sparse_cases.check_reference`.  A draw compares a uniform number against such a
+    probability: a difference of one ulp flips a draw with a probability of about 1e-16 per
+    draw, far below the few hundred thousand draws of these cases.
+    """
     name, kwargs = case
-    for key, value in run_stored_case(**kwargs).items():
-        ref = STORED[f"{name}|{key}"]
-        assert ref.shape == value.shape, (name, key)
-        assert np.array_equal(ref, value), (name, key, np.abs(ref - value).max())
+    check_reference(STORED, name, run_stored_case(**kwargs))
 
 
 def test_hdp_forest_is_deterministic_per_seed():

@@ -30,6 +30,9 @@ from seminaive.tables import (
     storage_codes,
 )
 
+#: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
+pytestmark = pytest.mark.reference
+
 REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/sparse_reference.npz")
 
 

@@ -25,6 +25,9 @@ from seminaive.exceptions import ModelFileError
 from seminaive.structure import _moments
 from seminaive.tables import MomentTable, storage_codes
 
+#: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
+pytestmark = pytest.mark.reference
+
 REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/gaussian_reference.npz")
 
 

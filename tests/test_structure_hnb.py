@@ -25,6 +25,7 @@ def _frames(ds):
     return train, np.asarray(ds["train_y"]), test
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("dataset", sorted(name for name, ds in FIXTURE["datasets"].items()
                                             if "HNB" in ds["results"]))
 def test_matches_weka(dataset):

@@ -196,6 +196,7 @@ def test_two_step_rules_equal_pure_python_lbr():
 FIXTURE = json.loads((Path(__file__).parent / "data" / "weka_structure.json").read_text())
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("dataset", sorted(name for name, ds in FIXTURE["datasets"].items()
                                             if "LBR" in ds["results"]))
 def test_matches_weka(dataset):

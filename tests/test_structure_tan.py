@@ -167,6 +167,7 @@ def test_save_load_and_dot(tmp_path):
         model._set_learned_state({"parents": np.array([[-1], [-1], [0]])})
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("dataset", sorted(name for name, ds in FIXTURE["datasets"].items()
                                             if "TAN_ENTROPY_A1" in ds["results"]))
 def test_tree_and_probabilities_match_weka(dataset):

@@ -14,6 +14,9 @@ import pytest
 
 from seminaive import AODE, NaiveBayes
 
+#: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
+pytestmark = pytest.mark.reference
+
 FIXTURE = json.loads((Path(__file__).parent / "data" / "weka_oracle.json").read_text())
 
 CONFIGS = {
