@@ -6,7 +6,13 @@ Learners: :class:`NaiveBayes` (A0DE), :class:`AODE` (A1DE), :class:`A2DE`, :clas
 
 from . import selection, structure, weighting
 from .ande import A2DE, A3DE, AODE, AnDE, NaiveBayes
-from .exceptions import InputError, ModelFileError, SeminaiveError, TableTooLargeError
+from .exceptions import (
+    InputError,
+    ModelFileError,
+    PartialFitWarning,
+    SeminaiveError,
+    TableTooLargeError,
+)
 from .persistence import load_model as load
 from .preprocessing.encoder import AttributeEncoder
 from .selection import *  # noqa: F403  (AODESR, FSSAODE, BSEAODE, ASAODE, SAODE, SWAODE, ...)
@@ -18,6 +24,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "A2DE", "A3DE", "AODE", "AnDE", "NaiveBayes", "AttributeEncoder", "FrequencyTable",
-    "estimate_table_bytes", "load", "InputError", "ModelFileError", "SeminaiveError",
+    "estimate_table_bytes", "load", "InputError", "ModelFileError", "PartialFitWarning",
+    "SeminaiveError",
     "TableTooLargeError",
 ] + structure.__all__ + weighting.__all__ + selection.__all__

@@ -1,21 +1,16 @@
 """The estimator base of every learner on the frequency-table engine.
 
-:class:`_BaseAnDE` holds what every learner shares: input handling (encoder, classes,
-feature names), counting (``fit``, ``partial_fit``, ``fit_stream``), prediction,
-persistence and scikit-learn tags.  A learner is a subclass that implements a few hooks
-(see :class:`_BaseAnDE` and ``docs/contributing.md``); it then gets streaming, Dask,
-persistence and the scikit-learn checks without writing any of them.
+:class:`Learner` holds what every learner shares: input handling (encoder, classes, feature
+names), counting (``fit``, ``partial_fit``, ``fit_stream``), prediction, persistence and
+scikit-learn tags.  It implements the training protocol of :mod:`seminaive.protocol` once:
+``fit``, ``partial_fit``, :func:`seminaive.streaming.fit_stream` and
+:func:`seminaive.dask.fit` all call the same public methods (``check_params``,
+``begin_fit``, ``count_chunk`` / ``merge_counts`` / ``count_partial``, ``learn_from``), and
+``begin_fit`` holds the one reset every route goes through.
 
-The fit protocol, used alike by :meth:`_BaseAnDE.fit`, :meth:`_BaseAnDE.partial_fit`,
-:func:`seminaive.streaming.fit_stream` and :func:`seminaive.dask.fit`:
-
-1. ``_check_params()``;
-2. ``_begin_fit(classes, encoder)`` -- classes, fitted encoder, an empty table;
-3. ``_count(codes, y_idx, w)`` for every chunk (or ``_merge_counts(table)`` for counts
-   made elsewhere, e.g. on the workers of a cluster); ``_chunk_encoder()`` codes a chunk
-   as the estimator does;
-4. ``_learn_from_counts(source)`` -- structure, weights, selection: anything beyond the
-   counts, with a source that replays the training data.
+A learner is a subclass that implements a few hooks (see :class:`Learner` and
+``docs/contributing.md``); it then gets streaming, Dask, persistence and the scikit-learn
+checks without writing any of them.
 """
 
 import numbers
@@ -29,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import persistence, streaming
 from ._docs import fill_doc
-from .exceptions import InputError, ModelFileError, warn_user
+from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
 from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .preprocessing.encoder import AttributeEncoder, as_frame
@@ -66,8 +61,11 @@ def assign_params(estimator, arguments):
             setattr(estimator, name, value)
 
 
-class _BaseAnDE(ClassifierMixin, BaseEstimator):
+class Learner(ClassifierMixin, BaseEstimator):
     """Shared implementation of every learner on the frequency-table engine.
+
+    It implements the training protocol (:class:`seminaive.protocol.Learner`) once; the
+    public methods of that protocol are not hooks and are not overridden.
 
     Input handling (encoder, classes, feature names), counting (fit / partial_fit),
     prediction, persistence and scikit-learn tags live here.  A learner customises it through
@@ -85,6 +83,22 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
     Subclasses with their own parameters write an explicit ``__init__`` (scikit-learn needs
     the signature) and assign every argument, e.g. with :func:`assign_params`.  A public
     subclass is registered for model files by its class name when it is defined.
+
+    Every route begins a model with :meth:`begin_fit`, whose :meth:`reset` drops whatever
+    an earlier fit learnt: a used instance refitted through any route is the fresh model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive import KDB
+    >>> from seminaive.datasets import load_kr_vs_kp
+    >>> X, y = load_kr_vs_kp()
+    >>> isinstance(KDB(), Learner)
+    True
+    >>> used = KDB(k=2).fit(X.iloc[:300, :5], y[:300])      # other columns, fewer rows
+    >>> refit = used.fit_stream([X.assign(label=y)], target="label", progress=False)
+    >>> bool(np.array_equal(refit.predict_proba(X), KDB(k=2).fit(X, y).predict_proba(X)))
+    True
     """
 
     _aggregates = ("joint", "posterior", "vote")
@@ -205,13 +219,9 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         codes[numeric] = np.where(own >= 0, own + 1, 0)
         return codes
 
-    def _needs_values(self):
-        """Whether counting needs the numeric values (Gaussian children)."""
-        return self._gaussian_attributes().size > 0
-
     def _numeric_values(self, frame):
         """Centred numeric values of a chunk when counting needs them, else None."""
-        if not self._needs_values():
+        if not self.needs_values():
             return None
         return self.encoder_.numeric_values(frame, type(self).__name__)
 
@@ -250,15 +260,15 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         self
             The fitted estimator.
         """
-        self._check_params()
+        self.check_params()
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, frame.shape[0])
-        self._begin_fit(np.unique(y), self._make_encoder().fit(frame, y, sample_weight=w))
-        codes, y_idx = self._chunk_encoder()(frame, y)
+        self.begin_fit(np.unique(y), self.make_encoder().fit(frame, y, sample_weight=w))
+        codes, y_idx = self.chunk_encoder()(frame, y)
         values = self._numeric_values(frame)
-        self._count(codes, y_idx, w, values)
-        self._learn_from_counts(ArraySource(codes, y_idx, w, values=values))
+        self.count_chunk(codes, y_idx, w, values)
+        self.learn_from(ArraySource(codes, y_idx, w, values=values))
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -269,9 +279,11 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         are fixed by the first chunk.  The counts are those of one :meth:`fit` on all the
         chunks whenever both see the same value lists in the same order (e.g. columns given
         as pandas Categoricals, or all values present in the first chunk) and the same cut
-        points (no numeric columns, or cut points that the first chunk already determines).
-        A chunk that cannot be counted (e.g. a class not declared) leaves the model as it
-        was.
+        points (no numeric columns, or cut points supplied up front as a fitted
+        ``discretizer``).  When numeric columns are cut at points the first chunk fixed, the
+        second chunk raises a :class:`~seminaive.exceptions.PartialFitWarning` (once per
+        model): ``fit`` on all the rows would place them on every row.  A chunk that cannot
+        be counted (e.g. a class not declared) leaves the model as it was.
 
         Parameters
         ----------
@@ -292,24 +304,116 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, frame.shape[0])
-        codes, y_idx, values = self._partial_count(frame, y, w, classes)
-        self._learn_from_counts(ArraySource(codes, y_idx, w, values=values))
+        codes, y_idx, values = self.count_partial(frame, y, w, classes)
+        self.learn_from(ArraySource(codes, y_idx, w, values=values))
         return self
 
-    # ------------------------------------------------------------------ the fit protocol
-    def _begin_fit(self, classes, encoder):
-        """Start a fit: forget any earlier one, take ``classes`` (sorted labels) and the
-        fitted ``encoder``, and make an empty table for them."""
+    # ---------------------------------------------- the training protocol (seminaive.protocol)
+    #: attributes that are configuration, not learnt state, although they are not
+    #: constructor parameters (kept by :meth:`reset`)
+    _kept_by_reset = ()
+    #: what scikit-learn's own machinery sets on an estimator (metadata requests, output
+    #: configuration, the callbacks a meta-estimator hands its steps before their fit):
+    #: never learnt state, always kept by :meth:`reset`
+    _sklearn_prefixes = ("_metadata_request", "_sklearn", "_skl_", "_parent_callback",
+                         "_callback", "_propagated_callbacks")
+
+    def check_params(self):
+        """Raise ``ValueError`` for an invalid parameter (every route calls it before reading
+        any data)."""
+        self._check_params()
+
+    def make_encoder(self):
+        """An unfitted :class:`~seminaive.preprocessing.AttributeEncoder` configured by the
+        parameters (discretiser, bins, missing values, nominal columns)."""
+        return self._make_encoder()
+
+    def reset(self):
+        """Forget everything an earlier fit learnt: every attribute but the constructor's
+        parameters, the configuration named by ``_kept_by_reset`` and what scikit-learn's
+        own machinery set (``_sklearn_prefixes``: metadata requests, output configuration,
+        a meta-estimator's callbacks).
+
+        :meth:`begin_fit` calls it, so every route that starts a model (``fit``,
+        ``fit_stream``, Dask, the first ``partial_fit`` call, a one-shot iterator) starts
+        from the same empty state, whatever the instance learnt before.  A learner needs no
+        reset of its own: state it adds is dropped because it is not a parameter.
+        """
+        params = set(self.get_params(deep=False))
+        kept = set(type(self)._kept_by_reset)
+        for name in list(vars(self)):
+            if name not in params and name not in kept \
+                    and not name.startswith(self._sklearn_prefixes):
+                delattr(self, name)
+
+    def begin_fit(self, classes, encoder):
+        """Start a model: :meth:`reset`, then take ``classes`` (sorted labels) and the
+        fitted ``encoder``, and make empty tables for them (refused before allocating, and
+        before the reset, when they would exceed ``max_table_bytes``)."""
         table = self._new_table(encoder.n_values_, len(classes))
         gaussian = self._gaussian_attributes(encoder)
         if gaussian.size and self._moment_order() is not None:
             table.attach_moments(gaussian, self._moment_order())
-        self._forget_fit()
+        self.reset()
         self.classes_ = classes
         self.encoder_ = encoder
         self._sync_feature_attrs()
         self.table_ = table
         self._fit_token = object()  # identifies this fit; partial_fit keeps it
+
+    def table_spec(self, encoder):
+        """What the tables of a model with these parameters and this fitted ``encoder``
+        hold: ``{"order": highest order of the counted combinations, "moment_numeric":
+        attributes whose Gaussian moments the table keeps, "moment_order": their parent
+        order or None}`` (model files are checked against it before anything is
+        allocated)."""
+        order = self._moment_order()
+        numeric = (self._gaussian_attributes(encoder) if order is not None
+                   else np.empty(0, dtype=np.int64))
+        return {"order": int(self._table_order()), "moment_numeric": numeric,
+                "moment_order": None if order is None else int(order)}
+
+    def learned_state(self):
+        """The arrays learnt beyond the counts (name -> ndarray), for model files."""
+        return self._learned_state()
+
+    def restore_fit(self, classes, encoder, table, learned):
+        """Install a model read from a file: :meth:`reset`, then ``classes``, ``encoder``,
+        ``table`` and the ``learned`` arrays (:meth:`learned_state`), which the learner
+        validates (``ValueError`` when they do not fit the tables)."""
+        self.reset()
+        self.classes_ = classes
+        self.encoder_ = encoder
+        self.table_ = table
+        self._set_learned_state(learned)
+        self._sync_feature_attrs()
+        # a structure, selection or weights read from the file is kept by partial_fit
+        self._fit_token = object()
+        self._mark_choice()
+
+    def chunk_encoder(self):
+        """A picklable callable ``(X frame, labels) -> (storage codes, class indices)`` that
+        codes a chunk as the training data was coded."""
+        return ChunkEncoder(self.encoder_, self.classes_, self.table_.sizes,
+                            type(self).__name__)
+
+    def needs_values(self):
+        """Whether counting needs the numeric values (Gaussian children)."""
+        return self._gaussian_attributes().size > 0
+
+    def count_chunk(self, codes, y_idx, sample_weight=None, values=None):
+        """Add coded rows (and, for Gaussian children, their centred numeric values) to the
+        counts."""
+        self.table_.add(codes, y_idx, sample_weight, values)
+
+    def merge_counts(self, table):
+        """Add the counts of another table over the same attributes (e.g. from a worker)."""
+        self.table_.merge(table)
+
+    def learn_from(self, source):
+        """Learn everything beyond the counts (the learner's ``_learn_from_counts`` hook),
+        replaying the training data through ``source`` (a :class:`seminaive.protocol.Source`)."""
+        self._learn_from_counts(source)
 
     # -------------------------------------------------------- choices kept by partial_fit
     def _keeps_choice(self, attribute):
@@ -334,27 +438,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                       "choose differently: call fit (or fit_stream) on all of them to choose "
                       "again", UserWarning)
 
-    def _forget_fit(self):
-        """Drop what an earlier fit learnt (the next count starts a new model)."""
-        for attr in ("classes_", "encoder_", "table_", "n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(attr, None)
-
-    def _chunk_encoder(self):
-        """A picklable callable ``(X frame, labels) -> (storage codes, class indices)`` that
-        codes a chunk as the training data was coded."""
-        return ChunkEncoder(self.encoder_, self.classes_, self.table_.sizes,
-                            type(self).__name__)
-
-    def _count(self, codes, y_idx, sample_weight=None, values=None):
-        """Add coded rows (and, for Gaussian children, their centred numeric values) to the
-        counts."""
-        self.table_.add(codes, y_idx, sample_weight, values)
-
-    def _merge_counts(self, table):
-        """Add the counts of another table over the same attributes (e.g. from a worker)."""
-        self.table_.merge(table)
-
-    def _partial_count(self, frame, y, w, classes=None):
+    def count_partial(self, frame, y, w, classes=None):
         """Count one chunk of validated data incrementally (the body of :meth:`partial_fit`
         without the learning step); returns the chunk's ``(codes, y_idx)``.
 
@@ -364,7 +448,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "table_")
         if first:
-            self._check_params()
+            self.check_params()
             if classes is None:
                 raise InputError("classes must be passed on the first call to partial_fit: "
                                  "list all classes that will ever appear, e.g. "
@@ -372,7 +456,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             classes = np.unique(np.asarray(classes))
             if classes.size == 0:
                 raise InputError("classes is empty: list all classes that will ever appear")
-            encoder = self._make_encoder()
+            encoder = self.make_encoder()
         else:
             encoder = self.encoder_
             if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -389,7 +473,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
                 warnings.filterwarnings("ignore", message="X (does not have valid|has) feature")
                 codes = encoder.encode(frame, owner)
             if first:
-                self._begin_fit(classes, encoder)
+                self.begin_fit(classes, encoder)
             else:
                 self.table_.grow(encoder.n_values_)
         except BaseException:
@@ -398,8 +482,30 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
             raise
         codes = storage_codes(codes, self.table_.sizes)
         values = self._numeric_values(frame)
-        self._count(codes, y_idx, w, values)
+        self.count_chunk(codes, y_idx, w, values)
+        if not first:
+            self._warn_first_chunk_cuts()
         return codes, y_idx, values
+
+    def _warn_first_chunk_cuts(self):
+        """Once per model, when a chunk after the first is counted with cut points that the
+        first chunk fixed: the model differs from ``fit`` on all the rows (which places the
+        cut points, and centres the Gaussian children, on all of them)."""
+        encoder = self.encoder_
+        numeric = encoder.numeric_columns_
+        if numeric.size == 0 or encoder.cut_points_supplied() or getattr(
+                self, "_warned_first_chunk_cuts", False):
+            return
+        self._warned_first_chunk_cuts = True
+        names = [str(encoder.column_names_[c]) for c in numeric[:5]]
+        more = f" and {numeric.size - 5} more" if numeric.size > 5 else ""
+        warn_user(
+            f"{type(self).__name__}.partial_fit: the cut points of the numeric columns "
+            f"{names}{more} were fixed on the first chunk, so this model differs from fit on "
+            "all the rows (which places them on every row). To make partial_fit equal fit, "
+            "fix the cut points up front: pass a fitted discretiser, e.g. "
+            "discretizer=MDLDiscretizer().fit(X_numeric, y), or fit on all the rows.",
+            PartialFitWarning)
 
     def fit_stream(self, source, target, *, features=None, sample_weight=None,
                    chunk_rows=None, sample_rows=100_000, classes=None, csv_options=None,
@@ -491,7 +597,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         codes = self._storage_codes(X)
-        if self._needs_values():
+        if self.needs_values():
             return self._gaussian_scores(X, codes)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate,
@@ -520,7 +626,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         parent orders up to ``max_parents`` (an empty one without Gaussian children), for
         the leave-one-out kernels."""
         table = self.table_
-        if not self._needs_values() or table.moments is None:
+        if not self.needs_values() or table.moments is None:
             return gaussian_kernels.no_gaussian_loo(table.n_attributes)
         numeric = table.moments.numeric
         gaussian = np.full(table.n_attributes, -1, dtype=np.int64)
@@ -643,3 +749,7 @@ class _BaseAnDE(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+#: the former name of :class:`Learner`
+_BaseAnDE = Learner

@@ -257,7 +257,7 @@ class DaskSource:
 
     def __init__(self, partitions, estimator, n_rows, split_every=DEFAULT_SPLIT_EVERY):
         self._partitions = partitions
-        self._encode = estimator._chunk_encoder()
+        self._encode = estimator.chunk_encoder()
         self.split_every = split_every
         self._n_rows = int(n_rows)
 
@@ -343,12 +343,12 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
     True
     """
     dask, _, _ = _dask()
-    estimator._check_params()
+    estimator.check_params()
     if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
     owner = type(estimator).__name__
     partitions = _Partitions(data, y, target, features, owner, sample_weight)
-    nominal = estimator._make_encoder().nominal_mask(partitions.meta)
+    nominal = estimator.make_encoder().nominal_mask(partitions.meta)
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"
     summaries = [dask.delayed(_scan_partition)(part, i, seed, nominal, sample_rows,
@@ -357,12 +357,12 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
     summary = tree_reduce(summaries, _merge_summaries, split_every).compute()
     if isinstance(summary, _Empty):
         raise InputError("the Dask collection holds no rows: there is nothing to learn from")
-    estimator._begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
+    estimator.begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = DaskSource(partitions, estimator, summary.n_rows, split_every)
     empty = estimator.table_.copy()
-    estimator._merge_counts(source.map_reduce(functools.partial(_count_partition, empty),
-                                              _add_tables, values=estimator._needs_values()))
-    estimator._learn_from_counts(source)
+    estimator.merge_counts(source.map_reduce(functools.partial(_count_partition, empty),
+                                              _add_tables, values=estimator.needs_values()))
+    estimator.learn_from(source)
     return estimator
 
 

@@ -41,6 +41,17 @@ def warn_user(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
+class PartialFitWarning(UserWarning):
+    """``partial_fit`` (or a one-shot iterator, counted the same way) makes a model that
+    differs from ``fit`` on all the rows, and the warning says how and what to do.
+
+    Examples
+    --------
+    >>> issubclass(PartialFitWarning, UserWarning)
+    True
+    """
+
+
 class SeminaiveError(Exception):
     """Base class of every error raised by seminaive.
 

@@ -132,7 +132,7 @@ def save_model(model, path):
         "encoder": encoder_state,
     }
     arrays = {f"table_{k}": v for k, v in model.table_.state().items()}
-    for name, value in model._learned_state().items():
+    for name, value in model.learned_state().items():
         value = np.asarray(value)
         if value.dtype.kind not in "biuf":
             raise TypeError(f"learned array {name} has dtype {value.dtype}: only numeric "
@@ -269,16 +269,16 @@ def _count_cells(sizes, n_classes, max_order):
     return n_classes * sum(elem)
 
 
-def _validate_table_arrays(state, model):
+def _validate_table_arrays(state, model, classes, encoder):
     sizes, meta, counts, n_rows = (state[k] for k in ("sizes", "meta", "counts", "n_rows"))
     _expect(sizes.ndim == 1 and sizes.dtype.kind in "iu", "table sizes are not integers")
-    _expect(np.array_equal(sizes - 1, model.encoder_.n_values_),
+    _expect(np.array_equal(sizes - 1, encoder.n_values_),
             "the tables and the encoder disagree on the attributes' numbers of values")
     _expect(meta.shape == (2,) and meta.dtype.kind in "iu", "bad table metadata")
     n_classes, max_order = (int(v) for v in meta)
-    _expect(n_classes == len(model.classes_), "the tables and classes_ disagree on the "
+    _expect(n_classes == len(classes), "the tables and classes_ disagree on the "
             "number of classes")
-    _expect(max_order == min(model._table_order(), sizes.size),
+    _expect(max_order == min(model.table_spec(encoder)["order"], sizes.size),
             "the tables' order does not match the estimator's n")
     _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
     parents = state.get("parents")
@@ -360,7 +360,7 @@ def load_model(path):
         if params.get("discretizer") is None:
             params["discretizer"] = "mdl"
         model = cls(**params)
-        model._check_params()
+        model.check_params()
         cls_info = header["classes"]
         dtype = object if cls_info["dtype"] == "object" else np.dtype(cls_info["dtype"])
         _expect(np.dtype(dtype).kind in _CLASS_KINDS, f"unsupported class dtype {dtype}")
@@ -369,31 +369,30 @@ def load_model(path):
         classes = np.asarray(cls_info["values"], dtype=dtype)
         _expect(classes.ndim == 1 and np.array_equal(np.unique(classes), classes),
                 "classes are not sorted and unique")
-        model.classes_ = classes
         enc_state = dict(header["encoder"])
         _int_list(enc_state["missing_code"], "missing_code")
-        model.encoder_ = AttributeEncoder.from_state(enc_state)
-        _validate_encoder(model.encoder_)
+        encoder = AttributeEncoder.from_state(enc_state)
+        _validate_encoder(encoder)
         table_state = {k[len("table_"):]: v for k, v in arrays.items()
                        if k.startswith("table_")}
         missing = [k for k in _TABLE_ARRAYS if k not in table_state]
         _expect(not missing, f"table arrays {missing} are missing")
-        _validate_table_arrays(table_state, model)
-        model.table_ = FrequencyTable.from_state(table_state, model.max_table_bytes)
-        moments = model.table_.moments
-        shared = model._moment_order() is not None  # moments in the table, or the learner's
-        _expect(np.array_equal(model._gaussian_attributes() if shared else np.empty(0),
+        _validate_table_arrays(table_state, model, classes, encoder)
+        table = FrequencyTable.from_state(table_state, model.max_table_bytes)
+        spec = model.table_spec(encoder)
+        moments = table.moments
+        _expect(np.array_equal(spec["moment_numeric"],
                                np.empty(0) if moments is None else moments.numeric)
-                and (moments is None or model.table_.moment_parents == min(
-                    model._order(), model.table_.max_order)),
+                and (moments is None or table.moment_parents == min(
+                    spec["moment_order"], table.max_order)),
                 "the moments of the Gaussian attributes do not match numeric= and the "
                 "numeric columns")
-        model._set_learned_state({k[len("learned_"):]: v for k, v in arrays.items()
-                                  if k.startswith("learned_")})
+        model.restore_fit(classes, encoder, table,
+                          {k[len("learned_"):]: v for k, v in arrays.items()
+                           if k.startswith("learned_")})
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
         raise ModelFileError(f"{path}: the model file is inconsistent or corrupt: "
                              f"{type(err).__name__}: {err}") from err
-    model._sync_feature_attrs()
     return model

@@ -1,25 +1,87 @@
 """Training data replayed chunk by chunk, for learners that need passes after counting.
 
-A *source* yields (storage codes, class indices, weights) chunks and offers
-``map_reduce(fn, combine)``; learners written against it (leave-one-out selection, weight
-optimisation, structure statistics) run unchanged on in-memory arrays, on files streamed from
-disk and on a Dask cluster.
+A *source* (:class:`seminaive.protocol.Source`) yields (storage codes, class indices,
+weights) chunks and offers ``map_reduce(fn, combine, values=False)``; learners written
+against it (leave-one-out selection, weight optimisation, structure statistics) run
+unchanged on in-memory arrays (:class:`ArraySource`), on files streamed from disk
+(:class:`seminaive.streaming.StreamSource`) and on a Dask cluster
+(:class:`seminaive.dask.DaskSource`).  A consumed one-shot iterator is a source too
+(:class:`OneShotSource`): every pass over it raises :class:`~seminaive.exceptions.InputError`.
 """
 
 import operator
 
 import numpy as np
 
+from .exceptions import InputError
 from .preprocessing.validation import encode_labels
 from .tables import storage_codes
 
-__all__ = ["ArraySource"]
+__all__ = ["ArraySource", "ChunkedSource", "OneShotSource"]
 
 #: default rows per chunk: bounds the memory of per-row intermediate arrays
 DEFAULT_CHUNK_ROWS = 65_536
 
 
-class ArraySource:
+class ChunkedSource:
+    """Base of the sources that replay their chunks in the client: :meth:`map_reduce` over
+    :meth:`chunks` (a subclass implements :meth:`chunks` and ``n_rows``)."""
+
+    #: None, or the weights of the rows (or the name of their column)
+    sample_weight = None
+
+    def chunks(self, values=False):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def map_reduce(self, fn, combine=operator.add, values=False):
+        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
+        values)``) over all chunks, in order (None when there are no rows)."""
+        result = None
+        first = True
+        for chunk in self.chunks(values=values):
+            part = fn(*chunk)
+            del chunk
+            result = part if first else combine(result, part)
+            first = False
+        return result
+
+
+class OneShotSource(ChunkedSource):
+    """A one-shot iterator that has been consumed: no pass can be replayed.
+
+    Every pass (:meth:`chunks`, :meth:`map_reduce`) raises
+    :class:`~seminaive.exceptions.InputError`, whatever its arguments: a learner that needs
+    a second pass over the training data cannot learn from a one-shot iterator.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows the iterator yielded.
+
+    Examples
+    --------
+    >>> source = OneShotSource(10)
+    >>> try:
+    ...     source.map_reduce(len, values=True)
+    ... except InputError as err:
+    ...     print(str(err)[:54])
+    this learner needs another pass over the training data
+    """
+
+    def __init__(self, n_rows):
+        self.n_rows = int(n_rows)
+
+    def chunks(self, values=False, **kwargs):
+        raise InputError(
+            "this learner needs another pass over the training data, but the source is a "
+            "one-shot iterator that has already been read: pass a list of DataFrames, a "
+            "callable that returns a fresh iterator of DataFrames, or Parquet / CSV files")
+
+    def map_reduce(self, fn, combine=operator.add, values=False):
+        self.chunks(values=values)
+
+
+class ArraySource(ChunkedSource):
     """In-memory training data as a source.
 
     Parameters
@@ -74,15 +136,6 @@ class ArraySource:
             else:
                 yield self.codes[start:stop], self.y[start:stop], w
 
-    def map_reduce(self, fn, combine=operator.add, values=False):
-        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
-        values)``) over all chunks (None when there are no rows)."""
-        result = None
-        for i, chunk in enumerate(self.chunks(values)):
-            part = fn(*chunk)
-            result = part if i == 0 else combine(result, part)
-        return result
-
 
 class ChunkEncoder:
     """A chunk of features and labels as (storage codes, class indices), coded as a fitted
@@ -90,7 +143,7 @@ class ChunkEncoder:
 
     Holds only the fitted encoder, the classes and the table extents, so that it is cheap to
     send to the workers of a cluster.  Obtained from an estimator with
-    ``estimator._chunk_encoder()``.
+    ``estimator.chunk_encoder()``.
 
     Parameters
     ----------

@@ -34,7 +34,6 @@ The summaries of the scan (:class:`ScanSummary`) merge in any order, which is ho
 :mod:`seminaive.dask` reduces them over the partitions of a cluster.
 """
 
-import operator
 import os
 import sys
 from pathlib import Path
@@ -48,6 +47,7 @@ from ._atomic import atomic_path
 from .exceptions import InputError
 from .preprocessing.encoder import _arrow_frame, _nominal_values, _sorted_values, as_frame
 from .preprocessing.validation import check_sample_weight, check_target
+from .sources import ChunkedSource, OneShotSource
 
 __all__ = ["fit_stream", "predict_stream"]
 
@@ -559,7 +559,7 @@ def build_encoder(estimator, summary, sample_rows):
     missing codes from the whole data (what ``fit`` would produce on all the rows when the
     sample holds every row)."""
     frame, y, w = summary.sample_frame()
-    return estimator._make_encoder().fit_scanned(frame, y, w, summary.nominal,
+    return estimator.make_encoder().fit_scanned(frame, y, w, summary.nominal,
                                                  summary.categories, summary.has_missing,
                                                  sample_rows)
 
@@ -569,7 +569,7 @@ def build_encoder(estimator, summary, sample_rows):
 # --------------------------------------------------------------------------------------------
 
 
-class StreamSource:
+class StreamSource(ChunkedSource):
     """Training data re-read from its files or re-iterable chunks, encoded as counted.
 
     Same interface as :class:`seminaive.sources.ArraySource`: :meth:`chunks` yields
@@ -579,7 +579,7 @@ class StreamSource:
 
     def __init__(self, estimator, reader, layout, chunk_rows, n_rows, progress=None):
         self._owner = type(estimator).__name__
-        self._encode = estimator._chunk_encoder()
+        self._encode = estimator.chunk_encoder()
         self._reader = reader
         self._layout = layout
         self.chunk_rows = int(chunk_rows)
@@ -609,36 +609,6 @@ class StreamSource:
         if first_row != self._n_rows:
             raise InputError(f"the source changed between passes: it held {self._n_rows} rows "
                              f"and now {first_row}")
-
-    def map_reduce(self, fn, combine=operator.add, values=False):
-        """``combine`` of ``fn(codes, y, w)`` (with ``values``: ``fn(codes, y, w, numeric
-        values)``) over all chunks (None if there are none)."""
-        result = None
-        first = True
-        for chunk in self.chunks(values=values):
-            part = fn(*chunk)
-            del chunk
-            result = part if first else combine(result, part)
-            first = False
-        return result
-
-
-class OneShotSource:
-    """Stands for a one-shot iterator that has been consumed: no pass can be replayed."""
-
-    sample_weight = None
-
-    def __init__(self, n_rows):
-        self.n_rows = int(n_rows)
-
-    def chunks(self):
-        raise InputError(
-            "this learner needs another pass over the training data, but the source is a "
-            "one-shot iterator that has already been read: pass a list of DataFrames, a "
-            "callable that returns a fresh iterator of DataFrames, or Parquet / CSV files")
-
-    def map_reduce(self, fn, combine=operator.add):
-        self.chunks()
 
 
 # --------------------------------------------------------------------------------------------
@@ -692,7 +662,7 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     >>> bool((model.predict_proba(X) == AODE().fit(X, y).predict_proba(X)).all())
     True
     """
-    estimator._check_params()
+    estimator.check_params()
     if sample_rows is not None and (isinstance(sample_rows, bool) or int(sample_rows) < 1):
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or int(chunk_rows) < 1):
@@ -717,12 +687,12 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
                     sample_rows, owner, progress)
     layout = summary.layout
-    estimator._begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
+    estimator.begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = StreamSource(estimator, reader, layout, chunk_rows, summary.n_rows, progress)
-    for chunk in source.chunks(desc="pass 2/2: counting", values=estimator._needs_values()):
-        estimator._count(*chunk)
+    for chunk in source.chunks(desc="pass 2/2: counting", values=estimator.needs_values()):
+        estimator.count_chunk(*chunk)
         del chunk
-    estimator._learn_from_counts(source)
+    estimator.learn_from(source)
     return estimator
 
 
@@ -756,7 +726,7 @@ def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sampl
             X, y, w = layout.split(frame, where, owner, first_row)
             del frame
             if nominal is None:
-                nominal = estimator._make_encoder().nominal_mask(X)
+                nominal = estimator.make_encoder().nominal_mask(X)
                 summary = ScanSummary(nominal, sample_rows, track_missing)
             part = ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
                                         threshold=summary.threshold(), sample_weight=w)
@@ -781,7 +751,7 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
     """A one-shot iterator: counted chunk by chunk as :meth:`partial_fit` counts (encoder
     fitted on the first chunk, later nominal values appended, a chunk that fails leaves the
     counts as they were), then one learning step."""
-    estimator._forget_fit()
+    estimator.reset()
     layout = None
     n_rows = 0
     with _progress_bar(progress, None, "counting (one pass)") as bar:
@@ -805,13 +775,13 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
                         f"{where} holds classes {unknown[:5].tolist()} not seen in the first "
                         "chunk of a one-shot iterator: pass classes=[...] (every class) to "
                         "fit_stream, or a source that can be read twice")
-            estimator._partial_count(X, y, w, labels)
+            estimator.count_partial(X, y, w, labels)
             n_rows += X.shape[0]
             bar.update(X.shape[0])
             del X, y, w
     if n_rows == 0:
         raise InputError("the iterator yielded no rows: there is nothing to learn from")
-    estimator._learn_from_counts(OneShotSource(n_rows))
+    estimator.learn_from(OneShotSource(n_rows))
     return estimator
 
 
@@ -826,7 +796,7 @@ def prediction_columns(estimator, X, proba=True):
     Computed from the scores once: the predictions equal ``predict(X)`` and the
     probabilities ``predict_proba(X)``.
     """
-    scores = estimator._scores(X)
+    scores = estimator.joint_log_likelihood(X)
     columns = {"prediction": estimator.classes_[np.argmax(scores, axis=1)]}
     if proba:
         with np.errstate(invalid="ignore"):

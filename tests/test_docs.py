@@ -60,7 +60,8 @@ def test_api_docstring_has_parameters_and_examples(module, name):
     target = obj.__init__ if inspect.isclass(obj) else obj
     try:
         params = [p for p in inspect.signature(target).parameters.values()
-                  if p.name not in ("self", "cls") and p.kind not in (p.VAR_KEYWORD,)]
+                  if p.name not in ("self", "cls")
+                  and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
     except (TypeError, ValueError):
         params = []
     if params and not (inspect.isclass(obj) and issubclass(obj, Exception)):

@@ -43,7 +43,7 @@ def test_gradient_matches_finite_differences(cls, weights, n):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, Y, sample_weight=w)
-    codes, y_idx = model._chunk_encoder()(X, Y)
+    codes, y_idx = model.chunk_encoder()(X, Y)
     source = ArraySource(codes, y_idx, w)
     rng = np.random.default_rng(2)
     theta = 1.0 + 0.3 * rng.standard_normal(model.coef_.size)
@@ -180,7 +180,7 @@ def test_kept_terms_give_the_streamed_passes(weights, n):
     assert kept.n_passes_ == 1 and streamed.n_passes_ >= streamed.n_iter_
     assert kept.n_iter_ == streamed.n_iter_
     assert_allclose(kept.coef_, streamed.coef_, rtol=1e-9, atol=1e-10)
-    codes, y_idx = kept._chunk_encoder()(X, Y)
+    codes, y_idx = kept.chunk_encoder()(X, Y)
     source = ArraySource(codes, y_idx, chunk_rows=30)
     theta = 1.0 + 0.2 * np.random.default_rng(5).standard_normal(kept.coef_.size)
     cache = kept._build_cache(source)

@@ -136,7 +136,7 @@ def test_chunked_training_gives_the_same_weights(data):
         streamed = cls(categorical_features="all", loo_cache_bytes=0).fit(X, y)
         codes, y_idx = streamed._storage_codes(X), streamed._encode_target(y)
         streamed.table_ = streamed.table_.copy()  # a new table: start afresh, as fit does
-        streamed._learn_from_counts(ArraySource(codes, y_idx, chunk_rows=53))
+        streamed.learn_from(ArraySource(codes, y_idx, chunk_rows=53))
         assert_allclose(streamed.weights_, whole.weights_, rtol=1e-8)
 
 
@@ -210,7 +210,7 @@ def test_partial_fit_relearns_on_the_chunk_given(data):
     expected = MAPLMG(categorical_features="all").fit(X, y)
     codes, y_idx = expected._storage_codes(X[300:]), expected._encode_target(y[300:])
     expected.weights_ = first  # same table object: continues from these weights
-    expected._learn_from_counts(ArraySource(codes, y_idx))
+    expected.learn_from(ArraySource(codes, y_idx))
     assert_allclose(model.weights_, expected.weights_, rtol=1e-10)
     # fit starts from uniform weights whatever was fitted before
     refit = MAPLMG(categorical_features="all").fit(X[:300], y[:300]).fit(X, y)

@@ -706,6 +706,11 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._add_missing_codes(frame, present)
         return self
 
+    def cut_points_supplied(self):
+        """Whether the cut points of the numeric columns were given by the user (a fitted
+        discretiser), rather than fitted on the first data the encoder saw."""
+        return _is_fitted(self.discretizer)
+
     def snapshot(self):
         """The value lists, to undo (:meth:`restore`) an update whose chunk could not be
         counted."""

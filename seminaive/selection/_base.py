@@ -30,7 +30,7 @@ def set_structure(est, order, parents, children, weights):
 
 def gaussian_inputs(est, X):
     """The :class:`._structure.GaussianInputs` of rows X (None without Gaussian children)."""
-    if not est._needs_values():
+    if not est.needs_values():
         return None
     return st.GaussianInputs(est.encoder_.numeric_values(X, type(est).__name__),
                              est._gaussian_loo(0).gaussian, est._gaussian_missing_codes(),
@@ -40,7 +40,7 @@ def gaussian_inputs(est, X):
 def gaussian_loo(est, n_max):
     """The Gaussian leave-one-out context of the selection passes (None without Gaussian
     children)."""
-    return est._gaussian_loo(n_max) if est._needs_values() else None
+    return est._gaussian_loo(n_max) if est.needs_values() else None
 
 
 def structure_scores(est, X):

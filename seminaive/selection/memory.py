@@ -195,7 +195,7 @@ def learn(est, source):
                        per_combination)
         if m < n:
             need = estimate_table_bytes(n_values, k, n + 1, parents=est.ranking_[:n])
-            est._forget_fit()
+            est.reset()
             raise TableTooLargeError(
                 f"memory='select': max_table_bytes={_format_bytes(est.max_table_bytes)} "
                 f"holds the tables of A{n - 1}DE but not those of one combination of {n} "
@@ -213,7 +213,7 @@ def learn(est, source):
         try:
             table = _second_pass(table, parents, n, est.max_table_bytes, source, occupied)
         except BaseException:
-            est._forget_fit()  # no half-learnt model (only the first pass counted)
+            est.reset()  # no half-learnt model (only the first pass counted)
             raise
         est.table_ = table
     _set_fitted(est)

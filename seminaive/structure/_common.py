@@ -4,7 +4,7 @@ Their shared parameter and attribute documentation lives in :mod:`seminaive._doc
 (``{structure_parameters}`` and the ``structure_*`` fragments).
 
 * :class:`_StructureBase` -- the estimator base: the common parameters of the AnDE learners
-  (without ``aggregate``: these learners have a single model), fresh learned state on fit.
+  (without ``aggregate``: these learners have a single model).
 * :class:`PairStatistics` -- everything a learner reads from the pair tables of the shared
   :class:`~seminaive.tables.FrequencyTable`: class counts, mutual information with the class,
   conditional mutual information of every pair, leave-one-out denominators.
@@ -56,25 +56,8 @@ class _StructureBase(_BaseAnDE):
     def _table_order(self):
         return 2
 
-    def _reset_learned(self):
-        """Forget state that :meth:`partial_fit` would otherwise extend (before a fresh fit)."""
-        self.__dict__.pop("_moments", None)
-
     def _moment_order(self):
         return None  # Gaussian children's moments are counted per family (_FamilyLearner)
-
-    def fit(self, X, y, sample_weight=None):
-        self._reset_learned()
-        return super().fit(X, y, sample_weight=sample_weight)
-
-    fit.__doc__ = _BaseAnDE.fit.__doc__
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        if not hasattr(self, "table_"):
-            self._reset_learned()
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    partial_fit.__doc__ = _BaseAnDE.partial_fit.__doc__
 
     def _laplace(self):
         return self.smoothing == "laplace"
@@ -388,7 +371,7 @@ class _FamilyLearner(_StructureBase):
         (:class:`~seminaive.exceptions.TableTooLargeError`) when the cells, the pair counts
         and the count trees exceed ``max_table_bytes``."""
         self.__dict__.pop("_gaussian_cache", None)
-        if not self._needs_values():
+        if not self.needs_values():
             self.__dict__.pop("_moments", None)
             return
         sizes, k = self.table_.sizes, self.table_.n_classes
@@ -439,7 +422,7 @@ class _FamilyLearner(_StructureBase):
         of the dense layout of earlier versions is refused)."""
         self.__dict__.pop("_gaussian_cache", None)
         present = [k for k in _MOMENT_KEYS if k in arrays]
-        if not self._needs_values():
+        if not self.needs_values():
             if present:
                 raise ValueError("moments in a model without Gaussian children")
             self.__dict__.pop("_moments", None)

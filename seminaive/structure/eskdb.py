@@ -130,10 +130,23 @@ def aggregate_table(table, lut, n_values, max_table_bytes=None):
 
 
 class _RemappedSource:
-    """A source whose chunks reach ``fn`` with their codes through a member's value map."""
+    """A source whose chunks reach the learner with their codes through a member's value
+    map (a :class:`seminaive.protocol.Source` over another one)."""
 
     def __init__(self, source, lut, sizes):
         self.source, self.lut, self.sizes = source, lut, sizes
+
+    @property
+    def n_rows(self):
+        return self.source.n_rows
+
+    @property
+    def sample_weight(self):
+        return self.source.sample_weight
+
+    def chunks(self, values=False):
+        for codes, *rest in self.source.chunks(values=values):
+            yield (remap_codes(codes, self.lut, self.sizes), *rest)
 
     def map_reduce(self, fn, *args, **kwargs):
         lut, sizes = self.lut, self.sizes
@@ -149,6 +162,8 @@ class _Member(SKDB):
     encoder and pair counts (never fitted on its own)."""
 
     _order_given = None
+    #: the order is the ensemble's choice, given before the member learns
+    _kept_by_reset = (*SKDB._kept_by_reset, "_order_given")
 
     def _attribute_order(self, stats):
         return self._order_given
@@ -266,11 +281,6 @@ class ESKDB(_StructureBase):
                              f"{_DISCRETIZATION}")
         super()._check_params()
         self._member(0).set_params(random_state=0)._check_params()
-
-    def _reset_learned(self):
-        super()._reset_learned()
-        for name in ("estimators_", "_member_maps", "_member_masks", "member_cut_points_"):
-            self.__dict__.pop(name, None)
 
     def _draws_cuts(self):
         """Whether each member draws its own cut points (randomised MDL)."""

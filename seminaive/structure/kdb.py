@@ -153,10 +153,6 @@ class KDB(_FamilyLearner):
     def _table_order(self):
         return 2 if self.k >= 1 else 1
 
-    def _reset_learned(self):
-        super()._reset_learned()
-        self.__dict__.pop("_family_counts", None)
-
     def _counted_trees(self):
         """The count trees (i, chain...) a pass counts: those of two or more parents (the
         others are read from the pair table)."""

@@ -121,10 +121,6 @@ class LBR(_StructureBase):
         if not (np.isscalar(self.significance) and 0 < self.significance < 1):
             raise ValueError(f"significance must be in (0, 1), got {self.significance!r}")
 
-    def _reset_learned(self):
-        for name in ("_train_codes", "_train_y", "_train_w"):
-            self.__dict__.pop(name, None)
-
     def _learn_from_counts(self, source):
         def grab(codes, y, w):
             keep = slice(None) if w is None else np.asarray(w) > 0

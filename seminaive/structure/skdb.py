@@ -134,7 +134,7 @@ class SKDB(KDB):
             self._count_kept(source)
             return
         loo, finish = self._selection_pass(source)
-        finish(source.map_reduce(loo, values=self._needs_values()))
+        finish(source.map_reduce(loo, values=self.needs_values()))
         self._mark_choice()
 
     def _count_kept(self, source):
@@ -336,8 +336,3 @@ class SKDB(KDB):
         self.__dict__.pop("k_", None)
         self._restore_moments(arrays)
         self._install_selection(stats, int(selected[0]), int(selected[1]), extra)
-
-    def _reset_learned(self):
-        super()._reset_learned()
-        self.__dict__.pop("_active", None)
-

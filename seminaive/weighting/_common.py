@@ -144,7 +144,7 @@ class _WeightedAnDE(_BaseAnDE):
 
     def _scores(self, X):
         codes = self._storage_codes(X)
-        if self._needs_values():
+        if self.needs_values():
             return self._gaussian_scores(X, codes, log_weights=self._cell_log_weights_)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m, self.min_count,
                                   self.aggregate, log_weights=self._cell_log_weights_,

@@ -298,7 +298,7 @@ class BMAAODE(_WeightedAnDE):
         return True
 
     def _learn_weights(self, source):
-        if self._needs_values():
+        if self.needs_values():
             self.log_marginal_likelihoods_ = gaussian_log_marginal_likelihoods(
                 self.table_, self._gaussian_kappa(), self._bin_log_widths(),
                 self._gaussian_missing_codes(), self.smoothing, self.m)

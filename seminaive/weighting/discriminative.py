@@ -54,11 +54,6 @@ class _Discriminative(_BaseAnDE):
                 and not isinstance(self.cache_bytes, bool) and self.cache_bytes >= 0):
             raise ValueError(f"cache_bytes must be a number >= 0, got {self.cache_bytes!r}")
 
-    def _forget_fit(self):
-        super()._forget_fit()
-        for attr in ("coef_", "n_iter_", "objective_", "n_passes_"):
-            self.__dict__.pop(attr, None)
-
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         if hasattr(self, "coef_"):
             warn_user(f"{type(self).__name__}.partial_fit re-learns the weights from this "

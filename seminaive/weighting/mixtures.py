@@ -110,7 +110,7 @@ class _Mixture(_WeightedAnDE):
         else:
             loo = LeaveOneOut(self.table_, self._order(), self.smoothing, self.m,
                               self.min_count,
-                              self._gaussian_loo(self._order()) if self._needs_values()
+                              self._gaussian_loo(self._order()) if self.needs_values()
                               else None)
             evaluator = Evaluator(loo, source, self._kind, self.loo_cache_bytes)
             self.weights_ = self._optimise(evaluator, np.asarray(start, dtype=np.float64))
