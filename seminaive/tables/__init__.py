@@ -30,7 +30,13 @@ from ._budget import _format_bytes as _format_bytes  # for the learners' error m
 from ._budget import check_table_budget, estimate_combination_bytes, estimate_table_bytes
 from ._combination import CombinationTable
 from ._counts import COUNT_BLOCK_ROWS, _CountTable
-from ._frequency import TABLE_DTYPES, FrequencyTable, LogTables, ParentMajorTables
+from ._frequency import (
+    TABLE_DTYPES,
+    CompactCounter,
+    FrequencyTable,
+    LogTables,
+    ParentMajorTables,
+)
 from ._layout import TableLayout, check_parents, storage_codes
 from ._moments import FLOOR_RATIO, MomentTable
 
@@ -39,6 +45,7 @@ __all__ = [
     "FLOOR_RATIO",
     "TABLE_DTYPES",
     "CombinationTable",
+    "CompactCounter",
     "FrequencyTable",
     "LogTables",
     "MomentTable",
@@ -52,7 +59,7 @@ __all__ = [
 ]
 
 # pickles and the documentation name the classes by their public path, as before the split
-for _cls in (CombinationTable, FrequencyTable, LogTables, MomentTable, ParentMajorTables,
-             TableLayout, _CountTable):
+for _cls in (CombinationTable, CompactCounter, FrequencyTable, LogTables, MomentTable,
+             ParentMajorTables, TableLayout, _CountTable):
     _cls.__module__ = __name__
 del _cls

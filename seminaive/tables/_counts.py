@@ -67,10 +67,97 @@ class _CountTable:
         return int(self.offsets[g + 1] - self.offsets[g]) // self.n_classes
 
     def layout(self):
-        """The arrays of the table bundled for kernels (:class:`TableLayout`)."""
+        """The arrays of the table bundled for kernels.
+
+        Returns
+        -------
+        TableLayout
+            The table's own arrays (no copy), to hand to a kernel as one argument.
+        """
         return TableLayout(self.counts, self.offsets, self.combos, self.orders, self.sizes,
                            self.n_classes, getattr(self, "order_first", None),
                            getattr(self, "ext_first", None), getattr(self, "sub_index", None))
+
+    def block_start(self, g):
+        """Start of the count block of combination number ``g`` in the flat counts.
+
+        Parameters
+        ----------
+        g : int
+            Global number of the combination.
+
+        Returns
+        -------
+        int
+            The index of the block's first count: cell ``c`` and class ``y`` of the block
+            are at ``block_start(g) + c * n_classes + y``.
+        """
+        return int(self.offsets[g])
+
+    # -------------------------------------------------------------------- installing counts
+    def install_counts(self, counts, start=0, *, n_rows=None, copy=True):
+        """Replace counts with counts made elsewhere (a first pass, another layout).
+
+        The caches derived from the counts (log tables and the like) are dropped.
+
+        Parameters
+        ----------
+        counts : array-like of float
+            The new values of ``counts[start:start + len(counts)]`` of the flat counts
+            (the layout of :meth:`layout`).
+        start : int, default=0
+            Where the values go in the flat counts.
+        n_rows : float, optional
+            The (weighted) number of rows the counts hold; unchanged when None.
+        copy : bool, default=True
+            With False and counts of the whole table (``start=0``, the same size, float64),
+            the table takes the array itself instead of copying it (the caller must not
+            change it afterwards).
+
+        Returns
+        -------
+        self
+        """
+        start = int(start)
+        if not copy and start == 0 and isinstance(counts, np.ndarray) \
+                and counts.dtype == np.float64 and counts.shape == self.counts.shape:
+            self.counts = counts
+        else:
+            counts = np.asarray(counts, dtype=np.float64).ravel()
+            self._check_span(counts, start)
+            self.counts[start:start + counts.size] = counts
+        if n_rows is not None:
+            self.n_rows = float(n_rows)
+        self._changed()
+        return self
+
+    def add_counts(self, counts, start=0):
+        """Add counts made elsewhere (e.g. blocks counted in another pass over the data).
+
+        The caches derived from the counts are dropped.
+
+        Parameters
+        ----------
+        counts : array-like of float
+            Added to ``counts[start:start + len(counts)]`` of the flat counts.
+        start : int, default=0
+            Where the values go in the flat counts.
+
+        Returns
+        -------
+        self
+        """
+        counts = np.asarray(counts, dtype=np.float64).ravel()
+        start = int(start)
+        self._check_span(counts, start)
+        self.counts[start:start + counts.size] += counts
+        self._changed()
+        return self
+
+    def _check_span(self, counts, start):
+        if start < 0 or start + counts.size > self.counts.size:
+            raise ValueError(f"{counts.size} counts from index {start} do not fit the "
+                             f"table's {self.counts.size} counts")
 
     # ---------------------------------------------------------------------------- counting
     def add(self, X, y, sample_weight=None, values=None):

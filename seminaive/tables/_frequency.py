@@ -46,6 +46,51 @@ class ParentMajorTables:
     values: np.ndarray  # float64 or float32
 
 
+class CompactCounter:
+    """Counts chunks of rows into the stored parent cells of a compact table.
+
+    Holds the table's slots without its counts, so that it travels to the workers of a
+    cluster (:meth:`FrequencyTable.compact_counter`).
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        A compact selective table.
+    """
+
+    def __init__(self, table):
+        self.compact_combos, self.cell_first = table.compact_combos, table.cell_first
+        self.slot_of, self.sizes, self.n_classes = table.slot_of, table.sizes, table.n_classes
+        self.att_off, self.count_region = table.att_off, table.count_region
+        self.size = table.compact_counts.size
+
+    def __call__(self, codes, y, w):
+        """The compact counts of one chunk.
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (n_rows, n_attributes)
+            Storage codes of the rows.
+        y : ndarray of int
+            Class indices.
+        w : ndarray of float or None
+            Row weights (None: 1).
+
+        Returns
+        -------
+        ndarray of float64
+            The counts of the rows, in the layout of the table's compact counts.
+        """
+        counts = np.zeros(self.size)
+        weighted = w is not None
+        w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
+        kernels.counting.count_parent_cells(
+            np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32), w, weighted,
+            self.compact_combos, self.cell_first, self.slot_of, self.sizes, self.n_classes,
+            self.att_off, self.count_region, counts)
+        return counts
+
+
 class FrequencyTable(_CountTable):
     """Joint counts N(y, x_s) for every combination s of up to ``max_order`` attributes.
 
@@ -246,6 +291,43 @@ class FrequencyTable(_CountTable):
             return None
         return self.compact_counts[slot * self.count_region:(slot + 1) * self.count_region]
 
+    def compact_counter(self):
+        """What counting rows into the stored cells of a compact table needs, without the
+        counts: a picklable callable for the workers of a second pass.
+
+        Returns
+        -------
+        CompactCounter
+            ``counter(codes, y, w)``: the compact counts of a chunk (see
+            :meth:`install_compact_counts`).
+        """
+        return CompactCounter(self)
+
+    def install_compact_counts(self, counts):
+        """Replace the counts of the stored parent cells of a compact table.
+
+        The caches derived from the counts are dropped.
+
+        Parameters
+        ----------
+        counts : array-like of float
+            One region of ``count_region`` counts per stored cell (:meth:`compact_region`),
+            e.g. the sum of the chunks of :meth:`compact_counter`.
+
+        Returns
+        -------
+        self
+        """
+        if not self.compact:
+            raise ValueError("install_compact_counts: not a compact selective table")
+        counts = np.ascontiguousarray(counts, dtype=np.float64)
+        if counts.shape != self.compact_counts.shape:
+            raise ValueError(f"compact count array has {counts.size} entries, the layout "
+                             f"needs {self.compact_counts.size}")
+        self.compact_counts = counts
+        self._changed()
+        return self
+
     def _count_compact(self, X, y, w, weighted):
         kernels.counting.count_parent_cells(
             X, y, w, weighted, self.compact_combos, self.cell_first, self.slot_of,
@@ -416,6 +498,132 @@ class FrequencyTable(_CountTable):
             starts[pairs[:, 0], pairs[:, 1]] = first
             starts[pairs[:, 1], pairs[:, 0]] = first
         return starts
+
+    def combination_start(self, order):
+        """Global number of the first combination of ``order`` attributes.
+
+        Parameters
+        ----------
+        order : int
+            0 .. ``max_order + 1`` (``max_order + 1``: the number of combinations).
+
+        Returns
+        -------
+        int
+            Also the number of combinations of the orders below ``order``.
+        """
+        return int(self.order_first[order])
+
+    def count_start(self, order):
+        """Start, in the flat counts, of the blocks of ``order`` attributes.
+
+        Parameters
+        ----------
+        order : int
+            0 .. ``max_order + 1`` (``max_order + 1``: the size of the counts).
+
+        Returns
+        -------
+        int
+            Also the number of counts of the orders below ``order``: arrays laid out as the
+            counts of orders 0..n (the log joints) have ``count_start(n + 1)`` entries.
+        """
+        return int(self.offsets[self.order_first[order]])
+
+    def n_hdp_trees(self, max_order=None):
+        """Number of trees of :meth:`hdp_tables` (one per combination and member).
+
+        Parameters
+        ----------
+        max_order : int, optional
+            The highest order of the combinations estimated (default: all).
+
+        Returns
+        -------
+        int
+            How many seeds :meth:`hdp_tables` needs.
+        """
+        max_order = self.max_order if max_order is None else min(max_order, self.max_order)
+        lo, hi = int(self.order_first[1]), int(self.order_first[max_order + 1])
+        return int(self.orders[lo:hi].sum())
+
+    def n_conditional_entries(self):
+        """Size of a log-conditional array of every order (that of :meth:`hdp_tables`).
+
+        Returns
+        -------
+        int
+            The sum over the combinations of their number of members times their counts.
+        """
+        return int((np.diff(self.offsets) * self.orders).sum())
+
+    def occupied_cells(self, order):
+        """Which cells of the combinations of ``order`` attributes occur in the counts.
+
+        A cell occurs when every member is observed and some class has a non-zero count
+        (a parent cell that can qualify with ``min_count > 0``).
+
+        Parameters
+        ----------
+        order : int
+            The order of the combinations, 1 .. ``max_order``.
+
+        Returns
+        -------
+        mask : ndarray of bool
+            One entry per cell of the combinations of ``order``, in their order.
+        first : ndarray of int64
+            Where each combination's cells start in ``mask`` (one more entry at the end).
+        per_combination : ndarray of int64
+            The number of occurring cells of each combination.
+        """
+        k = self.n_classes
+        gs = np.arange(int(self.order_first[order]), int(self.order_first[order + 1]),
+                       dtype=np.int64)
+        cells = np.diff(self.offsets)[gs] // k
+        first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        mask = np.zeros(int(first[-1]), dtype=np.bool_)
+        per_combination = np.zeros(gs.size, dtype=np.int64)
+        kernels.counting.occupied_cells(self.counts, self.offsets, self.combos, order,
+                                        self.sizes, k, gs, first, mask, per_combination)
+        return mask, first, per_combination
+
+    def remapped(self, lut, n_values, max_table_bytes=None):
+        """The table of the same combinations over other values of the attributes.
+
+        Every cell is added to the cell the value map ``lut`` sends it to (e.g. values
+        merged into coarser ones).
+
+        Parameters
+        ----------
+        lut : ndarray of int, shape (n_attributes, max size)
+            ``lut[i, v]``: the storage code, in the new table, of storage code ``v`` of
+            attribute i (0, missing, to 0).
+        n_values : array-like of int
+            Number of values of each attribute in the new table.
+        max_table_bytes : int, optional
+            The budget of the new table.
+
+        Returns
+        -------
+        FrequencyTable
+            The new table (its ``n_rows`` those of this one).
+        """
+        member = FrequencyTable(n_values, self.n_classes, self.max_order, max_table_bytes)
+        k = self.n_classes
+        parts = []
+        for g, d in enumerate(self.orders):
+            index = np.zeros((), dtype=np.int64)
+            for t in self.combos[g, :int(d)]:
+                index = (index[..., None] * int(member.sizes[t])
+                         + lut[t, :int(self.sizes[t])])
+            index = index[..., None] * k + np.arange(k)
+            parts.append(index.ravel() + int(member.offsets[g]))
+        target = np.concatenate(parts)
+        member.counts[:] = np.bincount(target, weights=self.counts,
+                                       minlength=member.counts.size)
+        member.n_rows = self.n_rows
+        return member
 
     @property
     def nbytes(self):

@@ -85,9 +85,38 @@ def _selective_top_combinations(n_attributes, n, parents):
 class TableLayout(NamedTuple):
     """The arrays that locate every count of a table, bundled for the numba kernels.
 
-    Learners pass ``table.layout()`` (or its fields) to their kernels rather than reading
-    the table's attributes one by one.  ``order_first``, ``ext_first`` and ``sub_index`` are
-    None for a :class:`CombinationTable`.
+    A learner passes ``table.layout()`` to its private kernels as one argument and never
+    reads its layout arrays itself.  A kernel takes the bundle apart by position, in the
+    order of the fields::
+
+        counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = layout
+
+    ``order_first``, ``ext_first`` and ``sub_index`` are None for a
+    :class:`CombinationTable`.  The fields are the table's own arrays (no copy): a kernel
+    must not write them.
+
+    Attributes
+    ----------
+    counts : ndarray of float64
+        The flat counts, every combination's block (sizes of its members..., k) in C order.
+    offsets : ndarray of int64
+        Start of each combination's block in ``counts``, and one more entry at the end.
+    combos : ndarray of int64, shape (n_combinations, width)
+        The members of each combination, padded with -1.
+    orders : ndarray of int64
+        Number of members of each combination.
+    sizes : ndarray of int64
+        ``n_values + 1`` per attribute (index 0: missing).
+    n_classes : int
+        Number of classes k.
+    order_first : ndarray of int64 or None
+        Global index of the first combination of each order, and one more entry at the end.
+    ext_first : ndarray of int64 or None
+        Global index of each combination's first extension (the combination and one more
+        member, larger than its last one); -1 where the extensions are not consecutive.
+    sub_index : ndarray of int64 or None
+        ``sub_index[h, p]``: global index of combination h without its member p (-1: not
+        counted).
     """
 
     counts: np.ndarray  # flat counts, every block (sizes..., k) in C order

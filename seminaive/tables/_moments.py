@@ -100,6 +100,24 @@ class MomentTable:
         shape = [int(self.sizes[m]) for m in parents] + [self.n_classes, 3]
         return self.sums[self.offsets[e]:self.offsets[e + 1]].reshape(shape)
 
+    def estimate_start(self, parents, child):
+        """Where the estimates of an entry start in the arrays of :meth:`estimates`.
+
+        Parameters
+        ----------
+        parents : tuple of int
+            The entry's parent attributes (``()``: the class alone).
+        child : int
+            The entry's numeric attribute.
+
+        Returns
+        -------
+        int
+            The index, in the arrays of :meth:`estimates` (one entry per (cell, class)), of
+            the entry's first cell and class.
+        """
+        return int(self.offsets[self.index[(tuple(parents), int(child))]]) // 3
+
     def add(self, X, y, w, values):
         """Add rows: storage codes ``X``, class indices ``y``, weights ``w`` (None: 1) and
         the numeric attributes' values (n_rows, len(numeric)), NaN where missing."""
