@@ -1095,3 +1095,4 @@ class FrequencyTable(_CountTable):
             if moments.entries != table.moments.entries:
                 raise ValueError("the moment entries do not match the table's combinations")
             table.moments.sums[:] = moments.sums
+        return table
