@@ -107,12 +107,11 @@ class AnDE(_InformationWeighted):
         model file (validated)."""
         table = self.table_
         if loaded is None:
-            lo, hi = int(table.order_first[1]), int(table.order_first[table.max_order + 1])
-            n_trees = int(table.orders[lo:hi].sum())
+            n_trees = table.n_hdp_trees()
             table.hdp_conditional = table.hdp_tables(int(self.n_iter), self._hdp_burn_in(),
                                                      self.tying, self._hdp_seeds(n_trees))
             return
-        expected = int((np.diff(table.offsets) * table.orders).sum())
+        expected = table.n_conditional_entries()
         loaded = np.asarray(loaded)
         if loaded.dtype != np.float64 or loaded.shape != (expected,):
             raise ValueError(f"{_HDP_KEY}: expected {expected} float64 values, got "

@@ -218,8 +218,7 @@ def _row_gaussian_loo(xr, Vr, yt, h, combos, orders, order_first, sub_index, siz
 def observed_totals(table, g_last, out):
     """out[g] = N_obs(s): rows in which every attribute of combination g is observed
     (``table`` is a :class:`~seminaive.tables.TableLayout`)."""
-    counts, offsets, combos, orders, sizes, k = (table.counts, table.offsets, table.combos,
-                                                 table.orders, table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     for g in prange(g_last):
         d = orders[g]
         off = offsets[g]
@@ -264,12 +263,9 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
     (:func:`~seminaive.kernels.gaussian.loo_log_widths`), as refitting without the row gives.
     """
     table, n_observed, has_missing, lc, lc_offsets = ctx
-    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
-                                            table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     n_num = V.shape[1]
-    combos, orders, order_first, sub_index = (table.combos, table.orders, table.order_first,
-                                              table.sub_index)
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels_g) = gl
     n_lat = order_first[n_levels_g] if n_num > 0 else 1
@@ -935,8 +931,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     an exact copy, the same values in half the bytes, so the same results).
     """
     table, n_observed, has_missing, _, _ = ctx
-    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
-                                            table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|); by child rank
     num_add = np.empty(a)
@@ -1014,13 +1009,10 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
     parent qualifies); ``ctx`` is a :class:`CountContext`; Gaussian children (``V``,
     ``gl``) as in :func:`nested_loo_loss`."""
     table, n_observed, has_missing, lc, lc_offsets = ctx
-    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
-                                            table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
     n_num = V.shape[1]
-    combos, orders, order_first, sub_index = (table.combos, table.orders, table.order_first,
-                                              table.sub_index)
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels_g) = gl
     n_lat = order_first[n_levels_g] if n_num > 0 else 1
@@ -1212,7 +1204,7 @@ def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, c
     a parent that is not a child keeps its bin's probability, as no other sub-model
     models it, so that the scores do not depend on the units of a numeric column).
     """
-    offsets, ext_first, sizes, k = table.offsets, table.ext_first, table.sizes, table.n_classes
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     n_num = V.shape[1]
     n_children = children.shape[0]
@@ -1363,8 +1355,7 @@ def lazy_subsumption(X, table, threshold, ratio, deleted):
     exactly the generalisations of the row's values, keeping the lowest-index one of values
     that generalise each other.  ``table`` is a :class:`~seminaive.tables.TableLayout`.
     """
-    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
-                                            table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     for r in prange(n_rows):
         xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
@@ -1390,8 +1381,7 @@ def generalisation_graph(table, value_first, threshold, ratio):
     """Eager SR: every (near-)generalisation relation between attribute values, as a CSR
     graph over flat value ids ``value_first[i] + v - 1``: ``indices[indptr[u]:indptr[u+1]]``
     are the values that generalise u (``table``: a :class:`~seminaive.tables.TableLayout`)."""
-    counts, offsets, ext_first, sizes, k = (table.counts, table.offsets, table.ext_first,
-                                            table.sizes, table.n_classes)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     a = sizes.shape[0]
     n_total = value_first[a]
     indptr = np.zeros(n_total + 1, dtype=np.int64)
@@ -1419,7 +1409,7 @@ def generalisation_graph(table, value_first, threshold, ratio):
 def eager_subsumption(X, table, value_first, value_attr, indptr, indices, deleted):
     """Subsumption resolution of rows with a precomputed generalisation graph; the same
     visiting order and decisions as :func:`lazy_subsumption`."""
-    counts, offsets, k = table.counts, table.offsets, table.n_classes
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     for r in prange(n_rows):
         xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)

@@ -48,7 +48,6 @@ import operator
 import numpy as np
 
 from ..exceptions import TableTooLargeError
-from ..kernels.counting import count_parent_cells, occupied_cells
 from ..statistics import mutual_information
 from ..tables import (
     CombinationTable,
@@ -119,15 +118,7 @@ def occupancy(table, n):
     """Which cells of every combination of n attributes of ``table`` occur (every member
     observed, a non-zero count): a boolean array over the cells of the combinations of
     order n, in their order, and the number of occurring cells of each combination."""
-    of, k = table.order_first, table.n_classes
-    gs = np.arange(int(of[n]), int(of[n + 1]), dtype=np.int64)
-    cells = np.diff(table.offsets)[gs] // k
-    first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-    mask = np.zeros(int(first[-1]), dtype=np.bool_)
-    per_combination = np.zeros(gs.size, dtype=np.int64)
-    occupied_cells(table.counts, table.offsets, table.combos, n, table.sizes, k, gs, first,
-                   mask, per_combination)
-    return mask, first, per_combination
+    return table.occupied_cells(n)
 
 
 def layout_bytes(n_values, n_classes, n, parents, combos, per_combination, compact=True):
@@ -161,19 +152,6 @@ def _count_top(combinations, n_values, n_classes, codes, y, w):
     """Counts of ``combinations`` in one chunk (the second pass; module level, so that it is
     sent to the workers of a cluster)."""
     return CombinationTable(combinations, n_values, n_classes).add(codes, y, w).counts
-
-
-def _count_compact(layout, codes, y, w):
-    """Compact counts of one chunk into the stored cells of ``layout`` (:class:`_Slots`, the
-    slots of the table without its counts, which is what travels to the workers)."""
-    counts = np.zeros(layout.size)
-    weighted = w is not None
-    layout_w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
-    count_parent_cells(np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32),
-                       layout_w, weighted, layout.compact_combos, layout.cell_first,
-                       layout.slot_of, layout.sizes, layout.n_classes, layout.att_off,
-                       layout.count_region, counts)
-    return counts
 
 
 def learn(est, source):
@@ -226,40 +204,26 @@ def _second_pass(first, parents, n, budget, source, occupied=None):
     the children of order n + 1 counted from ``source``."""
     n_values, k = first.sizes - 1, first.n_classes
     table = FrequencyTable(n_values, k, n + 1, budget, parents=parents, occupied=occupied)
-    prefix = int(first.offsets[first.order_first[n + 1]])
+    prefix = first.count_start(n + 1)
     if table.counts.size == prefix == first.counts.size:
-        table.counts = first.counts  # a compact table: the first pass's array, not a copy
+        # a compact table: the first pass's array, not a copy
+        table.install_counts(first.counts, n_rows=first.n_rows, copy=False)
     else:
-        table.counts[:prefix] = first.counts[:prefix]
-    table.n_rows = first.n_rows
+        table.install_counts(first.counts[:prefix], n_rows=first.n_rows)
     if table.compact:
         if table.n_slots:
-            counted = source.map_reduce(functools.partial(_count_compact, _Slots(table)),
-                                        operator.add)
+            counted = source.map_reduce(table.compact_counter(), operator.add)
             if counted is not None:  # the table's compact counts are still zeros
-                table.compact_counts = np.ascontiguousarray(counted, dtype=np.float64)
-        table._changed()
+                table.install_compact_counts(counted)
         return table
-    of = table.order_first
-    top = table.combos[of[n + 1]:of[n + 2], :n + 1]
+    top = table.combinations(n + 1)
     if top.shape[0]:
         counted = source.map_reduce(
             functools.partial(_count_top, [tuple(int(v) for v in c) for c in top],
                               n_values, k), operator.add)
         if counted is not None:
-            table.counts[prefix:] += counted
-    table._changed()
+            table.add_counts(counted, prefix)
     return table
-
-
-class _Slots:
-    """What counting a chunk into a compact table needs (sent to the workers)."""
-
-    def __init__(self, table):
-        self.compact_combos, self.cell_first = table.compact_combos, table.cell_first
-        self.slot_of, self.sizes, self.n_classes = table.slot_of, table.sizes, table.n_classes
-        self.att_off, self.count_region = table.att_off, table.count_region
-        self.size = table.compact_counts.size
 
 
 def _set_fitted(est):

@@ -25,7 +25,6 @@ from .._docs import fill_doc
 from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
 from ..exceptions import TableTooLargeError
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
-from ..tables import FrequencyTable
 from . import _sparse
 from ._common import PairStatistics, _StructureBase
 from .skdb import SKDB
@@ -113,20 +112,7 @@ def aggregate_table(table, lut, n_values, max_table_bytes=None):
     """A member's :class:`~seminaive.tables.FrequencyTable` of the same combinations as
     ``table`` over its own values: every cell of ``table`` added to the cell its value map
     sends it to."""
-    member = FrequencyTable(n_values, table.n_classes, table.max_order, max_table_bytes)
-    k = table.n_classes
-    parts = []
-    for g, d in enumerate(table.orders):
-        index = np.zeros((), dtype=np.int64)
-        for t in table.combos[g, :int(d)]:
-            index = (index[..., None] * int(member.sizes[t])
-                     + lut[t, :int(table.sizes[t])])
-        index = index[..., None] * k + np.arange(k)
-        parts.append(index.ravel() + int(member.offsets[g]))
-    target = np.concatenate(parts)
-    member.counts[:] = np.bincount(target, weights=table.counts, minlength=member.counts.size)
-    member.n_rows = table.n_rows
-    return member
+    return table.remapped(lut, n_values, max_table_bytes)
 
 
 class _RemappedSource:

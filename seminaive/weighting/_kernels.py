@@ -65,10 +65,10 @@ def loo_model(n, max_order, table, n_obs, prod_values, lj_other, lj_own, lc, lc_
               m, laplace, min_count):
     """A :class:`LooModel` of a table's :class:`~seminaive.tables.TableLayout` and the
     leave-one-out statistics (flat: parallel kernels take no nested tuples)."""
-    return LooModel(int(n), int(max_order), table.combos, table.offsets, table.sizes,
-                    int(table.n_classes), table.order_first, table.sub_index, table.counts,
-                    n_obs, prod_values, lj_other, lj_own, lc, lc_offsets, lc1, float(m),
-                    bool(laplace), float(min_count))
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    return LooModel(int(n), int(max_order), combos, offsets, sizes, int(k), order_first,
+                    sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets,
+                    lc1, float(m), bool(laplace), float(min_count))
 
 
 #: rows processed together by one thread (tables stream through the cache once per block)
@@ -85,9 +85,9 @@ def loo_conditional_tables(table, g_first, g_last, lc_offsets, m, laplace, out):
     holds at least that row).  A missing child value gets log 1 = 0.  ``table`` is a
     :class:`~seminaive.tables.TableLayout`.
     """
-    log_conditional_tables(table.counts, table.offsets, table.combos, table.orders,
-                           table.sizes, table.n_classes, g_first, g_last, lc_offsets, m,
-                           laplace, out, 1.0)
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
+                           lc_offsets, m, laplace, out, 1.0)
 
 
 @njit(parallel=True, cache=True)
@@ -102,7 +102,7 @@ def loo_joint_tables(table, n_obs, prod_values, g_first, g_last, m, laplace, lj_
 
     ``table`` is a :class:`~seminaive.tables.TableLayout`.
     """
-    counts, offsets, k = table.counts, table.offsets, table.n_classes
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     base0 = offsets[g_first]
     for g in prange(g_first, g_last):
         s = g - g_first
@@ -133,9 +133,8 @@ def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gaussian, missing_c
     computed from the moments with the row removed (:func:`seminaive.kernels.gaussian.
     loo_estimates`, :func:`seminaive.kernels.gaussian.loo_log_widths`); the arrays are the
     fields of a :class:`~seminaive.kernels.gaussian.GaussianLoo`."""
-    n, combos, sizes, k, order_first, sub_index = (model.n, model.combos, model.sizes,
-                                                   model.k, model.order_first,
-                                                   model.sub_index)
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
+     prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     orders = np.zeros(order_first[n_levels], dtype=np.int64)
     for d in range(n_levels):
         for g in range(order_first[d], order_first[d + 1]):
@@ -285,7 +284,8 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     order n and class (NaN where s does not qualify); see the module docstring.  Gaussian
     children: ``V`` the rows' centred numeric values, ``gl`` a
     :class:`~seminaive.kernels.gaussian.GaussianLoo` (see :func:`_gaussian_block`)."""
-    n, k, order_first = model.n, model.k, model.order_first
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
+     prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels) = gl
     n_num = V.shape[1]
@@ -449,7 +449,8 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
     qualifying sub-model adds nothing (its mixture does not depend on the weights) but its
     weight: the last entry of ``out`` accumulates the total weight of the rows.  Gaussian
     children (``V``, ``gl``) as in :func:`loo_log_joint`."""
-    n, k, order_first = model.n, model.k, model.order_first
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
+     prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels) = gl
     n_num = V.shape[1]

@@ -218,7 +218,7 @@ def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
                                axis=1)
                 unit = 1.0 if laplace else m / n_child
                 log_w += _two_category_evidence(two, unit, unit * (n_child - 1))
-            e0 = moments.offsets[moments.index[((), v)]] // 3
+            e0 = moments.estimate_start((), v)
             e1 = moments.index[((u,), v)]
             log_w += gaussian_log_evidence(moments.block(e1)[1:], mean[e0:e0 + k],
                                            var[e0:e0 + k], kappa)

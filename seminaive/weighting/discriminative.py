@@ -69,14 +69,13 @@ class _Discriminative(_BaseAnDE):
         table = self.table_
         n = min(self._order(), table.max_order)
         tables = table.log_tables(n, self.smoothing, self.m, self.min_count)
-        of = table.order_first
-        n_joint = int(table.offsets[of[tables.n + 1]])
+        _, offsets, combos, _, sizes, k, of, _, sub_index = table.layout()
+        n_joint = table.count_start(tables.n + 1)
         mode = dk.WEIGHT_MODES[self.weights]
-        size = dk.n_weights(mode, int(of[tables.n + 1]), n_joint, int(tables.lc_offsets[-1]),
-                            table.n_attributes, table.n_classes)
-        args = (tables.n, table.max_order, table.combos, table.offsets, table.sizes,
-                table.n_classes, of, table.sub_index, tables.log_joint,
-                tables.log_conditional, tables.lc_offsets, mode, n_joint)
+        size = dk.n_weights(mode, table.combination_start(tables.n + 1), n_joint,
+                            int(tables.lc_offsets[-1]), table.n_attributes, k)
+        args = (tables.n, table.max_order, combos, offsets, sizes, k, of, sub_index,
+                tables.log_joint, tables.log_conditional, tables.lc_offsets, mode, n_joint)
         parts = dk.max_parts(of, tables.n, table.n_attributes, mode)
         return args, size, parts
 

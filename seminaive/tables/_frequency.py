@@ -1,276 +1,19 @@
-"""The frequency-table engine that every learner stands on.
+"""The frequency table: the joint counts of the class with every combination of up to
+``max_order`` attributes, and the log-probability tables it derives for classification."""
 
-A :class:`FrequencyTable` holds the joint counts of the class with every combination of up to
-``max_order`` distinct attributes, one dense block per combination (in the spirit of Petal's
-yDist / xyDist / xxyDist, generalised to any order).  It counts in one pass (numba kernels on
-all cores), adds and removes instances, merges with another table, grows when new attribute
-values appear, estimates its memory exactly before allocating, and turns its counts into
-smoothed log-probability tables for classification.
-
-Every attribute block has one extra slot, index 0, for "missing": rows whose value is missing
-are still counted there.  Lower-order counts are therefore exact marginals of higher-order
-ones, and the counts needed to leave missing values out of a denominator (Weka's AODE) are at
-hand.
-"""
-
-import math
 from dataclasses import dataclass
-from math import comb
-from typing import NamedTuple
 
 import numpy as np
 
-from . import kernels
-from .exceptions import TableTooLargeError
-from .kernels import gaussian as gaussian_kernels
-from .kernels import wide as wide_kernels
-from .kernels.hdp import hdp_forest
-
-#: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
-FLOOR_RATIO = 0.01
-
-#: rows per block in the counting kernels: a block's prefix codes (int64) stay in L2 while
-#: each combination's histogram stays in L1
-COUNT_BLOCK_ROWS = 16_384
-
-
-def storage_codes(codes, sizes):
-    """Encoder codes (-1 = missing) as table storage codes (0 = missing), compact dtype.
-
-    Parameters
-    ----------
-    codes : ndarray of int, shape (n_rows, n_attributes)
-        Codes of :meth:`seminaive.AttributeEncoder.transform` (-1 marks a missing value).
-    sizes : ndarray of int
-        Extents of the attributes in the table (values + 1).
-
-    Returns
-    -------
-    ndarray of uint8 or int32, Fortran order
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> storage_codes(np.array([[0, -1], [2, 1]]), np.array([4, 3]))
-    array([[1, 0],
-           [3, 2]], dtype=uint8)
-    """
-    dtype = np.uint8 if sizes.max() <= 255 else np.int32
-    out = np.empty(codes.shape, dtype=dtype, order="F")
-    np.add(codes, 1, out=out, casting="unsafe")
-    return out
-
-
-def _combinations_by_order(n_attributes, max_order):
-    """Lexicographically ordered combinations of each order 0..max_order, and for every
-    combination the global index of its first one-element extension."""
-    by_order = [np.zeros((1, 0), dtype=np.int64)]
-    for _ in range(max_order):
-        prev = by_order[-1]
-        last = prev[:, -1] if prev.shape[1] else np.full(prev.shape[0], -1)
-        n_ext = n_attributes - 1 - last
-        parent = np.repeat(np.arange(prev.shape[0]), n_ext)
-        start = np.repeat(np.cumsum(n_ext) - n_ext, n_ext)
-        new_member = last[parent] + 1 + (np.arange(parent.size) - start)
-        by_order.append(np.column_stack([prev[parent], new_member]).astype(np.int64))
-    return by_order
-
-
-def _elementary(sizes, max_order):
-    """e_d = sum over the combinations of order d of the product of their sizes (the
-    elementary symmetric polynomials), d = 0..max_order, as floats."""
-    elem = np.zeros(max_order + 1)
-    elem[0] = 1.0
-    for s in np.asarray(sizes, dtype=np.float64):
-        elem[1:] = elem[1:] + elem[:-1] * s
-    return elem
-
-
-def check_parents(parents, n_attributes):
-    """The selected parent attributes as a sorted int64 array (ValueError if they are not
-    distinct attribute indices)."""
-    parents = np.asarray(parents)
-    if parents.ndim != 1 or (parents.size and parents.dtype.kind not in "iu"):
-        raise ValueError("parents must be a one-dimensional array of attribute indices")
-    parents = parents.astype(np.int64)
-    if parents.size and (parents.min() < 0 or parents.max() >= n_attributes
-                         or np.unique(parents).size != parents.size):
-        raise ValueError(f"parents must be distinct attribute indices in 0..{n_attributes - 1}")
-    return np.sort(parents)
-
-
-def estimate_table_bytes(n_values, n_classes, max_order, n_parent_order=None, parents=None,
-                         occupied=None):
-    """Exact bytes of the count and log-probability tables, computed without allocating.
-
-    Parameters
-    ----------
-    n_values : array-like of int
-        Number of values of each attribute (the missing slot is added here).
-    n_classes : int
-        Number of classes.
-    max_order : int
-        Highest order of attribute combinations counted (n + 1 for AnDE).
-    n_parent_order : int, optional
-        Highest parent order (n); defaults to ``max_order - 1``.
-    parents : array-like of int, optional
-        The selected parent attributes of a selective table (``FrequencyTable(...,
-        parents=...)``, Chen et al. 2017): every combination of order <= n is kept, of order
-        n + 1 only those with at least n members among ``parents``, and the log joints of
-        order n only for the combinations of ``parents`` (plus one shared block of NaN for
-        the others).  ``n_parent_order`` is then ``max_order - 1``.
-    occupied : int, optional
-        With ``parents``: the size of the *compact* layout (``FrequencyTable(...,
-        occupied=...)``) that stores the order n + 1 counts and log tables only for this
-        many parent cells (those that occur in the data), parent-major, and no log
-        conditionals of order n (rows that cascade compute them from the counts).
-
-    Returns
-    -------
-    dict
-        ``counts``, ``log_tables``, ``index`` and ``total``, in bytes.
-
-    Examples
-    --------
-    >>> from seminaive import estimate_table_bytes
-    >>> est = estimate_table_bytes([3] * 20, n_classes=2, max_order=3)  # A2DE, 20 attributes
-    >>> est["counts"] == 8 * 2 * sum(comb * 4**d for d, comb in enumerate([1, 20, 190, 1140]))
-    True
-    >>> round(est["total"] / 2**20, 1)
-    4.7
-    >>> sel = estimate_table_bytes([3] * 20, 2, 3, parents=range(5))  # pairs of 5 parents
-    >>> sel["counts"] == 8 * 2 * (1 + 20 * 4 + 190 * 4**2 + (10 + 10 * 15) * 4**3)
-    True
-    """
-    sizes = np.asarray(n_values, dtype=np.float64) + 1.0
-    a = sizes.size
-    max_order = min(max_order, a)
-    if parents is not None and 1 <= max_order:
-        parents = check_parents(parents, a)
-        if occupied is not None and parents.size < a:
-            return _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied)
-        return _estimate_selective_bytes(sizes, n_classes, max_order, parents)
-    if n_parent_order is None:
-        n_parent_order = max_order - 1
-    elem = _elementary(sizes, max_order)
-    cells = n_classes * elem
-    counts = 8.0 * cells.sum()
-    log_joint = 8.0 * cells[: n_parent_order + 1].sum()
-    log_cond = 8.0 * sum(d * cells[d] for d in range(1, max_order + 1))
-    n_combos = sum(comb(a, d) for d in range(max_order + 1))
-    index = 8.0 * n_combos * (2 * max_order + 4)
-    return {
-        "counts": int(counts),
-        "log_tables": int(log_joint + log_cond),
-        "index": int(index),
-        "total": int(counts + log_joint + log_cond + index),
-    }
-
-
-def _estimate_selective_bytes(sizes, n_classes, max_order, parents):
-    """:func:`estimate_table_bytes` of the layout of ``FrequencyTable(..., parents=...)``."""
-    a, n, k = sizes.size, max_order - 1, n_classes
-    if parents.size == a:
-        return estimate_table_bytes(sizes - 1, n_classes, max_order)
-    inside = np.zeros(a, dtype=bool)
-    inside[parents] = True
-    elem = _elementary(sizes, n)  # every combination of order <= n
-    elem_s = _elementary(sizes[inside], max_order)
-    rest = float(sizes[~inside].sum())
-    top = elem_s[n + 1] + elem_s[n] * rest  # order n + 1, at least n members in parents
-    counts = 8.0 * k * (elem.sum() + top)
-    log_joint = 8.0 * k * (elem[:n].sum() + elem_s[n] + _nan_block_cells(sizes, n))
-    log_cond = 8.0 * k * (sum(d * elem[d] for d in range(1, n + 1)) + max_order * top)
-    m = parents.size
-    n_combos = sum(comb(a, d) for d in range(n + 1)) + comb(m, n + 1) + comb(m, n) * (a - m)
-    index = 8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)  # + log joint offsets
-    return {
-        "counts": int(counts),
-        "log_tables": int(log_joint + log_cond),
-        "index": int(index),
-        "total": int(counts + log_joint + log_cond + index),
-    }
-
-
-def _estimate_compact_bytes(sizes, n_classes, max_order, parents, occupied):
-    """:func:`estimate_table_bytes` of the compact selective layout with ``occupied``
-    stored parent cells: the dense counts of orders <= n and log tables of orders < n (the
-    rows that cascade compute order n from the counts), and per stored parent cell one
-    region of counts (k per attribute value, missing code included) and one of log tables
-    (k log joints and the log conditionals of every attribute value), plus one region of
-    log tables per parent combination for the cells that hold no rows."""
-    a, n, k = sizes.size, max_order - 1, n_classes
-    inside = np.zeros(a, dtype=bool)
-    inside[parents] = True
-    elem = _elementary(sizes, n)
-    elem_s = _elementary(sizes[inside], n)
-    n_par = comb(parents.size, n)
-    region = k * float(sizes.sum())
-    counts = 8.0 * (k * elem.sum() + float(occupied) * region)
-    log_joint = 8.0 * k * (elem[:n].sum() + elem_s[n] + _nan_block_cells(sizes, n))
-    log_cond = 8.0 * (k * sum(d * elem[d] for d in range(1, n))  # order n: none
-                      + (float(occupied) + n_par) * (k + region))
-    n_combos = sum(comb(a, d) for d in range(n + 1))
-    index = (8.0 * n_combos * (2 * max_order + 4) + 8.0 * (n_combos + 1)
-             + 16.0 * elem_s[n] + 8.0 * (n_par + 1))  # + slots and regions of the cells
-    return {
-        "counts": int(counts),
-        "log_tables": int(log_joint + log_cond),
-        "index": int(index),
-        "total": int(counts + log_joint + log_cond + index),
-    }
-
-
-def _nan_block_cells(sizes, n):
-    """Cells of the one NaN block that stands for the log joints of the combinations of
-    order n that are not parents: the largest block of n attributes."""
-    return float(np.prod(np.sort(np.asarray(sizes, dtype=np.float64))[::-1][:n])) if n else 0.0
-
-
-def _selective_top_combinations(n_attributes, n, parents):
-    """The combinations of order n + 1 with at least n members among ``parents`` (sorted
-    members, lexicographic order)."""
-    m = parents.size
-    rest = np.setdiff1d(np.arange(n_attributes), parents)
-    within = parents[_combinations_by_order(m, n + 1)[n + 1]] if m > n else np.zeros(
-        (0, n + 1), dtype=np.int64)
-    if m >= n and rest.size:
-        base = parents[_combinations_by_order(m, n)[n]]
-        mixed = np.column_stack([np.repeat(base, rest.size, axis=0),
-                                 np.tile(rest, base.shape[0])])
-        mixed.sort(axis=1)
-    else:
-        mixed = np.zeros((0, n + 1), dtype=np.int64)
-    top = np.concatenate([within, mixed]).astype(np.int64)
-    if top.shape[0]:
-        top = top[np.lexsort(top.T[::-1])]
-    return top
-
-
-def _format_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} PiB"
-
-
-def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model",
-                       parents=None, occupied=None):
-    """Raise :class:`TableTooLargeError` if the tables would exceed the budget."""
-    estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents,
-                                    occupied=occupied)
-    if max_table_bytes is not None and estimate["total"] > max_table_bytes:
-        a = len(n_values)
-        raise TableTooLargeError(
-            f"The frequency tables of {what} would need {_format_bytes(estimate['total'])} "
-            f"({a} attributes, {n_classes} classes, combinations of up to {max_order} "
-            f"attributes, mean {np.mean(n_values):.1f} values per attribute), more than "
-            f"max_table_bytes={_format_bytes(max_table_bytes)}. Use a smaller n, select "
-            f"fewer attributes, discretise into fewer bins, or raise max_table_bytes if the "
-            f"machine has the memory."
-        )
-    return estimate
+from .. import kernels
+from ..exceptions import TableTooLargeError
+from ..kernels import gaussian as gaussian_kernels
+from ..kernels import wide as wide_kernels
+from ..kernels.hdp import hdp_forest
+from ._budget import _format_bytes, _nan_block_cells, check_table_budget, estimate_table_bytes
+from ._counts import COUNT_BLOCK_ROWS, _CountTable
+from ._layout import _combinations_by_order, _selective_top_combinations, check_parents
+from ._moments import MomentTable
 
 
 @dataclass
@@ -303,141 +46,49 @@ class ParentMajorTables:
     values: np.ndarray  # float64 or float32
 
 
-class TableLayout(NamedTuple):
-    """The arrays that locate every count of a table, bundled for the numba kernels.
+class CompactCounter:
+    """Counts chunks of rows into the stored parent cells of a compact table.
 
-    Learners pass ``table.layout()`` (or its fields) to their kernels rather than reading
-    the table's attributes one by one.  ``order_first``, ``ext_first`` and ``sub_index`` are
-    None for a :class:`CombinationTable`.
+    Holds the table's slots without its counts, so that it travels to the workers of a
+    cluster (:meth:`FrequencyTable.compact_counter`).
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        A compact selective table.
     """
 
-    counts: np.ndarray  # flat counts, every block (sizes..., k) in C order
-    offsets: np.ndarray  # start of each combination's block; one more entry at the end
-    combos: np.ndarray  # (n_combinations, width) attribute indices, padded with -1
-    orders: np.ndarray  # number of members of each combination
-    sizes: np.ndarray  # n_values + 1 per attribute (index 0: missing)
-    n_classes: int
-    order_first: np.ndarray | None  # global index of the first combination of each order
-    ext_first: np.ndarray | None  # global index of each combination's first extension
-    sub_index: np.ndarray | None  # global index of each combination minus one member
+    def __init__(self, table):
+        self.compact_combos, self.cell_first = table.compact_combos, table.cell_first
+        self.slot_of, self.sizes, self.n_classes = table.slot_of, table.sizes, table.n_classes
+        self.att_off, self.count_region = table.att_off, table.count_region
+        self.size = table.compact_counts.size
 
+    def __call__(self, codes, y, w):
+        """The compact counts of one chunk.
 
-class _CountTable:
-    """What every count table shares: the block layout, counting, growing and the queries.
+        Parameters
+        ----------
+        codes : ndarray of int, shape (n_rows, n_attributes)
+            Storage codes of the rows.
+        y : ndarray of int
+            Class indices.
+        w : ndarray of float or None
+            Row weights (None: 1).
 
-    A subclass decides which combinations it holds (``combos``, ``orders``), how its memory
-    is checked (:meth:`_check_budget`) and how rows are counted (:meth:`_count`).
-    """
-
-    def _layout_offsets(self):
-        block = np.full(self.orders.size, self.n_classes, dtype=np.int64)
-        for t in range(self.combos.shape[1]):
-            member = self.combos[:, t]
-            has = member >= 0
-            block[has] *= self.sizes[member[has]]
-        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
-
-    def _check_budget(self, n_values):
-        raise NotImplementedError
-
-    def _count(self, X, y, w, weighted):
-        raise NotImplementedError
-
-    def _changed(self):
-        """Called after the counts change (derived caches are dropped)."""
-
-    @property
-    def n_attributes(self):
-        """Number of attributes."""
-        return int(self.sizes.size)
-
-    @property
-    def n_values(self):
-        """Number of values of each attribute (without the missing slot)."""
-        return self.sizes - 1
-
-    # --------------------------------------------------------------------------- queries
-    def members(self, g):
-        """Attribute indices of combination number ``g`` (a tuple)."""
-        return tuple(int(m) for m in self.combos[g, :int(self.orders[g])])
-
-    def block_at(self, g):
-        """Count block of combination number ``g``, shape (sizes of its members..., k), a
-        view: index 0 of an attribute axis counts the rows where it is missing."""
-        shape = [int(self.sizes[m]) for m in self.members(g)] + [self.n_classes]
-        return self.counts[self.offsets[g]: self.offsets[g + 1]].reshape(shape)
-
-    def observed_block_at(self, g):
-        """:meth:`block_at` without the missing slots: the counts N(y, x_s) of the rows in
-        which every member of combination ``g`` is observed, shape (values..., k)."""
-        block = self.block_at(g)
-        return block[(slice(1, None),) * (block.ndim - 1)]
-
-    def n_cells_of(self, g):
-        """Number of cells (value combinations, missing slots included) of combination
-        ``g``: its block holds that many times k counts."""
-        return int(self.offsets[g + 1] - self.offsets[g]) // self.n_classes
-
-    def layout(self):
-        """The arrays of the table bundled for kernels (:class:`TableLayout`)."""
-        return TableLayout(self.counts, self.offsets, self.combos, self.orders, self.sizes,
-                           self.n_classes, getattr(self, "order_first", None),
-                           getattr(self, "ext_first", None), getattr(self, "sub_index", None))
-
-    # ---------------------------------------------------------------------------- counting
-    def add(self, X, y, sample_weight=None, values=None):
-        """Count rows (storage codes ``X`` (n, a), class indices ``y``) into the tables.
-
-        Negative weights remove rows (see :meth:`remove`).  ``values``: the centred values of
-        the numeric attributes, for a table with moments (:meth:`FrequencyTable.attach_moments`).
+        Returns
+        -------
+        ndarray of float64
+            The counts of the rows, in the layout of the table's compact counts.
         """
-        X = np.asfortranarray(X)
-        y = np.ascontiguousarray(y, dtype=np.int32)
-        if X.shape[1] != self.n_attributes:
-            raise ValueError(f"expected {self.n_attributes} attributes, got {X.shape[1]}")
-        weighted = sample_weight is not None
-        if weighted:
-            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        else:
-            w = np.zeros(1, dtype=np.float64)  # unused
-        if X.shape[0] == 0:
-            return self
-        self._count(X, y, w, weighted)
-        moments = getattr(self, "moments", None)
-        if moments is not None:
-            if values is None or np.shape(values) != (X.shape[0], moments.numeric.size):
-                raise ValueError(f"this table keeps the moments of {moments.numeric.size} "
-                                 "numeric attributes: pass their values")
-            moments.add(X, y, w if weighted else None, values)
-        self.n_rows += float(w.sum()) if weighted else float(X.shape[0])
-        self._changed()
-        return self
-
-    def remove(self, X, y, sample_weight=None, values=None):
-        """Subtract rows previously added (incremental unlearning, leave-one-out)."""
-        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        return self.add(X, y, -w, values)
-
-    def grow(self, n_values):
-        """Enlarge attribute extents to ``n_values`` (new values appended); counts kept."""
-        n_values = np.asarray(n_values, dtype=np.int64)
-        if n_values.shape != self.sizes.shape or np.any(n_values + 1 < self.sizes):
-            raise ValueError("grow() only enlarges the value sets of the same attributes")
-        if np.array_equal(n_values + 1, self.sizes):
-            return self
-        self._check_budget(n_values)
-        old_sizes, old_offsets, old_counts = self.sizes, self.offsets, self.counts
-        self.sizes = n_values + 1
-        self._layout_offsets()
-        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
-                       self.sizes, self.combos, self.orders, self.n_classes)
-        if getattr(self, "compact", False):
-            self._grow_compact(old_sizes)
-        if getattr(self, "moments", None) is not None:
-            self.moments.grow(self.sizes)
-        self._changed()
-        return self
+        counts = np.zeros(self.size)
+        weighted = w is not None
+        w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
+        kernels.counting.count_parent_cells(
+            np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32), w, weighted,
+            self.compact_combos, self.cell_first, self.slot_of, self.sizes, self.n_classes,
+            self.att_off, self.count_region, counts)
+        return counts
 
 
 class FrequencyTable(_CountTable):
@@ -640,6 +291,43 @@ class FrequencyTable(_CountTable):
             return None
         return self.compact_counts[slot * self.count_region:(slot + 1) * self.count_region]
 
+    def compact_counter(self):
+        """What counting rows into the stored cells of a compact table needs, without the
+        counts: a picklable callable for the workers of a second pass.
+
+        Returns
+        -------
+        CompactCounter
+            ``counter(codes, y, w)``: the compact counts of a chunk (see
+            :meth:`install_compact_counts`).
+        """
+        return CompactCounter(self)
+
+    def install_compact_counts(self, counts):
+        """Replace the counts of the stored parent cells of a compact table.
+
+        The caches derived from the counts are dropped.
+
+        Parameters
+        ----------
+        counts : array-like of float
+            One region of ``count_region`` counts per stored cell (:meth:`compact_region`),
+            e.g. the sum of the chunks of :meth:`compact_counter`.
+
+        Returns
+        -------
+        self
+        """
+        if not self.compact:
+            raise ValueError("install_compact_counts: not a compact selective table")
+        counts = np.ascontiguousarray(counts, dtype=np.float64)
+        if counts.shape != self.compact_counts.shape:
+            raise ValueError(f"compact count array has {counts.size} entries, the layout "
+                             f"needs {self.compact_counts.size}")
+        self.compact_counts = counts
+        self._changed()
+        return self
+
     def _count_compact(self, X, y, w, weighted):
         kernels.counting.count_parent_cells(
             X, y, w, weighted, self.compact_combos, self.cell_first, self.slot_of,
@@ -810,6 +498,132 @@ class FrequencyTable(_CountTable):
             starts[pairs[:, 0], pairs[:, 1]] = first
             starts[pairs[:, 1], pairs[:, 0]] = first
         return starts
+
+    def combination_start(self, order):
+        """Global number of the first combination of ``order`` attributes.
+
+        Parameters
+        ----------
+        order : int
+            0 .. ``max_order + 1`` (``max_order + 1``: the number of combinations).
+
+        Returns
+        -------
+        int
+            Also the number of combinations of the orders below ``order``.
+        """
+        return int(self.order_first[order])
+
+    def count_start(self, order):
+        """Start, in the flat counts, of the blocks of ``order`` attributes.
+
+        Parameters
+        ----------
+        order : int
+            0 .. ``max_order + 1`` (``max_order + 1``: the size of the counts).
+
+        Returns
+        -------
+        int
+            Also the number of counts of the orders below ``order``: arrays laid out as the
+            counts of orders 0..n (the log joints) have ``count_start(n + 1)`` entries.
+        """
+        return int(self.offsets[self.order_first[order]])
+
+    def n_hdp_trees(self, max_order=None):
+        """Number of trees of :meth:`hdp_tables` (one per combination and member).
+
+        Parameters
+        ----------
+        max_order : int, optional
+            The highest order of the combinations estimated (default: all).
+
+        Returns
+        -------
+        int
+            How many seeds :meth:`hdp_tables` needs.
+        """
+        max_order = self.max_order if max_order is None else min(max_order, self.max_order)
+        lo, hi = int(self.order_first[1]), int(self.order_first[max_order + 1])
+        return int(self.orders[lo:hi].sum())
+
+    def n_conditional_entries(self):
+        """Size of a log-conditional array of every order (that of :meth:`hdp_tables`).
+
+        Returns
+        -------
+        int
+            The sum over the combinations of their number of members times their counts.
+        """
+        return int((np.diff(self.offsets) * self.orders).sum())
+
+    def occupied_cells(self, order):
+        """Which cells of the combinations of ``order`` attributes occur in the counts.
+
+        A cell occurs when every member is observed and some class has a non-zero count
+        (a parent cell that can qualify with ``min_count > 0``).
+
+        Parameters
+        ----------
+        order : int
+            The order of the combinations, 1 .. ``max_order``.
+
+        Returns
+        -------
+        mask : ndarray of bool
+            One entry per cell of the combinations of ``order``, in their order.
+        first : ndarray of int64
+            Where each combination's cells start in ``mask`` (one more entry at the end).
+        per_combination : ndarray of int64
+            The number of occurring cells of each combination.
+        """
+        k = self.n_classes
+        gs = np.arange(int(self.order_first[order]), int(self.order_first[order + 1]),
+                       dtype=np.int64)
+        cells = np.diff(self.offsets)[gs] // k
+        first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        mask = np.zeros(int(first[-1]), dtype=np.bool_)
+        per_combination = np.zeros(gs.size, dtype=np.int64)
+        kernels.counting.occupied_cells(self.counts, self.offsets, self.combos, order,
+                                        self.sizes, k, gs, first, mask, per_combination)
+        return mask, first, per_combination
+
+    def remapped(self, lut, n_values, max_table_bytes=None):
+        """The table of the same combinations over other values of the attributes.
+
+        Every cell is added to the cell the value map ``lut`` sends it to (e.g. values
+        merged into coarser ones).
+
+        Parameters
+        ----------
+        lut : ndarray of int, shape (n_attributes, max size)
+            ``lut[i, v]``: the storage code, in the new table, of storage code ``v`` of
+            attribute i (0, missing, to 0).
+        n_values : array-like of int
+            Number of values of each attribute in the new table.
+        max_table_bytes : int, optional
+            The budget of the new table.
+
+        Returns
+        -------
+        FrequencyTable
+            The new table (its ``n_rows`` those of this one).
+        """
+        member = FrequencyTable(n_values, self.n_classes, self.max_order, max_table_bytes)
+        k = self.n_classes
+        parts = []
+        for g, d in enumerate(self.orders):
+            index = np.zeros((), dtype=np.int64)
+            for t in self.combos[g, :int(d)]:
+                index = (index[..., None] * int(member.sizes[t])
+                         + lut[t, :int(self.sizes[t])])
+            index = index[..., None] * k + np.arange(k)
+            parts.append(index.ravel() + int(member.offsets[g]))
+        target = np.concatenate(parts)
+        member.counts[:] = np.bincount(target, weights=self.counts,
+                                       minlength=member.counts.size)
+        member.n_rows = self.n_rows
+        return member
 
     @property
     def nbytes(self):
@@ -1282,392 +1096,3 @@ class FrequencyTable(_CountTable):
                 raise ValueError("the moment entries do not match the table's combinations")
             table.moments.sums[:] = moments.sums
         return table
-
-
-# --------------------------------------------------------------------------------------------
-# Moments of numeric attributes (Gaussian children)
-# --------------------------------------------------------------------------------------------
-
-
-class MomentTable:
-    """Sufficient statistics of numeric attributes as Gaussian children of parent cells.
-
-    One *entry* per (parent attributes, numeric child): the weight, sum and sum of squares
-    of the child's values in each (parent cell, class), a block of shape
-    (sizes of the parents..., k, 3) (slot 0 of a parent axis: the parent is missing, as in
-    the count blocks).  Values are counted as given (the encoder centres them, which keeps
-    the sums of squares accurate); a missing value (NaN) is left out.  Sums add, so tables
-    merge, rows can be removed (negative weights) and ``partial_fit`` equals ``fit``.
-
-    Parameters
-    ----------
-    entries : sequence of (tuple of int, int)
-        (parents, child) of every entry; ``parents`` may be empty (the class alone).
-    sizes : array-like of int
-        ``n_values + 1`` of every attribute.
-    n_classes : int
-    numeric : array-like of int
-        The numeric attributes, in the order of the columns of the values passed to
-        :meth:`add`; every child is one of them.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from seminaive.tables import MomentTable
-    >>> moments = MomentTable([((), 1), ((0,), 1)], sizes=[3, 2], n_classes=2, numeric=[1])
-    >>> codes = np.array([[1, 1], [2, 1], [1, 1]])  # attribute 1's code is its bin
-    >>> _ = moments.add(codes, np.array([0, 1, 0]), None, np.array([[1.0], [5.0], [3.0]]))
-    >>> moments.block(0).tolist()  # class alone: (weight, sum, sum of squares) per class
-    [[2.0, 4.0, 10.0], [1.0, 5.0, 25.0]]
-    >>> moments.block(1)[1, 0].tolist()  # parent value 1, class 0
-    [2.0, 4.0, 10.0]
-    """
-
-    def __init__(self, entries, sizes, n_classes, numeric):
-        self.numeric = np.asarray(numeric, dtype=np.int64)
-        column = {int(c): j for j, c in enumerate(self.numeric)}
-        entries = [(tuple(int(p) for p in parents), int(child)) for parents, child in entries]
-        for parents, child in entries:
-            if child not in column or child in parents or len(set(parents)) != len(parents):
-                raise ValueError(f"bad moment entry {parents} -> {child}")
-        self.entries = entries
-        self.n_classes = int(n_classes)
-        width = max((len(p) for p, _ in entries), default=0)
-        self.parents = np.full((len(entries), max(width, 1)), -1, dtype=np.int64)
-        self.orders = np.array([len(p) for p, _ in entries], dtype=np.int64)
-        for e, (parents, _) in enumerate(entries):
-            self.parents[e, :len(parents)] = parents
-        self.child = np.array([c for _, c in entries], dtype=np.int64)
-        self.column = np.array([column[c] for c in self.child], dtype=np.int64)
-        self.index = {entry: e for e, entry in enumerate(entries)}
-        starts = [e for e in range(len(entries)) if e == 0 or entries[e][0] != entries[e - 1][0]]
-        self.group_starts = np.array(starts + [len(entries)], dtype=np.int64)
-        self._layout(sizes)
-        self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-
-    @classmethod
-    def for_table(cls, table, numeric, max_parents):
-        """Entries for every parent combination of ``table`` of order <= ``max_parents``
-        and every ``numeric`` attribute not in it (the sub-models of AnDE)."""
-        numeric = [int(c) for c in numeric]
-        n_comb = int(table.order_first[min(max_parents, table.max_order) + 1])
-        entries = [(table.members(g), c) for g in range(n_comb) for c in numeric
-                   if c not in table.members(g)]
-        return cls(entries, table.sizes, table.n_classes, numeric)
-
-    @staticmethod
-    def estimate_bytes(entries, sizes, n_classes):
-        """Bytes of the sums of the ``entries``, without allocating."""
-        sizes = np.asarray(sizes, dtype=np.float64)
-        cells = sum(float(np.prod(sizes[list(parents)])) for parents, _ in entries)
-        return int(24.0 * n_classes * cells)
-
-    def _layout(self, sizes):
-        self.sizes = np.asarray(sizes, dtype=np.int64)
-        block = np.array([int(np.prod(self.sizes[list(p)])) * self.n_classes * 3
-                          for p, _ in self.entries], dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
-
-    @property
-    def nbytes(self):
-        return self.sums.nbytes
-
-    def block(self, e):
-        """Moments of entry ``e``: shape (sizes of its parents..., k, 3), holding weight,
-        sum and sum of squares (a view)."""
-        parents = self.entries[e][0]
-        shape = [int(self.sizes[m]) for m in parents] + [self.n_classes, 3]
-        return self.sums[self.offsets[e]:self.offsets[e + 1]].reshape(shape)
-
-    def add(self, X, y, w, values):
-        """Add rows: storage codes ``X``, class indices ``y``, weights ``w`` (None: 1) and
-        the numeric attributes' values (n_rows, len(numeric)), NaN where missing."""
-        X = np.ascontiguousarray(X)
-        if X.shape[0] == 0:
-            return self
-        weighted = w is not None
-        w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
-        values = np.ascontiguousarray(values, dtype=np.float64)
-        if values.shape != (X.shape[0], self.numeric.size):
-            raise ValueError(f"expected the values of {self.numeric.size} numeric attributes "
-                             f"for {X.shape[0]} rows, got shape {values.shape}")
-        gaussian_kernels.count_moments(X, np.ascontiguousarray(y, dtype=np.int64), w,
-                                       weighted, values, self.parents, self.orders,
-                                       self.column, self.offsets, self.group_starts,
-                                       self.sizes, self.n_classes, self.sums)
-        return self
-
-    def grow(self, sizes):
-        """Re-lay the blocks for enlarged attribute extents (new values appended)."""
-        old = [self.block(e).copy() for e in range(len(self.entries))]
-        self._layout(sizes)
-        self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        for e, block in enumerate(old):
-            self.block(e)[tuple(slice(0, n) for n in block.shape)] = block
-        return self
-
-    def copy(self):
-        new = object.__new__(MomentTable)
-        new.__dict__.update(self.__dict__)
-        new.sums = self.sums.copy()
-        return new
-
-    def add_matching(self, other):
-        """Add the sums of the entries that ``other`` shares with this table (e.g. the
-        families whose parents did not change between two ``partial_fit`` calls)."""
-        other = other.copy().grow(np.maximum(self.sizes, other.sizes)) if np.any(
-            other.sizes < self.sizes) else other
-        for e, entry in enumerate(self.entries):
-            f = other.index.get(entry)
-            if f is not None:
-                self.block(e)[...] += other.block(f)[tuple(
-                    slice(0, n) for n in self.block(e).shape)]
-        return self
-
-    def estimates(self, kappa, floor_ratio=FLOOR_RATIO, coarser=None):
-        """Means and variances, one per (cell, class) of every entry (``offsets // 3``).
-
-        Given the class alone: the maximum-likelihood mean and (biased) variance, as
-        scikit-learn's ``GaussianNB``, or those of all classes when the class has at most one
-        row.  Given parent values, a cell's moments shrink towards the estimate of the next
-        coarser conditioning with ``kappa`` pseudo-rows drawn from it (the moments of the
-        mixture, as a normal-inverse-gamma posterior mean):
-
-            mean = (S1 + kappa mu0) / (N + kappa)
-            var  = (SS + kappa var0 + N kappa / (N + kappa) (xbar - mu0)^2) / (N + kappa)
-
-        with N, S1 and SS = S2 - N xbar^2 the cell's weight, sum and centred sum of squares.
-        The coarser estimate (mu0, var0) is the mean of the estimates given the parent sets
-        ``coarser(parents)`` (default: every subset with one parent fewer; each must be an
-        entry of the same child), at the same class and parent values.  The variance is
-        floored at ``(floor_ratio * sd)^2``, sd the attribute's overall standard deviation
-        (the entry of the class alone must exist).
-        """
-        k = self.n_classes
-        if coarser is None:
-            def coarser(parents):
-                return [parents[:d] + parents[d + 1:] for d in range(len(parents))]
-        mean = np.zeros(self.sums.size // 3)
-        var = np.zeros(self.sums.size // 3)
-        floors, pooled = {}, {}
-        for c in self.numeric.tolist():
-            e = self.index.get(((), c))
-            if e is None:
-                raise ValueError(f"no class-only moments of attribute {c}")
-            n, s1, s2 = self.block(e).sum(axis=0)
-            mu = s1 / n if n > 0 else 0.0
-            v = max(s2 / n - mu * mu, 0.0) if n > 0 else 0.0
-            floors[c] = (floor_ratio ** 2) * v if v > 0 else 1.0
-            pooled[c] = (mu, max(v, floors[c]))
-
-        def view(arr, e):
-            parents = self.entries[e][0]
-            shape = [int(self.sizes[m]) for m in parents] + [k]
-            return arr[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
-
-        # entries sharing a parent set are estimated together (one array operation for
-        # all their children)
-        groups = {}
-        for e, (parents, _) in enumerate(self.entries):
-            groups.setdefault(parents, []).append(e)
-        for parents in sorted(groups, key=len):
-            members = groups[parents]
-            children = [self.entries[e][1] for e in members]
-            sums = np.stack([self.block(e) for e in members], axis=-3)  # (..., E, k, 3)
-            n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
-            floor = np.array([floors[c] for c in children])[:, None]
-            if not parents:  # the class alone: maximum likelihood, or all classes
-                enough = n > 1
-                safe = np.where(enough, n, 1.0)
-                pooled_mu = np.array([pooled[c][0] for c in children])[:, None]
-                pooled_var = np.array([pooled[c][1] for c in children])[:, None]
-                m_est = np.where(enough, s1 / safe, pooled_mu)
-                v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled_var)
-            else:
-                targets = coarser(parents)
-                mu0 = np.zeros(n.shape)
-                var0 = np.zeros(n.shape)
-                for sub in targets:
-                    sub = tuple(sub)
-                    axes = [t for t, p in enumerate(parents) if p not in sub]
-                    found = [self.index[(sub, c)] for c in children]
-                    mu0 = mu0 + np.expand_dims(np.stack([view(mean, f) for f in found], -2),
-                                               axes)
-                    var0 = var0 + np.expand_dims(np.stack([view(var, f) for f in found], -2),
-                                                 axes)
-                mu0 /= len(targets)
-                var0 /= len(targets)
-                xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
-                ss = np.maximum(s2 - n * xbar * xbar, 0.0)
-                denom = n + kappa
-                m_est = (s1 + kappa * mu0) / denom
-                v_est = (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom
-            v_est = np.maximum(v_est, floor)
-            for t, e in enumerate(members):
-                view(mean, e)[...] = m_est[..., t, :]
-                view(var, e)[...] = v_est[..., t, :]
-        return mean, var
-
-    def bin_log_widths(self, cut_points, center, n_values):
-        """log of the width of every value of every attribute, shape (number of attributes,
-        1 + max n_values), for the densities of numeric parents (0 elsewhere).
-
-        A numeric attribute's bins lie between its ``cut_points`` (raw units, in the order of
-        ``numeric``; None: every width 1); the outer bins end at the overall mean -+ 3
-        standard deviations (from the class-only moments, so the widths follow the counts
-        exactly), every width floored at 0.1 standard deviation (1 for a constant
-        attribute).  ``center``: the values' centring (``AttributeEncoder.numeric_center_``).
-        """
-        n_values = np.asarray(n_values, dtype=np.int64)
-        out = np.zeros((n_values.size, int(n_values.max(initial=0)) + 1))
-        if cut_points is None:
-            return out
-        for j, c in enumerate(self.numeric.tolist()):
-            n, s1, s2 = self.block(self.index[((), c)]).sum(axis=0)
-            if n <= 0:
-                continue
-            mean = s1 / n
-            sd = math.sqrt(max(s2 / n - mean * mean, 0.0))
-            mean += float(center[j])
-            cuts = np.asarray(cut_points[j], dtype=np.float64)
-            edges = np.concatenate([[mean - 3 * sd], cuts, [mean + 3 * sd]])
-            width = np.maximum(np.diff(edges), 0.1 * sd) if sd > 0 else np.ones(cuts.size + 1)
-            out[c, 1:1 + width.size] = np.log(width)
-        return out
-
-    def grid_terms(self, table, max_parents, arrays):
-        """Per-(cell, class) ``arrays`` of the entries (e.g. mean, log-normaliser and
-        precision) re-laid for the AnDE scoring kernel: for parent combination g of
-        ``table`` (order <= ``max_parents``), a block (cells of g, numeric attributes, k)
-        starting at ``offsets[g]``, so one parent cell's children are contiguous; slots of
-        attributes that are members of g hold 0.  Returns ``(offsets, *arrays)``."""
-        n_comb = int(table.order_first[min(max_parents, table.max_order) + 1])
-        n_num, k = self.numeric.size, self.n_classes
-        cells = [int(np.prod(table.sizes[list(table.members(g))])) for g in range(n_comb)]
-        offsets = np.concatenate([[0], np.cumsum(np.array(cells) * n_num * k)]).astype(
-            np.int64)
-        out = [np.zeros(int(offsets[-1])) for _ in arrays]
-        column = {c: j for j, c in enumerate(self.numeric.tolist())}
-        for q in range(self.group_starts.size - 1):
-            # consecutive entries with the same parents: their blocks are contiguous
-            first, last = int(self.group_starts[q]), int(self.group_starts[q + 1])
-            g = table.combination_index(self.entries[first][0]) if self.entries[first][0] \
-                else 0
-            if g >= n_comb:
-                continue
-            js = [column[self.entries[e][1]] for e in range(first, last)]
-            lo, hi = self.offsets[first] // 3, self.offsets[last] // 3
-            for src, dst in zip(arrays, out, strict=True):
-                block = dst[offsets[g]:offsets[g + 1]].reshape(cells[g], n_num, k)
-                block[:, js, :] = src[lo:hi].reshape(last - first, cells[g], k).transpose(
-                    1, 0, 2)
-        return (offsets, *out)
-
-    def state(self):
-        """Arrays that define the moments: numeric attributes, entries (child, then parents,
-        -1 padding) and sums."""
-        entries = np.full((len(self.entries), self.parents.shape[1] + 1), -1, dtype=np.int64)
-        entries[:, 0] = self.child
-        entries[:, 1:] = self.parents
-        return {"numeric": self.numeric, "entries": entries, "sums": self.sums}
-
-    @classmethod
-    def from_state(cls, state, sizes, n_classes):
-        """The table :meth:`state` describes (ValueError when the arrays do not fit)."""
-        numeric, entries = np.asarray(state["numeric"]), np.asarray(state["entries"])
-        if numeric.ndim != 1 or numeric.dtype.kind not in "iu":
-            raise ValueError("bad numeric attribute list of the moments")
-        if entries.ndim != 2 or entries.dtype.kind not in "iu" or entries.shape[1] < 2:
-            raise ValueError("bad moment entries")
-        a = len(sizes)
-        if np.any(numeric < 0) or np.any(numeric >= a) or np.any(entries >= a) or np.any(
-                entries < -1):
-            raise ValueError("moment entries out of range")
-        table = cls([(tuple(int(p) for p in row[1:] if p >= 0), int(row[0]))
-                     for row in entries], sizes, n_classes, numeric)
-        sums = np.asarray(state["sums"], dtype=np.float64)
-        if sums.shape != table.sums.shape or not np.all(np.isfinite(sums)):
-            raise ValueError(f"moment array has {sums.size} entries, the layout needs "
-                             f"{table.sums.size} finite values")
-        table.sums[:] = sums
-        return table
-
-
-# --------------------------------------------------------------------------------------------
-# Counts of an explicit list of attribute combinations (e.g. the parent families of KDB)
-# --------------------------------------------------------------------------------------------
-
-
-def estimate_combination_bytes(combinations, n_values, n_classes):
-    """Exact bytes of the count array of a :class:`CombinationTable`, without allocating."""
-    sizes = np.asarray(n_values, dtype=np.float64) + 1.0
-    cells = sum(float(np.prod(sizes[list(c)])) for c in combinations)
-    return int(8.0 * n_classes * cells)
-
-
-class CombinationTable(_CountTable):
-    """Joint counts N(y, x_c) for an explicit list of attribute combinations.
-
-    Where :class:`FrequencyTable` counts *every* combination up to an order, this table counts
-    only the combinations it is given, e.g. the families (x_i, pa_i) of a k-dependence
-    Bayesian classifier.  A combination keeps the order of its members: its block has shape
-    ``(sizes[c0], ..., sizes[c_{d-1}], k)`` (first member slowest, class fastest, index 0 of
-    an attribute axis = missing).  Combinations may differ in order (1 or more members).
-
-    Parameters
-    ----------
-    combinations : sequence of sequences of int
-        Distinct attribute indices of every combination (at least one member each).
-    n_values : array-like of int
-        Number of values of each attribute (codes 1..n_values; 0 is missing).
-    n_classes : int
-    max_table_bytes : int or None
-        Refuse (before allocating) if the counts would exceed this many bytes.
-    """
-
-    def __init__(self, combinations, n_values, n_classes, max_table_bytes=None):
-        n_values = np.asarray(n_values, dtype=np.int64)
-        combinations = [tuple(int(m) for m in c) for c in combinations]
-        for c in combinations:
-            if not c or len(set(c)) != len(c) or min(c) < 0 or max(c) >= n_values.size:
-                raise ValueError(f"bad combination {c}: give distinct attribute indices in "
-                                 f"0..{n_values.size - 1}")
-        self.n_classes = int(n_classes)
-        self.max_table_bytes = max_table_bytes
-        self.sizes = n_values + 1
-        width = max((len(c) for c in combinations), default=1)
-        self.combos = np.full((len(combinations), width), -1, dtype=np.int64)
-        self.orders = np.array([len(c) for c in combinations], dtype=np.int64)
-        for g, c in enumerate(combinations):
-            self.combos[g, :len(c)] = c
-        self._check_budget(self.sizes - 1)
-        self._layout_offsets()
-        self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        self.n_rows = 0.0
-
-    @property
-    def combinations(self):
-        return [tuple(int(m) for m in self.combos[g, :d]) for g, d in enumerate(self.orders)]
-
-    def _check_budget(self, n_values):
-        need = estimate_combination_bytes(self.combinations, n_values, self.n_classes)
-        if self.max_table_bytes is not None and need > self.max_table_bytes:
-            raise TableTooLargeError(
-                f"The counts of {len(self.orders)} attribute combinations (up to "
-                f"{int(self.orders.max(initial=0))} attributes each, {self.n_classes} classes) "
-                f"would need {_format_bytes(need)}, more than max_table_bytes="
-                f"{_format_bytes(self.max_table_bytes)}. Use fewer parents (a smaller k), "
-                f"discretise into fewer bins, or raise max_table_bytes if the machine has "
-                f"the memory.")
-
-    def block(self, g):
-        """Count block of combination number ``g`` (a view); see :meth:`block_at`."""
-        return self.block_at(g)
-
-    def _count(self, X, y, w, weighted):
-        for d in np.unique(self.orders):
-            group = np.flatnonzero(self.orders == d)
-            combos = np.ascontiguousarray(self.combos[group, :d])
-            offsets = np.ascontiguousarray(self.offsets[group])
-            kernels.count_order_any(X, y, w, weighted, combos, offsets, self.sizes,
-                                    self.n_classes, self.counts, COUNT_BLOCK_ROWS)
