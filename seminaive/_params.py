@@ -188,9 +188,9 @@ def describe(constraints):
     >>> describe([Choices("squarem"), None])
     "'squarem' or None"
     """
-    parts = [describe_constraint(c) for c in constraints]
-    if "random_state" in constraints:  # it includes None
-        parts = [p for c, p in zip(constraints, parts, strict=True) if c is not None]
+    parts = [describe_constraint(c) for c in constraints if c is not None]
+    if None in constraints and "random_state" not in constraints:  # that one says None
+        parts.append("None")
     if len(parts) == 1:
         return parts[0]
     return ", ".join(parts[:-1]) + " or " + parts[-1]

@@ -57,7 +57,7 @@ class SKDB(KDB):
         attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
         at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
     {loss_rmse}
-    select : {{"both", "attributes", "k", "none"}}, default="both"
+    select : {"both", "attributes", "k", "none"}, default="both"
         What is selected: both k and the number of attributes; only the number of attributes
         (k = K); only k (every attribute); nothing (exactly KDB(K)).
     {family_parameters}

@@ -233,7 +233,7 @@ class WANBIAC(_Discriminative):
 
     Parameters
     ----------
-    weights : {{"attribute", "parameter"}}, default="attribute"
+    weights : {"attribute", "parameter"}, default="attribute"
         Weight granularity (above).
     {discriminative_parameters}
     {input_parameters}
@@ -340,8 +340,8 @@ class ALR(_Discriminative):
     ----------
     n : int, default=1
         Parent order of the sub-models (0: one naive Bayes model, 1: AODE's, 2: A2DE's).
-    weights : {{"model", "parent_value", "class", "parent_value_class", "attribute", \
-"parameter"}}, default="model"
+    weights : {"model", "parent_value", "class", "parent_value_class", "attribute", \
+"parameter"}, default="model"
         Weight granularity (above).
     {discriminative_parameters}
     {input_parameters}
