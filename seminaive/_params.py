@@ -86,7 +86,7 @@ class Choices(StrOptions):
     False
     """
 
-    def __init__(self, *options):
+    def __init__(self, *options: str) -> None:
         super().__init__(set(options))
         self.order = tuple(options)
 
@@ -125,7 +125,7 @@ def _describe_interval(c):
     return f"{'an integer' if integer else 'a number'} in {lo}{left}, {right}{hi}"
 
 
-def describe_constraint(constraint):
+def describe_constraint(constraint) -> str:
     """One constraint in words.
 
     Parameters
@@ -168,7 +168,7 @@ def describe_constraint(constraint):
     return str(make_constraint(constraint))
 
 
-def describe(constraints):
+def describe(constraints: list) -> str:
     """The allowed values of a declaration in words (``"one of 'a', 'b' or None"``).
 
     Parameters
@@ -196,12 +196,12 @@ def describe(constraints):
     return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
-def is_valid(value, constraints):
+def is_valid(value, constraints: list) -> bool:
     """Whether ``value`` satisfies one of ``constraints``."""
     return any(make_constraint(c).is_satisfied_by(value) for c in constraints)
 
 
-def check_param(owner, name, value, constraints):
+def check_param(owner: str, name: str, value, constraints: list) -> None:
     """Raise InvalidParameterError unless ``value`` satisfies one of ``constraints``.
 
     Parameters
@@ -229,7 +229,7 @@ def check_param(owner, name, value, constraints):
                                 f"{name} must be {describe(constraints)}")
 
 
-def check_params(estimator):
+def check_params(estimator) -> None:
     """Check every parameter of ``estimator`` against its ``_parameter_constraints``.
 
     Parameters
@@ -272,7 +272,7 @@ def _list(text):
     return [_literal(item.strip()) for item in inner.split(",") if item.strip()]
 
 
-def parse_value(text, constraints):
+def parse_value(text: str, constraints: list):
     """A command line value (text) read as its declaration expects.
 
     Options are taken as they are written (``none`` of ``categorical_features`` stays a

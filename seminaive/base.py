@@ -80,7 +80,7 @@ INPUT_PARAMETERS = tuple(p for p in ENGINE_PARAMETERS if p != "aggregate")
 HDP_PARAMETERS = ("n_iter", "burn_in", "tying")
 
 
-def declare(*shared, **own):
+def declare(*shared: str | tuple[str, ...], **own: list) -> dict:
     """A ``_parameter_constraints`` declaration: the shared parameters named, then a learner's
     own (``name=[constraint, ...]``, which may also narrow a shared one).
 

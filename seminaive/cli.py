@@ -165,7 +165,7 @@ def _parse_params(pairs, estimator=None):
     return params
 
 
-def describe_params(learner):
+def describe_params(learner: str) -> str:
     """What ``seminaive fit --params LEARNER`` prints: every parameter of a learner with its
     allowed values (from its declaration) and its default.
 
