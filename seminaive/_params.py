@@ -6,13 +6,16 @@ style of scikit-learn (``{name: [constraint, ...]}``, the constraints of
 :class:`Choices` (string options that keep their order), ``None``, ``"boolean"``,
 ``"array-like"``, ``"random_state"``, :class:`~sklearn.utils._param_validation.HasMethods`).
 A parameter is valid when it satisfies one of its constraints.  The shared parameters are
-declared once (:data:`seminaive.base.PARAMETERS`) and reused by every learner that has them.
+declared once (:data:`seminaive.base.SHARED_PARAMETERS`) and reused by every learner that has them.
 
 From the declaration:
 
 * :func:`check_params` validates every parameter of an estimator with scikit-learn's
   constraints and raises :class:`~sklearn.utils._param_validation.InvalidParameterError`
-  (a ``ValueError`` and a ``TypeError``) naming the parameter, the value and what to use;
+  (a ``ValueError`` and a ``TypeError``) naming the parameter, the value and what to use
+  (``k=-1 is not valid for KDB: k must be a non-negative integer``: the library's wording,
+  which reads the allowed values in words, rather than scikit-learn's
+  ``The 'k' parameter of KDB must be an int in the range [0, inf)``);
 * :func:`describe` states the allowed values in words (error messages, the command line's
   help, and the check that every docstring entry agrees with its declaration);
 * :func:`parse_value` reads a command line value (``--param NAME=VALUE``) as the declaration
