@@ -12,12 +12,23 @@ implementation of :mod:`seminaive.weighting.information`, and ``AnDE(n="auto")``
 nested selection of :mod:`seminaive.selection.auto`.
 """
 
+from numbers import Integral
+from typing import Literal
+
 import numpy as np
 
 from ._docs import fill_doc
-from .base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from ._params import ArrayLike, Choices, Interval, RandomState, Transformer
+from .base import (
+    DEFAULT_MAX_TABLE_BYTES,
+    ENGINE_PARAMETERS,
+    HDP_PARAMETERS,
+    HDP_SMOOTHING,
+    _BaseAnDE,
+    declare,
+)
 from .selection import auto, memory
-from .weighting.information import _InformationWeighted
+from .weighting.information import SCHEMES, _InformationWeighted
 
 _HDP_KEY = "hdp_log_conditional"
 
@@ -89,12 +100,52 @@ class AnDE(_InformationWeighted):
     True
     """
 
-    def __init__(self, n=1, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None, weights=None,
-                 numeric="discretize", n_iter=1000, burn_in=None, tying="level",
-                 memory="refuse", dtype="float64"):
-        assign_params(self, locals())
+    _parameter_constraints = declare(
+        ENGINE_PARAMETERS, "numeric", HDP_PARAMETERS, "dtype",
+        n=[Interval(Integral, 0, None, closed="left"), Choices("auto")],
+        smoothing=HDP_SMOOTHING, weights=[None, Choices(*SCHEMES), "array-like"],
+        memory=[Choices(*memory.MEMORY)])
+
+    def __init__(
+        self,
+        n: int | Literal["auto"] = 1,
+        *,
+        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        aggregate: Literal["joint", "posterior", "vote"] = "joint",
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        weights: Literal["mi", "kl"] | ArrayLike | None = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
+        memory: Literal["refuse", "select", "select_dense"] = "refuse",
+        dtype: Literal["float64", "float32"] = "float64",
+    ) -> None:
+        self.n = n
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.aggregate = aggregate
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.weights = weights
+        self.numeric = numeric
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.tying = tying
+        self.memory = memory
+        self.dtype = dtype
 
     def _supports_gaussian(self):
         return True
@@ -121,10 +172,13 @@ class AnDE(_InformationWeighted):
         table.hdp_conditional = loaded.copy()
 
     def _check_params(self):
+        super()._check_params()
         if _is_auto(self):
             auto.check_params(self)
         memory.check_params(self)
-        super()._check_params()
+
+    def _hdp_owner(self):
+        return "AnDE with n='auto' or numeric='gaussian'"
 
     def _new_table(self, n_values, n_classes):
         if memory.selecting(self):
@@ -183,12 +237,36 @@ class AnDE(_InformationWeighted):
 
 class _FixedOrder(_BaseAnDE):
     _n = None
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "dtype")
 
-    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize", dtype="float64"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        aggregate: Literal["joint", "posterior", "vote"] = "joint",
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        dtype: Literal["float64", "float32"] = "float64",
+    ) -> None:
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.aggregate = aggregate
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
+        self.dtype = dtype
 
     def _order(self):
         return self._n

@@ -13,8 +13,8 @@ A learner is a subclass that implements a few hooks (see :class:`Learner` and
 checks without writing any of them.
 """
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
@@ -24,9 +24,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import persistence, streaming
 from ._docs import fill_doc
+from ._params import Choices, HasMethods, Interval, check_params
 from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
 from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
+from .kernels.losses import LOSSES
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import check_sample_weight, check_target, encode_labels
 from .sources import ArraySource, ChunkEncoder
@@ -36,29 +38,67 @@ from .tables import FLOOR_RATIO, TABLE_DTYPES, FrequencyTable, storage_codes
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
 
 
-def check_hdp_params(est):
-    """Validate the ``smoothing="hdp"`` parameters ``n_iter``, ``burn_in`` and ``tying``."""
-    n_iter = getattr(est, "n_iter", None)
-    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
-        raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
-    burn_in = getattr(est, "burn_in", None)
-    if burn_in is not None and (isinstance(burn_in, bool)
-                                or not isinstance(burn_in, (int, np.integer))
-                                or not 0 <= burn_in < n_iter):
-        raise ValueError(f"burn_in must be None or an integer in [0, n_iter), got {burn_in!r}")
-    tying = getattr(est, "tying", "level")
-    if tying not in TYING:
-        raise ValueError(f"tying={tying!r}: use one of {TYING}")
+#: the declarations of the parameters several learners share, in scikit-learn's style
+#: (``{name: [constraint, ...]}``, see :mod:`seminaive._params`): a learner's
+#: ``_parameter_constraints`` takes the ones it has from here (:func:`declare`) and adds its
+#: own.  The docstring entries (:mod:`seminaive._docs`) and ``seminaive fit --param`` agree
+#: with them.
+SHARED_PARAMETERS = {
+    "smoothing": [Choices("m_estimate", "laplace")],
+    "m": [Interval(Real, 0, None, closed="neither")],
+    "min_count": [Interval(Real, 0, None, closed="left")],
+    "aggregate": [Choices("joint", "posterior", "vote")],
+    "discretizer": [Choices("mdl", "equal_frequency"), HasMethods(["fit", "transform"])],
+    "n_bins": [Interval(Integral, 1, None, closed="left")],
+    "missing": [Choices("ignore", "value")],
+    "categorical_features": [Choices("auto", "all", "none"), "array-like"],
+    "max_table_bytes": [Interval(Real, 0, None, closed="neither"), None],
+    "random_state": ["random_state"],
+    "numeric": [Choices("discretize", "gaussian")],
+    "dtype": [Choices(*TABLE_DTYPES)],
+    "n_iter": [Interval(Integral, 1, None, closed="left")],
+    "burn_in": [Interval(Integral, 0, None, closed="left"), None],
+    "tying": [Choices(*TYING)],
+    "k": [Interval(Integral, 0, None, closed="left")],
+    "loss": [Choices(*LOSSES)],
+}
+
+#: ``smoothing`` of the learners that also estimate by hierarchical Dirichlet processes
+HDP_SMOOTHING = [Choices("m_estimate", "laplace", "hdp")]
+
+#: the parameters of every learner on the engine, in signature order
+ENGINE_PARAMETERS = ("smoothing", "m", "min_count", "aggregate", "discretizer", "n_bins",
+                     "missing", "categorical_features", "max_table_bytes", "random_state")
+#: the same without ``aggregate`` (single-model learners and fixed combination rules)
+INPUT_PARAMETERS = tuple(p for p in ENGINE_PARAMETERS if p != "aggregate")
+#: the parameters of ``smoothing="hdp"``
+HDP_PARAMETERS = ("n_iter", "burn_in", "tying")
 
 
-def assign_params(estimator, arguments):
-    """Store constructor arguments as attributes: ``assign_params(self, locals())``.
+def declare(*shared: str | tuple[str, ...], **own: list) -> dict:
+    """A ``_parameter_constraints`` declaration: the shared parameters named, then a learner's
+    own (``name=[constraint, ...]``, which may also narrow a shared one).
 
-    scikit-learn needs every ``__init__`` argument stored unchanged under its own name.
+    Parameters
+    ----------
+    *shared : str or tuple of str
+        Names (or groups such as :data:`ENGINE_PARAMETERS`) of :data:`SHARED_PARAMETERS`.
+    **own : list
+        The learner's own declarations.
+
+    Returns
+    -------
+    dict
+        ``{name: [constraint, ...]}``.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> sorted(declare("m", k=[Interval(Integral, 0, None, closed="left")]))
+    ['k', 'm']
     """
-    for name, value in arguments.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
+    names = [n for group in shared for n in ((group,) if isinstance(group, str) else group)]
+    return {**{name: SHARED_PARAMETERS[name] for name in names}, **own}
 
 
 class Learner(ClassifierMixin, BaseEstimator):
@@ -80,9 +120,12 @@ class Learner(ClassifierMixin, BaseEstimator):
     * :meth:`_learned_state` / :meth:`_set_learned_state` -- arrays learnt beyond the counts,
       stored in model files.
 
-    Subclasses with their own parameters write an explicit ``__init__`` (scikit-learn needs
-    the signature) and assign every argument, e.g. with :func:`assign_params`.  A public
-    subclass is registered for model files by its class name when it is defined.
+    Subclasses with their own parameters write an explicit ``__init__`` with type hints
+    (scikit-learn needs the signature) that assigns every argument unchanged
+    (``self.k = k``), and declare every parameter in ``_parameter_constraints`` (shared ones
+    from :data:`SHARED_PARAMETERS` through :func:`declare`); :meth:`_check_params` validates
+    them.  A public subclass is registered for model files by its class name when it is
+    defined.
 
     Every route begins a model with :meth:`begin_fit`, whose :meth:`reset` drops whatever
     an earlier fit learnt: a used instance refitted through any route is the fresh model.
@@ -101,7 +144,8 @@ class Learner(ClassifierMixin, BaseEstimator):
     True
     """
 
-    _aggregates = ("joint", "posterior", "vote")
+    #: ``{name: [constraint, ...]}``, scikit-learn's style (see :mod:`seminaive._params`)
+    _parameter_constraints: dict = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -138,44 +182,22 @@ class Learner(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------- validation
     def _check_params(self):
-        n = self._order()
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
-        smoothings = ("m_estimate", "laplace", "hdp") if self._supports_hdp() else (
-            "m_estimate", "laplace")
-        if self.smoothing not in smoothings:
-            raise ValueError(f"smoothing={self.smoothing!r}: use one of {smoothings}")
-        if self.smoothing == "hdp":
-            check_hdp_params(self)
-        if self.smoothing == "m_estimate" and not (np.isscalar(self.m) and self.m > 0):
-            raise ValueError(f"m must be a positive number, got {self.m!r}")
-        if self.aggregate not in self._aggregates:
-            raise ValueError(f"aggregate={self.aggregate!r}: use one of {self._aggregates}")
-        if not (np.isscalar(self.min_count) and self.min_count >= 0):
-            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}")
-        if self.missing not in ("ignore", "value"):
-            raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
-        numeric = getattr(self, "numeric", "discretize")
-        if numeric not in ("discretize", "gaussian"):
-            raise ValueError(f"numeric={numeric!r}: use 'discretize' or 'gaussian'")
-        if numeric == "gaussian" and not self._supports_gaussian():
+        """Check the parameters: each against its declaration (``_parameter_constraints``,
+        :func:`seminaive._params.check_params`), then the rules that involve several
+        parameters or the learner's configuration.  Raises ``ValueError`` naming the
+        parameter and what to use."""
+        check_params(self)
+        params = self.get_params(deep=False)
+        if params.get("smoothing") == "hdp" and not self._supports_hdp():
+            raise ValueError(f"smoothing='hdp' is not available for {self._hdp_owner()}: "
+                             "use smoothing='m_estimate' or 'laplace'")
+        if params.get("numeric") == "gaussian" and not self._supports_gaussian():
             raise ValueError(f"numeric='gaussian' is not available for {self._gaussian_owner()}:"
                              " use numeric='discretize'")
-        if isinstance(self.discretizer, str):
-            if self.discretizer not in ("mdl", "equal_frequency"):
-                raise ValueError(f"discretizer={self.discretizer!r}: use 'mdl', "
-                                 "'equal_frequency' or a scikit-learn transformer")
-        elif not (hasattr(self.discretizer, "fit") and hasattr(self.discretizer, "transform")):
-            raise ValueError("discretizer must be 'mdl', 'equal_frequency' or an object with "
-                             "fit and transform (e.g. KBinsDiscretizer(encode='ordinal'))")
-        if self.max_table_bytes is not None and not (
-                isinstance(self.max_table_bytes, numbers.Real)
-                and not isinstance(self.max_table_bytes, bool) and self.max_table_bytes > 0):
-            raise ValueError(f"max_table_bytes must be a positive number or None, got "
-                             f"{self.max_table_bytes!r}")
-        dtype = getattr(self, "dtype", "float64")
-        if not (isinstance(dtype, str) and dtype in TABLE_DTYPES):
-            raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
+        burn_in = params.get("burn_in")
+        if burn_in is not None and burn_in >= params["n_iter"]:
+            raise ValueError(f"burn_in must be None or an integer in [0, n_iter), got "
+                             f"burn_in={burn_in!r} with n_iter={params['n_iter']!r}")
 
     def _supports_gaussian(self):
         """Whether this learner (with its parameters) scores Gaussian numeric children."""
@@ -195,6 +217,9 @@ class Learner(ClassifierMixin, BaseEstimator):
         return min(1000, int(self.n_iter) // 10) if burn_in is None else int(burn_in)
 
     def _gaussian_owner(self):
+        return type(self).__name__
+
+    def _hdp_owner(self):
         return type(self).__name__
 
     def _gaussian_attributes(self, encoder=None):

@@ -8,11 +8,14 @@ change.
 
 import argparse
 import ast
+import inspect
 import os
 import sys
+import textwrap
 
 import numpy as np
 
+from ._params import InvalidParameterError, check_param, describe, parse_value
 from .ande import A2DE, AODE, NaiveBayes
 from .datasets import load, load_kr_vs_kp, read_arff
 from .evaluation import comparisons, findings, report, runner
@@ -129,20 +132,82 @@ def _fail(command, message):
     return 2
 
 
-def _parse_params(pairs):
-    """``NAME=VALUE`` strings as a dict; values read as Python literals where they are one
-    (``k=3``, ``m=0.5``, ``burn_in=None``), else kept as text (``smoothing=hdp``)."""
+def _parse_params(pairs, estimator=None):
+    """``NAME=VALUE`` strings as a dict.
+
+    With ``estimator`` every value is read as the parameter's declaration
+    (``_parameter_constraints``) expects it -- numbers, ``None``, ``True`` / ``False``,
+    lists (``categorical_features=[SEX,AGE]``, bare words allowed), options as written --
+    and checked against it (:class:`~seminaive.exceptions.InputError` naming the parameter
+    and what to use).  Without, values are read as Python literals where they are one
+    (``k=3``, ``m=0.5``, ``burn_in=None``), else kept as text (``smoothing=hdp``).
+    """
+    declared = getattr(estimator, "_parameter_constraints", {})
+    owner = type(estimator).__name__
     params = {}
     for pair in pairs or []:
         name, sep, text = pair.partition("=")
-        if not sep or not name.strip():
+        name = name.strip()
+        if not sep or not name:
             raise InputError(f"--param {pair!r}: use NAME=VALUE")
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
-        params[name.strip()] = value
+        if name in declared:
+            value = parse_value(text, declared[name])
+            try:
+                check_param(owner, name, value, declared[name])
+            except InvalidParameterError as err:
+                raise InputError(f"--param {pair}: {err}") from None
+        else:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                value = text
+        params[name] = value
     return params
+
+
+def describe_params(learner: str) -> str:
+    """What ``seminaive fit --params LEARNER`` prints: every parameter of a learner with its
+    allowed values (from its declaration) and its default.
+
+    Parameters
+    ----------
+    learner : str
+        Class name or learner key, as ``--learner`` takes it.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(describe_params("KDB").splitlines()[1])
+      k                     a non-negative integer; default 1
+    """
+    model = make_estimator(learner)
+    declared = model._parameter_constraints
+    values = model.get_params(deep=False)
+    names = [p for p in inspect.signature(type(model).__init__).parameters if p in values]
+    lines = [f"{learner} ({type(model).__name__}): --param NAME=VALUE with NAME one of"]
+    for name in names:
+        allowed = describe(declared[name]) if name in declared else "any value"
+        text = f"{allowed}; default {values[name]!r}"
+        lines.append(textwrap.fill(text, width=96, initial_indent=f"  {name:<22}",
+                                   subsequent_indent=" " * 24))
+    lines.append("Values: numbers, None, True / False, options as written, lists as [a,b] "
+                 "(bare words allowed).")
+    return "\n".join(lines)
+
+
+class _ParamsAction(argparse.Action):
+    """``--params LEARNER``: print the learner's parameters and exit (as ``--help``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            text = describe_params(values)
+        except InputError as err:
+            parser.exit(2, f"seminaive fit: {err}\n")
+        print(text)
+        parser.exit(0)
 
 
 def make_estimator(learner, params=None):
@@ -210,7 +275,8 @@ def fit_command(args):
         The exit status.
     """
     try:
-        model = make_estimator(args.learner, _parse_params(args.param))
+        model = make_estimator(args.learner)
+        model = make_estimator(args.learner, _parse_params(args.param, model))
         if not os.path.exists(args.data):
             raise InputError(f"no such file: {args.data}")
         if _is_arff(args.data):
@@ -419,7 +485,12 @@ def main(argv=None):
     p_fit.add_argument("--learner", required=True,
                        help="class name (AODE, KDB, ...) or learner key (aode, kdb5-hdp, ...)")
     p_fit.add_argument("--param", action="append", metavar="NAME=VALUE",
-                       help="a parameter of the learner, e.g. --param k=3 (repeatable)")
+                       help="a parameter of the learner, e.g. --param k=3 or --param "
+                            "categorical_features=[SEX,AGE] (repeatable; --params LEARNER "
+                            "lists them)")
+    p_fit.add_argument("--params", action=_ParamsAction, metavar="LEARNER",
+                       help="list the parameters of LEARNER with their allowed values and "
+                            "defaults, and exit")
     p_fit.add_argument("-o", "--output", required=True, help="model file to write")
     p_fit.add_argument("--chunk-rows", type=int, default=None, help="rows per chunk")
     p_fit.add_argument("--quiet", action="store_true", help="no progress bar or summary")

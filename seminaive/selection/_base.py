@@ -9,16 +9,11 @@ scores it with :func:`._structure.structure_scores`, model files store it throug
 import numpy as np
 
 from ..base import _BaseAnDE
-from ..kernels.losses import LOSSES, argmin_first, mean_loss
+from ..kernels.losses import argmin_first, mean_loss
 from . import _structure as st
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")
 _NESTED_ARRAYS = ("ranking", "mutual_information", "selected", "loo_loss")
-
-
-def check_loss(loss):
-    if not isinstance(loss, str) or loss not in LOSSES:
-        raise ValueError(f"loss={loss!r}: use one of {sorted(LOSSES)}")
 
 
 def set_structure(est, order, parents, children, weights):
@@ -166,10 +161,6 @@ class _SelectionBase(_BaseAnDE):
 
     def _supports_gaussian(self):
         return True
-
-    def _check_params(self):
-        super()._check_params()
-        check_loss(self.loss)
 
     def _learn_from_counts(self, source):
         if self._keeps_choice("parents_"):

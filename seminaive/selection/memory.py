@@ -63,10 +63,9 @@ _STATE = ("memory_mutual_information", "memory_ranking")
 
 
 def check_params(est):
-    """Validate ``memory`` and what it can be combined with."""
-    memory = getattr(est, "memory", "refuse")
-    if not isinstance(memory, str) or memory not in MEMORY:
-        raise ValueError(f"memory={memory!r}: use one of {MEMORY}")
+    """Validate what ``memory`` (declared in ``AnDE._parameter_constraints``) can be
+    combined with."""
+    memory = est.memory
     if memory == "refuse":
         return
     if isinstance(est.n, str):

@@ -23,11 +23,13 @@ the mutual-information weight of every super-parent.
 """
 
 import numbers
+from typing import Literal
 
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Interval, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ._base import _SelectionBase, fit_nested
 
 
@@ -86,20 +88,41 @@ class SelectiveAnDE(_SelectionBase):
     """
 
     _nested = True
+    _parameter_constraints = declare(
+        "loss", INPUT_PARAMETERS, "numeric",
+        n=[Interval(numbers.Integral, 0, None, closed="left")])
 
-    def __init__(self, n=2, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        n: int = 2,
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.n = n
+        self.loss = loss
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
     def _order(self):
         return self.n
-
-    def _check_params(self):
-        if not isinstance(self.n, numbers.Integral) or isinstance(self.n, bool) or self.n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {self.n!r}")
-        super()._check_params()
 
     def _parent_weights(self, mutual_information):
         """Weight of every attribute as a parent (uniform)."""
@@ -162,12 +185,34 @@ class ASAODE(SelectiveAnDE):
     """
 
     n = 1
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric")
 
-    def __init__(self, *, loss="rmse", smoothing="m_estimate", m=1.0, min_count=1,
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.loss = loss
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
 
 @fill_doc

@@ -2,11 +2,13 @@
 as reviewed by Chen et al. (2014, §2.3)."""
 
 import numbers
+from typing import Literal
 
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, ENGINE_PARAMETERS, _BaseAnDE, declare
 from . import _kernels as kernels
 
 _VARIANTS = ("lazy", "eager", "near")
@@ -86,24 +88,44 @@ class AODESR(_BaseAnDE):
     (5, 36)
     """
 
-    def __init__(self, variant="lazy", *, threshold=100, near_ratio=0.99,
-                 smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        assign_params(self, locals())
+    _parameter_constraints = declare(
+        ENGINE_PARAMETERS, variant=[Choices(*_VARIANTS)],
+        threshold=[Interval(numbers.Real, 0, None, closed="left")],
+        near_ratio=[Interval(numbers.Real, 0, 1, closed="right")])
+
+    def __init__(
+        self,
+        variant: Literal["lazy", "eager", "near"] = "lazy",
+        *,
+        threshold: float = 100,
+        near_ratio: float = 0.99,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        aggregate: Literal["joint", "posterior", "vote"] = "joint",
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.variant = variant
+        self.threshold = threshold
+        self.near_ratio = near_ratio
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.aggregate = aggregate
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _order(self):
         return 1
-
-    def _check_params(self):
-        if not isinstance(self.variant, str) or self.variant not in _VARIANTS:
-            raise ValueError(f"variant={self.variant!r}: use one of {_VARIANTS}")
-        if not (isinstance(self.threshold, numbers.Real) and not isinstance(self.threshold, bool)
-                and np.isfinite(self.threshold) and self.threshold >= 0):
-            raise ValueError(f"threshold must be a finite number >= 0, got {self.threshold!r}")
-        if not (isinstance(self.near_ratio, numbers.Real) and 0 < self.near_ratio <= 1):
-            raise ValueError(f"near_ratio must be in (0, 1], got {self.near_ratio!r}")
-        super()._check_params()
 
     # ----------------------------------------------------------------------------- values
     def _value_first(self):

@@ -23,10 +23,13 @@ floor included) and the bin widths, so every candidate's loss is that of refitti
 without the row (:func:`seminaive.kernels.gaussian.loo_estimates`).
 """
 
+from typing import Literal
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Choices, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..kernels.losses import argmin_first, mean_loss
 from . import _structure as st
 from ._base import _SelectionBase, gaussian_loo, set_structure
@@ -39,11 +42,6 @@ class _WrapperSelection(_SelectionBase):
 
     def _order(self):
         return 1
-
-    def _check_params(self):
-        if not isinstance(self.mode, str) or self.mode not in self._modes:
-            raise ValueError(f"mode={self.mode!r}: use one of {self._modes}")
-        super()._check_params()
 
     def _start(self, a):
         raise NotImplementedError
@@ -154,12 +152,37 @@ class BSEAODE(_WrapperSelection):
     """
 
     _modes = _BSE_MODES
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
+                                     mode=[Choices(*_modes)])
 
-    def __init__(self, mode="ce", *, loss="zero_one", smoothing="m_estimate", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        mode: Literal["pe", "ce", "p_and_ce", "p_or_ce"] = "ce",
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "zero_one",
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.mode = mode
+        self.loss = loss
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
     def _start(self, a):
         return np.ones(a, dtype=bool), np.ones(a, dtype=bool)
@@ -226,12 +249,37 @@ class FSSAODE(_WrapperSelection):
     """
 
     _modes = _FSS_MODES
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
+                                     mode=[Choices(*_modes)])
 
-    def __init__(self, mode="p_and_ca", *, loss="zero_one", smoothing="m_estimate", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        mode: Literal["pa", "ca", "p_and_ca", "p_or_ca"] = "p_and_ca",
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "zero_one",
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.mode = mode
+        self.loss = loss
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
     def _start(self, a):
         parents = np.full(a, self.mode == "ca")

@@ -16,13 +16,22 @@ Passes over the data, shared by every member: one for the class, attribute and p
 """
 
 import warnings
+from numbers import Integral
+from typing import Literal
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
+from ..base import (
+    DEFAULT_MAX_TABLE_BYTES,
+    HDP_PARAMETERS,
+    HDP_SMOOTHING,
+    INPUT_PARAMETERS,
+    declare,
+)
 from ..exceptions import TableTooLargeError
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from . import _sparse
@@ -246,26 +255,54 @@ class ESKDB(_StructureBase):
     True
     """
 
-    def __init__(self, n_estimators=5, k=5, *, loss="rmse", smoothing="hdp", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, n_iter=1000, burn_in=None, tying="level",
-                 discretization="per_member"):
-        assign_params(self, locals())
+    _parameter_constraints = declare(
+        "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
+        n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
+        discretization=[Choices(*_DISCRETIZATION)])
+
+    def __init__(
+        self,
+        n_estimators: int = 5,
+        k: int = 5,
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
+        smoothing: Literal["m_estimate", "laplace", "hdp"] = "hdp",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
+        discretization: Literal["per_member", "shared"] = "per_member",
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.k = k
+        self.loss = loss
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.tying = tying
+        self.discretization = discretization
 
     def _supports_hdp(self):
         return True
 
     def _check_params(self):
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0:
-            raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
-        if self.discretization not in _DISCRETIZATION:
-            raise ValueError(f"discretization={self.discretization!r}: use one of "
-                             f"{_DISCRETIZATION}")
         super()._check_params()
+        # the rules of the members (SKDB with this ensemble's parameters)
         self._member(0).set_params(random_state=0)._check_params()
 
     def _draws_cuts(self):

@@ -10,10 +10,13 @@ and a row is classified by argmax_y P(y) prod_i P(x_i | y, hp_i).  Everything is
 the pair tables of the shared frequency table.
 """
 
+from typing import Literal
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from . import _kernels as kernels
 from ._common import PairStatistics, _StructureBase
 
@@ -91,10 +94,30 @@ class HNB(_StructureBase):
     True
     """
 
-    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
-                 n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        assign_params(self, locals())
+    _parameter_constraints = declare(INPUT_PARAMETERS)
+
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _learn_from_counts(self, source):
         self._stats = PairStatistics(self.table_)

@@ -12,10 +12,14 @@ the model file.  The search runs in numba (:mod:`seminaive.structure._lbr_kernel
 parallel over test rows.
 """
 
+from numbers import Real
+from typing import Literal
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Interval, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from . import _lbr_kernels as kernels
 from ._common import _StructureBase
 
@@ -105,21 +109,38 @@ class LBR(_StructureBase):
     True
     """
 
-    #: not a parameter: LBR has no parent-frequency threshold (checked by the base class)
+    #: not a parameter: LBR has no parent-frequency threshold
     min_count = 0
+    _parameter_constraints = declare(
+        [p for p in INPUT_PARAMETERS if p != "min_count"],
+        significance=[Interval(Real, 0, 1, closed="neither")])
 
-    def __init__(self, *, significance=0.05, smoothing="m_estimate", m=1.0, discretizer="mdl",
-                 n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        *,
+        significance: float = 0.05,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.significance = significance
+        self.smoothing = smoothing
+        self.m = m
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _table_order(self):
         return 1
 
-    def _check_params(self):
-        super()._check_params()
-        if not (np.isscalar(self.significance) and 0 < self.significance < 1):
-            raise ValueError(f"significance must be in (0, 1), got {self.significance!r}")
 
     def _learn_from_counts(self, source):
         def grab(codes, y, w):

@@ -8,10 +8,13 @@ j = 1..K, and the leave-one-out pass (:mod:`._skdb_kernels`).  Every pass reads 
 chunk by chunk (``source.map_reduce``), so the learner runs out of core and on Dask.
 """
 
+from typing import Literal
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Choices, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, declare
 from ..kernels.losses import LOSSES, argmin_first, mean_loss, row_blocks
 from ..tables import FLOOR_RATIO
 from . import _skdb_kernels, _sparse
@@ -54,7 +57,7 @@ class SKDB(KDB):
         attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
         at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
     {loss_rmse}
-    select : {{"both", "attributes", "k", "none"}}, default="both"
+    select : {"both", "attributes", "k", "none"}, default="both"
         What is selected: both k and the number of attributes; only the number of attributes
         (k = K); only k (every attribute); nothing (exactly KDB(K)).
     {family_parameters}
@@ -114,19 +117,45 @@ class SKDB(KDB):
     True
     """
 
-    def __init__(self, k=3, *, loss="rmse", select="both", smoothing="m_estimate", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize", n_iter=1000, burn_in=None,
-                 tying="level"):
-        assign_params(self, locals())
+    _parameter_constraints = declare("loss", select=[Choices(*_SELECT)],
+                                     **KDB._parameter_constraints)
 
-    def _check_params(self):
-        if not isinstance(self.loss, str) or self.loss not in LOSSES:
-            raise ValueError(f"loss={self.loss!r}: use one of {sorted(LOSSES)}")
-        if self.select not in _SELECT:
-            raise ValueError(f"select={self.select!r}: use one of {_SELECT}")
-        super()._check_params()
+    def __init__(
+        self,
+        k: int = 3,
+        *,
+        loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
+        select: Literal["both", "attributes", "k", "none"] = "both",
+        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
+    ) -> None:
+        self.k = k
+        self.loss = loss
+        self.select = select
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.tying = tying
 
     def _learn_from_counts(self, source):
         if self._keeps_choice("k_"):

@@ -14,10 +14,13 @@ row from the counts it contributed (never by refitting), in a numba kernel over 
 training rows (``source.map_reduce``).  Ties: lowest attribute index.
 """
 
+from typing import Literal
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from . import _kernels as kernels
 from ._common import PairStatistics, _FamilyLearner
 
@@ -169,10 +172,30 @@ class SPTAN(_FamilyLearner):
     True
     """
 
-    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
-                 n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None):
-        assign_params(self, locals())
+    _parameter_constraints = declare(INPUT_PARAMETERS)
+
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)

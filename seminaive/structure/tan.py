@@ -10,11 +10,20 @@ on the column order; Weka's TAN instead directs the edges in the order its greed
 adds them.
 """
 
+from typing import Literal
+
 import numpy as np
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, RandomState, Transformer
+from ..base import (
+    DEFAULT_MAX_TABLE_BYTES,
+    HDP_PARAMETERS,
+    HDP_SMOOTHING,
+    INPUT_PARAMETERS,
+    declare,
+)
 from ._common import PairStatistics, _FamilyLearner
 
 
@@ -103,11 +112,39 @@ class TAN(_FamilyLearner):
     True
     """
 
-    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
-                 n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize", n_iter=1000, burn_in=None, tying="level"):
-        assign_params(self, locals())
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
+                                     smoothing=HDP_SMOOTHING)
+
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
+    ) -> None:
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.tying = tying
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)

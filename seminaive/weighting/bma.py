@@ -60,11 +60,14 @@ the rows in which its variables are observed (the model's own estimates); W_u is
 likelihood of the observed entries, which is exact for complete data only.
 """
 
+from typing import Literal
+
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -287,12 +290,32 @@ class BMAAODE(_WeightedAnDE):
 
     n = 1
     aggregate = "joint"
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric")
 
-    def __init__(self, *, smoothing="m_estimate", m=1.0, min_count=1, discretizer="mdl",
-                 n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
     def _supports_gaussian(self):
         return True

@@ -15,6 +15,7 @@ for ALR).  Objective and gradient are one pass over the training source
 
 import numbers
 import operator
+from typing import Literal
 
 import numpy as np
 from numba import get_num_threads
@@ -22,12 +23,25 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
+from ..base import (
+    DEFAULT_MAX_TABLE_BYTES,
+    INPUT_PARAMETERS,
+    _BaseAnDE,
+    declare,
+)
 from ..exceptions import warn_user
 from . import _discriminative_kernels as dk
 
 #: default budget of the rows' weighted terms kept between optimiser iterations
 DEFAULT_CACHE_BYTES = 256 * 2**20
+
+#: the declarations of the optimiser's parameters (WANBIAC and ALR)
+_OPTIMISER = dict(l2=[Interval(numbers.Real, 0, None, closed="left")],
+                  max_iter=[Interval(numbers.Integral, 0, None, closed="left")],
+                  tol=[Interval(numbers.Real, 0, None, closed="neither")],
+                  non_negative=["boolean"],
+                  cache_bytes=[Interval(numbers.Real, 0, None, closed="left")])
 
 
 class _Discriminative(_BaseAnDE):
@@ -36,23 +50,6 @@ class _Discriminative(_BaseAnDE):
     aggregate = "joint"  # not a parameter: the score is the weighted geometric mean
     _granularities = ()
 
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.weights, str) or self.weights not in self._granularities:
-            raise ValueError(f"weights={self.weights!r}: use one of {self._granularities}")
-        if not (isinstance(self.l2, numbers.Real) and not isinstance(self.l2, bool)
-                and self.l2 >= 0):
-            raise ValueError(f"l2 must be a number >= 0, got {self.l2!r}")
-        if (not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool)
-                or self.max_iter < 0):
-            raise ValueError(f"max_iter must be an integer >= 0, got {self.max_iter!r}")
-        if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if not isinstance(self.non_negative, (bool, np.bool_)):
-            raise ValueError(f"non_negative must be True or False, got {self.non_negative!r}")
-        if not (isinstance(self.cache_bytes, numbers.Real)
-                and not isinstance(self.cache_bytes, bool) and self.cache_bytes >= 0):
-            raise ValueError(f"cache_bytes must be a number >= 0, got {self.cache_bytes!r}")
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         if hasattr(self, "coef_"):
@@ -231,7 +228,7 @@ class WANBIAC(_Discriminative):
 
     Parameters
     ----------
-    weights : {{"attribute", "parameter"}}, default="attribute"
+    weights : {"attribute", "parameter"}, default="attribute"
         Weight granularity (above).
     {discriminative_parameters}
     {input_parameters}
@@ -265,13 +262,43 @@ class WANBIAC(_Discriminative):
     """
 
     _granularities = ("attribute", "parameter")
+    _parameter_constraints = declare(INPUT_PARAMETERS, weights=[Choices(*_granularities)],
+                                     **_OPTIMISER)
 
-    def __init__(self, weights="attribute", *, l2=1.0, max_iter=200, tol=1e-6,
-                 non_negative=False, cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate",
-                 m=1.0, min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        weights: Literal["attribute", "parameter"] = "attribute",
+        *,
+        l2: float = 1.0,
+        max_iter: int = 200,
+        tol: float = 1e-6,
+        non_negative: bool = False,
+        cache_bytes: float = DEFAULT_CACHE_BYTES,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.weights = weights
+        self.l2 = l2
+        self.max_iter = max_iter
+        self.tol = tol
+        self.non_negative = non_negative
+        self.cache_bytes = cache_bytes
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _order(self):
         return 0
@@ -308,8 +335,8 @@ class ALR(_Discriminative):
     ----------
     n : int, default=1
         Parent order of the sub-models (0: one naive Bayes model, 1: AODE's, 2: A2DE's).
-    weights : {{"model", "parent_value", "class", "parent_value_class", "attribute", \
-"parameter"}}, default="model"
+    weights : {"model", "parent_value", "class", "parent_value_class", "attribute", \
+"parameter"}, default="model"
         Weight granularity (above).
     {discriminative_parameters}
     {input_parameters}
@@ -346,18 +373,48 @@ class ALR(_Discriminative):
 
     _granularities = ("model", "parent_value", "class", "parent_value_class", "attribute",
                       "parameter")
+    _parameter_constraints = declare(INPUT_PARAMETERS,
+                                     n=[Interval(numbers.Integral, 0, None, closed="left")],
+                                     weights=[Choices(*_granularities)], **_OPTIMISER)
 
-    def __init__(self, n=1, weights="model", *, l2=1.0, max_iter=200, tol=1e-6,
-                 non_negative=False, cache_bytes=DEFAULT_CACHE_BYTES, smoothing="m_estimate",
-                 m=1.0, min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        n: int = 1,
+        weights: Literal["model", "parent_value", "class", "parent_value_class", "attribute",
+                         "parameter"] = "model",
+        *,
+        l2: float = 1.0,
+        max_iter: int = 200,
+        tol: float = 1e-6,
+        non_negative: bool = False,
+        cache_bytes: float = DEFAULT_CACHE_BYTES,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+    ) -> None:
+        self.n = n
+        self.weights = weights
+        self.l2 = l2
+        self.max_iter = max_iter
+        self.tol = tol
+        self.non_negative = non_negative
+        self.cache_bytes = cache_bytes
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
 
     def _order(self):
         return self.n
 
-    def _check_params(self):
-        if not isinstance(self.n, numbers.Integral) or isinstance(self.n, bool) or self.n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {self.n!r}")
-        super()._check_params()

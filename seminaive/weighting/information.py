@@ -18,11 +18,18 @@ over the qualifying parent combinations s (log-sum-exp in the scoring kernel).
 """
 
 import numbers
+from typing import Literal
 
 import numpy as np
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, _BaseAnDE, assign_params
+from .._params import ArrayLike, Choices, RandomState, Transformer
+from ..base import (
+    DEFAULT_MAX_TABLE_BYTES,
+    INPUT_PARAMETERS,
+    _BaseAnDE,
+    declare,
+)
 from ._common import (
     _WeightedAnDE,
     cell_log_weights,
@@ -123,7 +130,7 @@ class _InformationWeighted(_WeightedAnDE):
 
     def _check_params(self):
         super()._check_params()
-        check_scheme(self.weights)
+        check_scheme(self.weights)  # the entries of an array of weights
 
     def _supports_gaussian(self):
         return True
@@ -215,14 +222,33 @@ class WAODE(_InformationWeighted):
     """
 
     n = 1
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric",
+                                     weights=[Choices(*SCHEMES)])
 
-    def __init__(self, weights="mi", *, smoothing="m_estimate", m=1.0, min_count=1,
-                 discretizer="mdl", n_bins=3, missing="ignore", categorical_features="auto",
-                 max_table_bytes=DEFAULT_MAX_TABLE_BYTES, random_state=None,
-                 numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        weights: Literal["mi", "kl"] = "mi",
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.weights = weights
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
-    def _check_params(self):
-        super()._check_params()
-        if not (isinstance(self.weights, str) and self.weights in SCHEMES):
-            raise ValueError(f"weights={self.weights!r}: use 'mi' or 'kl'")

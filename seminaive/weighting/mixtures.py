@@ -31,6 +31,7 @@ training source, memory bounded by a chunk (or by ``loo_cache_bytes`` when cachi
 """
 
 import numbers
+from typing import Literal
 
 import numpy as np
 from scipy.optimize import brentq, minimize
@@ -38,7 +39,8 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
 from .._docs import fill_doc
-from ..base import DEFAULT_MAX_TABLE_BYTES, assign_params
+from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
+from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..exceptions import warn_user
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from ._kernels import STAT_LMD, STAT_LMG
@@ -76,18 +78,11 @@ class _Mixture(_WeightedAnDE):
     def _supports_gaussian(self):
         return True
 
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.n, numbers.Integral) or isinstance(self.n, bool) or self.n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if not (isinstance(self.loo_cache_bytes, numbers.Real)
-                and not isinstance(self.loo_cache_bytes, bool) and self.loo_cache_bytes >= 0):
-            raise ValueError(f"loo_cache_bytes must be a number >= 0, got "
-                             f"{self.loo_cache_bytes!r}")
+    _parameter_constraints = declare(
+        INPUT_PARAMETERS, "numeric", n=[Interval(numbers.Integral, 1, None, closed="left")],
+        max_iter=[Interval(numbers.Integral, 1, None, closed="left")],
+        tol=[Interval(numbers.Real, 0, None, closed="neither")],
+        loo_cache_bytes=[Interval(numbers.Real, 0, None, closed="left")])
 
     def _learn_weights(self, source):
         n_par = self._n_parents()
@@ -189,18 +184,43 @@ class MAPLMD(_Mixture):
 
     aggregate = "posterior"
     _kind = STAT_LMD
+    _parameter_constraints = {**_Mixture._parameter_constraints,
+                              "acceleration": [Choices("squarem"), None]}
 
-    def __init__(self, n=1, *, max_iter=100, tol=1e-7,
-                 loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize", acceleration="squarem"):
-        assign_params(self, locals())
-
-    def _check_params(self):
-        super()._check_params()
-        if self.acceleration not in ("squarem", None):
-            raise ValueError(f"acceleration={self.acceleration!r}: use 'squarem' or None")
+    def __init__(
+        self,
+        n: int = 1,
+        *,
+        max_iter: int = 100,
+        tol: float = 1e-7,
+        loo_cache_bytes: float = DEFAULT_LOO_CACHE_BYTES,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        acceleration: Literal["squarem"] | None = "squarem",
+    ) -> None:
+        self.n = n
+        self.max_iter = max_iter
+        self.tol = tol
+        self.loo_cache_bytes = loo_cache_bytes
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
+        self.acceleration = acceleration
 
     def _optimise(self, evaluate, alpha):
         if self.acceleration == "squarem":
@@ -316,12 +336,38 @@ class MAPLMG(_Mixture):
     aggregate = "joint"
     _kind = STAT_LMG
 
-    def __init__(self, n=1, *, max_iter=100, tol=1e-7,
-                 loo_cache_bytes=DEFAULT_LOO_CACHE_BYTES, smoothing="m_estimate", m=1.0,
-                 min_count=1, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_table_bytes=DEFAULT_MAX_TABLE_BYTES,
-                 random_state=None, numeric="discretize"):
-        assign_params(self, locals())
+    def __init__(
+        self,
+        n: int = 1,
+        *,
+        max_iter: int = 100,
+        tol: float = 1e-7,
+        loo_cache_bytes: float = DEFAULT_LOO_CACHE_BYTES,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+    ) -> None:
+        self.n = n
+        self.max_iter = max_iter
+        self.tol = tol
+        self.loo_cache_bytes = loo_cache_bytes
+        self.smoothing = smoothing
+        self.m = m
+        self.min_count = min_count
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.max_table_bytes = max_table_bytes
+        self.random_state = random_state
+        self.numeric = numeric
 
     def _optimise(self, evaluate, alpha):
         scale = []  # total row weight, from the first pass: objective per unit of weight
