@@ -23,10 +23,9 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from seminaive import InputError
-from seminaive.persistence import ESTIMATORS
+from seminaive import InputError, persistence
 
-LEARNERS = sorted(ESTIMATORS)
+LEARNERS = sorted(persistence.ESTIMATORS)
 KINDS = ("nominal", "mixed", "gaussian", "weighted")
 ATOL = 1e-9  # probabilities: every route counts the same rows; only summation order differs
 N_ROWS = 240
@@ -106,7 +105,7 @@ def weight_column(kind):
 def make(name, kind):
     """The learner with its defaults (``numeric="gaussian"`` for that kind of data, a fixed
     ``random_state``), or None where it does not take that kind."""
-    model = ESTIMATORS[name]()
+    model = persistence.ESTIMATORS[name]()
     params = model.get_params()
     if "random_state" in params:
         model.set_params(random_state=0)
@@ -209,7 +208,7 @@ def route_dask(name, kind, tmp_path):
 def route_save_load_predict(name, kind, tmp_path):
     X, y, w = dataset(kind)
     make(name, kind).fit(X, y, sample_weight=w).save(tmp_path / "m.npz")
-    return ESTIMATORS[name].load(tmp_path / "m.npz")
+    return persistence.ESTIMATORS[name].load(tmp_path / "m.npz")
 
 
 def route_save_load_partial_fit(name, kind, tmp_path):
@@ -221,7 +220,7 @@ def route_save_load_partial_fit(name, kind, tmp_path):
     for X, y, w in parts[:-1]:
         model.partial_fit(X, y, classes=classes, sample_weight=w)
     model.save(tmp_path / "m.npz")
-    loaded = ESTIMATORS[name].load(tmp_path / "m.npz")
+    loaded = persistence.ESTIMATORS[name].load(tmp_path / "m.npz")
     X, y, w = parts[-1]
     return loaded.partial_fit(X, y, sample_weight=w)
 
@@ -277,6 +276,12 @@ def cells():
 def test_route_gives_the_model_of_fit(name, kind, route, tmp_path):
     if make(name, kind) is None:
         pytest.skip(f"{name} does not take numeric='gaussian' with its defaults")
+    check_route(name, kind, route, tmp_path)
+
+
+def check_route(name, kind, route, tmp_path):
+    """The contract of one cell of the matrix (also run on the contributing guide's
+    example learner)."""
     X = dataset(kind)[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -306,7 +311,7 @@ def test_route_gives_the_model_of_fit(name, kind, route, tmp_path):
 
 def test_the_matrix_covers_every_learner_and_route():
     """Generated from the registry: every learner, every route, every kind of data."""
-    assert set(LEARNERS) == set(ESTIMATORS) and len(LEARNERS) >= 20
+    assert set(LEARNERS) == set(persistence.ESTIMATORS) and len(LEARNERS) >= 20
     assert {"partial_fit", "parquet", "csv", "one_shot", "dask", "save_load_predict",
             "save_load_partial_fit", "clone", "refit_fit", "refit_parquet",
             "refit_one_shot", "refit_dask"} == set(ROUTES)
