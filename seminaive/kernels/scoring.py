@@ -14,7 +14,7 @@ AGGREGATE_POSTERIOR = 1
 AGGREGATE_VOTE = 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def combination_cells(combos, h, d, sizes, xs, n_rows, cells):
     """``cells[r]``: the row-major cell of rows ``r < n_rows`` (storage codes ``xs``, one row
     per attribute) in the table of the ``d``-attribute combination ``combos[h, :d]``."""
@@ -27,7 +27,7 @@ def combination_cells(combos, h, d, sizes, xs, n_rows, cells):
             cells[r] = cells[r] * s_att + xs[att, r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _normalise_sub_model(terms, s, k):
     """Turn sub-model s's log joint scores into its log posterior (log-sum-exp over y)."""
     top = terms[s, 0]
@@ -45,7 +45,7 @@ def _normalise_sub_model(terms, s, k):
 VOTE_TIE_TOLERANCE = 1e-12
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def vote_winner(terms, s, k):
     """The class sub-model ``s`` votes for: the highest score, where scores within
     ``VOTE_TIE_TOLERANCE`` of each other relative to their magnitude are a tie, won by the
@@ -160,7 +160,7 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
     return used
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def row_cell(x, g, d, combos, sizes):
     """The cell of row ``x`` (storage codes) in the block of the ``d``-attribute combination
     ``combos[g, :d]``."""
@@ -171,7 +171,7 @@ def row_cell(x, g, d, combos, sizes):
     return cell
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def widest_order(order_first, n):
     """The largest number of parent combinations of one order, over orders 0..n."""
     widest = 0
@@ -180,7 +180,7 @@ def widest_order(order_first, n):
     return widest
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual, cells):
     """The cells (``cells``) of the parent combinations of one order in row x and which
     qualify (``qual``: their log joint is not NaN, i.e. every parent observed and frequent
@@ -372,10 +372,10 @@ def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
     of the widest order).  With n = 0 the row reaches here only when naive Bayes, the
     single sub-model of order 0, has no weight (log weight -inf): it is scored unweighted
     rather than left unset."""
-    if n == 0:
-        _row_scores(x, 0, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+    if n == 0:  # n (0) and n + 1 (1), not the constants: no second specialisation
+        _row_scores(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                     lc_offsets, sub_index, row_terms)
-        _aggregate_row(row_terms, 1, k, aggregate, out_row)
+        _aggregate_row(row_terms, n + 1, k, aggregate, out_row)
         return
     for level in range(n - 1, -1, -1):
         _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
@@ -453,7 +453,7 @@ def cascade_from_counts(X, rows, n, max_order, combos, lj_offsets, sizes, k, ord
         terms = np.empty((widest, k))
         row_w = np.empty(0)
         if n == 0:
-            cascade_row(x, 0, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
+            cascade_row(x, n, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w,
                         out[r])
             continue

@@ -113,7 +113,7 @@ def build_parent_major(n, max_order, combos, offsets, sizes, k, order_first, lj,
                     out[dst + yy] = lc[src + yy]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_term(mx, sm, r, yy, v):
     """Online log-sum-exp: add exp(v) to the running (max mx, scaled sum sm) of row r."""
     if v > mx[r, yy]:
@@ -123,7 +123,7 @@ def _add_term(mx, sm, r, yy, v):
         sm[r, yy] += math.exp(v - mx[r, yy])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
     """Combine sub-model scores ``acc[0, :]`` (log weight ``lwv``) into row r's running
     state: ``used``, then vote weights or the per-class log-sum-exp, and the weight total."""
@@ -168,7 +168,7 @@ def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
             _add_term(mx, sm, r, yy, acc[0, yy])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _parent_cell(X, row, g, n, combos, sizes):
     cell = 0
     for t in range(n):
@@ -177,7 +177,7 @@ def _parent_cell(X, row, g, n, combos, sizes):
     return cell
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _qualifies(pm, base, weighted, lw, w_first, cell):
     """Log weight of the sub-model of a row (0.0 unweighted), NaN if it is not used."""
     if math.isnan(pm[base]):
@@ -266,7 +266,7 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
             g = parents[j]
             base_j = pm_offsets[j]
             w_first = offsets[g] // k
-            r = 0
+            r = np.int64(0)  # not the constant 0: one specialisation of _update_row
             if k == 2:
                 while r + _GROUP <= m:
                     for q in range(_GROUP):
