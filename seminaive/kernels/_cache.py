@@ -162,17 +162,23 @@ _noticed = set()
 
 def _learner_name():
     """The class name of the outermost estimator of this package on the call stack (the
-    learner whose fit or predict is compiling), or None."""
+    learner whose fit or predict is compiling; in a thread of
+    :func:`._threads.parallel_calls`, on the stack of the thread that started it), or
+    None."""
+    from ._threads import caller_frame
+
     name = None
-    frame = sys._getframe(2)
-    while frame is not None:
-        owner = frame.f_locals.get("self")
-        cls = type(owner)
-        if (owner is not None and cls.__module__.startswith("seminaive.")
-                and hasattr(owner, "get_params")):
-            name = cls.__name__
-        frame = frame.f_back
-    return name
+    for frame in (sys._getframe(2), caller_frame()):
+        while frame is not None:
+            owner = frame.f_locals.get("self")
+            cls = type(owner)
+            if (owner is not None and cls.__module__.startswith("seminaive.")
+                    and hasattr(owner, "get_params")):
+                name = cls.__name__
+            frame = frame.f_back
+        if name is not None:
+            return name
+    return None
 
 
 class _CompileNotice(event.Listener):

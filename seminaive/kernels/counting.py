@@ -4,6 +4,8 @@
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from ._threads import parallel_calls
+
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
 # --------------------------------------------------------------------------------------------
@@ -176,12 +178,13 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
                     counts[off + q] += local[q] + local[n_cells + q]
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs):
+    """:func:`_count_chunk` of ``n_runs`` contiguous runs of the combinations, on the
+    threads (:func:`._threads.parallel_calls`; every run counts distinct combinations)."""
     n_combos = combos.shape[0]
-    for run in prange(n_runs):
-        _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
-                     run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
+    parallel_calls(_count_chunk, [
+        (X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
+         run * n_combos // n_runs, (run + 1) * n_combos // n_runs) for run in range(n_runs)])
 
 
 def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):

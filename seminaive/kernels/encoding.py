@@ -3,8 +3,10 @@ cut points, and UTF-8 strings (Arrow buffers) looked up in a small hash table.""
 
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 from numba.typed import List
+
+from ._threads import even_parts, parallel_calls
 
 # --------------------------------------------------------------------------------------------
 # Input coding (integer-coded nominal columns, all columns in one pass each)
@@ -83,7 +85,6 @@ def encode_int_columns(X, lows, starts, lookup, out):
                 out[r, j] = lookup[starts[j] + v] if 0 <= v < span else -1
 
 
-@njit(parallel=True, cache=True)
 def bin_columns(X, cuts, cut_starts, out_cols, out):
     """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
 
@@ -92,11 +93,21 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
     ``np.searchsorted(cuts, x, side="left")`` places it.  Up to 16 cut points are counted
     without branches, more are searched by bisection.  Parallel over blocks of rows, every
     column of a block in one pass.  Returns the number of infinite values (which the caller
-    refuses)."""
-    n, a = X.shape
-    n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    refuses).  The blocks are split evenly over the threads (:func:`_bin_blocks`)."""
+    n_blocks = (X.shape[0] + ROW_BLOCK - 1) // ROW_BLOCK
     infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
-    for b in prange(n_blocks):
+    parts = max(1, min(n_blocks, get_num_threads()))
+    parallel_calls(_bin_blocks, [(X, cuts, cut_starts, out_cols, out, infs, lo, hi)
+                                 for lo, hi in even_parts(n_blocks, parts)])
+    return int(infs.sum())
+
+
+@njit(cache=True, nogil=True)
+def _bin_blocks(X, cuts, cut_starts, out_cols, out, infs, b_first, b_last):
+    """:func:`bin_columns` of the row blocks ``b_first`` to ``b_last - 1`` (``infs[b]``:
+    the infinite values of block b)."""
+    n, a = X.shape
+    for b in range(b_first, b_last):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         count = 0
@@ -126,7 +137,6 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
                         hi = mid
                 out[r, col] = -1 if np.isnan(v) else lo - c0
         infs[b] = count
-    return infs.sum()
 
 
 @njit(parallel=True, cache=True)
