@@ -13,7 +13,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from numba import get_num_threads
+from numba import get_num_threads, njit
 
 _local = threading.local()
 
@@ -74,3 +74,16 @@ def even_parts(n_items, n_parts):
     """
     bounds = [p * n_items // n_parts for p in range(n_parts + 1)]
     return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+
+
+def thread_parts():
+    """The number of parts a loop is split into: one per thread."""
+    return max(1, get_num_threads())
+
+
+@njit(cache=True)
+def part_bounds(start, stop, part, n_parts):
+    """Bounds ``(lo, hi)`` of part ``part`` of ``n_parts`` consecutive parts of
+    ``range(start, stop)`` (as numba's ``prange`` splits a loop over threads)."""
+    count = max(stop - start, 0)
+    return start + part * count // n_parts, start + (part + 1) * count // n_parts
