@@ -30,11 +30,15 @@ def test_every_learner_implements_the_protocol_once(name):
         assert owner is seminaive.base.Learner, (name, method, owner)
 
 
-@pytest.mark.parametrize("module", ["streaming.py", "dask.py", "persistence.py"])
-def test_drivers_call_only_public_methods_of_the_learner(module):
+DRIVERS = sorted([*(PACKAGE / "streaming").glob("*.py"), PACKAGE / "dask.py",
+                  PACKAGE / "persistence.py"])
+
+
+@pytest.mark.parametrize("path", DRIVERS, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_drivers_call_only_public_methods_of_the_learner(path):
     """The drivers reach a learner only through the protocol: no ``estimator._x`` /
     ``model._x`` call."""
-    tree = ast.parse((PACKAGE / module).read_text())
+    tree = ast.parse(path.read_text())
     private = sorted({f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
                       if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                       and node.value.id in ("estimator", "model", "est")

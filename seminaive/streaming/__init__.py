@@ -1,0 +1,77 @@
+"""Fit and predict on data larger than memory: files and iterables read chunk by chunk.
+
+AnDE learns from counts that add up, so it learns in passes over chunks of the data; only the
+tables and one chunk are in memory at a time.  :func:`fit_stream` makes two passes:
+
+1. **scan** -- every chunk is read once; the class labels, the value set of every nominal
+   column and whether a column has missing values are collected over the *whole* data, and a
+   uniform random sample of at most ``sample_rows`` rows is kept (the rows with the smallest
+   random keys, deterministic for a ``random_state``), on which the cut points of numeric
+   columns are computed: "the cut points are computed on 100,000 examples randomly selected
+   from training data or on all training examples if the training data is less than
+   100,000" (Chen et al. 2014, §4).  The encoder then knows every value before counting starts, so
+   every chunk encodes into the same, fixed table extents;
+2. **count** -- every chunk is encoded and added to the tables (``table_.add``).
+
+A learner that needs further passes (structure, weights, leave-one-out selection) receives a
+:class:`StreamSource` in ``_learn_from_counts``: its ``map_reduce`` re-reads the data chunk by
+chunk, with the interface of :class:`seminaive.sources.ArraySource`.
+
+Sources
+-------
+* a Parquet file or directory (``*.parquet``, ``*.pq``; scanned with :mod:`pyarrow.dataset`
+  row group by row group in batches of ``chunk_rows``, so memory also depends on the row
+  group size the file was written with), a CSV file (``*.csv``, ``*.tsv``, ``*.txt``, optionally
+  compressed; read with ``pandas.read_csv(chunksize=...)``), or a list of such paths;
+* a DataFrame (read in slices of ``chunk_rows``), a list of DataFrames, or a callable that
+  returns a fresh iterator of DataFrames at every call: all of these can be read again;
+* a one-shot iterator of DataFrames (e.g. a generator).  It can be read only once, so the
+  encoder is fitted on the first chunk as :meth:`partial_fit` does (numeric cut points from
+  the first chunk, nominal values first seen later appended) and a learner that needs an
+  extra pass raises a clear error.
+
+The summaries of the scan (:class:`ScanSummary`) merge in any order, which is how
+:mod:`seminaive.dask` reduces them over the partitions of a cluster.
+"""
+
+from ._fit import (  # noqa: F401
+    StreamSource,
+    _describe,
+    _describe_reader,
+    _fit_one_shot,
+    _scan,
+    fit_stream,
+)
+from ._predict import (  # noqa: F401
+    model_columns,
+    predict_stream,
+    prediction_columns,
+)
+from ._readers import (  # noqa: F401
+    COMPRESSION_SUFFIXES,
+    CSV_SUFFIXES,
+    DEFAULT_CHUNK_CELLS,
+    DEFAULT_SAMPLE_ROWS,
+    PARQUET_SUFFIXES,
+    _check_same_columns,
+    _CsvReader,
+    _file_format,
+    _FrameReader,
+    _is_path,
+    _missing_file,
+    _ParquetReader,
+    _progress_bar,
+    _select,
+    default_chunk_rows,
+    open_source,
+)
+from ._scan import (  # noqa: F401
+    ScanSummary,
+    _Layout,
+    _union_labels,
+    _weights_of,
+    build_encoder,
+    seed_of,
+)
+
+__all__ = ["fit_stream", "predict_stream"]
