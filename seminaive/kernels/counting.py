@@ -4,8 +4,6 @@
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ._threads import parallel_calls, part_bounds, thread_parts
-
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
 # --------------------------------------------------------------------------------------------
@@ -178,13 +176,12 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
                     counts[off + q] += local[q] + local[n_cells + q]
 
 
+@njit(parallel=True, cache=True, nogil=True)
 def _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs):
-    """:func:`_count_chunk` of ``n_runs`` contiguous runs of the combinations, on the
-    threads (:func:`._threads.parallel_calls`; every run counts distinct combinations)."""
     n_combos = combos.shape[0]
-    parallel_calls(_count_chunk, [
-        (X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
-         run * n_combos // n_runs, (run + 1) * n_combos // n_runs) for run in range(n_runs)])
+    for run in prange(n_runs):
+        _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
+                     run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
 
 
 def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
@@ -257,26 +254,11 @@ def float32_copy(counts, out, n_parts):
     return inexact.sum() == 0
 
 
+@njit(parallel=True, cache=True)
 def regrid(old_counts, old_offsets, old_sizes, new_counts, new_offsets, new_sizes, combos,
            orders, k):
-    """Copy every block into a layout with larger attribute extents (new values appended).
-
-    Its loop is split over the threads
-    (:func:`_regrid_part`).
-    """
-    n_parts = thread_parts()
-    args = (old_counts, old_offsets, old_sizes, new_counts, new_offsets, new_sizes, combos, orders,
-            k)
-    parallel_calls(_regrid_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _regrid_part(old_counts, old_offsets, old_sizes, new_counts, new_offsets, new_sizes, combos,
-                 orders, k, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`regrid`."""
-    g_lo, g_hi = part_bounds(0, combos.shape[0], part, n_parts)
-    for g in range(g_lo, g_hi):
+    """Copy every block into a layout with larger attribute extents (new values appended)."""
+    for g in prange(combos.shape[0]):
         d = orders[g]
         n_cells = (old_offsets[g + 1] - old_offsets[g]) // k
         for cell in range(n_cells):
@@ -317,26 +299,12 @@ def sub_combination_index(combos, orders, ext_first, order_first, max_order, out
 # --------------------------------------------------------------------------------------------
 
 
+@njit(parallel=True, cache=True)
 def occupied_cells(counts, offsets, combos, n, sizes, k, gs, first, out, totals):
     """``out[first[j] + cell]``: whether cell ``cell`` of the order-``n`` combination
     ``gs[j]`` has every member observed and a non-zero count of some class (a parent cell
-    that can qualify with ``min_count > 0``); ``totals[j]``: how many of its cells do.
-
-    Its loop is split over the threads
-    (:func:`_occupied_cells_part`).
-    """
-    n_parts = thread_parts()
-    args = (counts, offsets, combos, n, sizes, k, gs, first, out, totals)
-    parallel_calls(_occupied_cells_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _occupied_cells_part(counts, offsets, combos, n, sizes, k, gs, first, out, totals, part,
-                         n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`occupied_cells`."""
-    j_lo, j_hi = part_bounds(0, gs.size, part, n_parts)
-    for j in range(j_lo, j_hi):
+    that can qualify with ``min_count > 0``); ``totals[j]``: how many of its cells do."""
+    for j in prange(gs.size):
         total = 0
         g = gs[j]
         off = offsets[g]
@@ -359,26 +327,13 @@ def _occupied_cells_part(counts, offsets, combos, n, sizes, k, gs, first, out, t
         totals[j] = total
 
 
+@njit(parallel=True, cache=True)
 def mark_parent_cells(X, w, weighted, p_combos, cell_first, sizes, mark):
     """``mark[cell_first[j] + cell] = True`` for the parent cell of every row of non-zero
-    weight in which every member of parent combination ``p_combos[j]`` is observed.
-
-    Its loop is split over the threads
-    (:func:`_mark_parent_cells_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, w, weighted, p_combos, cell_first, sizes, mark)
-    parallel_calls(_mark_parent_cells_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _mark_parent_cells_part(X, w, weighted, p_combos, cell_first, sizes, mark, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`mark_parent_cells`."""
+    weight in which every member of parent combination ``p_combos[j]`` is observed."""
     n_rows = X.shape[0]
     n = p_combos.shape[1]
-    j_lo, j_hi = part_bounds(0, p_combos.shape[0], part, n_parts)
-    for j in range(j_lo, j_hi):
+    for j in prange(p_combos.shape[0]):
         for r in range(n_rows):
             if weighted and w[r] == 0.0:
                 continue
@@ -394,6 +349,7 @@ def _mark_parent_cells_part(X, w, weighted, p_combos, cell_first, sizes, mark, p
                 mark[cell_first[j] + cell] = True
 
 
+@njit(parallel=True, cache=True)
 def count_parent_cells(X, y, w, weighted, p_combos, cell_first, slot_of, sizes, k, att_off,
                        region, counts):
     """Compact counts N(y, x_s, x_i = v) of every parent combination s (``p_combos[j]``):
@@ -401,25 +357,10 @@ def count_parent_cells(X, y, w, weighted, p_combos, cell_first, slot_of, sizes, 
     the row is skipped), whose ``region`` counts start at ``slot * region``; attribute i,
     storage code v and class y at ``att_off[i] + v * k + y``.  Parent combinations run in
     parallel (their slots are disjoint), rows in order within each (the sums of a dense
-    block counted in place).
-
-    Its loop is split over the threads
-    (:func:`_count_parent_cells_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, y, w, weighted, p_combos, cell_first, slot_of, sizes, k, att_off, region, counts)
-    parallel_calls(_count_parent_cells_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _count_parent_cells_part(X, y, w, weighted, p_combos, cell_first, slot_of, sizes, k, att_off,
-                             region, counts, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`count_parent_cells`."""
+    block counted in place)."""
     n_rows, a = X.shape
     n = p_combos.shape[1]
-    j_lo, j_hi = part_bounds(0, p_combos.shape[0], part, n_parts)
-    for j in range(j_lo, j_hi):
+    for j in prange(p_combos.shape[0]):
         for r in range(n_rows):
             cell = 0
             for t in range(n):

@@ -3,10 +3,8 @@ cut points, and UTF-8 strings (Arrow buffers) looked up in a small hash table.""
 
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 from numba.typed import List
-
-from ._threads import even_parts, parallel_calls, part_bounds, thread_parts
 
 # --------------------------------------------------------------------------------------------
 # Input coding (integer-coded nominal columns, all columns in one pass each)
@@ -51,28 +49,15 @@ def int_column_ranges(X, lows, highs):
         highs[j] = hi
 
 
+@njit(parallel=True, cache=True)
 def int_column_presence(X, lows, starts, present):
     """present[starts[j] + v - lows[j]] = True for every value v of column j.
 
     Parallel over blocks of rows read row by row; every thread only ever writes True, so the
-    shared flags need no lock.
-
-    Its loop is split over the threads
-    (:func:`_int_column_presence_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, lows, starts, present)
-    parallel_calls(_int_column_presence_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _int_column_presence_part(X, lows, starts, present, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`int_column_presence`."""
+    shared flags need no lock."""
     n, a = X.shape
     n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
-    b_lo, b_hi = part_bounds(0, n_blocks, part, n_parts)
-    for b in range(b_lo, b_hi):
+    for b in prange(n_blocks):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         for r in range(r0, r1):
@@ -80,28 +65,15 @@ def _int_column_presence_part(X, lows, starts, present, part, n_parts):
                 present[starts[j] + np.int64(X[r, j]) - lows[j]] = True
 
 
+@njit(parallel=True, cache=True)
 def encode_int_columns(X, lows, starts, lookup, out):
     """out[r, j] = lookup[starts[j] + X[r, j] - lows[j]], or -1 outside the lookup range.
 
     Parallel over blocks of rows: each block of the (row-major) input stays in cache while
-    the (column-major) output is written column by column.
-
-    Its loop is split over the threads
-    (:func:`_encode_int_columns_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, lows, starts, lookup, out)
-    parallel_calls(_encode_int_columns_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _encode_int_columns_part(X, lows, starts, lookup, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`encode_int_columns`."""
+    the (column-major) output is written column by column."""
     n, a = X.shape
     block = 4096
-    b_lo, b_hi = part_bounds(0, (n + block - 1) // block, part, n_parts)
-    for b in range(b_lo, b_hi):
+    for b in prange((n + block - 1) // block):
         r0 = b * block
         r1 = min(n, r0 + block)
         for j in range(a):
@@ -111,6 +83,7 @@ def _encode_int_columns_part(X, lows, starts, lookup, out, part, n_parts):
                 out[r, j] = lookup[starts[j] + v] if 0 <= v < span else -1
 
 
+@njit(parallel=True, cache=True)
 def bin_columns(X, cuts, cut_starts, out_cols, out):
     """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
 
@@ -119,21 +92,11 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
     ``np.searchsorted(cuts, x, side="left")`` places it.  Up to 16 cut points are counted
     without branches, more are searched by bisection.  Parallel over blocks of rows, every
     column of a block in one pass.  Returns the number of infinite values (which the caller
-    refuses).  The blocks are split evenly over the threads (:func:`_bin_blocks`)."""
-    n_blocks = (X.shape[0] + ROW_BLOCK - 1) // ROW_BLOCK
-    infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
-    parts = max(1, min(n_blocks, get_num_threads()))
-    parallel_calls(_bin_blocks, [(X, cuts, cut_starts, out_cols, out, infs, lo, hi)
-                                 for lo, hi in even_parts(n_blocks, parts)])
-    return int(infs.sum())
-
-
-@njit(cache=True, nogil=True)
-def _bin_blocks(X, cuts, cut_starts, out_cols, out, infs, b_first, b_last):
-    """:func:`bin_columns` of the row blocks ``b_first`` to ``b_last - 1`` (``infs[b]``:
-    the infinite values of block b)."""
+    refuses)."""
     n, a = X.shape
-    for b in range(b_first, b_last):
+    n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
+    for b in prange(n_blocks):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         count = 0
@@ -163,6 +126,7 @@ def _bin_blocks(X, cuts, cut_starts, out_cols, out, infs, b_first, b_last):
                         hi = mid
                 out[r, col] = -1 if np.isnan(v) else lo - c0
         infs[b] = count
+    return infs.sum()
 
 
 @njit(parallel=True, cache=True)
@@ -212,26 +176,13 @@ def float_column_ranges(X, lows, highs):
     return True
 
 
+@njit(parallel=True, cache=True)
 def float_column_presence(X, lows, starts, present):
     """present[starts[j] + v - lows[j]] = True for every non-NaN value v of column j (the
-    values are integers within the ranges of :func:`float_column_ranges`).
-
-    Its loop is split over the threads
-    (:func:`_float_column_presence_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, lows, starts, present)
-    parallel_calls(_float_column_presence_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _float_column_presence_part(X, lows, starts, present, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`float_column_presence`."""
+    values are integers within the ranges of :func:`float_column_ranges`)."""
     n, a = X.shape
     n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
-    b_lo, b_hi = part_bounds(0, n_blocks, part, n_parts)
-    for b in range(b_lo, b_hi):
+    for b in prange(n_blocks):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         for r in range(r0, r1):
@@ -241,25 +192,12 @@ def _float_column_presence_part(X, lows, starts, present, part, n_parts):
                     present[starts[j] + np.int64(v) - lows[j]] = True
 
 
+@njit(parallel=True, cache=True)
 def encode_float_columns(X, lows, starts, lookup, out):
     """:func:`encode_int_columns` for a float matrix: -1 for NaN, for a value that is not an
-    integer and for one outside the lookup range.
-
-    Its loop is split over the threads
-    (:func:`_encode_float_columns_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, lows, starts, lookup, out)
-    parallel_calls(_encode_float_columns_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _encode_float_columns_part(X, lows, starts, lookup, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`encode_float_columns`."""
+    integer and for one outside the lookup range."""
     n, a = X.shape
-    b_lo, b_hi = part_bounds(0, (n + ROW_BLOCK - 1) // ROW_BLOCK, part, n_parts)
-    for b in range(b_lo, b_hi):
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         for j in range(a):
@@ -357,6 +295,7 @@ def encode_utf8_columns(columns, categories, out_cols, out):
                  slot_starts, words, key_bases, np.asarray(out_cols, dtype=np.int64), out)
 
 
+@njit(parallel=True, cache=True)
 def _encode_utf8(offsets_list, data_list, validity_list, firsts, keys, key_offsets, slots,
                  slot_starts, words, key_bases, out_cols, out):
     """out[r, out_cols[j]] = index among ``keys`` of string ``firsts[j] + r`` of Arrow
@@ -368,27 +307,11 @@ def _encode_utf8(offsets_list, data_list, validity_list, firsts, keys, key_offse
     power of two, holding global key indices, -1 where empty; see :func:`utf8_slots`).  A
     string of at most eight bytes is compared by its length and first word, a longer one
     byte by byte.  The common case (a known value in its home slot; the tables are kept
-    sparse) takes no data-dependent branch.  Parallel over (column, block of rows).
-
-    Its loop is split over the threads
-    (:func:`_encode_utf8_part`).
-    """
-    n_parts = thread_parts()
-    args = (offsets_list, data_list, validity_list, firsts, keys, key_offsets, slots, slot_starts,
-            words, key_bases, out_cols, out)
-    parallel_calls(_encode_utf8_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _encode_utf8_part(offsets_list, data_list, validity_list, firsts, keys, key_offsets, slots,
-                      slot_starts, words, key_bases, out_cols, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`_encode_utf8`."""
+    sparse) takes no data-dependent branch.  Parallel over (column, block of rows)."""
     n = out.shape[0]
     a = firsts.size
     n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
-    task_lo, task_hi = part_bounds(0, a * n_blocks, part, n_parts)
-    for task in range(task_lo, task_hi):
+    for task in prange(a * n_blocks):
         j = task // n_blocks
         b = task - j * n_blocks
         offsets = offsets_list[j]
@@ -455,13 +378,17 @@ def _encode_utf8_part(offsets_list, data_list, validity_list, firsts, keys, key_
             out[r, col] = code - base if code >= 0 else -1
 
 
+@njit(parallel=True, cache=True)
 def column_medians(X, out):
     """out[j] = median of the non-NaN values of column j of X (0 for a column of NaN only),
-    as ``np.median`` gives it.
-
-    In NumPy rather than numba: a median per column is one partial sort, and compiling
-    numba's median costs seconds on first use."""
-    for j in range(X.shape[1]):
-        col = np.asarray(X[:, j], dtype=np.float64)
-        col = col[~np.isnan(col)]
-        out[j] = np.median(col) if col.size else 0.0
+    as ``np.median`` gives it.  Parallel over columns."""
+    n, a = X.shape
+    for j in prange(a):
+        col = np.empty(n, dtype=np.float64)
+        m = 0
+        for r in range(n):
+            v = np.float64(X[r, j])
+            if not np.isnan(v):
+                col[m] = v
+                m += 1
+        out[j] = np.median(col[:m]) if m else 0.0

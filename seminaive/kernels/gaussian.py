@@ -15,9 +15,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from ._threads import parallel_calls, part_bounds, thread_parts
 from .scoring import (
     _aggregate_row,
     _aggregate_row_weighted,
@@ -35,6 +34,7 @@ def gaussian_terms(mean, var):
     return mean, 0.5 * (_LOG_2PI + np.log(var)), 0.5 / var
 
 
+@njit(parallel=True, cache=True)
 def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_starts, sizes,
                   k, sums):
     """Add the moments of the rows (storage codes ``X``, classes ``y``, numeric values
@@ -42,24 +42,9 @@ def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_
     child column ``column[e]`` of ``V`` given the parents ``parents[e, :orders[e]]``, block
     at ``offsets[e]`` of shape (cells, k, 3).  Entries ``group_starts[q]`` to
     ``group_starts[q + 1] - 1`` share their parents: a row's cell is computed once for
-    them.
-
-    Its loop is split over the threads
-    (:func:`_count_moments_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, y, w, weighted, V, parents, orders, column, offsets, group_starts, sizes, k, sums)
-    parallel_calls(_count_moments_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _count_moments_part(X, y, w, weighted, V, parents, orders, column, offsets, group_starts, sizes,
-                        k, sums, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`count_moments`."""
+    them."""
     n_rows = X.shape[0]
-    q_lo, q_hi = part_bounds(0, group_starts.size - 1, part, n_parts)
-    for q in range(q_lo, q_hi):
+    for q in prange(group_starts.size - 1):
         first = group_starts[q]
         last = group_starts[q + 1]
         d = orders[first]
@@ -140,6 +125,7 @@ def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first
     return n_par
 
 
+@njit(parallel=True, cache=True)
 def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
                     lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm,
                     precision, aggregate, weighted, lw, out):
@@ -157,27 +143,10 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
     orders as in :func:`seminaive.kernels.scoring.predict_scores`; with ``weighted``, the
     sub-models are combined with the per-cell log weights ``lw`` as there
     (:func:`seminaive.kernels.scoring.predict_scores_weighted`).
-
-    Its loop is split over the threads
-    (:func:`_gaussian_scores_part`).
     """
-    n_parts = thread_parts()
-    args = (X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc,
-            lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm, precision,
-            aggregate, weighted, lw, out)
-    parallel_calls(_gaussian_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _gaussian_scores_part(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
-                          lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean,
-                          norm, precision, aggregate, weighted, lw, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`gaussian_scores`."""
     n_rows, a = X.shape
     widest = widest_order(order_first, n)
-    r_lo, r_hi = part_bounds(0, n_rows, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n_rows):
         x = X[r]
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)

@@ -58,11 +58,10 @@ import math
 
 import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from scipy.special import zeta
 
 from ..exceptions import TableTooLargeError
-from ._threads import parallel_calls
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)
 STIRLING_EXACT = 2048
@@ -714,6 +713,7 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
             out_t[q, v] = t_sparse[index[q], v] if index[q] >= 0 else 0
 
 
+@njit(parallel=True, cache=True)
 def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
                   n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
                   seeds, table, n_exact, zeta, out, order, share_start):
@@ -725,24 +725,12 @@ def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offs
     ``leaves[leaf_offsets[j]:]`` (n_values[j] per leaf), estimates written at
     ``out[out_offsets[j]:]`` (n_values[j] per node).  Thread share ``w`` samples the trees
     ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
-    :func:`thread_shares`), each share on a thread of its own
-    (:func:`._threads.parallel_calls`, :func:`_sample_share`)."""
-    parallel_calls(_sample_share, [
-        (parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values,
-         out_offsets, n_iter, burn_in, tying, sample_conc, conc_start, seeds, table, n_exact,
-         zeta, out, order, share_start[w], share_start[w + 1])
-        for w in range(share_start.size - 1)])
-
-
-@njit(cache=True, nogil=True)
-def _sample_share(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
-                  n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
-                  seeds, table, n_exact, zeta, out, order, first, last):
-    """The trees ``order[first:last]`` of :func:`sample_forest`."""
-    for i in range(first, last):
-        _sample_forest_tree(order[i], parents, node_offsets, level_starts, depths, leaves,
-                            leaf_offsets, n_values, out_offsets, n_iter, burn_in, tying,
-                            sample_conc, conc_start, seeds, table, n_exact, zeta, out)
+    :func:`thread_shares`)."""
+    for w in prange(share_start.size - 1):
+        for i in range(share_start[w], share_start[w + 1]):
+            _sample_forest_tree(order[i], parents, node_offsets, level_starts, depths, leaves,
+                                leaf_offsets, n_values, out_offsets, n_iter, burn_in, tying,
+                                sample_conc, conc_start, seeds, table, n_exact, zeta, out)
 
 
 @njit(cache=True)

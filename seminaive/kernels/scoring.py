@@ -3,9 +3,7 @@
 import math
 
 import numpy as np
-from numba import njit
-
-from ._threads import parallel_calls, part_bounds, thread_parts
+from numba import njit, prange
 
 # --------------------------------------------------------------------------------------------
 # Classification
@@ -16,7 +14,7 @@ AGGREGATE_POSTERIOR = 1
 AGGREGATE_VOTE = 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def combination_cells(combos, h, d, sizes, xs, n_rows, cells):
     """``cells[r]``: the row-major cell of rows ``r < n_rows`` (storage codes ``xs``, one row
     per attribute) in the table of the ``d``-attribute combination ``combos[h, :d]``."""
@@ -29,7 +27,7 @@ def combination_cells(combos, h, d, sizes, xs, n_rows, cells):
             cells[r] = cells[r] * s_att + xs[att, r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _normalise_sub_model(terms, s, k):
     """Turn sub-model s's log joint scores into its log posterior (log-sum-exp over y)."""
     top = terms[s, 0]
@@ -47,7 +45,7 @@ def _normalise_sub_model(terms, s, k):
 VOTE_TIE_TOLERANCE = 1e-12
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vote_winner(terms, s, k):
     """The class sub-model ``s`` votes for: the highest score, where scores within
     ``VOTE_TIE_TOLERANCE`` of each other relative to their magnitude are a tie, won by the
@@ -162,7 +160,7 @@ def _aggregate_row_weighted(terms, log_w, n_par, k, aggregate, out_row):
     return used
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_cell(x, g, d, combos, sizes):
     """The cell of row ``x`` (storage codes) in the block of the ``d``-attribute combination
     ``combos[g, :d]``."""
@@ -173,7 +171,7 @@ def row_cell(x, g, d, combos, sizes):
     return cell
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def widest_order(order_first, n):
     """The largest number of parent combinations of one order, over orders 0..n."""
     widest = 0
@@ -182,7 +180,7 @@ def widest_order(order_first, n):
     return widest
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual, cells):
     """The cells (``cells``) of the parent combinations of one order in row x and which
     qualify (``qual``: their log joint is not NaN, i.e. every parent observed and frequent
@@ -272,6 +270,7 @@ def predict_scores_weighted(X, n, max_order, combos, orders, offsets, sizes, k, 
 _NO_WEIGHTS = np.zeros(1, dtype=np.float64)
 
 
+@njit(parallel=True, cache=True)
 def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
                     lc_offsets, sub_index, aggregate, weighted, lw, out):
     """Per-class scores of AnDE (Webb et al. 2012, eq. 11, with the cascade to A(n-1)DE).
@@ -289,21 +288,7 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
     layout of :func:`predict_scores_weighted`) by :func:`_aggregate_row_weighted`; a row in
     which no qualifying sub-model has a positive weight cascades.  The unweighted path runs
     exactly the arithmetic of the plain average.
-
-    Its loop is split over the threads
-    (:func:`_predict_scores_part`).
     """
-    n_parts = thread_parts()
-    args = (X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc, lc_offsets,
-            sub_index, aggregate, weighted, lw, out)
-    parallel_calls(_predict_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _predict_scores_part(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
-                         lc_offsets, sub_index, aggregate, weighted, lw, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`_predict_scores`."""
     n_rows, a = X.shape
     max_parents = 0
     for level in range(n + 1):
@@ -313,8 +298,7 @@ def _predict_scores_part(X, n, max_order, combos, orders, offsets, sizes, k, ord
     p_first = order_first[n]
     n_par = order_first[n + 1] - p_first
     d = n + 1
-    ch_lo, ch_hi = part_bounds(0, n_chunks, part, n_parts)
-    for ch in range(ch_lo, ch_hi):
+    for ch in prange(n_chunks):
         r0 = ch * chunk
         r1 = min(n_rows, r0 + chunk)
         m = r1 - r0
@@ -388,10 +372,10 @@ def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
     of the widest order).  With n = 0 the row reaches here only when naive Bayes, the
     single sub-model of order 0, has no weight (log weight -inf): it is scored unweighted
     rather than left unset."""
-    if n == 0:  # n (0) and n + 1 (1), not the constants: no second specialisation
-        _row_scores(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+    if n == 0:
+        _row_scores(x, 0, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                     lc_offsets, sub_index, row_terms)
-        _aggregate_row(row_terms, n + 1, k, aggregate, out_row)
+        _aggregate_row(row_terms, 1, k, aggregate, out_row)
         return
     for level in range(n - 1, -1, -1):
         _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
@@ -450,34 +434,18 @@ def _row_scores_from_counts(x, level, combos, lj_offsets, sizes, k, order_first,
                     terms[s, yy] += np.nan
 
 
+@njit(parallel=True, cache=True)
 def cascade_from_counts(X, rows, n, max_order, combos, lj_offsets, sizes, k, order_first, lj,
                         lc, lc_offsets, sub_index, counts, offsets, m, laplace, aggregate,
                         out):
     """Scores of the ``rows`` of ``X`` in which no parent combination of order n qualifies,
     for tables that hold no log conditionals of order n (a compact selective table): order
     n - 1 from the counts of order n (:func:`_row_scores_from_counts`), and below it the
-    cascade of :func:`cascade_row`.  Unweighted.
-
-    Its loop is split over the threads
-    (:func:`_cascade_from_counts_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, rows, n, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc, lc_offsets,
-            sub_index, counts, offsets, m, laplace, aggregate, out)
-    parallel_calls(_cascade_from_counts_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _cascade_from_counts_part(X, rows, n, max_order, combos, lj_offsets, sizes, k, order_first, lj,
-                              lc, lc_offsets, sub_index, counts, offsets, m, laplace, aggregate,
-                              out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`cascade_from_counts`."""
+    cascade of :func:`cascade_row`.  Unweighted."""
     a = X.shape[1]
     widest = widest_order(order_first, n)
     no_weights = np.zeros(1)
-    q_lo, q_hi = part_bounds(0, rows.size, part, n_parts)
-    for q in range(q_lo, q_hi):
+    for q in prange(rows.size):
         r = rows[q]
         x = np.empty(a, dtype=np.int64)
         for i in range(a):
@@ -485,7 +453,7 @@ def _cascade_from_counts_part(X, rows, n, max_order, combos, lj_offsets, sizes, 
         terms = np.empty((widest, k))
         row_w = np.empty(0)
         if n == 0:
-            cascade_row(x, n, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
+            cascade_row(x, 0, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
                         lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w,
                         out[r])
             continue

@@ -6,15 +6,7 @@ Webb et al. (2012, §2) for m-estimation; Cerquides & de Màntaras (2005, eqs. 1
 import math
 
 import numpy as np
-from numba import get_num_threads, njit
-
-from ._threads import even_parts, parallel_calls
-
-
-def _parts(n_items):
-    """Bounds of the parts of ``range(n_items)`` given to the threads."""
-    return even_parts(n_items, max(1, min(n_items, get_num_threads())))
-
+from numba import njit, prange
 
 # --------------------------------------------------------------------------------------------
 # Smoothing: counts -> log-probability tables
@@ -74,6 +66,7 @@ def log_conditional_estimate(count, parent_count, n_values, m, laplace):
     return math.log(count + m / n_values) - math.log(parent_count + m)
 
 
+@njit(parallel=True, cache=True)
 def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
                      min_count, out):
     """log P(y, x_s) for every parent combination s and cell (Webb et al. 2012, §2;
@@ -85,20 +78,8 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
     ``N_obs(s)`` counts the rows in which every attribute of s is observed (Weka's AODE uses
     N - N(x_i missing)).  A cell with a missing parent value, or whose frequency N(x_s) is
     below ``min_count``, is marked NaN: it is not used as a super-parent.
-
-    The combinations ``g_first`` to ``g_last - 1`` are split evenly over the threads
-    (:func:`_log_joint_part`).
     """
-    parallel_calls(_log_joint_part, [
-        (counts, offsets, combos, orders, sizes, k, g_first + lo, g_first + hi, m, laplace,
-         min_count, out) for lo, hi in _parts(g_last - g_first)])
-
-
-@njit(cache=True, nogil=True)
-def _log_joint_part(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
-                    min_count, out):
-    """:func:`log_joint_tables` of the combinations ``g_first`` to ``g_last - 1``."""
-    for g in range(g_first, g_last):
+    for g in prange(g_first, g_last):
         d = orders[g]
         off = offsets[g]
         n_cells = (offsets[g + 1] - off) // k
@@ -131,6 +112,7 @@ def _log_joint_part(counts, offsets, combos, orders, sizes, k, g_first, g_last, 
                     out[idx] = math.log(counts[idx] + m / (k * prod_values)) - log_den
 
 
+@njit(parallel=True, cache=True)
 def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                            lc_offsets, m, laplace, out, held_out=0.0):
     """log P(x_c | y, x_rest) for every combination, member c and cell (Cerquides &
@@ -146,20 +128,8 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
     removed from its counts (leave-one-out, Cerquides & de Màntaras 2005, eq. 32):
     N(y, x_rest, x_c) - held_out
     over N(y, x_rest)_obs - held_out; cells that cannot hold the instance are NaN.
-
-    The combinations ``g_first`` to ``g_last - 1`` are split evenly over the threads
-    (:func:`_log_conditional_part`).
     """
-    parallel_calls(_log_conditional_part, [
-        (counts, offsets, combos, orders, sizes, k, g_first + lo, g_first + hi, lc_offsets, m,
-         laplace, out, float(held_out)) for lo, hi in _parts(g_last - g_first)])
-
-
-@njit(cache=True, nogil=True)
-def _log_conditional_part(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                          lc_offsets, m, laplace, out, held_out):
-    """:func:`log_conditional_tables` of the combinations ``g_first`` to ``g_last - 1``."""
-    for g in range(g_first, g_last):
+    for g in prange(g_first, g_last):
         d = orders[g]
         off = offsets[g]
         total = offsets[g + 1] - off

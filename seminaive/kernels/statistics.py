@@ -3,34 +3,18 @@
 import math
 
 import numpy as np
-from numba import njit
-
-from ._threads import parallel_calls, part_bounds, thread_parts
+from numba import njit, prange
 
 
+@njit(parallel=True, cache=True)
 def conditional_mutual_information(counts, pair_offsets, sizes, k, out):
     """I(X_i; X_j | Y) (nats) for every pair, maximum likelihood from the rows in which both
     attributes are observed (the missing slot 0 is left out).
 
     I = sum_{y, x_i, x_j} P(y, x_i, x_j) log[P(y, x_i, x_j) P(y) / (P(y, x_i) P(y, x_j))]
-    (Friedman, Geiger & Goldszmidt 1997, the edge weight of TAN).
-
-    Its loop is split over the threads
-    (:func:`_conditional_mutual_information_part`).
-    """
-    n_parts = thread_parts()
-    args = (counts, pair_offsets, sizes, k, out)
-    parallel_calls(_conditional_mutual_information_part,
-                   [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _conditional_mutual_information_part(counts, pair_offsets, sizes, k, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`conditional_mutual_information`."""
+    (Friedman, Geiger & Goldszmidt 1997, the edge weight of TAN)."""
     a = sizes.size
-    i_lo, i_hi = part_bounds(0, a, part, n_parts)
-    for i in range(i_lo, i_hi):
+    for i in prange(a):
         out[i, i] = 0.0
         for j in range(i + 1, a):
             off = pair_offsets[i, j]

@@ -31,7 +31,6 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ._threads import even_parts, parallel_calls
 from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
 
 #: rows scored together against one parent combination (its regions stay in cache)
@@ -60,6 +59,7 @@ def parent_major_shape(n, max_order, offsets, sizes, k, order_first, sub_index):
     return parents, region, int(cells.sum()) * region
 
 
+@njit(parallel=True, cache=True)
 def build_parent_major(n, max_order, combos, offsets, sizes, k, order_first, lj, lj_offsets,
                        lc, lc_offsets, sub_index, parents, parent_pos, pm_offsets, att_off,
                        region, out):
@@ -70,36 +70,8 @@ def build_parent_major(n, max_order, combos, offsets, sizes, k, order_first, lj,
     (the cells of every combination), ``lj_offsets`` those of the log joints in ``lj`` (the
     same, except for a selective table), ``pm_offsets[j]`` the start of its
     regions, ``att_off[i]`` the start of attribute i within a region (after the k joints).
-    The parent and child combinations are split evenly over the threads
-    (:func:`_build_parent_major_part`).
     """
-    d = n + 1
-    h_first = int(order_first[d]) if d <= max_order else 0
-    h_last = int(order_first[d + 1]) if d <= max_order else 0
-    parts = max(1, min(get_num_threads(), max(parents.size, h_last - h_first)))
-    calls = [(n, max_order, combos, offsets, sizes, k, order_first, lj, lj_offsets, lc,
-              lc_offsets, sub_index, parents, parent_pos, pm_offsets, att_off, region, out,
-              j_lo, j_hi, h_first + h_lo, h_first + h_hi)
-             for (j_lo, j_hi), (h_lo, h_hi) in zip(_bounds(parents.size, parts),
-                                                   _bounds(h_last - h_first, parts),
-                                                   strict=True)]
-    parallel_calls(_build_parent_major_part, calls)
-
-
-def _bounds(n_items, n_parts):
-    """``n_parts`` consecutive parts of ``range(n_items)``, empty ones kept."""
-    return [(p * n_items // n_parts, (p + 1) * n_items // n_parts) for p in range(n_parts)]
-
-
-@njit(cache=True, nogil=True)
-def _build_parent_major_part(n, max_order, combos, offsets, sizes, k, order_first, lj,
-                             lj_offsets, lc, lc_offsets, sub_index, parents, parent_pos,
-                             pm_offsets, att_off, region, out, j_first, j_last, h_first,
-                             h_last):
-    """:func:`build_parent_major` of the parent combinations ``j_first`` to ``j_last - 1``
-    (their log joints) and the child combinations ``h_first`` to ``h_last - 1`` (their log
-    conditionals): disjoint entries of ``out``."""
-    for j in range(j_first, j_last):
+    for j in prange(parents.size):
         g = parents[j]
         n_cells = (offsets[g + 1] - offsets[g]) // k
         for c in range(n_cells):
@@ -109,7 +81,7 @@ def _build_parent_major_part(n, max_order, combos, offsets, sizes, k, order_firs
     if d > max_order:
         return
     p_first = order_first[n]
-    for h in range(h_first, h_last):
+    for h in prange(order_first[d], order_first[d + 1]):
         n_cells = (offsets[h + 1] - offsets[h]) // k
         for p in range(d):
             g = sub_index[h, p]
@@ -141,7 +113,7 @@ def _build_parent_major_part(n, max_order, combos, offsets, sizes, k, order_firs
                     out[dst + yy] = lc[src + yy]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_term(mx, sm, r, yy, v):
     """Online log-sum-exp: add exp(v) to the running (max mx, scaled sum sm) of row r."""
     if v > mx[r, yy]:
@@ -151,7 +123,7 @@ def _add_term(mx, sm, r, yy, v):
         sm[r, yy] += math.exp(v - mx[r, yy])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
     """Combine sub-model scores ``acc[0, :]`` (log weight ``lwv``) into row r's running
     state: ``used``, then vote weights or the per-class log-sum-exp, and the weight total."""
@@ -196,7 +168,7 @@ def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
             _add_term(mx, sm, r, yy, acc[0, yy])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _parent_cell(X, row, g, n, combos, sizes):
     cell = 0
     for t in range(n):
@@ -205,7 +177,7 @@ def _parent_cell(X, row, g, n, combos, sizes):
     return cell
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _qualifies(pm, base, weighted, lw, w_first, cell):
     """Log weight of the sub-model of a row (0.0 unweighted), NaN if it is not used."""
     if math.isnan(pm[base]):
@@ -253,6 +225,7 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
                          att_off, region, pm, ridx, cell_first, pending, block, out)
 
 
+@njit(parallel=True, cache=True)
 def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
                          lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
                          att_off, region, pm, ridx, cell_first, pending, block, out):
@@ -266,60 +239,19 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
     POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )
     VOTE:       out = log( weight of the sub-models whose argmax is y / W )
 
-    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade
-    (:func:`_cascade_rows`, after the blocks), or are marked in ``pending`` when it has one
-    entry per row.  Rows are scored in blocks of ``block`` rows, consecutive blocks split
-    evenly over the threads (:func:`_score_blocks`, every block computed exactly as by any
-    thread).  With two
+    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  Rows are
+    scored in blocks of ``block`` rows, one block per task.  With two
     classes, four rows are summed together (eight independent addition chains, each in the
     order of the combination-major kernel).
     """
-    n_blocks = (X.shape[0] + block - 1) // block
-    max_parents = max(int(order_first[level + 1] - order_first[level])
-                      for level in range(n + 1))
-    own = pending.size == 0  # the cascade is left to this function, not to the caller
-    if own:
-        pending = np.zeros(X.shape[0], dtype=np.bool_)
-    args = (X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets,
-            sub_index, aggregate, weighted, lw, parents, pm_offsets, att_off, region, pm, ridx,
-            cell_first, pending, block, out, max_parents)
-    parallel_calls(_score_blocks, [(*args, lo, hi) for lo, hi in
-                                   even_parts(n_blocks, min(n_blocks, get_num_threads()))])
-    if own:
-        rows = np.flatnonzero(pending)
-        if rows.size:  # compiled only when some row needs it
-            _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj,
-                          lc, lc_offsets, sub_index, aggregate, weighted, lw, max_parents, out)
-
-
-@njit(cache=True, nogil=True)
-def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                  lc_offsets, sub_index, aggregate, weighted, lw, max_parents, out):
-    """Scores of the ``rows`` of ``X`` in which no sub-model of order n is used:
-    :func:`.scoring.cascade_row`, as the combination-major kernel scores them."""
-    a = X.shape[1]
-    row_terms = np.empty((max_parents, k))
-    row_w = np.empty(max_parents if weighted else 0)
-    x = np.empty(a, dtype=np.int64)
-    for q in range(rows.size):
-        r = rows[q]
-        for i in range(a):
-            x[i] = X[r, i]
-        cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w, out[r])
-
-
-@njit(cache=True, nogil=True)
-def _score_blocks(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                  lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets, att_off,
-                  region, pm, ridx, cell_first, pending, block, out, max_parents, b_first,
-                  b_last):
-    """Blocks ``b_first`` to ``b_last - 1`` of :func:`_predict_scores_wide` (one range of
-    blocks per thread, :func:`._threads.parallel_calls`)."""
     n_rows, a = X.shape
+    n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
     compact = ridx.size > 0
-    for b in range(b_first, b_last):
+    max_parents = 0
+    for level in range(n + 1):
+        max_parents = max(max_parents, order_first[level + 1] - order_first[level])
+    for b in prange(n_blocks):
         r0 = b * block
         m = min(n_rows, r0 + block) - r0
         mx = np.full((m, k), -np.inf)  # running max (vote: unused)
@@ -334,7 +266,7 @@ def _score_blocks(X, n, max_order, combos, offsets, sizes, k, order_first, lj, l
             g = parents[j]
             base_j = pm_offsets[j]
             w_first = offsets[g] // k
-            r = np.int64(0)  # not the constant 0: one specialisation of _update_row
+            r = 0
             if k == 2:
                 while r + _GROUP <= m:
                     for q in range(_GROUP):
@@ -412,10 +344,20 @@ def _score_blocks(X, n, max_order, combos, offsets, sizes, k, order_first, lj, l
                     for yy in range(k):
                         acc[0, yy] += pm[np.uint64(at + yy)]
                 _update_row(rr, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used)
+        row_terms = np.empty((max_parents, k))
+        row_w = np.empty(max_parents if weighted else 0)
+        x = np.empty(a, dtype=np.int64)
         for r in range(m):
             o = out[r0 + r]
-            if used[r] == 0:  # cascades (_cascade_rows)
-                pending[r0 + r] = True
+            if used[r] == 0:
+                if pending.size:
+                    pending[r0 + r] = True
+                    continue
+                for i in range(a):
+                    x[i] = X[r0 + r, i]
+                cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                            lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w,
+                            o)
                 continue
             if aggregate == AGGREGATE_VOTE:
                 total = sw[r] if weighted else float(used[r])

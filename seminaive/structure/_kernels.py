@@ -18,9 +18,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from ..kernels._threads import parallel_calls, part_bounds, thread_parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate, log_joint_estimate
 
 # --------------------------------------------------------------------------------------------
@@ -51,25 +50,12 @@ def _pair_cell(off, i, xi, j, xj, sizes, k):
     return off + (xj * sizes[i] + xi) * k
 
 
+@njit(parallel=True, cache=True)
 def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
     """``out[den_offsets[i, j] + x_j * k + y]`` = N(y, x_j, x_i observed) for child i, parent j
-    (the denominator of P(x_i | y, x_j)).
-
-    Its loop is split over the threads
-    (:func:`_pair_denominators_part`).
-    """
-    n_parts = thread_parts()
-    args = (counts, pair_offsets, sizes, k, den_offsets, out)
-    parallel_calls(_pair_denominators_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _pair_denominators_part(counts, pair_offsets, sizes, k, den_offsets, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`pair_denominators`."""
+    (the denominator of P(x_i | y, x_j))."""
     a = sizes.size
-    i_lo, i_hi = part_bounds(0, a, part, n_parts)
-    for i in range(i_lo, i_hi):
+    for i in prange(a):
         for j in range(a):
             off = pair_offsets[i, j]
             if j == i or off < 0:
@@ -141,32 +127,18 @@ def _row_removal(w, weighted, r):
     return wr, min(wr, 1.0)
 
 
+@njit(parallel=True, cache=True)
 def loo_tree_scores(X, y, w, weighted, parents, pairs, m, laplace, min_count, out):
     """Leave-one-out per-class log scores of a one-parent structure (``parents[i]`` or -1):
     the scores of each training row under the model counted from all rows but itself;
-    ``pairs`` is a :class:`PairArrays`.
-
-    Its loop is split over the threads
-    (:func:`_loo_tree_scores_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, y, w, weighted, parents, pairs, m, laplace, min_count, out)
-    parallel_calls(_loo_tree_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _loo_tree_scores_part(X, y, w, weighted, parents, pairs, m, laplace, min_count, out, part,
-                          n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`loo_tree_scores`."""
+    ``pairs`` is a :class:`PairArrays`."""
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      class_counts) = pairs
     n, a = X.shape
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
-    r_lo, r_hi = part_bounds(0, n, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n):
         ok = np.empty(a, dtype=np.bool_)
         _, u = _row_removal(w, weighted, r)
         yr = y[r]
@@ -185,30 +157,17 @@ def _loo_tree_scores_part(X, y, w, weighted, parents, pairs, m, laplace, min_cou
             out[r, yy] = acc
 
 
+@njit(parallel=True, cache=True)
 def pair_log_cond_tables(pairs, m, laplace, tab_offsets, full, held_out):
     """log P(x_i | y, x_j) of every child i, parent j != i and cell, at
     ``tab_offsets[i, j] + (x_i * sizes[j] + x_j) * k + y``: from all the counts (``full``) and
     with one row of class y removed (``held_out``, the leave-one-out estimate of a row of
     weight >= 1), as :func:`_pair_log_cond` computes them (the same operations, so the same
-    values), once per search instead of once per row and pass.
-
-    Its loop is split over the threads
-    (:func:`_pair_log_cond_tables_part`).
-    """
-    n_parts = thread_parts()
-    args = (pairs, m, laplace, tab_offsets, full, held_out)
-    parallel_calls(_pair_log_cond_tables_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _pair_log_cond_tables_part(pairs, m, laplace, tab_offsets, full, held_out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`pair_log_cond_tables`."""
+    values), once per search instead of once per row and pass."""
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      _) = pairs
     a = sizes.size
-    i_lo, i_hi = part_bounds(0, a, part, n_parts)
-    for i in range(i_lo, i_hi):
+    for i in prange(a):
         for j in range(a):
             if j == i:
                 continue
@@ -224,6 +183,7 @@ def _pair_log_cond_tables_part(pairs, m, laplace, tab_offsets, full, held_out, p
                             uni_offsets, den_uni, den_pair, den_offsets, m, laplace)
 
 
+@njit(parallel=True, cache=True)
 def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, cur_out,
                sp_out, arc_out, tab_offsets, full, held_out):
     """One SP-TAN evaluation pass (Keogh & Pazzani 1999) over training rows, leave-one-out.
@@ -234,21 +194,7 @@ def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_coun
     ``arc_out[b, s, c]`` (only the arc s -> c added); b = the row block of the row.
     The arcs' terms are read from the tables of :func:`pair_log_cond_tables` (computed for
     a row of weight < 1).
-
-    Its loop is split over the threads
-    (:func:`_sptan_pass_part`).
     """
-    n_parts = thread_parts()
-    args = (X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, cur_out, sp_out,
-            arc_out, tab_offsets, full, held_out)
-    parallel_calls(_sptan_pass_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _sptan_pass_part(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, cur_out,
-                     sp_out, arc_out, tab_offsets, full, held_out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`sptan_pass`."""
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      class_counts) = pairs
     n, a = X.shape
@@ -256,8 +202,7 @@ def _sptan_pass_part(X, y, w, weighted, parents, eligible, pairs, m, laplace, mi
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
-    b_lo, b_hi = part_bounds(0, n_blocks, part, n_parts)
-    for b in range(b_lo, b_hi):
+    for b in prange(n_blocks):
         start = b * n // n_blocks
         stop = (b + 1) * n // n_blocks
         ok = np.empty(a, dtype=np.bool_)
@@ -327,6 +272,7 @@ def _sptan_pass_part(X, y, w, weighted, parents, eligible, pairs, m, laplace, mi
 # --------------------------------------------------------------------------------------------
 
 
+@njit(parallel=True, cache=True)
 def hnb_scores(X, cmi, pairs, m, laplace, min_count, out):
     """log P(y) + sum_i log sum_{j != i} W_ij P(x_i | y, x_j), W_ij = cmi[i, j] / sum_j cmi[i, j].
 
@@ -334,25 +280,12 @@ def hnb_scores(X, cmi, pairs, m, laplace, min_count, out):
     mixture and the weights of the others are renormalised; with no weight left the child
     uses P(x_i | y), as Weka's HNB does when the CMI sum is 0.  ``pairs`` is a
     :class:`PairArrays`.
-
-    Its loop is split over the threads
-    (:func:`_hnb_scores_part`).
     """
-    n_parts = thread_parts()
-    args = (X, cmi, pairs, m, laplace, min_count, out)
-    parallel_calls(_hnb_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _hnb_scores_part(X, cmi, pairs, m, laplace, min_count, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`hnb_scores`."""
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      class_counts) = pairs
     n, a = X.shape
     prior = log_class_priors(class_counts, m, laplace)
-    r_lo, r_hi = part_bounds(0, n, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n):
         ok = np.empty(a, dtype=np.bool_)
         _parents_usable(X[r], 0.0, counts, uni_offsets, sizes, k, min_count, ok)
         for yy in range(k):

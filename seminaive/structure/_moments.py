@@ -22,10 +22,9 @@ cell with ``kappa`` pseudo-rows (:func:`empty_cell`), computed where they are re
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
-from ..kernels._threads import parallel_calls, part_bounds, thread_parts
 from ..tables import FLOOR_RATIO
 from ._sparse import DIRECT_KEYS, check_key_range
 
@@ -444,6 +443,7 @@ def cell_estimate(node, level, yy, mean, var, kappa, floor):
     return m, s2
 
 
+@njit(parallel=True, cache=True)
 def gaussian_family_terms(X, V, chain, chain_len, level_start, codes, sums, mean, var, floors,
                           sizes, k, kappa, min_count, out):
     """Add log N(x_i; mean, var) of every observed Gaussian child to ``out``.
@@ -454,27 +454,12 @@ def gaussian_family_terms(X, V, chain, chain_len, level_start, codes, sums, mean
     prefix whose parent values are observed and whose cell holds at least ``min_count``
     rows with the child observed (L = 0: the class alone); a class without a stored cell
     there takes the estimates of an empty cell (:func:`cell_estimate`).
-
-    Its loop is split over the threads
-    (:func:`_gaussian_family_terms_part`).
     """
-    n_parts = thread_parts()
-    args = (X, V, chain, chain_len, level_start, codes, sums, mean, var, floors, sizes, k, kappa,
-            min_count, out)
-    parallel_calls(_gaussian_family_terms_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _gaussian_family_terms_part(X, V, chain, chain_len, level_start, codes, sums, mean, var, floors,
-                                sizes, k, kappa, min_count, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`gaussian_family_terms`."""
     n_rows = X.shape[0]
     n_num = V.shape[1]
     log_2pi = math.log(2.0 * math.pi)
     width = level_start.shape[1]
-    r_lo, r_hi = part_bounds(0, n_rows, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n_rows):
         node = np.empty((width, k), dtype=np.int64)
         for j in range(n_num):
             v = V[r, j]

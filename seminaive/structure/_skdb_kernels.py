@@ -18,9 +18,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit
+from numba import njit, prange
 
-from ..kernels._threads import even_parts, parallel_calls
 from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
@@ -62,7 +61,7 @@ def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
     return observed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, uni_offsets,
                 den_uni, sizes, k, min_count, num, den, stack):
     """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
@@ -109,7 +108,7 @@ def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, 
         den[yr] -= u
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, kappa,
                   floor_ratio, min_count, node, est_mean, est_var):
     """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
@@ -168,6 +167,7 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, 
     return level
 
 
+@njit(parallel=True, cache=True)
 def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m, laplace,
                    min_count, loss_kind, gaussian, missing_code, V, candidates, level_starts,
                    moment_codes, sums, kappa, floor_ratio, n_blocks, out):
@@ -184,24 +184,7 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
     ``level_starts[j]``, :mod:`._moments`), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
     :func:`._sparse.sparse_family_scores`.
-
-    The blocks are split evenly over the threads (:func:`_nested_kdb_loo_blocks`; block b
-    writes ``out[b]`` only).
     """
-    args = (X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m, laplace, min_count,
-            loss_kind, gaussian, missing_code, V, candidates, level_starts, moment_codes, sums,
-            kappa, floor_ratio, n_blocks, out)
-    parts = max(1, min(n_blocks, get_num_threads()))
-    parallel_calls(_nested_kdb_loo_blocks,
-                   [(*args, lo, hi) for lo, hi in even_parts(n_blocks, parts)])
-
-
-@njit(cache=True, nogil=True)
-def _nested_kdb_loo_blocks(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
-                           laplace, min_count, loss_kind, gaussian, missing_code, V,
-                           candidates, level_starts, moment_codes, sums, kappa, floor_ratio,
-                           n_blocks, out, b_first, b_last):
-    """The blocks ``b_first`` to ``b_last - 1`` of :func:`nested_kdb_loo`."""
     counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
     n, a = X.shape
@@ -209,7 +192,7 @@ def _nested_kdb_loo_blocks(X, y, w, weighted, ranking, n_cand, trees, n_stack, p
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
-    for b in range(b_first, b_last):
+    for b in prange(n_blocks):
         start = b * n // n_blocks
         stop = (b + 1) * n // n_blocks
         terms = np.zeros((a, n_k, k))

@@ -25,10 +25,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
-from ..kernels._threads import parallel_calls, part_bounds, thread_parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate
 
 #: bytes per node of a count tree besides its counts (code, parent, children, offset)
@@ -395,6 +394,7 @@ def stack_size(sizes, width):
     return 2 * (int(width) * int(np.max(sizes, initial=1)) + 2)
 
 
+@njit(parallel=True, cache=True)
 def sparse_family_scores(X, code, first_child, n_children, counts, value_off, root, chain,
                          depth, sizes, k, class_counts, uni_counts, uni_offsets, den_uni, m,
                          laplace, min_count, skip, missing_code, n_stack, out):
@@ -408,28 +408,10 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
     its density is added apart).  Parents whose value is missing are summed out of the
     family (exact marginal counts); if no parent is observed, or the observed parent values
     have frequency < ``min_count``, the child uses P(x_i | y) from ``uni_counts`` (order-1
-    blocks at ``uni_offsets``, denominators ``den_uni``).
-
-    Its loop is split over the threads
-    (:func:`_sparse_family_scores_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, code, first_child, n_children, counts, value_off, root, chain, depth, sizes, k,
-            class_counts, uni_counts, uni_offsets, den_uni, m, laplace, min_count, skip,
-            missing_code, n_stack, out)
-    parallel_calls(_sparse_family_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _sparse_family_scores_part(X, code, first_child, n_children, counts, value_off, root, chain,
-                               depth, sizes, k, class_counts, uni_counts, uni_offsets, den_uni, m,
-                               laplace, min_count, skip, missing_code, n_stack, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`sparse_family_scores`."""
+    blocks at ``uni_offsets``, denominators ``den_uni``)."""
     n, a = X.shape
     prior = log_class_priors(class_counts, m, laplace)
-    r_lo, r_hi = part_bounds(0, n, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n):
         num = np.empty(k)
         den = np.empty(k)
         stack = np.empty(n_stack, dtype=np.int64)
@@ -460,31 +442,16 @@ def _sparse_family_scores_part(X, code, first_child, n_children, counts, value_o
                 out[r, yy] += value
 
 
+@njit(parallel=True, cache=True)
 def sparse_tree_scores(X, code, first_child, n_children, log_est, value_off, root, chain,
                        depth, sizes, k, log_prior, skip, missing_code, out):
     """log P(y) + sum_i log P(x_i | y, pa_i) from HDP estimate trees of occurring nodes:
     attribute i walks its tree down the class, then ``chain[i, :depth[i]]`` while the
     row's parent is observed and the node exists, and reads the deepest node reached (the
     dense layout copied the ancestors' estimates into absent nodes: the same numbers).
-    ``skip`` / ``missing_code`` as in :func:`sparse_family_scores`.
-
-    Its loop is split over the threads
-    (:func:`_sparse_tree_scores_part`).
-    """
-    n_parts = thread_parts()
-    args = (X, code, first_child, n_children, log_est, value_off, root, chain, depth, sizes, k,
-            log_prior, skip, missing_code, out)
-    parallel_calls(_sparse_tree_scores_part, [(*args, part, n_parts) for part in range(n_parts)])
-
-
-@njit(cache=True, nogil=True)
-def _sparse_tree_scores_part(X, code, first_child, n_children, log_est, value_off, root, chain,
-                             depth, sizes, k, log_prior, skip, missing_code, out, part, n_parts):
-    """The part ``part`` of ``n_parts`` of the loop of
-    :func:`sparse_tree_scores`."""
+    ``skip`` / ``missing_code`` as in :func:`sparse_family_scores`."""
     n, a = X.shape
-    r_lo, r_hi = part_bounds(0, n, part, n_parts)
-    for r in range(r_lo, r_hi):
+    for r in prange(n):
         for yy in range(k):
             out[r, yy] = log_prior[yy]
         for i in range(a):
