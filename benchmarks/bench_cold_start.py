@@ -1,0 +1,311 @@
+"""First use: every learner's first fit and predict with an empty compile cache.
+
+The first fit and predict of a learner in a new process compile its numba kernels unless
+they are in the compile cache.  For NB, AODE, A2DE, TAN, KDB (k = 2) and ESKDB, each in a
+fresh process: the first fit and predict with an EMPTY cache (a new temporary directory),
+then again in a second fresh process with the cache that run filled (cached), and a second
+fit and predict in the first process (in-process, warm).  Data: 20,000 rows sampled from a
+random Bayesian network (:func:`seminaive.datasets.make_random_bn`, 16 attributes, 4
+values, 2 classes; 10 attributes kept nominal, 6 turned numeric by Gaussian noise), fitted
+on one half, the class probabilities of the other half predicted.  Also ``seminaive demo``
+run twice (empty cache, then cached) and the import time of ``import seminaive`` against
+``import pandas, sklearn.base`` (``python -X importtime``, median of 5 alternated runs).
+
+With ``--reference COMMIT``, the library at that commit is measured the same way in the
+same run (the seconds before and after).  Printed and written to ``docs/performance.md``
+(its section between the ``bench_cold_start`` markers).
+
+    python benchmarks/bench_cold_start.py [--quick] [--reference COMMIT] [--out FILE]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _sections import export_library, parse_or_serve, write_table_section
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_cold_start -->", "<!-- /bench_cold_start -->")
+LEARNERS = {"NB": ("NaiveBayes", {}), "AODE": ("AODE", {}), "A2DE": ("A2DE", {}),
+            "TAN": ("TAN", {}), "KDB(k=2)": ("KDB", {"k": 2}), "ESKDB": ("ESKDB", {})}
+#: seconds of the first fit + predict (demo: the whole run) with an empty cache
+GOALS = {"NB": 10, "AODE": 10, "A2DE": 10, "TAN": 10, "KDB(k=2)": 10, "ESKDB": 30,
+         "demo": 25}
+ROWS = 20_000
+
+
+def mixed_data(n_rows, seed=0):
+    """``(X, y)``: ``n_rows`` rows of a random Bayesian network, 10 nominal attributes
+    (Categoricals of letters) and 6 numeric ones (the codes plus Gaussian noise)."""
+    import numpy as np
+    import pandas as pd
+
+    from seminaive.datasets import make_random_bn
+
+    codes, y, _ = make_random_bn(n_rows, n_attributes=16, n_values=4, n_classes=2,
+                                 random_state=seed)
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcd"))
+    X = pd.DataFrame({f"a{i}": pd.Categorical(letters[codes[:, i]]) for i in range(10)})
+    for i in range(10, 16):
+        X[f"x{i}"] = codes[:, i] + rng.normal(0.0, 0.7, n_rows)
+    return X, y
+
+
+def _compile_counter():
+    """A list that grows by one signature per numba compilation (cache misses only) of a
+    function of the library, from now on."""
+    from numba.core import event
+
+    compiled = []
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            if ev.data["dispatcher"].py_func.__module__.startswith("seminaive"):
+                compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    event.register("numba:compile", _Listener())
+    return compiled
+
+
+def worker(spec):
+    """In this fresh process: import, first fit + predict, second fit + predict."""
+    import warnings
+
+    start = time.perf_counter()
+    compiled = _compile_counter()
+    import seminaive
+
+    imported = time.perf_counter() - start
+    X, y = mixed_data(spec["rows"])
+    half = len(y) // 2
+    name, params = LEARNERS[spec["learner"]]
+    cls = getattr(seminaive, name)
+    times = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            model = cls(**params).fit(X.iloc[:half], y[:half])
+            t1 = time.perf_counter()
+            model.predict_proba(X.iloc[half:])
+            times.append((t1 - t0, time.perf_counter() - t1))
+            if not times[1:]:
+                n_first = len(compiled)
+    print(json.dumps({"import": imported, "fit": times[0][0], "predict": times[0][1],
+                      "warm": sum(times[1]), "compiled": n_first,
+                      "functions": len(set(compiled)),
+                      "cpu": time.process_time()}))
+
+
+def _env(code_dir, cache, current):
+    """The environment of a measured process: the library at ``code_dir``, its compile
+    cache in ``cache`` (this version: its own variable; a reference: NUMBA_CACHE_DIR)."""
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    for key in ("NUMBA_CACHE_DIR", "SEMINAIVE_CACHE_DIR"):
+        env.pop(key, None)
+    env["SEMINAIVE_CACHE_DIR" if current else "NUMBA_CACHE_DIR"] = cache
+    return env
+
+
+def learner_runs(code_dir, learner, rows, timeout, current, tmp):
+    """Cold (empty cache) and cached fresh-process runs of one learner: the JSON objects
+    of :func:`worker`, or ``{"error": ...}``."""
+    env = _env(code_dir, tempfile.mkdtemp(dir=tmp), current)
+    argv = [sys.executable, str(Path(__file__).resolve()), "--worker",
+            json.dumps({"learner": learner, "rows": rows})]
+    runs = []
+    for _ in range(2):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                                  env=env, cwd=tempfile.gettempdir())
+        except subprocess.TimeoutExpired:
+            runs.append({"error": f"timed out after {timeout} s"})
+            continue
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode == 0 and lines:
+            runs.append(json.loads(lines[-1]))
+        else:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+            runs.append({"error": tail[0] if tail else f"exit {done.returncode}"})
+    return runs
+
+
+def _timed_command(argv, env, timeout):
+    """Wall and CPU seconds (the child's user + system) of one command; None on failure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                              cwd=tempfile.gettempdir())
+    except subprocess.TimeoutExpired:
+        return None
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        print(f"# {' '.join(argv[-2:])}: {(done.stderr or done.stdout).strip()[-300:]}")
+        return None
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def demo_runs(code_dir, timeout, current, tmp):
+    """``seminaive demo`` with an empty cache, then cached: ``[(wall, cpu), ...]``."""
+    cache = tempfile.mkdtemp(dir=tmp)
+    env = _env(code_dir, cache, current)
+    argv = [sys.executable, "-c", "import sys; from seminaive.cli import main; "
+            "sys.exit(main(['demo']))"]
+    return [_timed_command(argv, env, timeout) for _ in range(2)]
+
+
+def _importtime(statement, env):
+    """Seconds spent importing the modules of ``statement`` (``-X importtime``: the
+    cumulative times of the outermost imports that ``pass`` does not make)."""
+    def outer(code):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=env,
+                              capture_output=True, text=True, cwd=tempfile.gettempdir())
+        found = {}
+        for line in done.stderr.splitlines():
+            m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| ( *)(\S+)", line)
+            if m and not m.group(2):
+                found[m.group(3)] = int(m.group(1)) * 1e-6
+        return found
+
+    startup = outer("pass")
+    return sum(v for k, v in outer(statement).items() if k not in startup)
+
+
+def import_times(code_dir, repeats=5):
+    """Median seconds of ``import seminaive`` and ``import pandas, sklearn.base``."""
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    ours, theirs = [], []
+    for _ in range(repeats):
+        ours.append(_importtime("import seminaive", env))
+        theirs.append(_importtime("import pandas, sklearn.base", env))
+    return statistics.median(ours), statistics.median(theirs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="NB, AODE and the import time only, 5,000 rows")
+    parser.add_argument("--reference", default=None,
+                        help="also measure the library at this commit (before)")
+    parser.add_argument("--no-demo", action="store_true", help="skip seminaive demo")
+    parser.add_argument("--timeout", type=int, default=1800)
+    args = parse_or_serve(parser, worker, ROOT)
+    if args is None:
+        return
+    rows = 5_000 if args.quick else ROWS
+    learners = ["NB", "AODE"] if args.quick else list(LEARNERS)
+    with tempfile.TemporaryDirectory() as tmp:
+        versions = [("this", ROOT, True)]
+        if args.reference:
+            ref_dir = export_library(ROOT, args.reference, Path(tmp) / "ref")
+            versions.insert(0, ("reference", ref_dir, False))
+        results = {}
+        for label, code_dir, current in versions:
+            imp = import_times(code_dir)
+            print(f"# {label}: import seminaive {imp[0]:.2f} s, pandas + sklearn.base "
+                  f"{imp[1]:.2f} s", flush=True)
+            res = {"import": imp}
+            for learner in learners:
+                res[learner] = learner_runs(code_dir, learner, rows, args.timeout, current,
+                                            tmp)
+                print(f"# {label} {learner}: {json.dumps(res[learner])}", flush=True)
+            if not args.no_demo and not args.quick:
+                res["demo"] = demo_runs(code_dir, args.timeout, current, tmp)
+                print(f"# {label} demo: {res['demo']}", flush=True)
+            results[label] = res
+    write(args, rows, learners, results)
+
+
+def _cell(value, fmt="{:.1f}"):
+    return "error" if value is None else fmt.format(value)
+
+
+def table_rows(learners, results):
+    """One row per learner (and demo): each version's cold / cached / warm seconds."""
+    rows = []
+    labels = list(results)
+    for learner in [*learners, "demo"]:
+        if learner not in results[labels[-1]]:
+            continue
+        row = [learner]
+        for label in labels:
+            runs = results[label].get(learner)
+            if learner == "demo":
+                cold, cached = runs if runs else (None, None)
+                row += [_cell(cold and cold[0]), _cell(cold and cold[1]),
+                        _cell(cached and cached[0]), "-"]
+                continue
+            cold, cached = runs
+            ok = "error" not in cold and "error" not in cached
+            first = cold["fit"] + cold["predict"] if ok else None
+            row += [_cell(first), _cell(cold.get("cpu")),
+                    _cell(cached["fit"] + cached["predict"] if ok else None, "{:.2f}"),
+                    _cell(cold.get("warm"), "{:.2f}")]
+        goal = GOALS[learner]
+        last = row[-4]
+        row += [f"{goal}", "met" if last != "error" and float(last) <= goal else "**not met**"]
+        rows.append(row)
+    return rows
+
+
+def write(args, rows, learners, results):
+    import numba
+
+    labels = list(results)
+    head = ["learner"]
+    for label in labels:
+        head += [f"{label}: first fit + predict, empty cache (s)", f"{label}: process CPU (s)",
+                 f"{label}: cached, fresh process (s)", f"{label}: warm, same process (s)"]
+    head += ["goal (s)", "goal"]
+    lines_rows = table_rows(learners, results)
+    print("| " + " | ".join(head) + " |")
+    for row in lines_rows:
+        print("| " + " | ".join(row) + " |")
+    imp = results[labels[-1]]["import"]
+    imp_text = (f"`import seminaive` {imp[0]:.2f} s against {imp[1]:.2f} s for `import pandas, "
+                f"sklearn.base` (ratio {imp[0] / imp[1]:.2f}, goal 1.3)")
+    if len(labels) == 2:
+        ref = results[labels[0]]["import"]
+        imp_text += f"; the reference: {ref[0]:.2f} s against {ref[1]:.2f} s"
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [MARK[0], "## First use: compiling the kernels", "",
+             f"Written by `benchmarks/bench_cold_start.py` on "
+             f"{datetime.date.today().isoformat()}: {platform.machine()}, {os.cpu_count()} "
+             f"cores ({numba.get_num_threads()} numba threads), Python "
+             f"{platform.python_version()}, numba {numba.__version__}; load average {load}.",
+             "",
+             f"{rows:,} rows sampled from a random Bayesian network (10 nominal and 6 numeric "
+             "attributes, 2 classes), fitted on one half, the class probabilities of the "
+             "other half predicted, each learner in a fresh process.  Empty cache: the "
+             "first fit + predict with an empty compile cache (wall seconds; process CPU: "
+             "the whole process's CPU seconds, import and data included, which the load of "
+             "the machine inflates less).  Cached: the same in a second fresh process with "
+             "the cache the first one filled.  Warm: a second fit + predict in the first "
+             "process.  `seminaive demo`: the whole command (wall, CPU), empty cache then "
+             "cached." + (f"  Reference: the library at commit {args.reference}, measured "
+                          "in the same run." if args.reference else ""), "",
+             f"Import: {imp_text}.", "",
+             "| " + " | ".join(head) + " |",
+             "|---|" + "---:|" * (len(head) - 3) + "---:|---|"]
+    write_table_section(args.out, MARK, lines, lines_rows)
+
+
+if __name__ == "__main__":
+    main()
