@@ -4,7 +4,9 @@ Learners: :class:`NaiveBayes` (A0DE), :class:`AODE` (A1DE), :class:`A2DE`, :clas
 :class:`AnDE` for any n (Webb et al. 2012).
 """
 
-from . import selection, structure, weighting
+# kernels first: its compile cache is set up before any kernel of the package is decorated
+from . import kernels, selection, structure, weighting  # noqa: F401
+from ._version import __version__ as __version__
 from .ande import A2DE, A3DE, AODE, AnDE, NaiveBayes
 from .exceptions import (
     InputError,
@@ -19,8 +21,6 @@ from .selection import *  # noqa: F403  (AODESR, FSSAODE, BSEAODE, ASAODE, SAODE
 from .structure import *  # noqa: F403  (TAN, SPTAN, KDB, SKDB, LBR, HNB)
 from .tables import FrequencyTable, estimate_table_bytes
 from .weighting import *  # noqa: F403  (WAODE, MAPLMD, MAPLMG, BMAAODE)
-
-__version__ = "0.1.0"
 
 __all__ = [
     "A2DE", "A3DE", "AODE", "AnDE", "NaiveBayes", "AttributeEncoder", "FrequencyTable",

@@ -17,8 +17,12 @@ The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.
 :mod:`.encoding` and :mod:`.statistics`.  Hot loops of one learner family live in that
 family's private kernels module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
 ``seminaive.selection._kernels``), built on the estimates of :mod:`.smoothing`.
+
+The compiled kernels are cached per user (:mod:`._cache`, imported first: before any kernel
+is decorated).
 """
 
+from . import _cache  # noqa: F401  (first: the cache locator of every kernel)
 from .counting import (
                        count_combinations,
                        count_order0,
