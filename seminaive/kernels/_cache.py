@@ -108,14 +108,31 @@ def _writable(path):
     return True
 
 
+@functools.cache
+def _process_cache_dir():
+    """:func:`cache_dir` as the process started (read once)."""
+    return cache_dir()
+
+
+@functools.cache
+def _cache_path(py_file):
+    """The cache directory of the kernels of the source file ``py_file``, None when the
+    file is not part of this package or the directory cannot be written."""
+    try:
+        sub = Path(py_file).resolve().parent.relative_to(_PACKAGE).as_posix()
+    except ValueError:
+        return None  # not a kernel of this package: numba's own locators
+    path = str(_process_cache_dir() / sub.replace("/", "_"))
+    return path if _writable(path) else None
+
+
 class PackageCacheLocator(caching._CacheLocator):
     """numba cache locator of this package's kernels: :func:`cache_dir`, one
     subdirectory per package module directory, stamped by the package's kernel sources."""
 
-    def __init__(self, py_func, py_file):
+    def __init__(self, py_func, path):
         self._lineno = py_func.__code__.co_firstlineno
-        sub = Path(py_file).resolve().parent.relative_to(_PACKAGE).as_posix()
-        self._cache_path = str(cache_dir() / sub.replace("/", "_"))
+        self._cache_path = path
 
     def ensure_cache_path(self):
         if not _writable(self._cache_path):
@@ -132,16 +149,8 @@ class PackageCacheLocator(caching._CacheLocator):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        try:
-            Path(py_file).resolve().relative_to(_PACKAGE)
-        except ValueError:
-            return None  # not a kernel of this package: numba's own locators
-        locator = cls(py_func, py_file)
-        try:
-            locator.ensure_cache_path()
-        except OSError:
-            return None
-        return locator
+        path = _cache_path(py_file)
+        return None if path is None else cls(py_func, path)
 
 
 # --------------------------------------------------------------------------------------------
