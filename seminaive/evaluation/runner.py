@@ -297,10 +297,53 @@ def read_task(path):
     return result, None, None, None
 
 
+#: rows per class of the warm-up fit
+WARM_UP_ROWS = 8
+
+_warmed = set()
+
+
+def warm_up(spec_key, task, X, y, config):
+    """Compile a learner's kernels before its first timed fold: fit it on a few training
+    rows of the task (up to :data:`WARM_UP_ROWS` of every class) and predict a few test
+    rows, with the settings of the timed fits, so that the timings measure learning and
+    classification, not numba compiling (or reading its compile cache).  A learner that
+    fails on so few rows is left cold (its fold records its own error, if any).
+
+    Parameters
+    ----------
+    spec_key : str
+        Learner key (:func:`seminaive.evaluation.learners.get_learner`).
+    task : seminaive.evaluation.protocols.Task
+        The first task the learner is timed on.
+    X : pandas.DataFrame
+        The data set's attributes.
+    y : pandas.Series
+        Its class labels.
+    config : RunConfig
+        The run's settings (seed, discretiser, bins).
+    """
+    labels = y.iloc[task.train].to_numpy()
+    rows = np.concatenate([task.train[labels == c][:WARM_UP_ROWS] for c in np.unique(labels)])
+    model = get_learner(spec_key).build(random_state=config.seed,
+                                        discretizer=config.discretizer, n_bins=config.n_bins)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model.fit(X.iloc[rows], y.iloc[rows].to_numpy())
+            model.predict_proba(X.iloc[task.test[:WARM_UP_ROWS]])
+        except Exception:  # too few rows for this learner: it stays cold
+            pass
+
+
 def _run_one(spec_key, task, config, path):
-    """Worker: load the data (cached per process), evaluate, write the task file."""
+    """Worker: load the data (cached per process), warm the learner up (once per process,
+    learner and data set), evaluate, write the task file."""
     X, y = load_dataset(task.dataset, config.max_rows, config.seed, config.target)
     classes = np.unique(y.to_numpy())
+    if (spec_key, task.dataset) not in _warmed:
+        _warmed.add((spec_key, task.dataset))
+        warm_up(spec_key, task, X, y, config)
     try:
         result, pred, truth = evaluate_task(spec_key, task, X, y, classes, config)
     except Exception as err:  # a learner that fails on a data set is recorded, not fatal
