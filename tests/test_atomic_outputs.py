@@ -26,7 +26,7 @@ def _listing(directory):
 
 def test_predict_stream_failing_midway_keeps_the_previous_output(fitted, tmp_path,
                                                                  monkeypatch):
-    from seminaive import streaming
+    from seminaive.streaming import _predict as streaming  # where predict_stream looks
 
     model, X, _ = fitted
     out = tmp_path / "preds.parquet"
