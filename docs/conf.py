@@ -1,12 +1,18 @@
 """Sphinx configuration of the seminaive documentation site.
 
-Build: ``pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html``
-(CI builds it with warnings as errors).  The gallery in ``examples/`` runs at build time.
+Build: ``pip install ".[docs]" && sphinx-build -n -W --keep-going -b html docs docs/_build/html``
+(CI builds it so: every cross-reference resolved, warnings as errors).  The gallery in
+``examples/`` runs at build time.  The site loads nothing from the web: MathJax is copied
+into it from the ``sphinx-mathjax-offline`` package (``tests/test_docs.py`` checks the built
+pages).
 """
 
+import importlib.metadata
 import os
 import re
+import shutil
 import sys
+from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 sys.path.insert(0, os.path.abspath(".."))
@@ -31,7 +37,8 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "results_preamble.md", "results_peers_preamble.md",
+exclude_patterns = ["_build", "sg_execution_times.rst",
+                    "results_preamble.md", "results_peers_preamble.md",
                     "results_hdp_preamble.md", "results_hdp_large_preamble.md",
                     "Thumbs.db", ".DS_Store",
                     "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
@@ -65,7 +72,32 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "abort_on_example_error": True,
     "plot_gallery": "True",
+    # the page of execution times loads jQuery, DataTables and Bootstrap from CDNs
+    "write_computation_times": False,
 }
+
+# MathJax served from the built site, not from a CDN: the combined TeX + CommonHTML
+# component, its web fonts and the TeX extensions it may load on demand, copied from the
+# MathJax 3 files the sphinx-mathjax-offline package ships (about 2.1 MB of its 24 MB)
+mathjax_path = "mathjax/tex-chtml.js"
+MATHJAX_FILES = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions")
+
+
+def _mathjax_source():
+    dist = importlib.metadata.distribution("sphinx-mathjax-offline")
+    return Path(dist.locate_file("sphinx-mathjax-offline/static/mathjax"))
+
+
+def _copy_mathjax(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    source, target = _mathjax_source(), Path(app.outdir) / "_static" / "mathjax"
+    for name in MATHJAX_FILES:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        if (source / name).is_dir():
+            shutil.copytree(source / name, target / name, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source / name, target / name)
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"seminaive {release}"
@@ -93,3 +125,4 @@ def _escape_type_underscores(app, what, name, obj, options, lines):
 def setup(app):
     # before numpydoc's own handler (priority 500) parses the sections
     app.connect("autodoc-process-docstring", _escape_type_underscores, priority=400)
+    app.connect("build-finished", _copy_mathjax)

@@ -53,7 +53,7 @@ smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
     ``"hdp"``: every P(x_i | y, x_s) is a hierarchical Dirichlet process conditioning on the
     class, then on the parents in increasing index order, estimated by collapsed Gibbs
     sampling of the table counts (Petitjean et al. 2018; one tree per sub-model and child,
-    see :meth:`seminaive.tables.FrequencyTable.hdp_tables`), with P(y, x_s) m-estimated
+    see :meth:`seminaive.FrequencyTable.hdp_tables`), with P(y, x_s) m-estimated
     (integer n, ``numeric="discretize"``).  With ``missing="ignore"`` every denominator counts
     only the rows in which the attributes it involves are observed.""",
     "m": """\
@@ -508,7 +508,7 @@ one-dependence estimators. *Machine Learning* 58(1), 5-24.""",
     "chen2017": """\
 Chen, S., Martínez, A. M., Webb, G. I. & Wang, L. (2017). Selective AnDE for large data
 learning: a low-bias memory constrained approach. *Knowledge and Information Systems*
-50.""",
+50(2), 475-503.  doi:10.1007/s10115-016-0937-9""",
     "chen2014": """\
 Chen, S., Martínez, A. M., Webb, G. I. & Wang, L. (2014). Highly scalable attribute
 selection for averaged one-dependence estimators. *PAKDD 2014*, LNCS 8444, 86-97.""",

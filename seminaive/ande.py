@@ -78,7 +78,7 @@ class AnDE(_InformationWeighted):
     See Also
     --------
     NaiveBayes, AODE, A2DE, A3DE : the same learner with n fixed.
-    seminaive.weighting.WAODE : ``AnDE(n=1, weights=...)`` under its published name.
+    seminaive.WAODE : ``AnDE(n=1, weights=...)`` under its published name.
 
     References
     ----------
@@ -336,7 +336,7 @@ class AODE(_FixedOrder):
     See Also
     --------
     A2DE : two parents per sub-model, lower bias.
-    seminaive.weighting.WAODE : weighted super-parents.
+    seminaive.WAODE : weighted super-parents.
 
     References
     ----------

@@ -111,19 +111,19 @@ class Learner(ClassifierMixin, BaseEstimator):
     prediction, persistence and scikit-learn tags live here.  A learner customises it through
     a few hooks:
 
-    * :meth:`_order` -- the parent order n (AnDE) and :meth:`_table_order` -- the highest
+    * ``_order`` -- the parent order n (AnDE) and ``_table_order`` -- the highest
       order of attribute combinations counted (default ``n + 1``);
-    * :meth:`_learn_from_counts` -- called after the counting pass with a *source* that
+    * ``_learn_from_counts`` -- called after the counting pass with a *source* that
       replays the training data chunk by chunk, for learners that derive a structure or
       weights (TAN, KDB, selection, weighting); the default does nothing;
-    * :meth:`_scores` -- per-class log scores of rows (default: AnDE over the tables);
-    * :meth:`_learned_state` / :meth:`_set_learned_state` -- arrays learnt beyond the counts,
+    * ``_scores`` -- per-class log scores of rows (default: AnDE over the tables);
+    * ``_learned_state`` / ``_set_learned_state`` -- arrays learnt beyond the counts,
       stored in model files.
 
     Subclasses with their own parameters write an explicit ``__init__`` with type hints
     (scikit-learn needs the signature) that assigns every argument unchanged
     (``self.k = k``), and declare every parameter in ``_parameter_constraints`` (shared ones
-    from :data:`SHARED_PARAMETERS` through :func:`declare`); :meth:`_check_params` validates
+    from ``seminaive.base.SHARED_PARAMETERS`` through ``declare``); ``_check_params`` validates
     them.  A public subclass is registered for model files by its class name when it is
     defined.
 
@@ -349,7 +349,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         self._check_params()
 
     def make_encoder(self):
-        """An unfitted :class:`~seminaive.preprocessing.AttributeEncoder` configured by the
+        """An unfitted :class:`~seminaive.AttributeEncoder` configured by the
         parameters (discretiser, bins, missing values, nominal columns)."""
         return self._make_encoder()
 
@@ -765,7 +765,9 @@ class Learner(ClassifierMixin, BaseEstimator):
         """
         model = persistence.load_model(path)
         if not isinstance(model, cls):
-            raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+            found = type(model).__name__
+            raise ModelFileError(f"{path} holds a model of class {found}, not {cls.__name__}: "
+                                 f"load it with {found}.load or seminaive.load")
         return model
 
     def __sklearn_tags__(self):

@@ -301,7 +301,7 @@ def fit(estimator, data, y=None, *, target=None, features=None, sample_weight=No
 
     The counts are exactly those of ``estimator.fit`` on the whole data whenever the cut
     points are (no numeric column, or ``sample_rows`` >= the number of rows); the learner's
-    extra passes run on the workers through a :class:`DaskSource`.
+    extra passes run on the workers through a ``DaskSource``.
 
     Parameters
     ----------

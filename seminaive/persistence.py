@@ -321,7 +321,8 @@ def _validate_table_arrays(state, model, classes, encoder):
 
 
 def load_model(path):
-    """Read a model written by :func:`save_model`; refuse anything else with ModelFileError.
+    """Read a model written by :func:`~seminaive.persistence.save_model`; refuse anything
+    else with ModelFileError.
 
     Loading reads arrays and JSON only (no code from the file runs) and validates every
     array against the layout before any kernel sees it.

@@ -37,8 +37,8 @@ class Source(Protocol):
     """Training data replayed chunk by chunk, as the tables counted it.
 
     Implemented by :class:`seminaive.sources.ArraySource` (in memory),
-    :class:`seminaive.streaming.StreamSource` (files and re-iterable chunks, re-read on every
-    pass), :class:`seminaive.dask.DaskSource` (a cluster's partitions) and
+    ``seminaive.streaming.StreamSource`` (files and re-iterable chunks, re-read on every
+    pass), ``seminaive.dask.DaskSource`` (a cluster's partitions) and
     :class:`seminaive.sources.OneShotSource` (a consumed iterator: every pass raises
     :class:`~seminaive.exceptions.InputError`).
 
@@ -106,7 +106,7 @@ class Learner(Protocol):
         """Raise ``ValueError`` for an invalid parameter, before any data is read."""
 
     def make_encoder(self) -> Any:
-        """An unfitted :class:`~seminaive.preprocessing.AttributeEncoder` configured by the
+        """An unfitted :class:`~seminaive.AttributeEncoder` configured by the
         estimator's parameters."""
 
     def reset(self) -> None:

@@ -49,7 +49,7 @@ class ChunkedSource:
 class OneShotSource(ChunkedSource):
     """A one-shot iterator that has been consumed: no pass can be replayed.
 
-    Every pass (:meth:`chunks`, :meth:`map_reduce`) raises
+    Every pass (:meth:`~seminaive.protocol.Source.chunks`, :meth:`map_reduce`) raises
     :class:`~seminaive.exceptions.InputError`, whatever its arguments: a learner that needs
     a second pass over the training data cannot learn from a one-shot iterator.
 
@@ -96,7 +96,7 @@ class ArraySource(ChunkedSource):
         Rows per chunk.
     values : ndarray of shape (n_rows, n_numeric) or None
         Centred values of the numeric attributes modelled as Gaussians (see
-        :meth:`seminaive.preprocessing.AttributeEncoder.numeric_values`), passed on by
+        :meth:`seminaive.AttributeEncoder.numeric_values`), passed on by
         ``chunks(values=True)`` and ``map_reduce(..., values=True)``.
 
     Examples

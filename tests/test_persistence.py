@@ -113,7 +113,8 @@ def test_load_through_the_class(saved_aode, data):
     assert isinstance(model, AODE)
     np.testing.assert_array_equal(model.predict_proba(X), seminaive.load(saved_aode)
                                   .predict_proba(X))
-    with pytest.raises(ModelFileError, match="holds a AODE, not a NaiveBayes"):
+    with pytest.raises(ModelFileError,
+                       match="holds a model of class AODE, not NaiveBayes: load it with AODE.load"):
         NaiveBayes.load(saved_aode)
     with pytest.raises(ModelFileError):
         A2DE.load(saved_aode)

@@ -377,7 +377,7 @@ def read_csv(path, target=None, nominal=None, **kw):
     nominal : list of str, optional
         Columns to read as nominal even if their values are numbers (codes 1, 2, 3...).
     **kw
-        Passed to :func:`pandas.read_csv` (``sep``, ``encoding``, extra ``na_values``...).
+        Passed to ``pandas.read_csv`` (``sep``, ``encoding``, extra ``na_values``...).
 
     Returns
     -------

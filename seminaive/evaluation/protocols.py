@@ -148,7 +148,7 @@ def make_tasks(protocol, dataset, y, seed=0, **overrides):
     Parameters
     ----------
     protocol : str
-        One of :data:`PROTOCOLS`.
+        One of ``seminaive.evaluation.protocols.PROTOCOLS``.
     dataset : str
         The data set's name (part of the split seed).
     y : array-like of shape (n_rows,)
@@ -156,7 +156,7 @@ def make_tasks(protocol, dataset, y, seed=0, **overrides):
     seed : int, default=0
         Base seed of the splits, combined with ``dataset`` and ``protocol``.
     **overrides
-        Protocol parameters (see :data:`DEFAULTS`), e.g. ``folds=5``.
+        Protocol parameters (see ``seminaive.evaluation.protocols.DEFAULTS``), e.g. ``folds=5``.
 
     Returns
     -------

@@ -291,7 +291,7 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
         Markdown placed after the title (e.g. the reading of the findings).
     findings : callable, optional
         ``findings(summary, curves, raw) -> markdown``: checks of published claims
-        (see :mod:`.findings`).
+        (see ``seminaive.evaluation.findings``).
     section : str, optional
         Write the report as the section ``section`` of ``markdown_path`` (between the lines
         ``<!-- section -->`` and ``<!-- /section -->``, replaced if present, appended

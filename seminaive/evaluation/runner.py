@@ -40,7 +40,7 @@ class RunConfig:
     datasets : list of str
         Data set names (:func:`seminaive.datasets.available`) or file paths.
     learners : list of str
-        Learner keys (:data:`seminaive.evaluation.learners.LEARNERS`).
+        Learner keys (``seminaive.evaluation.learners.LEARNERS``).
     protocol : {"cv", "biasvar", "biasvar1000", "holdout", "curve"}, default="cv"
         The evaluation protocol.
     seed : int, default=0
@@ -460,7 +460,7 @@ def collect(out):
     """All cached task results under ``out/raw`` as one tidy DataFrame.
 
     Columns: settings, protocol, dataset, learner, repeat, fold, the metrics of
-    :data:`METRICS`, train_time and test_time (seconds per instance), train_size, test_size,
+    ``METRICS``, train_time and test_time (seconds per instance), train_size, test_size,
     error (message of a failed task, else empty).
 
     Parameters

@@ -127,7 +127,7 @@ class FrequencyTable(_CountTable):
         member observed) add a stored cell when counted (:meth:`add`).  The log tables of
         such a table hold no log conditionals of order n: a row in which no parent
         combination qualifies computes them from the counts
-        (:func:`seminaive.kernels.scoring.cascade_from_counts`).  The scores are those of
+        (``seminaive.kernels.scoring.cascade_from_counts``).  The scores are those of
         the dense selective table's parent-major kernel, bit for bit.
 
     Examples
@@ -180,8 +180,9 @@ class FrequencyTable(_CountTable):
 
     def attach_moments(self, numeric, max_parents):
         """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
-        parent combination of order <= ``max_parents`` (:meth:`MomentTable.for_table`);
-        refused before allocating if counts and moments would exceed ``max_table_bytes``."""
+        parent combination of order <= ``max_parents``
+        (:meth:`~seminaive.tables.MomentTable.for_table`); refused before allocating if
+        counts and moments would exceed ``max_table_bytes``."""
         if self.parents is not None:
             raise ValueError("a selective table (parents=...) keeps no Gaussian moments")
         n_comb = int(self.order_first[min(max_parents, self.max_order) + 1])
@@ -393,7 +394,7 @@ class FrequencyTable(_CountTable):
 
     def compact_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1, dtype="float64"):
         """The log tables of a compact table's sub-models, parent-major (cached, like the
-        log tables): ``(ridx, values)`` of :func:`seminaive.kernels.wide.build_compact_regions`
+        log tables): ``(ridx, values)`` of ``seminaive.kernels.wide.build_compact_regions``
         (one region of k + ``count_region`` entries per stored cell, then one per parent
         combination for the cells that hold no rows), in ``dtype``."""
         if dtype not in TABLE_DTYPES:
@@ -802,8 +803,8 @@ class FrequencyTable(_CountTable):
     def log_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1):
         """Smoothed log-probability tables for parents of order ``n`` (cached).
 
-        See :func:`seminaive.kernels.log_joint_tables` and
-        :func:`seminaive.kernels.log_conditional_tables` for the formulas.  With
+        See ``seminaive.kernels.log_joint_tables`` and
+        ``seminaive.kernels.log_conditional_tables`` for the formulas.  With
         ``smoothing="hdp"`` the conditionals are ``hdp_conditional`` (set from
         :meth:`hdp_tables`) and the joints of the parents are m-estimated.
         """
@@ -908,7 +909,7 @@ class FrequencyTable(_CountTable):
 
         ``log_weights`` (optional): weighted AnDE, one log weight per cell of the blocks of
         orders 0..n (``log_weights[offsets[g] // k + cell]``; -inf leaves a sub-model out),
-        see :func:`seminaive.kernels.scoring.predict_scores_weighted`.
+        see ``seminaive.kernels.scoring.predict_scores_weighted``.
 
         ``kernel``: ``"parent_major"`` scores with the parent-major tables of
         :meth:`parent_major` in precision ``dtype`` (:mod:`seminaive.kernels.wide`),
@@ -990,8 +991,9 @@ class FrequencyTable(_CountTable):
         """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
         moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
         ``log_width[i, code]`` the log widths of the numeric parents' bins (see
-        :func:`seminaive.kernels.gaussian.gaussian_scores`).  The Gaussian estimates shrink
-        with ``m`` pseudo-rows (1 with Laplace smoothing), see :meth:`MomentTable.estimates`.
+        ``seminaive.kernels.gaussian.gaussian_scores``).  The Gaussian estimates shrink
+        with ``m`` pseudo-rows (1 with Laplace smoothing), see
+        :meth:`~seminaive.tables.MomentTable.estimates`.
         ``missing_code`` (per attribute, 0 = none): storage codes of the numeric attributes'
         values for missing (``missing="value"``); ``log_weights``: weighted sub-models, as in
         :meth:`scores`.
@@ -1023,9 +1025,10 @@ class FrequencyTable(_CountTable):
 
     def gaussian_grid(self, kappa):
         """The Gaussian estimates of the moments (shrunk with ``kappa`` pseudo-rows, see
-        :meth:`MomentTable.estimates`) laid out for the scoring kernels (cached):
-        ``(grid_offsets, mean, norm, precision)`` of :meth:`MomentTable.grid_terms`, with
-        :func:`seminaive.kernels.gaussian.gaussian_terms`."""
+        :meth:`~seminaive.tables.MomentTable.estimates`) laid out for the scoring kernels
+        (cached): ``(grid_offsets, mean, norm, precision)`` of
+        :meth:`~seminaive.tables.MomentTable.grid_terms`, with
+        ``seminaive.kernels.gaussian.gaussian_terms``."""
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
         key = ("gaussian", float(kappa))

@@ -252,7 +252,7 @@ class BMAAODE(_WeightedAnDE):
     whose parent value was never seen is left out and the others renormalised, as in AODE.
     With ``numeric="gaussian"`` the marginal likelihood of a Gaussian child is the
     normal-inverse-gamma evidence of the prior whose posterior gives the model's estimates,
-    and a numeric root's bins count as densities (see :mod:`seminaive.weighting.bma`).
+    and a numeric root's bins count as densities (see the module ``seminaive.weighting.bma``).
 
     Parameters
     ----------

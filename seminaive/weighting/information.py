@@ -201,7 +201,7 @@ class WAODE(_InformationWeighted):
     See Also
     --------
     seminaive.AnDE : ``AnDE(n, weights="mi")`` generalises WAODE-MI to any n.
-    seminaive.selection.SWAODE : weighted ODEs with leave-one-out model selection.
+    seminaive.SWAODE : weighted ODEs with leave-one-out model selection.
 
     References
     ----------
