@@ -104,6 +104,9 @@ html_title = f"seminaive {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    # the six top-level pages, with the short titles of index.rst's toctree, fit on one
+    # line of the top bar at 1280 px, so none is folded into a "More" menu
+    "header_links_before_dropdown": 6,
 }
 html_static_path = []
 
