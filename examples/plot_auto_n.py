@@ -8,7 +8,7 @@ attributes as parents and as children (ranked by mutual information with the cla
 keeps the smallest n whose best model is within one standard error of the best model
 overall, so a larger n has to earn its extra variance.
 
-Here it is fitted on samples of growing size from a random Bayesian network, five samples
+Here it is fitted on samples of growing size from a random Bayesian network, three samples
 per size, next to fixed n = 0, 1 and 2. With few rows it picks n = 0 or 1. The choice then
 rests on few rows and can miss: at 100 rows it is worse than plain AODE. From 1,600 rows on
 it picks n = 2 in every fit and matches A2DE, the best fixed n on this network.
@@ -26,7 +26,7 @@ network = RandomBayesianNetwork(n_attributes=10, n_values=3, n_classes=2, max_pa
                                 random_state=3)
 X_test, y_test = network.sample(3000, random_state=0)
 sizes = [25, 100, 400, 1600, 6400]
-n_samples = 5
+n_samples = 3
 
 chosen = []  # Counter of the chosen n, per size
 auto_error = []
@@ -50,7 +50,7 @@ for size in sizes:
           f"A1DE {fixed_error[1][-1]:.3f}, A2DE {fixed_error[2][-1]:.3f})")
 
 # %%
-# Left: the test error, mean of the five samples. Right: how often each n was chosen.
+# Left: the test error, mean of the three samples. Right: how often each n was chosen.
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 for n, values in fixed_error.items():
