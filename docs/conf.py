@@ -84,7 +84,11 @@ MATHJAX_FILES = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extens
 
 
 def _mathjax_source():
-    dist = importlib.metadata.distribution("sphinx-mathjax-offline")
+    try:
+        dist = importlib.metadata.distribution("sphinx-mathjax-offline")
+    except importlib.metadata.PackageNotFoundError:
+        raise RuntimeError("the site serves MathJax from the sphinx-mathjax-offline package, "
+                           'which is not installed: pip install ".[docs]"') from None
     return Path(dist.locate_file("sphinx-mathjax-offline/static/mathjax"))
 
 
@@ -125,7 +129,14 @@ def _escape_type_underscores(app, what, name, obj, options, lines):
             lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(r"\1\\_", match.group(2))
 
 
+def _check_mathjax(app, config):
+    missing = [name for name in MATHJAX_FILES if not (_mathjax_source() / name).exists()]
+    if missing:
+        raise RuntimeError(f"sphinx-mathjax-offline lacks {missing}: reinstall it")
+
+
 def setup(app):
     # before numpydoc's own handler (priority 500) parses the sections
     app.connect("autodoc-process-docstring", _escape_type_underscores, priority=400)
+    app.connect("config-inited", _check_mathjax)  # before minutes of building, not after
     app.connect("build-finished", _copy_mathjax)

@@ -181,6 +181,7 @@ def test_formulas_render_from_the_site_itself(tmp_path):
         mathjax_path = _docs["mathjax_path"]
 
         def setup(app):
+            app.connect("config-inited", _docs["_check_mathjax"])
             app.connect("build-finished", _docs["_copy_mathjax"])
         """))
     (src / "index.rst").write_text("Title\n=====\n\n.. math::\n\n   \\hat P(y, x) = "
