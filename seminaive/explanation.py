@@ -539,7 +539,7 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     d = game.n_attributes
     se, n_perm = None, 0
     result = None
-    if method == "additive" or (method == "auto" and (1 << d) > 2 * d + 2):
+    if method == "additive" or (method == "auto" and (1 << d) >= 2 * d + 2):
         result = _additive(game, check=True)
         if result is None and method == "additive":
             raise InputError(f"{type(model).__name__} is not additive over its attributes "
