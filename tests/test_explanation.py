@@ -329,3 +329,62 @@ def test_every_subset_of_a_hand_game_is_enumerated_once():
     assert sorted(map(sorted, set(seen))) == sorted(
         sorted(c) for r in range(5) for c in combinations(range(4), r))
     assert len(seen) == 16
+
+
+# --------------------------------------------------------------------------------------------
+# plots and the command line
+# --------------------------------------------------------------------------------------------
+
+
+def test_waterfall_ends_at_the_rows_score_and_bars_are_the_importances(tmp_path):
+    from seminaive.evaluation.explanation_plots import plot_structure, plot_summary, plot_waterfall
+
+    X, y, _ = dataset("mixed")
+    model = KDB(k=2).fit(X, y)
+    ex = model.explain(X.iloc[:40])
+    fig = plot_waterfall(ex, row=3, class_="mid", max_display=3, path=tmp_path / "w.png")
+    bars = fig.axes[0].patches
+    assert len(bars) == 4  # three attributes and "2 other attributes"
+    c = ex.output_names.index("mid")
+    end = bars[-1].get_x() + bars[-1].get_width()
+    assert end == pytest.approx(ex.base_values[3, c] + ex.values[3, :, c].sum(), abs=1e-12)
+    assert (tmp_path / "w.png").stat().st_size > 0
+    fig = plot_summary(ex, max_display=5)
+    widths = sorted((b.get_width() for b in fig.axes[0].patches), reverse=True)
+    np.testing.assert_allclose(widths, np.sort(ex.feature_importances_)[::-1], atol=1e-12)
+    fig = plot_summary(ex, "lo", kind="beeswarm")
+    assert len(fig.axes[0].collections) == 2 * X.shape[1]  # missing and present points
+    plot_structure(model, path=tmp_path / "s.png")
+    with pytest.raises(InputError, match="no learned structure"):
+        plot_structure(AODE().fit(X, y))
+    with pytest.raises(InputError, match="named 'num0'"):
+        plot_structure(model, class_name="num0")
+    with pytest.raises(InputError, match="outside"):
+        plot_waterfall(ex, row=40)
+    with pytest.raises(InputError, match="kind"):
+        plot_summary(ex, kind="violin")
+
+
+def test_command_line_explains_a_csv_file(tmp_path, capsys):
+    from seminaive.cli import main
+
+    X, y, _ = dataset("mixed")
+    data = tmp_path / "rows.csv"
+    X.assign(target=y).to_csv(data, index=False)
+    model_file = tmp_path / "model.npz"
+    assert main(["fit", str(data), "--target", "target", "--learner", "TAN", "-o",
+                 str(model_file), "--quiet"]) == 0
+    out = tmp_path / "contributions.parquet"
+    plots = tmp_path / "plots"
+    assert main(["explain", str(model_file), str(data), "-o", str(out), "--plots", str(plots),
+                 "--plot-rows", "50"]) == 0
+    printed = capsys.readouterr().out
+    assert "240 rows explained" in printed
+    assert sorted(p.name for p in plots.iterdir()) == [
+        "structure.png", "summary_bar.png", "summary_beeswarm.png", "waterfall_row0.png"]
+    model = TAN.load(model_file)
+    ex = model.explain(pd.read_csv(data).drop(columns="target"))
+    written = pd.read_parquet(out)
+    np.testing.assert_allclose(written["nom1__hi"], ex.values[:, 1, 0], atol=1e-12)
+    assert main(["explain", str(model_file), str(tmp_path / "nope.csv"), "-o", str(out)]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -265,15 +265,26 @@ def plot_structure(model, *, class_name="class", ax=None, path=None):
     width = max((len(v) for v in layers.values()), default=1)
     pos = {class_name: (0.5, 1.0)}
     for d, names in layers.items():
+        # a layer of one node is shifted left and right in turn, so that a chain of
+        # layers does not hide the arrows that skip a layer
+        shift = 0.15 * (1 if d % 2 else -1) if len(names) == 1 else 0.0
         for i, name in enumerate(names):
-            pos[name] = ((i + 1) / (len(names) + 1), 1.0 - d / (n_layers + 0.5))
+            pos[name] = ((i + 1) / (len(names) + 1) + shift, 1.0 - d / (n_layers + 0.5))
     fig, ax = _axes(ax, (max(6, 1.3 * width), 1.2 * n_layers + 2))
     arrow = {"arrowstyle": "-|>", "shrinkA": 12, "shrinkB": 12}
+
+    def curve(parent_depth, child):
+        # an arrow that skips layers bends, so that it passes beside the nodes between
+        return f"arc3,rad={0.35 if depth[child] - parent_depth > 1 else 0.0}"
+
     for name in graph:
         ax.annotate("", pos[name], pos[class_name],
-                    arrowprops={**arrow, "color": "lightgrey", "linewidth": 0.6})
+                    arrowprops={**arrow, "color": "lightgrey", "linewidth": 0.6,
+                                "connectionstyle": curve(0, name)})
         for p in graph[name]:
-            ax.annotate("", pos[name], pos[p], arrowprops={**arrow, "color": "black"})
+            ax.annotate("", pos[name], pos[p],
+                        arrowprops={**arrow, "color": "black",
+                                    "connectionstyle": curve(depth[p], name)})
     for name, (x, y) in pos.items():
         ax.text(x, y, name, ha="center", va="center", fontsize=8,
                 bbox={"boxstyle": "round", "facecolor": "#fde0c5" if name == class_name
