@@ -114,6 +114,9 @@ METHODS = ("auto", "additive", "exact", "sampled")
 #: rows of one batch of predictions (coalitions x rows): bounds the memory of a batch
 _BATCH_ROWS = 1 << 16
 
+#: rows on which the additivity check is tried before the others
+_PROBE_ROWS = 8
+
 #: tolerance of the additivity check, relative to the scale of the scores
 _ADDITIVE_RTOL = 1e-9
 
@@ -366,7 +369,10 @@ def _additive(game, check):
     phi = np.empty((n, d, k))
     base = np.empty((n, k))
     eye = np.eye(d, dtype=bool)
-    for rows in _row_chunks(n, 2 * d + 2):
+    # a few rows first: a model that is not additive is found out on them, at little cost
+    probe = min(n, _PROBE_ROWS)
+    chunks = [np.arange(probe)] + [probe + c for c in _row_chunks(n - probe, 2 * d + 2)]
+    for rows in chunks:
         parts = [np.zeros((1, d), dtype=bool), eye]
         if check:
             parts += [np.ones((1, d), dtype=bool), ~eye]
