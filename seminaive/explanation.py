@@ -61,10 +61,10 @@ attributes are present) couples every attribute with every other: the dividends 
 posterior do not vanish on large coalitions, and the Shapley value of the average is not
 the average of the sub-models' values.  We know of no polynomial exact scheme for this
 game, so above :data:`MAX_EXACT_ATTRIBUTES` attributes AnDE (n >= 1) and the other learners
-that mix sub-models (weighting, selection, ESKDB) are sampled.  Single networks (TAN, KDB)
-are sums of per-family terms only when a missing parent is marginalised term by term, which
-the engine's estimates with backed-off parents do not guarantee; they are treated as
-general models too.
+that mix sub-models (weighting, selection, ESKDB) are sampled.  A single network (TAN, KDB)
+would be a sum of per-family terms if its missing parents were marginalised term by term;
+that the engine's estimates with missing parents decompose so is not established, so it is
+not exploited and they are treated as general models too.
 
 References
 ----------
@@ -87,7 +87,7 @@ predictions with feature contributions. *Knowledge and Information Systems* 41(3
 import copy
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -151,6 +151,9 @@ class Explanation:
         Permutations walked per row (0 when exact).
     centred : bool
         Whether the game was centred over the classes.
+    n_predictions : int
+        Rows the model scored to compute the explanation (coalitions x rows): its cost in
+        predictions.
 
     Attributes
     ----------
@@ -180,7 +183,7 @@ class Explanation:
     standard_errors: np.ndarray | None = None
     n_permutations: int = 0
     centred: bool = True
-    _extra: dict = field(default_factory=dict, repr=False)
+    n_predictions: int = 0
 
     def __len__(self):
         return self.values.shape[0]
@@ -193,7 +196,7 @@ class Explanation:
             self.values[rows], self.base_values[rows], self.data[rows],
             list(self.feature_names), list(self.output_names), self.method,
             None if self.standard_errors is None else self.standard_errors[rows],
-            self.n_permutations, self.centred)
+            self.n_permutations, self.centred, self.n_predictions)
 
     @property
     def feature_importances_(self):
@@ -561,8 +564,7 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     phi, base = result
     data = frame.to_numpy()
     return Explanation(phi, base, data, _feature_names(model, frame),
-                       list(model.classes_), used, se, n_perm, centred,
-                       {"n_predictions": game.n_predictions})
+                       list(model.classes_), used, se, n_perm, centred, game.n_predictions)
 
 
 def explain_stream(model, source, out, *, method="auto", n_permutations=32,
