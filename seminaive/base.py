@@ -739,8 +739,9 @@ class Learner(ClassifierMixin, BaseEstimator):
         """Additive contributions of every attribute to every class's log posterior.
 
         The value of a set of attributes is the model's own prediction with the others
-        missing; the contributions are their Shapley values (exact for naive Bayes and for
-        up to 12 attributes, sampled with a standard error above), so that
+        missing; the contributions are their Shapley values (exact for naive Bayes, for the
+        single networks TAN and KDB and for up to 12 attributes; sampled with a standard
+        error above), so that
         ``base_values + values.sum(axis=1)`` equals :meth:`predict_log_proba` up to a
         constant per row.  See :mod:`seminaive.explanation`.
 
@@ -748,7 +749,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
             Rows to explain.
-        method : {"auto", "additive", "exact", "sampled"}, default="auto"
+        method : {"auto", "additive", "structure", "exact", "sampled"}, default="auto"
             The scheme (:func:`seminaive.explanation.explain`).
         n_permutations : int, default=32
             Permutations per row when sampled (even, at least 4).

@@ -587,9 +587,9 @@ def main(argv=None):
     p_exp.add_argument("data", help="rows to explain: .csv, .parquet or .arff")
     p_exp.add_argument("-o", "--output", required=True, help=".csv or .parquet to write")
     p_exp.add_argument("--method", default="auto",
-                       choices=["auto", "additive", "exact", "sampled"],
-                       help="scheme (auto: additive when the model is, exact up to 12 "
-                            "attributes, sampled above)")
+                       choices=["auto", "additive", "structure", "exact", "sampled"],
+                       help="scheme (auto: additive for naive Bayes, structure for TAN and "
+                            "KDB, exact up to 12 attributes, sampled above)")
     p_exp.add_argument("--n-permutations", type=int, default=32,
                        help="permutations per row when sampled (even)")
     p_exp.add_argument("--seed", type=int, default=0, help="seed of the sampled permutations")

@@ -26,18 +26,24 @@ package's ``Explanation`` promises: ``base_values + values.sum(axis=1)`` equals
 ``predict_log_proba(X)`` up to a constant per row (the log normaliser), and its softmax is
 ``predict_proba(X)``.
 
-Three schemes compute the values (``method``):
+Four schemes compute the values (``method``).  Two of them rest on the Harsanyi
+dividends of the game, :math:`m(T) = \\sum_{U \\subseteq T} (-1)^{|T|-|U|} v(U)`, in which
+the Shapley value is :math:`\\phi_j = \\sum_{T \\ni j} m(T) / |T|`: when the model's log
+joint is a sum of terms each involving a small set of attributes, every dividend outside
+the subsets of those sets vanishes, and the values need the scores of those subsets only.
 
 ``"additive"``
     When the joint log likelihood is a sum of one term per attribute (naive Bayes, with or
     without Gaussian children, whatever ``missing`` is), every coalition adds the same
     term, so :math:`\\phi_i = v(\\{i\\}) - v(\\emptyset)`: the attribute's log likelihood
     term minus its missing term, centred over the classes -- a log-likelihood ratio.
-    Cost: d + 1 predictions per row.  ``"auto"`` detects it on the rows themselves: with
-    2d + 2 predictions it checks, for every row, class and attribute, that the attribute
-    adds the same amount to the empty and to the full coalition
-    (:math:`v(\\{i\\}) - v(\\emptyset) = v(N) - v(N \\setminus \\{i\\})` to 1e-9), which
-    every model with an interaction between attributes fails.
+    Cost: d + 1 predictions per row.
+``"structure"``
+    A single Bayesian network (TAN, SP-TAN, KDB, SKDB: a learner with a ``structure_``)
+    whose score with attributes missing is a sum of one term per attribute and its parents:
+    the dividends vanish outside the subsets of the families {i} + parents(i), so the values
+    need at most :math:`d \\, 2^{k+1}` predictions per row for k parents -- exact and
+    polynomial.
 ``"exact"``
     Enumeration of the :math:`2^d` coalitions, every row's in one batch of predictions:
     exact for any learner.  ``"auto"`` uses it up to :data:`MAX_EXACT_ATTRIBUTES`
@@ -51,20 +57,24 @@ Three schemes compute the values (``method``):
     attributes is estimated; ``standard_errors`` gives the standard error of every value
     from the spread of the pairs.  Deterministic for a ``random_state``.
 
+The decomposition of ``"additive"`` and ``"structure"`` is not assumed but checked on the
+rows themselves, with d + 1 more predictions per row (tried on eight rows first): the full
+coalition and every coalition of all attributes but one must score the sum of the dividends
+they contain, to 1e-9.  A dividend outside the families (an interaction the scheme would
+miss) shows up in these large coalitions; ``"auto"`` then moves on to ``"exact"`` or
+``"sampled"``, and an explicit ``method`` raises :class:`~seminaive.exceptions.InputError`.
+
 Why AnDE is sampled rather than exact for many attributes: each of its sub-models (one per
 set of n parents) is a network in which every term involves at most n + 1 attributes, so the
 log of *one* sub-model is a sum of terms on at most n + 1 attributes and its Shapley values
-are exact with :math:`O(d \\binom{d}{n} 2^{n+1})` predictions (the Harsanyi dividends of a
-term vanish outside its attributes).  But AnDE averages the sub-models' *probabilities*,
-and the log of that average (and the number of eligible parents, which depends on which
-attributes are present) couples every attribute with every other: the dividends of the log
-posterior do not vanish on large coalitions, and the Shapley value of the average is not
-the average of the sub-models' values.  We know of no polynomial exact scheme for this
-game, so above :data:`MAX_EXACT_ATTRIBUTES` attributes AnDE (n >= 1) and the other learners
-that mix sub-models (weighting, selection, ESKDB) are sampled.  A single network (TAN, KDB)
-would be a sum of per-family terms if its missing parents were marginalised term by term;
-that the engine's estimates with missing parents decompose so is not established, so it is
-not exploited and they are treated as general models too.
+are exact from the scores of :math:`O(d \\, 2^{n+1})` coalitions.  But AnDE averages the
+sub-models' *probabilities*, and the log of that average (and the number of eligible
+parents, which depends on which attributes are present) couples every attribute with every
+other: the dividends of the log posterior do not vanish on large coalitions, and the
+Shapley value of the average is not the average of the sub-models' values.  We know of no
+polynomial exact scheme for this game, so above :data:`MAX_EXACT_ATTRIBUTES` attributes
+AnDE (n >= 1) and the other learners that mix sub-models (weighting, selection, ESKDB, HNB)
+are sampled.
 
 References
 ----------
@@ -88,6 +98,7 @@ import copy
 import math
 import os
 from dataclasses import dataclass
+from itertools import combinations
 from numbers import Integral
 
 import numpy as np
@@ -109,7 +120,7 @@ __all__ = ["Explanation", "explain", "explain_stream", "structure_graph",
 MAX_EXACT_ATTRIBUTES = 12
 
 #: the schemes of :func:`explain`
-METHODS = ("auto", "additive", "exact", "sampled")
+METHODS = ("auto", "additive", "structure", "exact", "sampled")
 
 #: rows of one batch of predictions (coalitions x rows): bounds the memory of a batch
 _BATCH_ROWS = 1 << 16
@@ -144,7 +155,7 @@ class Explanation:
     output_names : list
         The classes, in the order of ``classes_``.
     method : str
-        The scheme used: ``"additive"``, ``"exact"`` or ``"sampled"``.
+        The scheme used: ``"additive"``, ``"structure"``, ``"exact"`` or ``"sampled"``.
     standard_errors : ndarray of shape (n_rows, n_features, n_classes) or None
         Standard error of every sampled value (None when the values are exact).
     n_permutations : int
@@ -365,34 +376,70 @@ def _ends(game, rows):
     return game(masks, rows)
 
 
-def _additive(game, check):
-    """phi_i = v({i}) - v(empty); with ``check``, None unless every row's game is additive
-    at both ends (v({i}) - v(empty) == v(N) - v(N minus i))."""
+def _family_sets(families, d):
+    """Every subset of every family (closed under subsets, the empty set first), as sorted
+    tuples."""
+    sets = {()}
+    for fam in families:
+        fam = sorted(set(fam))
+        for r in range(1, len(fam) + 1):
+            sets.update(combinations(fam, r))
+    return sorted(sets, key=lambda t: (len(t), t))
+
+
+def _decomposed(game, families):
+    """Shapley values of a game whose Harsanyi dividends vanish outside the subsets of
+    ``families`` (naive Bayes: every attribute alone; a single network: every attribute
+    with its parents): phi_j = sum over T containing j of m(T) / |T|, from the values of
+    those subsets only.  None unless every row's game decomposes so at the top: v(N) and
+    every v(N minus i) must equal the sums of the dividends inside them (a dividend outside
+    the families shows up in these large sets)."""
     n, d, k = game.n_rows, game.n_attributes, game.n_classes
+    sets = _family_sets(families, d)
+    index = {t: j for j, t in enumerate(sets)}
+    s = len(sets)
+    # Moebius inversion m(T) = sum over U in T of (-1)^(|T| - |U|) v(U), as a matrix
+    mobius = np.zeros((s, s))
+    for t, members in enumerate(sets):
+        for r in range(len(members) + 1):
+            for sub in combinations(members, r):
+                mobius[t, index[sub]] = (-1.0) ** (len(members) - r)
+    share = np.zeros((d, s))  # phi_j = sum of m(T) / |T| over T containing j
+    for t, members in enumerate(sets):
+        for j in members:
+            share[j, t] = 1.0 / len(members)
+    coalitions = np.zeros((s + 1 + d, d), dtype=bool)
+    for t, members in enumerate(sets):
+        coalitions[t, list(members)] = True
+    coalitions[s:] = True  # N, then N minus i
+    coalitions[s + 1 + np.arange(d), np.arange(d)] = False
+    inside = np.array([[set(members) <= set(np.flatnonzero(c).tolist()) for members in sets]
+                       for c in coalitions[s:]], dtype=float)
     phi = np.empty((n, d, k))
     base = np.empty((n, k))
-    eye = np.eye(d, dtype=bool)
-    # a few rows first: a model that is not additive is found out on them, at little cost
+    # a few rows first: a model that does not decompose is found out on them, at little cost
     probe = min(n, _PROBE_ROWS)
-    chunks = [np.arange(probe)] + [probe + c for c in _row_chunks(n - probe, 2 * d + 2)]
+    chunks = [np.arange(probe)] + [probe + c for c in _row_chunks(n - probe, s + 1 + d)]
     for rows in chunks:
-        parts = [np.zeros((1, d), dtype=bool), eye]
-        if check:
-            parts += [np.ones((1, d), dtype=bool), ~eye]
-        coalitions = np.concatenate(parts)
         masks = np.broadcast_to(coalitions[None], (rows.size, *coalitions.shape))
         v = game(masks, rows)
-        empty, single = v[:, 0], v[:, 1:d + 1]
-        phi[rows] = single - empty[:, None]
-        base[rows] = empty
-        if check:
-            full, drop = v[:, d + 1], v[:, d + 2:]
-            scale = max(1.0, float(np.abs(v).max()))
-            if not (np.all(np.abs((full[:, None] - drop) - phi[rows]) <= _ADDITIVE_RTOL * scale)
-                    and np.all(np.abs(empty + phi[rows].sum(axis=1) - full)
-                               <= _ADDITIVE_RTOL * scale)):
-                return None
+        dividends = np.einsum("tu,ruk->rtk", mobius, v[:, :s])
+        phi[rows] = np.einsum("jt,rtk->rjk", share, dividends)
+        base[rows] = v[:, 0]
+        predicted = np.einsum("ct,rtk->rck", inside, dividends)
+        scale = max(1.0, float(np.abs(v).max()))
+        if not np.all(np.abs(predicted - v[:, s:]) <= _ADDITIVE_RTOL * scale):
+            return None
     return phi, base
+
+
+def _parents(model):
+    """The learned parents of a structure learner, (d, width) with -1 padding, or None."""
+    parents = getattr(model, "structure_", None)
+    if parents is None:
+        return None
+    parents = np.asarray(parents, dtype=np.int64)
+    return parents[:, None] if parents.ndim == 1 else parents
 
 
 def _shapley_weights(d):
@@ -504,11 +551,12 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     X : DataFrame or array-like of shape (n_samples, n_features)
         Rows to explain, with the columns of the training data (missing values allowed:
         a missing attribute is in no coalition's way and gets contribution 0).
-    method : {"auto", "additive", "exact", "sampled"}, default="auto"
-        ``"auto"``: ``"additive"`` when the model is additive over its attributes (checked
-        on the rows), else ``"exact"`` up to :data:`MAX_EXACT_ATTRIBUTES` attributes, else
-        ``"sampled"``.  ``"additive"`` on a model that is not additive raises
-        :class:`~seminaive.exceptions.InputError`.
+    method : {"auto", "additive", "structure", "exact", "sampled"}, default="auto"
+        ``"auto"``: ``"structure"`` for a learner with a ``structure_`` and ``"additive"``
+        for the others, when the model decomposes so (checked on the rows) and that is
+        cheaper than enumeration; else ``"exact"`` up to :data:`MAX_EXACT_ATTRIBUTES`
+        attributes, else ``"sampled"``.  ``"additive"`` or ``"structure"`` on a model that
+        does not decompose so raises :class:`~seminaive.exceptions.InputError`.
     n_permutations : int, default=32
         Permutations per row of ``"sampled"`` (even: walked in antithetic pairs); cost
         ``n_permutations * (d - 1) + 2`` predictions per row, standard error shrinking as
@@ -548,13 +596,23 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     d = game.n_attributes
     se, n_perm = None, 0
     result = None
-    if method == "additive" or (method == "auto" and (1 << d) >= 2 * d + 2):
-        result = _additive(game, check=True)
-        if result is None and method == "additive":
-            raise InputError(f"{type(model).__name__} is not additive over its attributes "
-                             "on these rows (an attribute adds different amounts to different "
-                             "coalitions): use method='exact' or 'sampled'")
-        used = "additive"
+    parents = _parents(model)
+    if method == "structure" and parents is None:
+        raise InputError(f"{type(model).__name__} has no learned structure (structure_): "
+                         "method='structure' is for TAN, SP-TAN, KDB and SKDB")
+    if method in ("additive", "structure") or method == "auto":
+        used = "structure" if parents is not None and method != "additive" else "additive"
+        families = ([[i, *[int(p) for p in row if p >= 0]] for i, row in enumerate(parents)]
+                    if used == "structure" else [[i] for i in range(d)])
+        cost = len(_family_sets(families, d)) + d + 1
+        if method != "auto" or cost <= (1 << d) or d > MAX_EXACT_ATTRIBUTES:
+            result = _decomposed(game, families)
+        if result is None and method != "auto":
+            what = ("a sum of terms on every attribute and its parents" if used == "structure"
+                    else "additive over its attributes")
+            raise InputError(f"{type(model).__name__} is not {what} on these rows (an "
+                             "attribute adds different amounts to different coalitions): "
+                             "use method='exact' or 'sampled'")
     if result is None and (method == "exact" or (method == "auto"
                                                  and d <= MAX_EXACT_ATTRIBUTES)):
         result, used = _exact(game), "exact"

@@ -48,7 +48,7 @@ def test_every_learner_is_additive_on_mixed_data_with_missing_values(name):
     assert rows.isna().any().any()
     ex = model.explain(rows)
     assert ex.values.shape == (30, X.shape[1], 3)
-    assert ex.method in ("additive", "exact")
+    assert ex.method in ("additive", "structure", "exact")
     assert_additive(model, rows, ex)
     # a missing attribute is in no coalition's way: it gets exactly 0 (the dummy axiom on
     # the model's own game)
@@ -196,11 +196,47 @@ def test_additive_scheme_equals_enumeration_for_naive_bayes():
     np.testing.assert_allclose(fast.base_values, enumerated.base_values, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["mixed", "gaussian"])
+@pytest.mark.parametrize("name", ["TAN", "SPTAN", "KDB", "SKDB"])
+def test_structure_scheme_equals_enumeration_for_single_networks(name, kind):
+    model = make(name, kind)
+    if model is None:
+        pytest.skip("no numeric='gaussian'")
+    X, y, _ = dataset(kind)
+    model.fit(X, y)
+    rows = X.iloc[:30]
+    fast = model.explain(rows, method="structure")
+    assert model.explain(rows).method == "structure"
+    enumerated = model.explain(rows, method="exact")
+    np.testing.assert_allclose(fast.values, enumerated.values, rtol=0, atol=1e-12)
+    # the subsets of the families (at most 2**(k + 1) per attribute) and the check
+    assert fast.n_predictions < enumerated.n_predictions
+
+
+def test_structure_scheme_is_exact_and_cheap_on_many_attributes():
+    from seminaive.datasets import load_kr_vs_kp
+
+    X, y = load_kr_vs_kp()
+    model = KDB(k=2).fit(X, y)
+    rows = X.iloc[:50]
+    ex = model.explain(rows)
+    assert ex.method == "structure" and ex.standard_errors is None
+    assert_additive(model, rows, ex)
+    d = X.shape[1]
+    assert ex.n_predictions <= len(rows) * (8 * d + d + 1)
+    # against the sampled scheme: unbiased within its standard error
+    sampled = model.explain(rows.iloc[:5], method="sampled", n_permutations=64,
+                            random_state=0)
+    assert np.all(np.abs(sampled.values - ex.values[:5]) <= 6 * sampled.standard_errors + 1e-9)
+
+
 def test_additive_is_refused_for_aode():
     X, y, _ = dataset("mixed")
     model = AODE().fit(X, y)
     with pytest.raises(InputError, match="not additive"):
         model.explain(X.iloc[:5], method="additive")
+    with pytest.raises(InputError, match="no learned structure"):
+        model.explain(X.iloc[:5], method="structure")
 
 
 def test_symmetric_attributes_get_equal_values():
