@@ -424,3 +424,19 @@ def test_command_line_explains_a_csv_file(tmp_path, capsys):
     np.testing.assert_allclose(written["nom1__hi"], ex.values[:, 1, 0], atol=1e-12)
     assert main(["explain", str(model_file), str(tmp_path / "nope.csv"), "-o", str(out)]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_to_shap_builds_a_shap_explanation(monkeypatch):
+    import sys
+    import types
+
+    made = {}
+    fake = types.ModuleType("shap")
+    fake.Explanation = lambda **kwargs: made.update(kwargs) or "shap explanation"
+    monkeypatch.setitem(sys.modules, "shap", fake)
+    X, y = small_nominal()
+    ex = NaiveBayes().fit(X, y).explain(X)
+    assert ex.to_shap() == "shap explanation"
+    assert made["values"] is ex.values and made["base_values"] is ex.base_values
+    assert made["feature_names"] == ["colour", "size", "shape"]
+    assert made["output_names"] == ["no", "yes"]
