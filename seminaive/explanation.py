@@ -318,7 +318,8 @@ class _Game:
     def __init__(self, model, frame, centred):
         owner = type(model).__name__
         encoder = model.encoder_
-        self.codes = np.asarray(encoder.encode(frame, owner))
+        # row-major: a batch gathers rows
+        self.codes = np.ascontiguousarray(encoder.encode(frame, owner))
         self.needs_values = bool(model.needs_values())
         self.numeric = np.asarray(encoder.numeric_columns_, dtype=np.int64)
         missing = _missing_frame(frame, encoder)
@@ -423,10 +424,10 @@ def _decomposed(game, families):
     for rows in chunks:
         masks = np.broadcast_to(coalitions[None], (rows.size, *coalitions.shape))
         v = game(masks, rows)
-        dividends = np.einsum("tu,ruk->rtk", mobius, v[:, :s])
-        phi[rows] = np.einsum("jt,rtk->rjk", share, dividends)
+        dividends = mobius @ v[:, :s]  # (s, s) @ (r, s, k): every row and class at once
+        phi[rows] = share @ dividends
         base[rows] = v[:, 0]
-        predicted = np.einsum("ct,rtk->rck", inside, dividends)
+        predicted = inside @ dividends
         scale = max(1.0, float(np.abs(v).max()))
         if not np.all(np.abs(predicted - v[:, s:]) <= _ADDITIVE_RTOL * scale):
             return None
