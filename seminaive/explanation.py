@@ -103,6 +103,7 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
@@ -112,12 +113,16 @@ from .preprocessing.encoder import as_frame
 from .streaming._readers import _select, default_chunk_rows, open_source
 
 __all__ = ["Explanation", "explain", "explain_stream", "structure_graph",
-           "MAX_EXACT_ATTRIBUTES", "METHODS"]
+           "MAX_EXACT_ATTRIBUTES", "MAX_DECOMPOSED_SETS", "METHODS"]
 
 #: ``method="auto"`` enumerates every coalition up to this many attributes (2**12 = 4,096
 #: predictions per row); above it, the additive scheme when the model is additive, else
 #: permutation sampling
 MAX_EXACT_ATTRIBUTES = 12
+
+#: ``"additive"`` and ``"structure"`` score at most this many sets of attributes per row
+#: (the subsets of the families and the check); above it, ``"auto"`` samples
+MAX_DECOMPOSED_SETS = 1 << 14
 
 #: the schemes of :func:`explain`
 METHODS = ("auto", "additive", "structure", "exact", "sampled")
@@ -312,8 +317,8 @@ def _missing_frame(frame, encoder):
 
 
 class _Game:
-    """The value function of a fitted model on some rows: ``values(masks)`` scores every
-    row with the attributes outside its masks set to missing."""
+    """The value function of a fitted model on some rows: ``game(masks, rows)`` scores
+    every row with the attributes outside its masks set to missing."""
 
     def __init__(self, model, frame, centred):
         owner = type(model).__name__
@@ -399,16 +404,16 @@ def _decomposed(game, families):
     sets = _family_sets(families, d)
     index = {t: j for j, t in enumerate(sets)}
     s = len(sets)
-    # Moebius inversion m(T) = sum over U in T of (-1)^(|T| - |U|) v(U), as a matrix
-    mobius = np.zeros((s, s))
-    for t, members in enumerate(sets):
-        for r in range(len(members) + 1):
-            for sub in combinations(members, r):
-                mobius[t, index[sub]] = (-1.0) ** (len(members) - r)
-    share = np.zeros((d, s))  # phi_j = sum of m(T) / |T| over T containing j
-    for t, members in enumerate(sets):
-        for j in members:
-            share[j, t] = 1.0 / len(members)
+    # Moebius inversion m(T) = sum over U in T of (-1)^(|T| - |U|) v(U), as a sparse matrix
+    entries = [(t, index[sub], (-1.0) ** (len(members) - r))
+               for t, members in enumerate(sets) for r in range(len(members) + 1)
+               for sub in combinations(members, r)]
+    t_idx, u_idx, sign = (np.array(a) for a in zip(*entries, strict=True))
+    mobius = sparse.csr_matrix((sign, (t_idx, u_idx)), shape=(s, s))
+    # phi_j = sum of m(T) / |T| over T containing j
+    pairs = [(j, t, 1.0 / len(members)) for t, members in enumerate(sets) for j in members]
+    j_idx, t_idx, weight = (np.array(a) for a in zip(*pairs, strict=True))
+    share = sparse.csr_matrix((weight, (j_idx, t_idx)), shape=(d, s))
     coalitions = np.zeros((s + 1 + d, d), dtype=bool)
     for t, members in enumerate(sets):
         coalitions[t, list(members)] = True
@@ -424,10 +429,12 @@ def _decomposed(game, families):
     for rows in chunks:
         masks = np.broadcast_to(coalitions[None], (rows.size, *coalitions.shape))
         v = game(masks, rows)
-        dividends = mobius @ v[:, :s]  # (s, s) @ (r, s, k): every row and class at once
-        phi[rows] = share @ dividends
+        r = rows.size
+        # every row and class at once: sets first, then (row, class)
+        dividends = mobius @ v[:, :s].transpose(1, 0, 2).reshape(s, r * k)
+        phi[rows] = (share @ dividends).reshape(d, r, k).transpose(1, 0, 2)
         base[rows] = v[:, 0]
-        predicted = inside @ dividends
+        predicted = (inside @ dividends).reshape(d + 1, r, k).transpose(1, 0, 2)
         scale = max(1.0, float(np.abs(v).max()))
         if not np.all(np.abs(predicted - v[:, s:]) <= _ADDITIVE_RTOL * scale):
             return None
@@ -555,7 +562,8 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     method : {"auto", "additive", "structure", "exact", "sampled"}, default="auto"
         ``"auto"``: ``"structure"`` for a learner with a ``structure_`` and ``"additive"``
         for the others, when the model decomposes so (checked on the rows) and that is
-        cheaper than enumeration; else ``"exact"`` up to :data:`MAX_EXACT_ATTRIBUTES`
+        cheaper than enumeration (and at most :data:`MAX_DECOMPOSED_SETS` sets of
+        attributes per row); else ``"exact"`` up to :data:`MAX_EXACT_ATTRIBUTES`
         attributes, else ``"sampled"``.  ``"additive"`` or ``"structure"`` on a model that
         does not decompose so raises :class:`~seminaive.exceptions.InputError`.
     n_permutations : int, default=32
@@ -606,7 +614,12 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
         families = ([[i, *[int(p) for p in row if p >= 0]] for i, row in enumerate(parents)]
                     if used == "structure" else [[i] for i in range(d)])
         cost = len(_family_sets(families, d)) + d + 1
-        if method != "auto" or cost <= (1 << d) or d > MAX_EXACT_ATTRIBUTES:
+        if cost > MAX_DECOMPOSED_SETS and method != "auto":
+            raise InputError(f"method={method!r} would score {cost} sets of attributes per "
+                             f"row (more than {MAX_DECOMPOSED_SETS}: the families are "
+                             "large): use method='sampled'")
+        if cost <= MAX_DECOMPOSED_SETS and (method != "auto" or cost <= (1 << d)
+                                            or d > MAX_EXACT_ATTRIBUTES):
             result = _decomposed(game, families)
         if result is None and method != "auto":
             what = ("a sum of terms on every attribute and its parents" if used == "structure"
