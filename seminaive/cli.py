@@ -339,10 +339,9 @@ def explain_command(args):
     int
         The exit status.
     """
-    import pandas as pd
-
     from .evaluation import explanation_plots as plots
     from .explanation import explain_stream
+    from .streaming._readers import open_source
 
     try:
         model = load_model(args.model)
@@ -355,19 +354,13 @@ def explain_command(args):
         written = []
         if args.plots:
             os.makedirs(args.plots, exist_ok=True)
-            if isinstance(source, pd.DataFrame):
-                head = source.head(args.plot_rows)
-            elif args.data.lower().endswith((".parquet", ".pq")):
-                head = pd.read_parquet(args.data).head(args.plot_rows)
-            else:
-                head = pd.read_csv(args.data, nrows=args.plot_rows)
+            # the first rows only, read as the explanation read them
+            reader = open_source(source)
             names = getattr(model, "feature_names_in_", None)
-            if names is not None:
-                missing = [c for c in names if c not in head.columns]
-                if missing:
-                    raise InputError(f"{args.data} lacks the column(s) {missing[:10]} the "
-                                     "model was fitted on")
-                head = head[list(names)]
+            frames = reader.frames(reader.columns() if names is None else list(names),
+                                   args.plot_rows)
+            head, _ = next(frames)
+            frames.close()
             ex = model.explain(head, method=args.method, n_permutations=args.n_permutations,
                                random_state=args.seed)
             figures = {"summary_bar.png": lambda p: plots.plot_summary(ex, path=p),
