@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from . import persistence, streaming
+from . import explanation, persistence, streaming
 from ._docs import fill_doc
 from ._params import Choices, HasMethods, Interval, check_params
 from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
@@ -733,6 +733,66 @@ class Learner(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
         """
         return self._scores(X)
+
+    def explain(self, X, *, method="auto", n_permutations=32, random_state=None,
+                centred=True):
+        """Additive contributions of every attribute to every class's log posterior.
+
+        The value of a set of attributes is the model's own prediction with the others
+        missing; the contributions are their Shapley values (exact for naive Bayes, for the
+        single networks TAN and KDB and for up to 12 attributes; sampled with a standard
+        error above), so that
+        ``base_values + values.sum(axis=1)`` equals :meth:`predict_log_proba` up to a
+        constant per row.  See :mod:`seminaive.explanation`.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows to explain.
+        method : {"auto", "additive", "structure", "exact", "sampled"}, default="auto"
+            The scheme (:func:`seminaive.explanation.explain`).
+        n_permutations : int, default=32
+            Permutations per row when sampled (even, at least 4).
+        random_state : int, Generator or None, default=None
+            Seed of the sampled permutations.
+        centred : bool, default=True
+            Centre the scores over the classes.
+
+        Returns
+        -------
+        seminaive.explanation.Explanation
+            ``values`` (rows x attributes x classes), ``base_values`` (rows x classes),
+            ``data``, ``feature_names``; ``to_shap()`` makes a ``shap.Explanation``.
+        """
+        return explanation.explain(self, X, method=method, n_permutations=n_permutations,
+                                   random_state=random_state, centred=centred)
+
+    def explain_stream(self, source, out, *, method="auto", n_permutations=32,
+                       random_state=None, centred=True, chunk_rows=None, csv_options=None):
+        """Explain data read chunk by chunk and write the contributions to a file.
+
+        Parameters
+        ----------
+        source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
+            As in :meth:`predict_stream`.
+        out : str or path
+            Parquet file (CSV when it ends in ``.csv``) with ``base_<class>`` and
+            ``<feature>__<class>`` columns.
+        method, n_permutations, random_state, centred
+            As in :meth:`explain`.
+        chunk_rows, csv_options
+            As in :meth:`predict_stream`.
+
+        Returns
+        -------
+        dict
+            ``n_rows``, ``feature_importances`` and the scheme of every chunk
+            (:func:`seminaive.explanation.explain_stream`).
+        """
+        return explanation.explain_stream(
+            self, source, out, method=method, n_permutations=n_permutations,
+            random_state=random_state, centred=centred, chunk_rows=chunk_rows,
+            csv_options=csv_options)
 
     # ------------------------------------------------------------------------ persistence
     def save(self, path):

@@ -323,6 +323,69 @@ def predict_command(args):
     return 0
 
 
+def explain_command(args):
+    """``seminaive explain MODEL DATA -o OUT``: the contribution of every attribute to every
+    class's score for every row (:meth:`seminaive.base.Learner.explain_stream`), written
+    chunk by chunk to CSV or Parquet (by the extension of OUT), atomically; with
+    ``--plots DIR``, PNG figures of the first ``--plot-rows`` rows (summary bar and
+    beeswarm, the waterfall of the first row) and the learned graph of a structure learner.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    from .evaluation import explanation_plots as plots
+    from .explanation import explain_stream
+    from .streaming._readers import open_source
+
+    try:
+        model = load_model(args.model)
+        if not os.path.exists(args.data):
+            raise InputError(f"no such file: {args.data}")
+        source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
+        summary = explain_stream(model, source, args.output, method=args.method,
+                                 n_permutations=args.n_permutations, random_state=args.seed,
+                                 chunk_rows=args.chunk_rows)
+        written = []
+        if args.plots:
+            os.makedirs(args.plots, exist_ok=True)
+            # the first rows only, read as the explanation read them
+            reader = open_source(source)
+            names = getattr(model, "feature_names_in_", None)
+            frames = reader.frames(reader.columns() if names is None else list(names),
+                                   args.plot_rows)
+            head, _ = next(frames)
+            frames.close()
+            ex = model.explain(head, method=args.method, n_permutations=args.n_permutations,
+                               random_state=args.seed)
+            figures = {"summary_bar.png": lambda p: plots.plot_summary(ex, path=p),
+                       "summary_beeswarm.png":
+                           lambda p: plots.plot_summary(ex, kind="beeswarm", path=p),
+                       "waterfall_row0.png": lambda p: plots.plot_waterfall(ex, 0, path=p)}
+            if getattr(model, "structure_", None) is not None:
+                figures["structure.png"] = lambda p: plots.plot_structure(model, path=p)
+            for name, draw in figures.items():
+                path = os.path.join(args.plots, name)
+                draw(path)
+                written.append(path)
+    except (InputError, ModelFileError, ValueError, FileNotFoundError) as err:
+        return _fail("explain", err)
+    if not args.quiet:
+        top = summary["feature_importances"].sort_values(ascending=False).head(5)
+        print(f"{summary['n_rows']} rows explained ({', '.join(sorted(set(summary['methods'])))}"
+              f"); written to {args.output}")
+        print("mean |contribution| (nats), largest: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in top.items()))
+        for path in written:
+            print(f"plot written to {path}")
+    return 0
+
+
 def describe_model(model):
     """What ``seminaive inspect`` prints about a fitted model, as text.
 
@@ -507,6 +570,29 @@ def main(argv=None):
     p_pred.add_argument("--chunk-rows", type=int, default=None, help="rows per chunk")
     p_pred.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p_pred.set_defaults(func=predict_command)
+
+    p_exp = sub.add_parser("explain", help="explain the predictions of a data file",
+                           description="Write the contribution of every attribute to every "
+                                       "class's score for every row (Shapley values with the "
+                                       "model's own missing-value handling), chunk by chunk, "
+                                       "to CSV or Parquet (by the output's extension).")
+    p_exp.add_argument("model", help="model file written by seminaive fit or model.save")
+    p_exp.add_argument("data", help="rows to explain: .csv, .parquet or .arff")
+    p_exp.add_argument("-o", "--output", required=True, help=".csv or .parquet to write")
+    p_exp.add_argument("--method", default="auto",
+                       choices=["auto", "additive", "structure", "exact", "sampled"],
+                       help="scheme (auto: additive for naive Bayes, structure for TAN and "
+                            "KDB, exact up to 12 attributes, sampled above)")
+    p_exp.add_argument("--n-permutations", type=int, default=32,
+                       help="permutations per row when sampled (even)")
+    p_exp.add_argument("--seed", type=int, default=0, help="seed of the sampled permutations")
+    p_exp.add_argument("--chunk-rows", type=int, default=None, help="rows per chunk")
+    p_exp.add_argument("--plots", default=None, metavar="DIR",
+                       help="also write PNG plots (summary, waterfall, structure) to DIR")
+    p_exp.add_argument("--plot-rows", type=int, default=1000,
+                       help="rows (the first ones) the plots show")
+    p_exp.add_argument("--quiet", action="store_true", help="no summary")
+    p_exp.set_defaults(func=explain_command)
 
     p_ins = sub.add_parser("inspect", help="describe a saved model")
     p_ins.add_argument("model", help="model file")
