@@ -441,11 +441,12 @@ def run(config, out, n_jobs=1, progress=True, retry_failed=False):
     if os.path.exists(out) and not os.path.isdir(out):
         raise InputError(f"the output folder {out} is a file: give a folder")
     os.makedirs(out, exist_ok=True)
-    atomic_write_text(os.path.join(out, "config.json"), json.dumps({"datasets": config.datasets, "learners": config.learners,
-                   "protocol": config.protocol, "seed": config.seed,
-                   "discretizer": config.discretizer, "n_bins": config.n_bins,
-                   "protocol_params": config.params(), "max_rows": config.max_rows,
-                   "settings_key": config.settings_key()}, indent=2))
+    settings = {"datasets": config.datasets, "learners": config.learners,
+                "protocol": config.protocol, "seed": config.seed,
+                "discretizer": config.discretizer, "n_bins": config.n_bins,
+                "protocol_params": config.params(), "max_rows": config.max_rows,
+                "settings_key": config.settings_key()}
+    atomic_write_text(os.path.join(out, "config.json"), json.dumps(settings, indent=2))
     todo, done = plan(config, out, retry_failed)
     bar = tqdm(total=len(todo) + len(done), initial=len(done), disable=not progress,
                desc=f"{config.protocol}", unit="task")
