@@ -227,3 +227,43 @@ def test_a_signal_removes_the_temporary_file(tmp_path, signame):
     else:
         assert "KeyboardInterrupt" in proc.stderr.read()
     assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "previous"
+
+
+def test_predict_stream_refuses_to_write_over_its_source(fitted, tmp_path):
+    model, X, _ = fitted
+    path = tmp_path / "rows.csv"
+    X.iloc[:50].to_csv(path, index=False)
+    before = path.read_bytes()
+    with pytest.raises(seminaive.exceptions.InputError, match="it is the input"):
+        predict_stream(model, str(path), path)
+    assert path.read_bytes() == before and _listing(tmp_path) == ["rows.csv"]
+
+
+def test_report_on_a_missing_folder_creates_nothing(tmp_path):
+    from seminaive.evaluation import report
+
+    with pytest.raises(seminaive.exceptions.InputError, match="no result folder"):
+        report.render(str(tmp_path / "nowhere"))
+    assert _listing(tmp_path) == []
+
+
+def test_after_kill_9_the_next_write_sweeps_the_temporary_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from seminaive._atomic import atomic_write_text
+
+    target = tmp_path / "out.csv"
+    target.write_text("previous")
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n"
+        proc.send_signal(signal.SIGKILL)  # no handler runs: the temporary file stays
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert len(_listing(tmp_path)) == 2 and target.read_text() == "previous"
+    atomic_write_text(target, "again")  # the same target written again
+    assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "again"

@@ -39,6 +39,16 @@ def _holds_numbers(series):
                 "integer", "floating", "mixed-integer-float"))
 
 
+def _first_text(series):
+    """``"; row 7: 'n/a' is not a number"`` for the first value of ``series`` that is not a
+    number (empty if there is none)."""
+    bad = pd.to_numeric(series, errors="coerce").isna().to_numpy() & series.notna().to_numpy()
+    if not bad.any():
+        return ""
+    row = int(np.flatnonzero(bad)[0])
+    return f"; row {series.index[row]!r}: {series.iloc[row]!r} is not a number"
+
+
 def _is_nominal_column(series):
     return _is_nominal_dtype(series.dtype) and not _holds_numbers(series)
 
@@ -500,7 +510,9 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if not mask[i] and _is_nominal_column(frame.iloc[:, i]) and not \
                     pd.api.types.is_bool_dtype(frame.dtypes.iloc[i]):
                 raise InputError(f"column {frame.columns[i]!r} is non-numeric "
-                                 f"({frame.dtypes.iloc[i]}) but not listed as categorical")
+                                 f"({frame.dtypes.iloc[i]}) but not listed as categorical"
+                                 f"{_first_text(frame.iloc[:, i])}: list it in "
+                                 "categorical_features, or fix the value")
         return mask
 
     def _make_discretizer(self):
