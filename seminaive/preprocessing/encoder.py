@@ -34,9 +34,14 @@ def _holds_numbers(series):
     """An object column whose values are all numbers (missing values aside), as
     ``df.to_numpy()`` makes of a frame that mixes numeric and text columns: read as numeric,
     as the frame's own column would be.  Booleans, text and an all-missing column are not."""
-    return (series.dtype == object
-            and pd.api.types.infer_dtype(series, skipna=True) in (
-                "integer", "floating", "mixed-integer-float"))
+    if series.dtype != object:
+        return False
+    numbers = ("integer", "floating", "mixed-integer-float")
+    # a text column shows it in its first values: only a column that starts with numbers
+    # (or missing values) is scanned whole
+    if pd.api.types.infer_dtype(series.iloc[:256], skipna=True) not in (*numbers, "empty"):
+        return False
+    return pd.api.types.infer_dtype(series, skipna=True) in numbers
 
 
 def _first_text(series):
