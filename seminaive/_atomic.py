@@ -162,7 +162,8 @@ def sweep_stale(path):
     """Remove temporary files of ``path`` that an earlier, stopped process left behind.
 
     A temporary name holds the id of the process writing it: the file is removed when that
-    process no longer runs.  A name without one (written by an earlier version) is removed
+    process no longer runs (or when the id is this process's own and the file is not one it
+    is writing).  A name without one (written by an earlier version) is removed
     once it is :data:`STALE_SECONDS` old.  Temporary files of running processes are kept.
 
     Parameters
@@ -203,7 +204,9 @@ def sweep_stale(path):
         except OSError:
             continue
         if dash and pid_text.isdigit():
-            stale = int(pid_text) != os.getpid() and not _pid_alive(int(pid_text))
+            # this process's own id: not one of its live files, so left by an earlier
+            # process that had the same id (a container's commands often do)
+            stale = int(pid_text) == os.getpid() or not _pid_alive(int(pid_text))
         else:
             stale = now - info.st_mtime > STALE_SECONDS
         with _lock:

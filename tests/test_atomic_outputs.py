@@ -157,7 +157,8 @@ def test_stale_temporaries_of_the_same_target_are_swept(tmp_path):
     legacy_old = tmp_path / ".out.csv.tmp-op751dz3"
     legacy_new = tmp_path / ".out.csv.tmp-zz751dz3"
     other = tmp_path / f".other.csv.tmp-{dead_pid}-0a1b2c3d"
-    for path in (left, running, legacy_old, legacy_new, other):
+    same_id = tmp_path / f".out.csv.tmp-{os.getpid()}-0a1b2c3d"  # an earlier process's
+    for path in (left, running, legacy_old, legacy_new, other, same_id):
         path.write_text("partial")
     past = time.time() - STALE_SECONDS - 60
     os.utime(legacy_old, (past, past))
