@@ -279,3 +279,33 @@ def test_the_installed_command_exits_2_without_a_traceback(tmp_path):
     assert result.returncode == 2
     assert result.stderr == (f"seminaive inspect: no such file: {tmp_path}/missing.npz "
                              "(the model file)\n")
+
+
+@pytest.mark.slow  # two predict processes on 60,000 rows each: minutes on a busy machine
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL"])
+def test_a_stopped_predict_leaves_no_temporary_file_once_run_again(files, tmp_path, signame):
+    import signal
+    import time
+
+    rows = pd.DataFrame({"a": RNG.choice(["x", "y", "z"], 60_000),
+                         "num": RNG.normal(size=60_000)})
+    rows.to_csv(tmp_path / "big.csv", index=False)
+    out = tmp_path / "p.csv"
+    argv = [sys.executable, "-m", "seminaive.cli", "predict", str(files / "model.npz"),
+            str(tmp_path / "big.csv"), "-o", str(out), "--chunk-rows", "200", "--quiet"]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while not any(".p.csv.tmp-" in n for n in os.listdir(tmp_path)):
+            assert proc.poll() is None and time.time() < deadline, "no temporary file seen"
+            time.sleep(0.02)
+        proc.send_signal(getattr(signal, signame))
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == -getattr(signal, signame)
+    left = [n for n in os.listdir(tmp_path) if ".tmp-" in n]
+    assert len(left) == (1 if signame == "SIGKILL" else 0) and not out.exists()
+    assert subprocess.run(argv, capture_output=True).returncode == 0  # the same command
+    assert _listing(tmp_path) == ["big.csv", "p.csv"]
+    assert len(pd.read_csv(out)) == 60_000
