@@ -113,6 +113,8 @@ def compare(args):
     if os.path.exists(out) and not os.path.isdir(out):
         return _fail("compare", f"the output folder {out} is a file: give a folder (it is "
                                 "created if missing)")
+    for name in _split(args.data):  # read (and cached) before anything is created
+        runner.load_dataset(name, args.max_rows, args.seed, args.target)
     os.makedirs(out, exist_ok=True)
     for name in ("raw.csv", "summary.csv", "config.json", "report.md"):
         check_output(os.path.join(out, name))

@@ -223,6 +223,7 @@ def test_compare_and_report_refusals(files, tmp_path, capsys):
              capsys, "is a file")
     _refused(["compare", "--data", "no-such-set", "--learners", "nb", "-o", tmp_path / "r"],
              capsys, "no-such-set")
+    assert not (tmp_path / "r").exists()  # nothing created for a run that cannot start
     _refused(["compare", "--data", data, "--learners", "nb", "--folds", "1",
               "-o", tmp_path / "r"], capsys, "give 2 or more")
     _refused(["report", tmp_path / "nowhere"], capsys, "no result folder")
