@@ -60,3 +60,46 @@ def settings_label(settings):
     if "folds" in fields:
         return f"{protocol} {fields['folds']}"
     return protocol
+
+
+def discretiser_label(settings):
+    """The discretiser a settings key names, in words: ``MDL``, ``3 equal-frequency bins``.
+
+    Parameters
+    ----------
+    settings : str
+        A settings key (:meth:`seminaive.evaluation.runner.RunConfig.settings_key`).
+
+    Returns
+    -------
+    str or None
+        None when the key names no discretiser.
+
+    Examples
+    --------
+    >>> discretiser_label("cv-seed0-equal_frequency3-folds3-repeats1")
+    '3 equal-frequency bins'
+    >>> discretiser_label("biasvar-seed0-mdl3-folds2-repeats50")
+    'MDL'
+    """
+    for part in settings.split("-"):
+        if part.startswith("mdl"):
+            return "MDL"
+        if part.startswith("equal_frequency"):
+            bins = part[len("equal_frequency"):]
+            return f"{bins} equal-frequency bins" if bins else "equal-frequency bins"
+    return None
+
+
+def data_sets(n):
+    """``"1 data set"``, ``"3 data sets"``.
+
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    str
+    """
+    return f"{n} data set" + ("" if n == 1 else "s")

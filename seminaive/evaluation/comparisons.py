@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from . import statistics
+from ._format import discretiser_label, settings_label
 from ._format import learner_label as _label
 from ._format import markdown_table as _markdown
-from ._format import settings_label
 
 #: metrics where a higher value is better
 HIGHER_IS_BETTER = {"auc"}
@@ -156,9 +156,9 @@ PAPER_COMPARISONS = (
         metrics=("zero_one", "rmse", "log_loss", "bias", "variance"), protocol="biasvar",
         note="`-G`: numeric children Gaussian given the class and the parents' (discretised) "
              "values; `-EF3`: three equal-frequency bins; the plain keys use the run's "
-             "discretiser (MDL here). Webb et al. (2012, §5) leave numeric attributes in AnDE "
-             "as open work; Flores et al. (2009) report that Gaussian children (HAODE) "
-             "improve on discretised AODE on the UCI numeric sets."),
+             "discretiser ({discretiser} here). Webb et al. (2012, §5) leave numeric "
+             "attributes in AnDE as open work; Flores et al. (2009) report that Gaussian "
+             "children (HAODE) improve on discretised AODE on the UCI numeric sets."),
     Comparison(
         "martinez2016-skdb", "Selective KDB against KDB, AODE and A2DE",
         "Martínez, Webb, Chen & Zaidi 2016",
@@ -366,11 +366,12 @@ def render_comparison(summary, comparison):
     rows, protocol = comparison_rows(summary, comparison)
     size = f", data sets with >= {comparison.min_rows:,} rows" if comparison.min_rows else ""
     parts = [f"### {comparison.title} — {comparison.source}", ""]
-    if comparison.note:
-        parts += [comparison.note, ""]
     present = [r for r in rows if r["datasets"]]
+    if comparison.note:
+        parts += [comparison.note.replace("{discretiser}", _discretisers(
+            summary, [r["settings"] for r in present])), ""]
     if not present:
-        parts += ["Not run yet: none of these pairs is in the results.", ""]
+        parts += [_why_not_run(summary, comparison, protocol), ""]
         return parts
     header = ["pair", "sets"]
     for metric in comparison.metrics:
@@ -407,6 +408,32 @@ def render_comparison(summary, comparison):
     if missing:
         parts += ["Not in the results yet: " + ", ".join(missing) + ".", ""]
     return parts
+
+
+def _discretisers(summary, settings):
+    """The discretiser(s) of the runs a table uses (of every run when it uses none)."""
+    keys = [k for k in settings if k]
+    if not keys and len(summary):
+        keys = sorted(set(summary["settings"]))
+    labels = sorted({label for k in keys if (label := discretiser_label(k))})
+    return " and ".join(labels) if labels else "the run's"
+
+
+def _why_not_run(summary, comparison, protocol):
+    """Why a table is empty: its pairs are absent, or they ran under another protocol, or on
+    smaller data sets than the table takes."""
+    learners = set(summary["learner"]) if len(summary) else set()
+    ran = [f"{_label(a)} vs {_label(b)}" for a, b in comparison.pairs
+           if a in learners and b in learners]
+    if not ran:
+        return "Not run yet: none of these pairs is in the results."
+    if protocol is None:
+        present = ", ".join(f"`{p}`" for p in sorted(set(summary["protocol"])))
+        return (f"Not filled: {', '.join(ran)} ran, but with the protocol {present}, and "
+                f"this table uses `{comparison.protocol}` (the paper's): run seminaive "
+                f"compare with --protocol {comparison.protocol} to fill it.")
+    return (f"Not filled: {', '.join(ran)} ran, but on no data set with >= "
+            f"{comparison.min_rows:,} rows under `{protocol}`.")
 
 
 def render_comparisons(summary, comparisons=PAPER_COMPARISONS):

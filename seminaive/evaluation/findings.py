@@ -8,10 +8,15 @@ skipped with a note.
 import numpy as np
 
 from . import statistics
+from ._format import data_sets, discretiser_label, settings_label
 from ._format import learner_label as _label
 from .comparisons import auto_n_section, render_comparisons
 
 LARGE_ROWS = 8000
+
+#: the fewest data sets on which a two-tailed sign test can reach p <= 0.05 (all won:
+#: p = 2 / 2**6 = 0.031; five sets give 0.0625 at best)
+MIN_SETS = 6
 
 
 def _pair(summary, a, b, metric, datasets=None):
@@ -54,9 +59,64 @@ def paper_findings(summary, curve=None, raw=None):
         Markdown.
     """
 
-    parts = [webb2012_findings(summary, curve), render_comparisons(summary),
-             auto_n_section(raw, summary)]
+    parts = [scope_section(summary), webb2012_findings(summary, curve),
+             render_comparisons(summary), auto_n_section(raw, summary)]
     return "\n".join(p.strip() + "\n" for p in parts if p)
+
+
+def scope_section(summary):
+    """Markdown: what the results can show -- the data sets, protocols and discretisers
+    they come from, and, on fewer than :data:`MIN_SETS` data sets, what such a corpus cannot
+    decide.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`seminaive.evaluation.report.summarise`.
+
+    Returns
+    -------
+    str
+        Markdown.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame({"dataset": ["iris", "iris"], "learner": ["nb", "aode"],
+    ...                         "protocol": ["cv", "cv"],
+    ...                         "settings": ["cv-seed0-equal_frequency3-folds3-repeats1"] * 2})
+    >>> text = scope_section(summary)
+    >>> "1 data set (iris)" in text and "3 equal-frequency bins" in text
+    True
+    >>> "undecided" in text
+    True
+    """
+    names = sorted(map(str, summary["dataset"].unique()))
+    n = len(names)
+    runs = ", ".join(f"{settings_label(k)} with {discretiser_label(k) or 'its discretiser'}"
+                     for k in sorted(summary["settings"].unique()))
+    shown = ", ".join(names[:12]) + (", ..." if n > 12 else "")
+    lines = ["## What these results can show", "",
+             f"Results on {data_sets(n)} ({shown}); runs: {runs} (numeric attributes "
+             "discretised as stated)."]
+    if n < MIN_SETS:
+        lines += ["", f"{'One data set shows' if n == 1 else f'{n} data sets show'} how the "
+                  "learners compare on that data (its values, and which learner wins "
+                  "there), not how they compare over data sets, which is what the papers' "
+                  "findings state: a two-tailed sign test over data sets cannot reach p <= "
+                  f"0.05 on fewer than {MIN_SETS} sets, even when one learner wins on all of "
+                  "them. Findings stated over data sets are marked **undecided** here, and "
+                  "the W/D/L records show the direction on these sets only; run seminaive "
+                  "compare on more data sets to decide them (Webb et al. 2012 use 62)."]
+    return "\n".join(lines) + "\n"
+
+
+def _where(summary):
+    keys = sorted(summary["settings"].unique()) if "settings" in summary else []
+    if not keys:
+        return "these results"
+    return ("the run " if len(keys) == 1 else "the runs ") + ", ".join(
+        f"`{k}`" for k in keys)
 
 
 def webb2012_findings(summary, curve=None, raw=None):
@@ -86,10 +146,12 @@ def webb2012_findings(summary, curve=None, raw=None):
         where = ("repeated 2-fold cross-validation (the bias/variance protocol, "
                  f"`{settings}`)")
     else:
-        where = "the protocol of the results"
+        where = _where(summary)
     learners = set(summary["learner"])
     n_sets = summary["dataset"].nunique()
-    lines += [f"Results of {where} on {n_sets} data sets. W/D/L counts wins/draws/losses of "
+    few = n_sets < MIN_SETS
+    undecided = f"**undecided** ({data_sets(n_sets)}: a sign test needs {MIN_SETS} or more)"
+    lines += [f"Results of {where} on {data_sets(n_sets)}. W/D/L counts wins/draws/losses of "
               "the first learner; p is the two-tailed sign test; * marks p <= 0.05.", ""]
 
     # 1. AODE and A2DE beat NB significantly often (Table 3)
@@ -106,7 +168,8 @@ def webb2012_findings(summary, curve=None, raw=None):
             ok = res["win"] > res["loss"] and res["p"] <= 0.05
             ok_all &= ok
             lines.append(f"- {_label(a)} vs NB, {metric}: {_wdl_text(res)}")
-    lines += ["", f"Verdict: {_verdict(ok_all) if found else 'not run'}.", ""]
+    verdict = (undecided if few else _verdict(ok_all)) if found else "not run"
+    lines += ["", f"Verdict: {verdict}.", ""]
 
     # 2. A2DE beats AODE on every large data set (Table 4)
     lines += [f"**2. A2DE beats AODE on every data set with >= {LARGE_ROWS:,} rows "
@@ -151,8 +214,9 @@ def webb2012_findings(summary, curve=None, raw=None):
                 lines.append(f"- mean over data sets, {_label(key)}: bias "
                              f"{means.loc[key, 'bias']:.4f}, variance "
                              f"{means.loc[key, 'variance']:.4f}")
-        lines += ["", f"Verdict: {_verdict(ok_all) if found else 'not run'} (lower bias "
-                  "wins more often, higher variance loses more often).", ""]
+        verdict = (undecided if few else _verdict(ok_all)) if found else "not run"
+        lines += ["", f"Verdict: {verdict} (lower bias wins more often, higher variance "
+                  "loses more often).", ""]
     else:
         lines += ["Not run (needs the biasvar protocol).", ""]
 

@@ -20,6 +20,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .._atomic import atomic_path
 from ..exceptions import InputError
 
 __all__ = [
@@ -54,7 +55,8 @@ def _select_dataset(frame, dataset, what):
 
 def _save(fig, path):
     FigureCanvasAgg(fig)
-    fig.savefig(path, format="png", dpi=120, bbox_inches="tight")
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
     return path
 
 

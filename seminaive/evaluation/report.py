@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import metrics
 from .._atomic import atomic_write_text
+from ..exceptions import InputError
 from . import plots, statistics
 from ._format import learner_label as _label
 from ._format import markdown_table as _markdown_table
@@ -302,6 +303,12 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     str
         The markdown text (also written to ``markdown_path``).
 
+    Raises
+    ------
+    InputError
+        A result directory does not exist (nothing is created), or the report path cannot
+        be written.
+
     Examples
     --------
     A directory without results gives a report with the title only:
@@ -323,8 +330,12 @@ def render(out_dirs, markdown_path=None, plots_dir=None, title="Results", preamb
     >>> "AODE" in text, os.path.isdir(os.path.join(out, "plots"))  # doctest: +SKIP
     (True, True)
     """
-    if isinstance(out_dirs, str):
+    if isinstance(out_dirs, (str, os.PathLike)):
         out_dirs = [out_dirs]
+    for out in out_dirs:
+        if not os.path.isdir(out):
+            raise InputError(f"no result folder {out}: give folders written by seminaive "
+                             "compare (seminaive.evaluation.runner.run)")
     markdown_path = markdown_path or os.path.join(out_dirs[0], "report.md")
     base = os.path.dirname(os.path.abspath(markdown_path))
     # a section's plots go to a folder of their own: they never overwrite the page's

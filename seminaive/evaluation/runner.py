@@ -14,15 +14,17 @@ import json
 import os
 import time
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .. import metrics
-from .._atomic import atomic_path
+from .._atomic import atomic_path, atomic_write_text
 from ..datasets import load
 from ..datasets.registry import is_file_name
+from ..exceptions import InputError
 from .learners import get_learner
 from .protocols import make_tasks, protocol_parameters
 
@@ -290,10 +292,17 @@ def read_task(path):
         Test rows, predicted and true class indices; None unless the protocol keeps
         predictions.
     """
-    with np.load(path, allow_pickle=False) as archive:
-        result = json.loads(archive["metrics"].tobytes().decode())
-        if "prediction" in archive.files:
-            return result, archive["test_index"], archive["prediction"], archive["truth"]
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            result = json.loads(archive["metrics"].tobytes().decode())
+            if not isinstance(result, dict):
+                raise ValueError("its metrics are not a record")
+            if "prediction" in archive.files:
+                return result, archive["test_index"], archive["prediction"], archive["truth"]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise InputError(f"the cached task file {path} is corrupt or truncated "
+                         f"({type(err).__name__}: {err}); run the same compare command again "
+                         "with --retry-failed to compute it again, or delete it") from None
     return result, None, None, None
 
 
@@ -356,7 +365,11 @@ def _run_one(spec_key, task, config, path):
 
 
 def _failed(path):
-    return "error" in read_task(path)[0]
+    """A task recorded as failed, or a task file that cannot be read (truncated, corrupt)."""
+    try:
+        return "error" in read_task(path)[0]
+    except InputError:
+        return True
 
 
 def plan(config, out, retry_failed=False):
@@ -425,13 +438,15 @@ def run(config, out, n_jobs=1, progress=True, retry_failed=False):
 
     for learner in config.learners:
         get_learner(learner)  # fail fast on unknown names
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InputError(f"the output folder {out} is a file: give a folder")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "config.json"), "w") as fh:
-        json.dump({"datasets": config.datasets, "learners": config.learners,
-                   "protocol": config.protocol, "seed": config.seed,
-                   "discretizer": config.discretizer, "n_bins": config.n_bins,
-                   "protocol_params": config.params(), "max_rows": config.max_rows,
-                   "settings_key": config.settings_key()}, fh, indent=2)
+    settings = {"datasets": config.datasets, "learners": config.learners,
+                "protocol": config.protocol, "seed": config.seed,
+                "discretizer": config.discretizer, "n_bins": config.n_bins,
+                "protocol_params": config.params(), "max_rows": config.max_rows,
+                "settings_key": config.settings_key()}
+    atomic_write_text(os.path.join(out, "config.json"), json.dumps(settings, indent=2))
     todo, done = plan(config, out, retry_failed)
     bar = tqdm(total=len(todo) + len(done), initial=len(done), disable=not progress,
                desc=f"{config.protocol}", unit="task")

@@ -30,6 +30,34 @@ def _is_nominal_dtype(dtype):
             or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
 
 
+def _holds_numbers(series):
+    """An object column whose values are all numbers (missing values aside), as
+    ``df.to_numpy()`` makes of a frame that mixes numeric and text columns: read as numeric,
+    as the frame's own column would be.  Booleans, text and an all-missing column are not."""
+    if series.dtype != object:
+        return False
+    numbers = ("integer", "floating", "mixed-integer-float")
+    # a text column shows it in its first values: only a column that starts with numbers
+    # (or missing values) is scanned whole
+    if pd.api.types.infer_dtype(series.iloc[:256], skipna=True) not in (*numbers, "empty"):
+        return False
+    return pd.api.types.infer_dtype(series, skipna=True) in numbers
+
+
+def _first_text(series):
+    """``"; row 7: 'n/a' is not a number"`` for the first value of ``series`` that is not a
+    number (empty if there is none)."""
+    bad = pd.to_numeric(series, errors="coerce").isna().to_numpy() & series.notna().to_numpy()
+    if not bad.any():
+        return ""
+    row = int(np.flatnonzero(bad)[0])
+    return f"; row {series.index[row]!r}: {series.iloc[row]!r} is not a number"
+
+
+def _is_nominal_column(series):
+    return _is_nominal_dtype(series.dtype) and not _holds_numbers(series)
+
+
 def as_frame(X, feature_names=None):
     """Wrap ``X`` as a DataFrame without copying numeric arrays; reject empty or 1-D input.
 
@@ -461,7 +489,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         a = frame.shape[1]
         if isinstance(spec, str):
             if spec == "auto":
-                return np.array([_is_nominal_dtype(frame.dtypes.iloc[i]) for i in range(a)])
+                return np.array([_is_nominal_column(s) for _, s in frame.items()], dtype=bool)
             if spec == "all":
                 return np.ones(a, dtype=bool)
             if spec == "none":
@@ -484,10 +512,12 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                                      f"not among the columns {columns[:20]}")
         # object columns cannot be discretised whatever the user said
         for i in range(a):
-            if not mask[i] and _is_nominal_dtype(frame.dtypes.iloc[i]) and not \
+            if not mask[i] and _is_nominal_column(frame.iloc[:, i]) and not \
                     pd.api.types.is_bool_dtype(frame.dtypes.iloc[i]):
                 raise InputError(f"column {frame.columns[i]!r} is non-numeric "
-                                 f"({frame.dtypes.iloc[i]}) but not listed as categorical")
+                                 f"({frame.dtypes.iloc[i]}) but not listed as categorical"
+                                 f"{_first_text(frame.iloc[:, i])}: list it in "
+                                 "categorical_features, or fix the value")
         return mask
 
     def _make_discretizer(self):
@@ -619,8 +649,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         try:
             values = frame.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError) as err:
-            raise InputError(f"numeric columns could not be read as numbers: {err}; declare "
-                             "nominal columns in categorical_features") from err
+            raise self._not_a_number(frame, numeric, err) from None
         inf = np.isinf(values)
         if inf.any():
             col = frame.columns[numeric[np.flatnonzero(inf.any(axis=0))[0]]]
@@ -628,6 +657,30 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                              "value(s)): replace it by a finite number, or by NaN to make it "
                              "a missing value")
         return values
+
+    def _not_a_number(self, frame, numeric, err):
+        """The InputError of a numeric column holding a value that is not a number: the
+        column, the row (index label) and the value, with advice that applies now (at fit:
+        declare the column nominal; at predict: the model's columns are fixed)."""
+        where = ""
+        for col in numeric:
+            series = frame.iloc[:, col]
+            bad = pd.to_numeric(series, errors="coerce").isna().to_numpy() & \
+                series.notna().to_numpy()
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                name = frame.columns[col]
+                where = (f"column {name!r}, row {frame.index[row]!r}: {series.iloc[row]!r} is "
+                         f"not a number ({int(bad.sum())} such value(s) in the column)")
+                break
+        where = where or f"numeric columns could not be read as numbers ({err})"
+        if getattr(self, "discretizer_", None) is not None:  # fitted: predicting or updating
+            return InputError(
+                f"{where}. The model was fitted with this column numeric: give a number, or "
+                "leave the value empty to make it missing; to treat the column as nominal, "
+                "fit the model again with it in categorical_features")
+        return InputError(f"{where}: declare the column nominal in categorical_features "
+                          "(e.g. categorical_features=[its name]), or fix the value")
 
     def _bins_of(self, values):
         disc = self.discretizer_

@@ -115,7 +115,8 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     as_csv = os.fspath(out).lower().endswith(".csv")
     # written beside ``out`` and renamed into place at the end: a source that fails midway
     # leaves any previous ``out`` untouched and no partial file
-    with atomic_path(out) as tmp:
+    with atomic_path(out, inputs=source if isinstance(source, (list, tuple)) else [source]) \
+            as tmp:
         writer = None
         try:
             with _progress_bar(progress, reader.n_rows(), "predicting") as bar:
