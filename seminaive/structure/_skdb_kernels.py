@@ -50,18 +50,21 @@ def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
 
 
 @njit(cache=True, inline="always")
-def _family_loo(row, i, xi, jj, trees, chain, path, observed, pairs, min_count, work):
+def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num, den, stack):
     """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
     class (``jj`` = 0: no parent), the family read from attribute i's count tree (along
     ``path`` while the row's candidates are observed); falls back to P(x_i | y) as
     :func:`._sparse.sparse_family_scores` does.  The held-out row counts in the numerator
     only when its own value is ``xi``.  ``row`` is the held-out row's ``(codes, class,
-    removed amount)``, ``pairs`` a :class:`._kernels.PairArrays` (the order-1 counts),
-    ``work`` the outputs ``(num, den)`` and the tree walk's stack."""
+    removed amount)``, ``family`` ``(i, xi, jj)``, ``pairs`` a
+    :class:`._kernels.PairArrays` (the order-1 counts); ``num`` and ``den`` are the
+    outputs, ``stack`` the tree walk's.  (Arrays a kernel writes are passed on their own,
+    never inside a tuple: numba's parallel loops see a write only on the array itself, and
+    would otherwise share the arrays of a ``prange`` body between its threads.)"""
     xr, yr, u = row
+    i, xi, jj = family
     uni_counts, sizes, k = pairs.counts, pairs.sizes, pairs.k
     uni_offsets, den_uni = pairs.uni_offsets, pairs.den_uni
-    num, den, stack = work
     own = xr[i] == xi
     use_family = False
     if jj > 0:
@@ -83,7 +86,8 @@ def _family_loo(row, i, xi, jj, trees, chain, path, observed, pairs, min_count, 
                     if v == xi:
                         num[yy] += cnt
         else:
-            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], xi, work)
+            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], xi, num, den,
+                             stack)
         if freq >= 0.0:
             if own:
                 num[yr] -= u
@@ -100,20 +104,20 @@ def _family_loo(row, i, xi, jj, trees, chain, path, observed, pairs, min_count, 
 
 
 @njit(cache=True, inline="always")
-def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, node, est):
+def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, node, est_mean,
+                  est_var):
     """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
     parents ``chain``, the stored cells of its moments given the first L of them
     ``codes[starts[L]:starts[L + 1]]``, :mod:`._moments`) given the first L of its chain
     parents, L = 0 .. the returned level (the longest prefix whose parent values the row
     has and whose cell keeps ``min_count`` rows without it), as
     :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments with the
-    row removed (a cell not stored has the moments 0): ``est = (est_mean, est_var)``,
-    ``est_mean[L, y]``, ``est_var[L, y]``; ``row`` is the held-out row's ``(codes, class,
+    row removed (a cell not stored has the moments 0): ``est_mean[L, y]``,
+    ``est_var[L, y]``; ``row`` is the held-out row's ``(codes, class,
     removed amount)``, ``moments`` ``(codes, sums, kappa, floor_ratio)``; ``node`` is
     scratch space (levels, k)."""
     xr, yr, u = row
     codes, sums, kappa, floor_ratio = moments
-    est_mean, est_var = est
     k = node.shape[1]
     first = starts[0]
     n_all, s1_all, s2_all, mu_all, floor, pooled_var = pooled_without_row(
@@ -227,7 +231,7 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                     level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
                                           level_starts[jn],
                                           (moment_codes, sums, kappa, floor_ratio), sizes,
-                                          min_count, node, (est_mean, est_var))
+                                          min_count, node, est_mean, est_var)
                     for j in range(n_k):
                         use = min(j, level)
                         for yy in range(k):
@@ -237,8 +241,8 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                         mc = missing_code[i]
                         if mc > 0:  # missing="value": the row's value was observed
                             jj = min(j, n_cand[i])
-                            _family_loo((xr, yr, u), i, mc, jj, trees, candidates[i], path,
-                                        observed, pairs, min_count, (num, den, stack))
+                            _family_loo((xr, yr, u), (i, mc, jj), trees, candidates[i], path,
+                                        observed, pairs, min_count, num, den, stack)
                             for yy in range(k):
                                 terms[rho, j, yy] += math.log1p(-math.exp(
                                     log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
@@ -260,8 +264,8 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    _family_loo((xr, yr, u), i, xi, jj, trees, candidates[i], path, observed,
-                                pairs, min_count, (num, den, stack))
+                    _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path, observed,
+                                pairs, min_count, num, den, stack)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

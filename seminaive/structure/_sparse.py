@@ -352,16 +352,15 @@ def find_child(code, first_child, n_children, node, target):
 
 
 @njit(cache=True)
-def tree_sums(trees, root, chain, d, row, sizes, n_child_values, target, work):
+def tree_sums(trees, root, chain, d, row, sizes, n_child_values, target, num, den, stack):
     """Counts of the family (x_i | y, ``chain[:d]``) at the parent values of ``row`` from a
     count tree (``trees``: a :class:`TreeBundle`, ``root`` the family's root), parents
     missing in the row summed out (their missing slot included): ``num[y]`` = N(child =
-    target, y, parents), ``den[y]`` = N(child observed, y, parents), with ``work = (num,
-    den, stack)``.  Returns the number of rows with those parent values (child missing
+    target, y, parents), ``den[y]`` = N(child observed, y, parents) (``stack``: the walk's).
+    Returns the number of rows with those parent values (child missing
     included), or -1 when no parent is observed in ``row`` (as the dense family blocks of
     earlier versions)."""
     code, first_child, n_children, counts, value_off, _ = trees
-    num, den, stack = work
     k = num.shape[0]
     last = -1
     for t in range(d):
@@ -453,7 +452,7 @@ def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, out
             use_family = False
             if depth[i] > 0:
                 freq = tree_sums(trees, root[i], chain[i], depth[i], X[r], sizes, s_i, target,
-                                 (num, den, stack))
+                                 num, den, stack)
                 use_family = freq >= 0.0 and freq >= min_count
             if not use_family:
                 base = uni_offsets[i] + target * k
