@@ -463,11 +463,13 @@ class Learner(ClassifierMixin, BaseEstimator):
                       "choose differently: call fit (or fit_stream) on all of them to choose "
                       "again", UserWarning)
 
-    def count_partial(self, frame, y, w, classes=None):
+    def count_partial(self, frame, y, w, classes=None, *, route="partial_fit"):
         """Count one chunk of validated data incrementally (the body of :meth:`partial_fit`
         without the learning step); returns the chunk's ``(codes, y_idx)``.
 
-        The first call needs ``classes``.  The encoder, the codes and the table's extents
+        The first call needs ``classes``.  ``route`` names the route in the warning of a
+        chunk counted with the first chunk's cut points (``"fit_stream"`` for a one-shot
+        iterator).  The encoder, the codes and the table's extents
         change together or not at all: a chunk that cannot be counted leaves the model as it
         was.
         """
@@ -509,10 +511,10 @@ class Learner(ClassifierMixin, BaseEstimator):
         values = self._numeric_values(frame)
         self.count_chunk(codes, y_idx, w, values)
         if not first:
-            self._warn_first_chunk_cuts()
+            self._warn_first_chunk_cuts(route)
         return codes, y_idx, values
 
-    def _warn_first_chunk_cuts(self):
+    def _warn_first_chunk_cuts(self, route="partial_fit"):
         """Once per model, when a chunk after the first is counted with cut points that the
         first chunk fixed: the model differs from ``fit`` on all the rows (which places the
         cut points, and centres the Gaussian children, on all of them)."""
@@ -524,12 +526,15 @@ class Learner(ClassifierMixin, BaseEstimator):
         self._warned_first_chunk_cuts = True
         names = [str(encoder.column_names_[c]) for c in numeric[:5]]
         more = f" and {numeric.size - 5} more" if numeric.size > 5 else ""
+        rest = ("fit on all the rows" if route == "partial_fit" else
+                "pass a source that can be read twice (a file, or a callable that returns a "
+                "new iterator), whose scan pass places them on every row")
         warn_user(
-            f"{type(self).__name__}.partial_fit: the cut points of the numeric columns "
+            f"{type(self).__name__}.{route}: the cut points of the numeric columns "
             f"{names}{more} were fixed on the first chunk, so this model differs from fit on "
-            "all the rows (which places them on every row). To make partial_fit equal fit, "
+            f"all the rows (which places them on every row). To make {route} equal fit, "
             "fix the cut points up front: pass a fitted discretiser, e.g. "
-            "discretizer=MDLDiscretizer().fit(X_numeric, y), or fit on all the rows.",
+            f"discretizer=MDLDiscretizer().fit(X_numeric, y), or {rest}.",
             PartialFitWarning)
 
     def fit_stream(self, source, target, *, features=None, sample_weight=None,

@@ -128,8 +128,10 @@ class Learner(Protocol):
     def merge_counts(self, table: Any) -> None:
         """Add counts made elsewhere over the same attributes."""
 
-    def count_partial(self, X: Any, y: Any, w: Any = None, classes: Any = None) -> tuple:
-        """Count one chunk incrementally (the first call begins the fit)."""
+    def count_partial(self, X: Any, y: Any, w: Any = None, classes: Any = None, *,
+                      route: str = "partial_fit") -> tuple:
+        """Count one chunk incrementally (the first call begins the fit; ``route`` names
+        the caller in warnings)."""
 
     def learn_from(self, source: Source) -> None:
         """Learn everything beyond the counts, replaying the data through ``source``."""

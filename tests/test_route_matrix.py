@@ -1,7 +1,8 @@
 """Every registered learner through every training route, on every kind of data.
 
 A route gives the model ``fit`` gives (probabilities within 1e-9), or warns that it differs
-(a warning that names ``partial_fit``, e.g. :class:`seminaive.PartialFitWarning`), or
+(a warning that names ``partial_fit``, or ``fit_stream`` for a one-shot iterator, e.g.
+:class:`seminaive.PartialFitWarning`), or
 raises the documented :class:`seminaive.InputError`.  The matrix is generated from the
 registry of model files (``seminaive.persistence.ESTIMATORS``): a new learner is covered
 by being defined, a new route by adding one function to ``ROUTES``.
@@ -130,9 +131,10 @@ def reference(name, kind):
 
 
 def warned(caught):
-    """Whether a caught warning says that ``partial_fit`` (or its one-pass equivalent)
-    differs from ``fit``."""
-    return any(issubclass(c.category, UserWarning) and "partial_fit" in str(c.message)
+    """Whether a caught warning says that ``partial_fit`` (or its one-pass equivalent, a
+    one-shot iterator through ``fit_stream``) differs from ``fit``."""
+    return any(issubclass(c.category, UserWarning)
+               and ("partial_fit" in str(c.message) or "fit_stream" in str(c.message))
                for c in caught)
 
 
@@ -341,3 +343,16 @@ def test_partial_fit_with_numeric_columns_warns_once(name):
         for X, y, w in parts:
             given.partial_fit(X, y, classes=classes, sample_weight=w)
     assert not [c for c in caught if issubclass(c.category, PartialFitWarning)]
+
+
+def test_one_shot_iterator_warning_names_its_route():
+    """The one-shot route counts chunk by chunk as ``partial_fit`` does; its warning about
+    cut points fixed on the first chunk names ``fit_stream`` and what to do instead."""
+    from seminaive import AODE, PartialFitWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _one_shot(AODE(), "mixed")
+    cuts = [str(c.message) for c in caught if issubclass(c.category, PartialFitWarning)]
+    assert len(cuts) == 1, cuts
+    assert cuts[0].startswith("AODE.fit_stream: the cut points") and "read twice" in cuts[0]

@@ -13,8 +13,12 @@ Python versions, so that reinstalling the same version keeps it:
 
 A cached kernel is used only if the sources of every kernel module of the package are
 those it was compiled from (a content hash, so a reinstall of the same files keeps it and
-an edit of a kernel, or of a kernel it calls in another module, recompiles it).  If the
-directory cannot be written, numba's own locations are used.
+an edit of a kernel, or of a kernel it calls in another module, recompiles it).  The hash
+also names a subdirectory, so that two installations of the same version with different
+sources (a development checkout beside a release) keep caches of their own instead of
+overwriting each other's, and an index written by other sources is never read: numba
+unpickles an index before it checks its stamp, and fails outright on a type that has
+moved since.  If the directory cannot be written, numba's own locations are used.
 
 :func:`install` must run before any kernel is decorated (``seminaive.kernels`` imports
 this module first).  It also prints, the first time a learner compiles kernels in a
@@ -122,7 +126,7 @@ def _cache_path(py_file):
         sub = Path(py_file).resolve().parent.relative_to(_PACKAGE).as_posix()
     except ValueError:
         return None  # not a kernel of this package: numba's own locators
-    path = str(_process_cache_dir() / sub.replace("/", "_"))
+    path = str(_process_cache_dir() / _sources_stamp()[:16] / sub.replace("/", "_"))
     return path if _writable(path) else None
 
 

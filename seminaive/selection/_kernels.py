@@ -35,6 +35,7 @@ from numba import njit, prange
 from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ..kernels.losses import LOSS_LOG, LOSS_RMSE, LOSS_ZERO_ONE, row_loss, scaled_row_loss
 from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
+from ..tables import TableLayout
 
 
 class CountContext(NamedTuple):
@@ -47,9 +48,81 @@ class CountContext(NamedTuple):
     lc: np.ndarray  # the model's log conditional tables
     lc_offsets: np.ndarray
 
+
+class NestedSpace(NamedTuple):
+    """The nested model space a leave-one-out pass evaluates (:func:`nested_loo_loss`),
+    built by :func:`seminaive.selection._structure.combination_levels`."""
+
+    rank: np.ndarray  # rank[j]: the attribute of rank j
+    combo_members: np.ndarray  # level L's parent combinations, sorted attribute indices
+    level_first: np.ndarray  # level L's combinations: level_first[L]:level_first[L + 1]
+    combo_maxrank: np.ndarray  # each combination's highest rank (-1: the empty one)
+    combo_weight: np.ndarray  # each combination's weight (<= 0: never used)
+    n_levels: int  # levels 0..n
+
+
+class LooEstimate(NamedTuple):
+    """How the leave-one-out estimates are smoothed and which parents qualify."""
+
+    m: float  # the m-estimate's m (unused with Laplace)
+    laplace: bool  # Laplace's estimate instead of the m-estimate
+    min_count: float  # a parent value qualifies when it occurs at least this often
+
+
+class Moves(NamedTuple):
+    """The current structure of a wrapper search and the candidate moves it evaluates
+    (:func:`wrapper_loo_loss`)."""
+
+    parent_mask: np.ndarray  # the attributes that are parents
+    child_mask: np.ndarray  # the attributes that are children
+    attribute: np.ndarray  # the attribute each candidate changes (-1: no change)
+    parent: np.ndarray  # whether it is then a parent
+    child: np.ndarray  # whether it is then a child
+
+
+class SelectedStructure(NamedTuple):
+    """A selected AnDE structure as :func:`selective_scores` reads it."""
+
+    combo_members: np.ndarray  # as in NestedSpace
+    level_first: np.ndarray
+    combo_weight: np.ndarray
+    n_levels: int
+    children: np.ndarray  # the selected children
+
+
+class LogTables(NamedTuple):
+    """The log estimates of a table's cells (:meth:`seminaive.tables.FrequencyTable.log_tables`)."""
+
+    log_joint: np.ndarray  # NaN where the parent does not qualify
+    log_conditional: np.ndarray
+    lc_offsets: np.ndarray
+
+
+class GaussianScoring(NamedTuple):
+    """What scoring Gaussian children reads besides the counts (:func:`selective_scores`)."""
+
+    gaussian: np.ndarray  # column of every attribute among the values (-1: nominal)
+    missing_code: np.ndarray  # storage code of the value for missing (0: none)
+    log_width: np.ndarray  # log widths of the numeric parents' bins (attribute, code)
+    grid_offsets: np.ndarray  # the estimates laid out by MomentTable.grid_terms
+    g_mean: np.ndarray
+    g_norm: np.ndarray
+    g_precision: np.ndarray
+
 # --------------------------------------------------------------------------------------------
 # Indexing helpers
 # --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _layout(table):
+    """``table`` (a :class:`~seminaive.tables.TableLayout` taken out of a
+    :class:`CountContext`) rebuilt by a call, so that the ``prange`` loops of the parallel
+    kernels can hand it on whole: numba's parallel lowering passes a named tuple into a
+    loop only when the tuple is an argument or the result of a call."""
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    return TableLayout(counts, offsets, combos, orders, sizes, k, order_first, ext_first,
+                       sub_index)
 
 
 @njit(cache=True, inline="always")
@@ -138,20 +211,26 @@ def _lse_add(top, acc, row, values, k):
 
 
 @njit(cache=True, inline="always")
-def _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values, yy, yt, h, m, laplace):
-    """LOO log P(y, x_s) of the combination whose cell starts at ``base_off``."""
+def _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values, yy, yt, h, est):
+    """LOO log P(y, x_s) of the combination whose cell starts at ``base_off`` (``est``: a
+    :class:`LooEstimate`)."""
     c = counts[base_off + yy]
     if yy == yt:
         c -= h
-    return log_joint_estimate(max(c, 0.0), max(n_obs_loo, 0.0), k, prod_values, m, laplace)
+    return log_joint_estimate(max(c, 0.0), max(n_obs_loo, 0.0), k, prod_values, est.m,
+                              est.laplace)
 
 
 @njit(cache=True, inline="always")
-def _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xv, n_child_values,
-                        has_missing, yy, yt, h, k, m, laplace, own):
+def _loo_log_cond_value(counts, cell, xv, n_child_values, has_missing, yy, yt, h, k, est,
+                        own):
     """LOO log P(x_c = xv | y, x_s): numerator from the union block (less the held-out row
     when ``xv`` is its own value, ``own``), denominator the parent count over rows with x_c
-    observed (the parent's own count when c is never missing), less the row."""
+    observed (the parent's own count when c is never missing), less the row.  ``cell`` is
+    ``(start of the parent cell's class counts, start of the union block, the union cell
+    with the child's value 0, the stride of the child's values)``; ``est`` a
+    :class:`LooEstimate`."""
+    parent_off, off2, cell0, stride = cell
     hy = h if yy == yt else 0.0
     num = counts[off2 + (cell0 + xv * stride) * k + yy] - (hy if own else 0.0)
     if has_missing:
@@ -161,54 +240,60 @@ def _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xv, n_child_val
     else:
         den = counts[parent_off + yy]
     den -= hy
-    return log_conditional_estimate(max(num, 0.0), max(den, 0.0), max(n_child_values, 1), m,
-                                    laplace)
+    return log_conditional_estimate(max(num, 0.0), max(den, 0.0), max(n_child_values, 1),
+                                    est.m, est.laplace)
 
 
 @njit(cache=True, inline="always")
-def _loo_log_cond(counts, parent_off, off2, cell0, stride, xc, n_child_values, has_missing,
-                  yy, yt, h, k, m, laplace):
-    """LOO log P(x_c | y, x_s) of the held-out row's own value ``xc``."""
-    return _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xc, n_child_values,
-                               has_missing, yy, yt, h, k, m, laplace, True)
+def _loo_log_cond(counts, cell, xc, n_child_values, has_missing, yy, yt, h, k, est):
+    """LOO log P(x_c | y, x_s) of the held-out row's own value ``xc`` (``cell`` as in
+    :func:`_loo_log_cond_value`)."""
+    return _loo_log_cond_value(counts, cell, xc, n_child_values, has_missing, yy, yt, h, k,
+                               est, True)
 
 
 @njit(cache=True, inline="always")
-def _loo_log_cond_other(counts, parent_off, off2, cell0, stride, xv, n_child_values,
-                        has_missing, yy, yt, h, k, m, laplace):
+def _loo_log_cond_other(counts, cell, xv, n_child_values, has_missing, yy, yt, h, k, est):
     """LOO log P(x_c = xv | y, x_s) for a value ``xv`` the held-out row does not hold (its
     own value of c is observed): only the denominator loses the row."""
-    return _loo_log_cond_value(counts, parent_off, off2, cell0, stride, xv, n_child_values,
-                               has_missing, yy, yt, h, k, m, laplace, False)
+    return _loo_log_cond_value(counts, cell, xv, n_child_values, has_missing, yy, yt, h, k,
+                               est, False)
 
 
 @njit(cache=True, inline="always")
-def _gaussian_child_loo(pre, g, jn, v, mc, counts, base_off, off2, cell0, stride, lc_idx_mc,
-                        lc, n_child_values, has_missing, yt, h, k, m, laplace, est_mean,
-                        est_var):
-    """Add a Gaussian child's leave-one-out terms to ``pre``: the log density at the
-    leave-one-out estimates given combination g, and with a value for missing (``mc`` > 0,
-    ``missing="value"``) log (1 - P(missing | y, x_s)) (the held-out row's value observed)."""
+def _gaussian_child_loo(pre, g, jn, v, child, counts, cell, lc, lc_idx_mc, held, est,
+                        moments):
+    """Add a Gaussian child's leave-one-out terms to ``pre`` (one per class): the log density
+    at the leave-one-out estimates ``moments = (est_mean, est_var)`` given combination g, and
+    with a value for missing (``mc`` > 0, ``missing="value"``) log (1 - P(missing | y, x_s))
+    (the held-out row's value observed).  ``child`` is ``(mc, the child's number of
+    values, whether it is ever missing)``, ``held`` the held-out row's ``(class, amount)``,
+    ``cell`` as in :func:`_loo_log_cond_value`, ``est`` a :class:`LooEstimate`."""
+    k = pre.shape[0]
+    mc, n_child_values, has_missing = child
+    yt, h = held
+    est_mean, est_var = moments
     for yy in range(k):
         pre[yy] += log_density(v, est_mean[g, jn, yy], est_var[g, jn, yy])
     if mc > 0:
         for yy in range(k):
             if yy == yt:
-                lp = _loo_log_cond_other(counts, base_off, off2, cell0, stride, mc,
-                                         n_child_values, has_missing, yy, yt, h, k, m, laplace)
+                lp = _loo_log_cond_other(counts, cell, mc, n_child_values, has_missing, yy,
+                                         yt, h, k, est)
             else:
                 lp = lc[lc_idx_mc + yy]
             pre[yy] += math.log1p(-math.exp(lp))
 
 
 @njit(cache=True)
-def _row_gaussian_loo(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k,
-                      gaussian, n_cuts, cuts, n_levels, moment_start, sums, kappa,
-                      floor_ratio, lw_row, floor, est_mean, est_var):
+def _row_gaussian_loo(xr, Vr, yt, h, table, gl, lw_row, floor, est_mean, est_var):
     """Leave-one-out bin widths and Gaussian estimates of one held-out row (nothing without
-    Gaussian children)."""
+    Gaussian children); ``table`` a :class:`~seminaive.tables.TableLayout`, ``gl`` a
+    :class:`~seminaive.kernels.gaussian.GaussianLoo`."""
     if Vr.size == 0:
         return
+    _, _, combos, orders, sizes, k, order_first, _, sub_index = table
+    gaussian, _, moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels = gl
     loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, lw_row)
     loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
                   moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var)
@@ -237,16 +322,15 @@ def observed_totals(table, g_last, out):
 
 
 @njit(parallel=True, cache=True)
-def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
-                    combo_weight, n_levels, m, laplace, min_count, loss_kind, n_blocks, out,
-                    out_sq, V, gl):
+def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, V, gl):
     """Accumulate into ``out[L, r, s]`` the weighted LOO loss of every nested model (and into
     ``out_sq`` the weighted sum of the squared per-row losses, for standard errors).
 
-    ``rank[j]`` is the attribute of rank j.  Level L's parent combinations are
-    ``combo_members[level_first[L]:level_first[L + 1], :L]`` (sorted attribute indices),
-    ordered by their highest rank ``combo_maxrank`` (-1 for the empty combination of level
-    0), with weights ``combo_weight`` (<= 0: never used).  ``out`` has shape
+    ``space`` is a :class:`NestedSpace`: ``rank[j]`` is the attribute of rank j; level L's
+    parent combinations are ``combo_members[level_first[L]:level_first[L + 1], :L]`` (sorted
+    attribute indices), ordered by their highest rank ``combo_maxrank`` (-1 for the empty
+    combination of level 0), with weights ``combo_weight`` (<= 0: never used).  ``est`` is
+    a :class:`LooEstimate`.  ``out`` has shape
     (n_levels, a + 1, a + 1); entries for r < L (and r > 0 at level 0) are left untouched.
 
     A model's per-class score is kept as (top, scale) with score = top + log(scale): the
@@ -264,11 +348,13 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
     """
     table, n_observed, has_missing, lc, lc_offsets = ctx
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    lay = _layout(table)
+    rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
+    min_count = est.min_count
     n_rows, a = X.shape
     n_num = V.shape[1]
-    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
-     n_levels_g) = gl
-    n_lat = order_first[n_levels_g] if n_num > 0 else 1
+    gaussian, missing_code = gl[0], gl[1]
+    n_lat = order_first[gl[8]] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
@@ -294,9 +380,7 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
             yt = y[rr]
             for i in range(a):
                 xr[i] = X[rr, i]
-            _row_gaussian_loo(xr, V[rr], yt, h, combos, orders, order_first, sub_index, sizes,
-                              k, gaussian, n_cuts, cuts, n_levels_g, moment_start, sums,
-                              kappa, floor_ratio, lw_row, floor, est_mean, est_var)
+            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
             for L in range(n_levels):
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
@@ -323,7 +407,7 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                     n_obs_loo = n_observed[g] - h
                     for yy in range(k):
                         pre[yy] = log_w + _loo_log_joint(counts, base_off, n_obs_loo, k,
-                                                         prod_values, yy, yt, h, m, laplace)
+                                                         prod_values, yy, yt, h, est)
                     _lse_add(top, acc, 0, pre, k)
                     for j in range(a):
                         c = rank[j]
@@ -343,11 +427,10 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                                     _lse_add(top, acc, j + 1, pre, k)
                                     continue
                                 _gaussian_child_loo(
-                                    pre, g, jn, V[rr, jn], mc, counts, base_off, offsets[g2],
-                                    cell0, stride,
+                                    pre, g, jn, V[rr, jn], (mc, sizes[c] - 1, has_missing[c]),
+                                    counts, (base_off, offsets[g2], cell0, stride), lc,
                                     lc_offsets[g2] + ((cell0 + mc * stride) * (L + 1) + pos)
-                                    * k, lc, sizes[c] - 1, has_missing[c], yt, h, k, m,
-                                    laplace, est_mean, est_var)
+                                    * k, (yt, h), est, (est_mean, est_var))
                                 _lse_add(top, acc, j + 1, pre, k)
                                 continue
                             lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * (L + 1)
@@ -355,8 +438,8 @@ def nested_loo_loss(X, y, w, ctx, rank, combo_members, level_first, combo_maxran
                             for yy in range(k):
                                 if yy == yt:
                                     pre[yy] += _loo_log_cond(
-                                        counts, base_off, offsets[g2], cell0, stride, xc,
-                                        sizes[c] - 1, has_missing[c], yy, yt, h, k, m, laplace)
+                                        counts, (base_off, offsets[g2], cell0, stride), xc,
+                                        sizes[c] - 1, has_missing[c], yy, yt, h, k, est)
                                 else:
                                     pre[yy] += lc[lc_idx + yy]
                         _lse_add(top, acc, j + 1, pre, k)
@@ -556,10 +639,11 @@ def _plain_row_loss(acc, s, i, k, yt, kind):
 
 
 @njit(cache=True)
-def _first_qualifying(L, rr, X, w, counts, offsets, ext_first, sizes, k, combo_members,
-                      level_first, combo_maxrank, combo_weight, min_count):
+def _first_qualifying(L, rr, X, w, table, space, min_count):
     """The first r at which level L has a qualifying combination for row rr (the highest
     rank of the first qualifying combination, plus 1; ``a + 1`` when none qualifies)."""
+    counts, offsets, _, _, sizes, k, _, ext_first, _ = table
+    _, combo_members, level_first, combo_maxrank, combo_weight, _ = space
     h = min(w[rr], 1.0)
     for q in range(level_first[L], level_first[L + 1]):
         if combo_weight[q] <= 0.0:
@@ -572,13 +656,15 @@ def _first_qualifying(L, rr, X, w, counts, offsets, ext_first, sizes, k, combo_m
 
 
 @njit(cache=True)
-def _tile_snapshot(r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum, added,
-                   last_loss, r_first, part, part_sq, a, k, kind):
+def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
     """Losses of the models (L, r, s), every s, for the tile's rows with a qualifying
-    combination so far, added to ``part[L, r]`` and to ``part[L2, r]`` of every higher
-    level L2 that cascades to them at r (no qualifying combination of its own yet)."""
+    combination so far (``tl``: a :class:`_Tile`), added to ``part[L, r]`` and to
+    ``part[L2, r]`` of every higher level L2 that cascades to them at r (no qualifying
+    combination of its own yet)."""
     if r < L:
         return
+    rows, acc, ea, blocks, wsum, added = tl.rows, tl.acc, tl.ea, tl.blocks, tl.wsum, tl.added
+    last_loss, r_first = tl.last_loss, tl.r_first
     for i in range(n_tile):
         if wsum[i] <= 0.0:  # the row cascades: a lower level adds its losses
             continue
@@ -705,9 +791,7 @@ def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, e
 
 
 @njit(cache=True)
-def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, sizes, k, rank,
-                combo_members, level_first, combo_maxrank, combo_weight, n_observed,
-                has_missing, num_add, den_add, m, laplace, min_count, loss_kind, part,
+def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind, part,
                 part_sq):
     """Level L of the nested pass for the tile's rows ``tl.rows[:n_tile]`` (``tl``: a
     :class:`_Tile`): combinations in the outer loop, the tile's rows in the innermost one,
@@ -720,7 +804,20 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
     (``idx0``), the strides of the members' and of the child's values in it (``cc``, times
     k) and its kind, each row its union cell (``cidx``); a row's term is then one count per
     class less the held-out row and one product (:func:`_plain_child`,
-    :func:`_block_child`)."""
+    :func:`_block_child`).
+
+    ``data`` is the chunk's ``(X, y, w)``, ``table`` the
+    :class:`~seminaive.tables.TableLayout` (its counts possibly the compact copy),
+    ``observed`` the :class:`CountContext`'s ``(n_observed, has_missing)``, ``space`` a
+    :class:`NestedSpace`, ``est`` a :class:`LooEstimate` and ``add`` the children's
+    ``(num_add, den_add)``: what the smoothing adds to a child's numerator and denominator,
+    by rank."""
+    X, y, w = data
+    n_observed, has_missing = observed
+    counts, offsets, _, _, sizes, k, _, ext_first, _ = table
+    rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
+    m, laplace, min_count = est
+    num_add, den_add = add
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
      apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
@@ -737,8 +834,8 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
     for q in range(level_first[L], level_first[L + 1]):
         mr = combo_maxrank[q]
         while next_r <= mr:
-            _tile_snapshot(next_r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum,
-                           added, last_loss, r_first, part, part_sq, a, k, loss_kind)
+            _tile_snapshot(next_r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k,
+                           loss_kind)
             next_r += 1
         wq = combo_weight[q]
         if wq <= 0.0:
@@ -904,15 +1001,13 @@ def _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first, si
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
-        _tile_snapshot(next_r, L, n_levels, n_tile, rows, w, y, acc, ea, blocks, wsum, added,
-                       last_loss, r_first, part, part_sq, a, k, loss_kind)
+        _tile_snapshot(next_r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, loss_kind)
         next_r += 1
 
 
 @njit(parallel=True, cache=True)
-def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, combo_maxrank,
-                            combo_weight, n_levels, m, laplace, min_count, loss_kind,
-                            n_blocks, out, out_sq, tile_rows):
+def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq,
+                            tile_rows):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -932,6 +1027,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
     """
     table, n_observed, has_missing, _, _ = ctx
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    lay = _layout(table)
+    rank, n_levels = space.rank, space.n_levels
+    m, laplace, min_count = est
     n_rows, a = X.shape
     # m-estimate: (N + m / |X_c|) / (D + m); Laplace: (N + 1) / (D + |X_c|); by child rank
     num_add = np.empty(a)
@@ -981,14 +1079,11 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
                     xrank[j, i] = X[rows[i], rank[j]]
                 r_first[i, 0] = 0
                 for L in range(1, n_levels):
-                    r_first[i, L] = _first_qualifying(
-                        L, rows[i], X, w, counts, offsets, ext_first, sizes, k, combo_members,
-                        level_first, combo_maxrank, combo_weight, min_count)
+                    r_first[i, L] = _first_qualifying(L, rows[i], X, w, lay, space,
+                                                      min_count)
             for L in range(n_levels):
-                _level_tile(L, n_levels, n_tile, tl, X, y, w, counts, offsets, ext_first,
-                            sizes, k, rank, combo_members, level_first, combo_maxrank,
-                            combo_weight, n_observed, has_missing, num_add, den_add, m,
-                            laplace, min_count, loss_kind, part, part_sq)
+                _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
+                            est, (num_add, den_add), loss_kind, part, part_sq)
     for b in range(n_blocks):
         out += partial[b]
         out_sq += partial_sq[b]
@@ -1000,22 +1095,24 @@ def nested_loo_loss_nominal(X, y, w, ctx, rank, combo_members, level_first, comb
 
 
 @njit(parallel=True, cache=True)
-def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_parent,
-                     cand_child, m, laplace, min_count, loss_kind, n_blocks, out, V, gl):
+def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
     """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
-    by the masks, changed by candidate j: attribute ``cand_attr[j]`` (-1: no change) becomes a
-    parent iff ``cand_parent[j]`` and a child iff ``cand_child[j]`` (Chen et al. 2014, §2.4 eq for
-    P(y, x) with a parent set p and a child set c; naive Bayes over the children when no
-    parent qualifies); ``ctx`` is a :class:`CountContext`; Gaussian children (``V``,
-    ``gl``) as in :func:`nested_loo_loss`."""
+    by the masks of ``moves`` (a :class:`Moves`), changed by candidate j: attribute
+    ``moves.attribute[j]`` (-1: no change) becomes a parent iff ``moves.parent[j]`` and a
+    child iff ``moves.child[j]`` (Chen et al. 2014, §2.4 eq for P(y, x) with a parent set p
+    and a child set c; naive Bayes over the children when no parent qualifies); ``ctx`` is a
+    :class:`CountContext`, ``est`` a :class:`LooEstimate`; Gaussian children (``V``, ``gl``)
+    as in :func:`nested_loo_loss`."""
     table, n_observed, has_missing, lc, lc_offsets = ctx
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    lay = _layout(table)
+    parent_mask, child_mask, cand_attr, cand_parent, cand_child = moves
+    min_count = est.min_count
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
     n_num = V.shape[1]
-    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
-     n_levels_g) = gl
-    n_lat = order_first[n_levels_g] if n_num > 0 else 1
+    gaussian, missing_code = gl[0], gl[1]
+    n_lat = order_first[gl[8]] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_cand))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
@@ -1046,13 +1143,11 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
             yt = y[rr]
             for i in range(a):
                 xr[i] = X[rr, i]
-            _row_gaussian_loo(xr, V[rr], yt, h, combos, orders, order_first, sub_index, sizes,
-                              k, gaussian, n_cuts, cuts, n_levels_g, moment_start, sums,
-                              kappa, floor_ratio, lw_row, floor, est_mean, est_var)
+            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
             # naive Bayes terms (level 0)
             for yy in range(k):
                 nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
-                                              yy, yt, h, m, laplace)
+                                              yy, yt, h, est)
             for j in range(a):
                 xc = xr[j]
                 for yy in range(k):
@@ -1065,20 +1160,21 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                 if jn >= 0 and xc != mc:
                     if not math.isnan(V[rr, jn]):
                         gterm[:] = 0.0
-                        _gaussian_child_loo(gterm, 0, jn, V[rr, jn], mc, counts, offsets[0],
-                                            offsets[g2], cell0, stride,
-                                            lc_offsets[g2] + (cell0 + mc * stride) * k, lc,
-                                            sizes[j] - 1, has_missing[j], yt, h, k, m,
-                                            laplace, est_mean, est_var)
+                        _gaussian_child_loo(gterm, 0, jn, V[rr, jn],
+                                            (mc, sizes[j] - 1, has_missing[j]), counts,
+                                            (offsets[0], offsets[g2], cell0, stride), lc,
+                                            lc_offsets[g2] + (cell0 + mc * stride) * k,
+                                            (yt, h), est, (est_mean, est_var))
                         for yy in range(k):
                             nb_term[j, yy] = gterm[yy]
                             if child_mask[j]:
                                 nb_total[yy] += gterm[yy]
                     continue
                 for yy in range(k):
-                    nb_term[j, yy] = _loo_log_cond(counts, offsets[0], offsets[g2], cell0,
-                                                   stride, xc, sizes[j] - 1, has_missing[j],
-                                                   yy, yt, h, k, m, laplace)
+                    nb_term[j, yy] = _loo_log_cond(counts,
+                                                   (offsets[0], offsets[g2], cell0, stride),
+                                                   xc, sizes[j] - 1, has_missing[j], yy, yt,
+                                                   h, k, est)
                     if child_mask[j]:
                         nb_total[yy] += nb_term[j, yy]
             # one-dependence terms
@@ -1102,7 +1198,7 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                 prod_values = max(sizes[i] - 1, 1) * 1.0
                 for yy in range(k):
                     base[i, yy] = _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values,
-                                                 yy, yt, h, m, laplace)
+                                                 yy, yt, h, est)
                     # a numeric parent that is a child: a density (its bin's width)
                     term[i, i, yy] = -lw_row[i]
                     total[i, yy] = base[i, yy] + (term[i, i, yy] if child_mask[i] else 0.0)
@@ -1117,11 +1213,10 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                         if not math.isnan(V[rr, jn]):
                             gterm[:] = 0.0
                             _gaussian_child_loo(
-                                gterm, g, jn, V[rr, jn], mc, counts, base_off, offsets[g2],
-                                cell0, stride,
-                                lc_offsets[g2] + ((cell0 + mc * stride) * 2 + pos) * k, lc,
-                                sizes[j] - 1, has_missing[j], yt, h, k, m, laplace, est_mean,
-                                est_var)
+                                gterm, g, jn, V[rr, jn], (mc, sizes[j] - 1, has_missing[j]),
+                                counts, (base_off, offsets[g2], cell0, stride), lc,
+                                lc_offsets[g2] + ((cell0 + mc * stride) * 2 + pos) * k,
+                                (yt, h), est, (est_mean, est_var))
                             for yy in range(k):
                                 term[i, j, yy] = gterm[yy]
                                 if child_mask[j]:
@@ -1130,9 +1225,9 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
                     lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * 2 + pos) * k
                     for yy in range(k):
                         if yy == yt:
-                            t = _loo_log_cond(counts, base_off, offsets[g2], cell0, stride, xc,
-                                              sizes[j] - 1, has_missing[j], yy, yt, h, k, m,
-                                              laplace)
+                            t = _loo_log_cond(counts, (base_off, offsets[g2], cell0, stride),
+                                              xc, sizes[j] - 1, has_missing[j], yy, yt, h, k,
+                                              est)
                         else:  # the other classes' counts are those of the full tables
                             t = lc[lc_idx + yy]
                         term[i, j, yy] = t
@@ -1180,12 +1275,12 @@ def wrapper_loo_loss(X, y, w, ctx, parent_mask, child_mask, cand_attr, cand_pare
 
 
 @njit(parallel=True, cache=True)
-def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, combo_weight,
-                     n_levels, children, out, V, gaussian, missing_code, log_width,
-                     grid_offsets, g_mean, g_norm, g_precision):
+def selective_scores(X, table, logs, structure, out, V, gs):
     """Per-class log scores of a selected AnDE structure (Chen et al. 2014, eq for P(y, x) with
     parent set p and child set c; the SWAODE paper (2024), eq 9 with weights).
 
+    ``structure`` is a :class:`SelectedStructure`, ``logs`` the :class:`LogTables` ``lj``,
+    ``lc`` and ``lc_offsets`` of the counts, ``gs`` a :class:`GaussianScoring`.
     Level L's parents are ``combo_members[level_first[L]:level_first[L + 1], :L]``; from the
     highest level down, the first level with a qualifying parent (observed, frequency >=
     min_count as marked by NaN in ``lj``, positive weight) gives
@@ -1205,6 +1300,9 @@ def selective_scores(X, table, lj, lc, lc_offsets, combo_members, level_first, c
     models it, so that the scores do not depend on the units of a numeric column).
     """
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    lj, lc, lc_offsets = logs
+    combo_members, level_first, combo_weight, n_levels, children = structure
+    gaussian, missing_code, log_width, grid_offsets, g_mean, g_norm, g_precision = gs
     n_rows, a = X.shape
     n_num = V.shape[1]
     n_children = children.shape[0]

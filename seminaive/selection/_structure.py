@@ -136,7 +136,7 @@ def _chunk_values(values, n_rows, gaussian, needs):
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
-def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss,
+def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss, *,
                   squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
@@ -155,7 +155,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     a = table.n_attributes
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
-    laplace = smoothing == "laplace"
+    space = kernels.NestedSpace(ranking, members, level_first, max_rank, combo_weight, n + 1)
+    est = kernels.LooEstimate(float(m), smoothing == "laplace", float(min_count))
     kind = loss_kernels.LOSSES[loss]
     gl, needs = _gaussian_context(table, gaussian)
     # without Gaussian children: the linear-space kernel, which reads no log tables
@@ -176,16 +177,12 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             blocks = loss_kernels.row_blocks(X.shape[0])
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, ranking, members,
-                level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, blocks, out, out_sq,
-                kernels.TILE_ROWS if tile_rows is None else tile_rows)
+                X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
+                blocks, out, out_sq, kernels.TILE_ROWS if tile_rows is None else tile_rows)
         elif X.shape[0]:
             kernels.nested_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, ranking, members,
-                level_first, max_rank, combo_weight, n + 1, float(m), laplace,
-                float(min_count), kind, blocks, out, out_sq,
-                _chunk_values(values, X.shape[0], gl, needs), gl)
+                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,
+                blocks, out, out_sq, _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, out_sq, float(w.sum())
 
     result = source.map_reduce(
@@ -212,13 +209,13 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     """
     gl, needs = _gaussian_context(table, gaussian)
     ctx = _CountContext(table, 2, smoothing, m, min_count)
-    laplace = smoothing == "laplace"
+    est = kernels.LooEstimate(float(m), smoothing == "laplace", float(min_count))
     kind = loss_kernels.LOSSES[loss]
-    cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
-    cand_parent = np.array([c[1] for c in candidates], dtype=np.bool_)
-    cand_child = np.array([c[2] for c in candidates], dtype=np.bool_)
-    parent_mask = np.ascontiguousarray(parent_mask, dtype=np.bool_)
-    child_mask = np.ascontiguousarray(child_mask, dtype=np.bool_)
+    moves = kernels.Moves(np.ascontiguousarray(parent_mask, dtype=np.bool_),
+                          np.ascontiguousarray(child_mask, dtype=np.bool_),
+                          np.array([c[0] for c in candidates], dtype=np.int64),
+                          np.array([c[1] for c in candidates], dtype=np.bool_),
+                          np.array([c[2] for c in candidates], dtype=np.bool_))
 
     def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
@@ -226,9 +223,8 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
         X = np.ascontiguousarray(codes)
         if X.shape[0]:
             kernels.wrapper_loo_loss(
-                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, parent_mask,
-                child_mask, cand_attr, cand_parent, cand_child, float(m), laplace,
-                float(min_count), kind, loss_kernels.row_blocks(X.shape[0]), out,
+                X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, moves, est, kind,
+                loss_kernels.row_blocks(X.shape[0]), out,
                 _chunk_values(values, X.shape[0], gl, needs), gl)
         return out, float(w.sum())
 
@@ -273,10 +269,13 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
         grid = table.gaussian_grid(gaussian.kappa)
     out = np.empty((X.shape[0], lay.n_classes), dtype=np.float64)
     if X.shape[0]:
-        kernels.selective_scores(X, lay, tables.log_joint, tables.log_conditional,
-                                 tables.lc_offsets, members, level_first, combo_weight, n + 1,
-                                 np.ascontiguousarray(children, dtype=np.int64), out, values,
-                                 numeric, missing_code, log_width, *grid)
+        kernels.selective_scores(
+            X, lay,
+            kernels.LogTables(tables.log_joint, tables.log_conditional, tables.lc_offsets),
+            kernels.SelectedStructure(members, level_first, combo_weight, n + 1,
+                                      np.ascontiguousarray(children, dtype=np.int64)),
+            out, values,
+            kernels.GaussianScoring(numeric, missing_code, log_width, *grid))
     return out
 
 

@@ -234,7 +234,7 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
                         f"{where} holds classes {unknown[:5].tolist()} not seen in the first "
                         "chunk of a one-shot iterator: pass classes=[...] (every class) to "
                         "fit_stream, or a source that can be read twice")
-            estimator.count_partial(X, y, w, labels)
+            estimator.count_partial(X, y, w, labels, route="fit_stream")
             n_rows += X.shape[0]
             bar.update(X.shape[0])
             del X, y, w

@@ -301,12 +301,10 @@ class _FamilyLearner(_StructureBase):
             skip[moments.numeric] = True
         trees = getattr(self, "_trees", None)
         if codes.shape[0] and trees is not None:
-            t = trees.arrays
-            _sparse.sparse_tree_scores(codes, t.code, t.first_child, t.n_children,
-                                       trees.log_estimates, t.value_off, t.root, trees.chain,
-                                       trees.chain_len, self.table_.sizes, stats.n_classes,
-                                       self._log_prior(), skip, self._gaussian_missing_codes(),
-                                       out)
+            _sparse.sparse_tree_scores(
+                codes, _sparse.tree_bundle(trees.arrays, trees.log_estimates), trees.chain,
+                trees.chain_len, self.table_.sizes, stats.n_classes, self._log_prior(),
+                (skip, self._gaussian_missing_codes()), out)
         elif codes.shape[0]:
             _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
                                  self._laplace(), float(self.min_count), out, skip,

@@ -96,10 +96,10 @@ def _parents_usable(row, u, counts, uni_offsets, sizes, k, min_count, ok):
 
 
 @njit(cache=True, inline="always")
-def _pair_log_cond(i, xi, j, xj, parent_ok, yy, rm, counts, pair_offsets, sizes, k,
-                   uni_offsets, den_uni, den_pair, den_offsets, m, laplace):
+def _pair_log_cond(i, xi, j, xj, parent_ok, yy, rm, pairs, m, laplace):
     """log P(x_i | y, x_j) with ``rm`` subtracted from the counts of class yy (j < 0 or a
-    parent that is not usable: log P(x_i | y))."""
+    parent that is not usable: log P(x_i | y)); ``pairs`` is a :class:`PairArrays`."""
+    counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets, _ = pairs
     if j >= 0 and parent_ok:
         num = counts[_pair_cell(pair_offsets[i, j], i, xi, j, xj, sizes, k) + yy] - rm
         den = den_pair[den_offsets[i, j] + xj * k + yy] - rm
@@ -152,8 +152,7 @@ def loo_tree_scores(X, y, w, weighted, parents, pairs, m, laplace, min_count, ou
                     continue
                 p = parents[i]
                 acc += _pair_log_cond(i, xi, p, X[r, p] if p >= 0 else 0,
-                                      p >= 0 and ok[p], yy, rm, counts, pair_offsets, sizes, k,
-                                      uni_offsets, den_uni, den_pair, den_offsets, m, laplace)
+                                      p >= 0 and ok[p], yy, rm, pairs, m, laplace)
             out[r, yy] = acc
 
 
@@ -176,16 +175,14 @@ def pair_log_cond_tables(pairs, m, laplace, tab_offsets, full, held_out):
                     base = tab_offsets[i, j] + (xi * sizes[j] + xj) * k
                     for yy in range(k):
                         full[base + yy] = _pair_log_cond(
-                            i, xi, j, xj, True, yy, 0.0, counts, pair_offsets, sizes, k,
-                            uni_offsets, den_uni, den_pair, den_offsets, m, laplace)
+                            i, xi, j, xj, True, yy, 0.0, pairs, m, laplace)
                         held_out[base + yy] = _pair_log_cond(
-                            i, xi, j, xj, True, yy, 1.0, counts, pair_offsets, sizes, k,
-                            uni_offsets, den_uni, den_pair, den_offsets, m, laplace)
+                            i, xi, j, xj, True, yy, 1.0, pairs, m, laplace)
 
 
 @njit(parallel=True, cache=True)
-def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, cur_out,
-               sp_out, arc_out, tab_offsets, full, held_out):
+def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_count, out,
+               arc_tables):
     """One SP-TAN evaluation pass (Keogh & Pazzani 1999) over training rows, leave-one-out.
 
     For every row (weight w, leave-one-out as in :func:`_row_removal`), adds w where the
@@ -193,10 +190,13 @@ def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_coun
     ``sp_out[b, s]`` (s made the parent of every orphan c with ``eligible[s, c]``) and
     ``arc_out[b, s, c]`` (only the arc s -> c added); b = the row block of the row.
     The arcs' terms are read from the tables of :func:`pair_log_cond_tables` (computed for
-    a row of weight < 1).
+    a row of weight < 1).  ``out`` is ``(cur_out, sp_out, arc_out)``, ``arc_tables``
+    ``(tab_offsets, full, held_out)``.
     """
     (counts, pair_offsets, sizes, k, uni_offsets, den_uni, den_pair, den_offsets,
      class_counts) = pairs
+    cur_out, sp_out, arc_out = out
+    tab_offsets, full, held_out = arc_tables
     n, a = X.shape
     n_blocks = cur_out.size
     n_total = 0.0
@@ -229,9 +229,7 @@ def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_coun
                         continue
                     rm = u if yy == yr else 0.0
                     cur[i, yy] = _pair_log_cond(i, xi, p, X[r, p] if p >= 0 else 0,
-                                                p >= 0 and ok[p], yy, rm, counts,
-                                                pair_offsets, sizes, k, uni_offsets, den_uni,
-                                                den_pair, den_offsets, m, laplace)
+                                                p >= 0 and ok[p], yy, rm, pairs, m, laplace)
                     base[yy] += cur[i, yy]
             base_right = _argmax(base) == yr
             if base_right:
@@ -255,9 +253,8 @@ def sptan_pass(X, y, w, weighted, parents, eligible, pairs, m, laplace, min_coun
                         elif u == 1.0:
                             term = held_out[cell + yy]
                         else:
-                            term = _pair_log_cond(c, xc, s, X[r, s], True, yy, u, counts,
-                                                  pair_offsets, sizes, k, uni_offsets,
-                                                  den_uni, den_pair, den_offsets, m, laplace)
+                            term = _pair_log_cond(c, xc, s, X[r, s], True, yy, u, pairs, m,
+                                                  laplace)
                         diff = term - cur[c, yy]
                         score[yy] += diff
                         arc[yy] = base[yy] + diff
@@ -301,12 +298,9 @@ def hnb_scores(X, cmi, pairs, m, laplace, min_count, out):
                         continue
                     total_weight += cmi[i, j]
                     mixture += cmi[i, j] * math.exp(_pair_log_cond(
-                        i, xi, j, X[r, j], True, yy, 0.0, counts, pair_offsets, sizes, k,
-                        uni_offsets, den_uni, den_pair, den_offsets, m, laplace))
+                        i, xi, j, X[r, j], True, yy, 0.0, pairs, m, laplace))
                 if total_weight > 0.0:
                     acc += math.log(mixture / total_weight)
                 else:
-                    acc += _pair_log_cond(i, xi, -1, 0, False, yy, 0.0, counts, pair_offsets,
-                                          sizes, k, uni_offsets, den_uni, den_pair,
-                                          den_offsets, m, laplace)
+                    acc += _pair_log_cond(i, xi, -1, 0, False, yy, 0.0, pairs, m, laplace)
             out[r, yy] = acc

@@ -12,6 +12,7 @@ same as repeating rows.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -40,11 +41,26 @@ def _count_subset(TX, ty, tw, weighted, rows, n_rows, uni_offsets, k, class_coun
                 den[i * k + yr] += wr
 
 
+class Training(NamedTuple):
+    """The training data LBR keeps, and the layout of its local naive Bayes counts."""
+
+    TX: np.ndarray  # storage codes (n, a), 0 = missing
+    ty: np.ndarray  # class indices
+    tw: np.ndarray  # weights (unread unless weighted)
+    weighted: bool
+    sizes: np.ndarray  # storage codes per attribute
+    uni_offsets: np.ndarray  # start of each attribute's block of N(y, x_i)
+    k: int  # classes
+    n_cells: int  # cells of all the blocks
+
+
 @njit(cache=True)
-def _local_scores(row, rm, yr, attributes, sizes, uni_offsets, k, class_counts, counts, den,
-                  m, laplace, scores):
-    """Per-class log scores of ``row`` by the local naive Bayes on ``attributes``, with
-    ``rm`` removed from the counts of class ``yr`` (leave-one-out; rm = 0: none)."""
+def _local_scores(row, rm, yr, attributes, train, nb, m, laplace, scores):
+    """Per-class log scores of ``row`` by the local naive Bayes on ``attributes`` (its
+    counts ``nb = (class_counts, counts, den)``, see :func:`_count_subset`), with ``rm``
+    removed from the counts of class ``yr`` (leave-one-out; rm = 0: none)."""
+    sizes, uni_offsets, k = train.sizes, train.uni_offsets, train.k
+    class_counts, counts, den = nb
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
@@ -71,14 +87,15 @@ def _best_class(scores):
 
 
 @njit(cache=True)
-def _loo_wrong(TX, ty, tw, weighted, rows, n_rows, attributes, sizes, uni_offsets, k,
-               class_counts, counts, den, m, laplace, wrong, lc_keep, lc_drop):
+def _loo_wrong(train, rows, n_rows, attributes, nb, m, laplace, wrong, lc_keep, lc_drop):
     """wrong[q]: leave-one-out misclassification of rows[q] by the local naive Bayes of
-    rows[:n_rows] (counted beforehand into class_counts / counts / den).
+    rows[:n_rows] (counted beforehand into ``nb = (class_counts, counts, den)``).
 
     Rows that remove exactly one unit (weight >= 1) read precomputed log tables: the counts
     as they are (``lc_keep``, the other classes) and minus one (``lc_drop``, the row's own
     class); other rows are scored directly."""
+    TX, ty, tw, weighted, sizes, uni_offsets, k, _ = train
+    class_counts, counts, den = nb
     a = TX.shape[1]
     n_total = 0.0
     for yy in range(k):
@@ -117,8 +134,7 @@ def _loo_wrong(TX, ty, tw, weighted, rows, n_rows, attributes, sizes, uni_offset
                 for yy in range(k):
                     scores[yy] += lc_drop[cell + yy] if yy == yr else lc_keep[cell + yy]
         else:
-            _local_scores(TX[r], wr, yr, attributes, sizes, uni_offsets, k, class_counts,
-                          counts, den, m, laplace, scores)
+            _local_scores(TX[r], wr, yr, attributes, train, nb, m, laplace, scores)
         wrong[q] = _best_class(scores) != yr
 
 
@@ -136,10 +152,10 @@ def sign_test_p(wins, losses):
 
 
 @njit(cache=True)
-def loo_naive_bayes_wrong(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, m, laplace,
-                          wrong):
+def loo_naive_bayes_wrong(train, m, laplace, wrong):
     """Leave-one-out errors of naive Bayes on all training rows and attributes (the starting
-    point of every LBR search; computed once)."""
+    point of every LBR search; computed once; ``train``: a :class:`Training`)."""
+    TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells = train
     n, a = TX.shape
     rows = np.arange(n)
     class_counts = np.empty(k)
@@ -147,13 +163,12 @@ def loo_naive_bayes_wrong(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, 
     den = np.empty(a * k)
     _count_subset(TX, ty, tw, weighted, rows, n, uni_offsets, k, class_counts, counts, den)
     attributes = np.ones(a, dtype=np.bool_)
-    _loo_wrong(TX, ty, tw, weighted, rows, n, attributes, sizes, uni_offsets, k, class_counts,
-               counts, den, m, laplace, wrong, np.zeros(n_cells), np.zeros(n_cells))
+    _loo_wrong(train, rows, n, attributes, (class_counts, counts, den), m, laplace, wrong,
+               np.zeros(n_cells), np.zeros(n_cells))
 
 
 @njit(parallel=True, cache=True)
-def lbr_scores(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, base_wrong, QX, m,
-               laplace, alpha, out, chosen):
+def lbr_scores(train, base_wrong, QX, m, laplace, alpha, out, chosen):
     """Lazy Bayesian rules for every test row of ``QX`` (Zheng & Webb 2000, Table 1).
 
     Starting from W = {} (all training rows D, all attributes R, errors = leave-one-out
@@ -165,8 +180,9 @@ def lbr_scores(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, base_wrong,
     rows); among qualifying candidates the one with the fewest TempErrors (lowest index on
     ties) joins W: D = D', R = R - {A}.  Stop when none qualifies.  The row is classified
     by the local naive Bayes of the final D and R: ``out[q]`` = per-class log scores,
-    ``chosen[q, A]`` = A is in W.
+    ``chosen[q, A]`` = A is in W.  ``train`` is a :class:`Training`.
     """
+    TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells = train
     n, a = TX.shape
     for q in prange(QX.shape[0]):
         row = QX[q]
@@ -209,9 +225,8 @@ def lbr_scores(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, base_wrong,
                 attributes[att] = False
                 _count_subset(TX, ty, tw, weighted, sub_rows, n_sub, uni_offsets, k,
                               class_counts, counts, den)
-                _loo_wrong(TX, ty, tw, weighted, sub_rows, n_sub, attributes, sizes,
-                           uni_offsets, k, class_counts, counts, den, m, laplace, sub_wrong,
-                           lc_keep, lc_drop)
+                _loo_wrong(train, sub_rows, n_sub, attributes, (class_counts, counts, den), m,
+                           laplace, sub_wrong, lc_keep, lc_drop)
                 attributes[att] = True
                 wins = 0.0
                 losses = 0.0
@@ -242,7 +257,7 @@ def lbr_scores(TX, ty, tw, weighted, sizes, uni_offsets, k, n_cells, base_wrong,
                     errors += tw[rows[p]] if weighted else 1.0
         _count_subset(TX, ty, tw, weighted, rows, n_rows, uni_offsets, k, class_counts,
                       counts, den)
-        _local_scores(row, 0.0, -1, attributes, sizes, uni_offsets, k, class_counts, counts,
-                      den, m, laplace, scores)
+        _local_scores(row, 0.0, -1, attributes, train, (class_counts, counts, den), m,
+                      laplace, scores)
         for yy in range(k):
             out[q, yy] = scores[yy]

@@ -15,7 +15,6 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 """
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -26,17 +25,6 @@ from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ._kernels import _row_removal
 from ._moments import find_cells
 from ._sparse import find_child, tree_sums
-
-
-class TreeBundle(NamedTuple):
-    """The count-tree arrays the kernel reads (:class:`._sparse.TreeArrays`)."""
-
-    code: np.ndarray
-    first_child: np.ndarray
-    n_children: np.ndarray
-    values: np.ndarray
-    value_off: np.ndarray
-    root: np.ndarray
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -62,13 +50,21 @@ def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
 
 
 @njit(cache=True, inline="always")
-def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, uni_offsets,
-                den_uni, sizes, k, min_count, num, den, stack):
+def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num, den, stack):
     """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
     class (``jj`` = 0: no parent), the family read from attribute i's count tree (along
     ``path`` while the row's candidates are observed); falls back to P(x_i | y) as
     :func:`._sparse.sparse_family_scores` does.  The held-out row counts in the numerator
-    only when its own value is ``xi``."""
+    only when its own value is ``xi``.  ``row`` is the held-out row's ``(codes, class,
+    removed amount)``, ``family`` ``(i, xi, jj)``, ``pairs`` a
+    :class:`._kernels.PairArrays` (the order-1 counts); ``num`` and ``den`` are the
+    outputs, ``stack`` the tree walk's.  (Arrays a kernel writes are passed on their own,
+    never inside a tuple: numba's parallel loops see a write only on the array itself, and
+    would otherwise share the arrays of a ``prange`` body between its threads.)"""
+    xr, yr, u = row
+    i, xi, jj = family
+    uni_counts, sizes, k = pairs.counts, pairs.sizes, pairs.k
+    uni_offsets, den_uni = pairs.uni_offsets, pairs.den_uni
     own = xr[i] == xi
     use_family = False
     if jj > 0:
@@ -90,9 +86,8 @@ def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, 
                     if v == xi:
                         num[yy] += cnt
         else:
-            freq = tree_sums(trees.code, trees.first_child, trees.n_children, trees.values,
-                             trees.value_off, trees.root[i], chain, jj, xr, sizes, k,
-                             sizes[i], xi, num, den, stack)
+            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], xi, num, den,
+                             stack)
         if freq >= 0.0:
             if own:
                 num[yr] -= u
@@ -109,8 +104,8 @@ def _family_loo(xr, yr, u, i, xi, jj, trees, chain, path, observed, uni_counts, 
 
 
 @njit(cache=True, inline="always")
-def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, kappa,
-                  floor_ratio, min_count, node, est_mean, est_var):
+def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, node, est_mean,
+                  est_var):
     """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
     parents ``chain``, the stored cells of its moments given the first L of them
     ``codes[starts[L]:starts[L + 1]]``, :mod:`._moments`) given the first L of its chain
@@ -118,7 +113,12 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, 
     has and whose cell keeps ``min_count`` rows without it), as
     :meth:`seminaive.tables.MomentTable.estimates` computes them from the moments with the
     row removed (a cell not stored has the moments 0): ``est_mean[L, y]``,
-    ``est_var[L, y]``; ``node`` is scratch space (levels, k)."""
+    ``est_var[L, y]``; ``row`` is the held-out row's ``(codes, class,
+    removed amount)``, ``moments`` ``(codes, sums, kappa, floor_ratio)``; ``node`` is
+    scratch space (levels, k)."""
+    xr, yr, u = row
+    codes, sums, kappa, floor_ratio = moments
+    k = node.shape[1]
     first = starts[0]
     n_all, s1_all, s2_all, mu_all, floor, pooled_var = pooled_without_row(
         sums, first, k, u, v, floor_ratio)
@@ -168,14 +168,17 @@ def _gaussian_loo(xr, v, yr, u, n_levels, chain, starts, codes, sizes, k, sums, 
 
 
 @njit(parallel=True, cache=True)
-def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m, laplace,
-                   min_count, loss_kind, gaussian, missing_code, V, candidates, level_starts,
-                   moment_codes, sums, kappa, floor_ratio, n_blocks, out):
+def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
+    ``data`` is the chunk's ``(X, y, w, weighted)``, ``search`` the attributes' ``(ranking,
+    number of candidate parents, candidates, stack size of a tree walk)``, ``est`` the
+    estimates' ``(m, laplace, min_count)``, ``gauss`` the Gaussian children's
+    ``(gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio)``.
+
     ``trees`` holds every attribute's count tree over its candidates (a
-    :class:`TreeBundle`; the family with j parents is its level 1 + j), ``pairs`` a
+    :class:`._sparse.TreeBundle`; the family with j parents is its level 1 + j), ``pairs`` a
     :class:`._kernels.PairArrays` (class and order-1 counts).
 
     Gaussian children (``gaussian[i]`` >= 0: column of ``V``): the log density at the
@@ -185,8 +188,11 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
     :func:`._sparse.sparse_family_scores`.
     """
-    counts1, sizes, k = pairs.counts, pairs.sizes, pairs.k
-    uni_offsets, den_uni, class_counts = pairs.uni_offsets, pairs.den_uni, pairs.class_counts
+    X, y, w, weighted = data
+    ranking, n_cand, candidates, n_stack = search
+    m, laplace, min_count = est
+    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio = gauss
+    sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     n, a = X.shape
     n_k = out.shape[1]  # K + 1
     n_total = 0.0
@@ -222,10 +228,10 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                 jn = gaussian[i]
                 if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
                     v = V[r, jn]
-                    level = _gaussian_loo(xr, v, yr, u, n_cand[i], candidates[i],
-                                          level_starts[jn], moment_codes, sizes, k, sums,
-                                          kappa, floor_ratio, min_count, node, est_mean,
-                                          est_var)
+                    level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
+                                          level_starts[jn],
+                                          (moment_codes, sums, kappa, floor_ratio), sizes,
+                                          min_count, node, est_mean, est_var)
                     for j in range(n_k):
                         use = min(j, level)
                         for yy in range(k):
@@ -235,9 +241,8 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                         mc = missing_code[i]
                         if mc > 0:  # missing="value": the row's value was observed
                             jj = min(j, n_cand[i])
-                            _family_loo(xr, yr, u, i, mc, jj, trees, candidates[i], path,
-                                        observed, counts1, uni_offsets, den_uni, sizes, k,
-                                        min_count, num, den, stack)
+                            _family_loo((xr, yr, u), (i, mc, jj), trees, candidates[i], path,
+                                        observed, pairs, min_count, num, den, stack)
                             for yy in range(k):
                                 terms[rho, j, yy] += math.log1p(-math.exp(
                                     log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
@@ -259,9 +264,8 @@ def nested_kdb_loo(X, y, w, weighted, ranking, n_cand, trees, n_stack, pairs, m,
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    _family_loo(xr, yr, u, i, xi, jj, trees, candidates[i], path, observed,
-                                counts1, uni_offsets, den_uni, sizes, k, min_count, num, den,
-                                stack)
+                    _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path, observed,
+                                pairs, min_count, num, den, stack)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

@@ -23,6 +23,7 @@ from the pair tables instead (their keys are the non-zero cells).
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -295,6 +296,26 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
     return CountTrees(chain, depth, assemble_trees(levels, sizes), levels)
 
 
+class TreeBundle(NamedTuple):
+    """A :class:`TreeArrays`' arrays as the kernels read them, in one typed bundle
+    (``values``: the nodes' counts, or their log estimates)."""
+
+    code: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    values: np.ndarray
+    value_off: np.ndarray
+    root: np.ndarray
+
+
+def tree_bundle(arrays, values=None):
+    """The :class:`TreeBundle` of a :class:`TreeArrays` (``values``: in place of its
+    counts)."""
+    return TreeBundle(arrays.code, arrays.first_child, arrays.n_children,
+                      arrays.values if values is None else values, arrays.value_off,
+                      arrays.root)
+
+
 def score_counts(X, counts, pairs, m, laplace, min_count, out, skip=None, missing_code=None):
     """:func:`sparse_family_scores` of a :class:`CountTrees` with the class and order-1
     counts of ``pairs`` (a :class:`._kernels.PairArrays`); ``skip`` / ``missing_code``:
@@ -303,11 +324,8 @@ def score_counts(X, counts, pairs, m, laplace, min_count, out, skip=None, missin
         skip = np.zeros(X.shape[1], dtype=np.bool_)
     if missing_code is None:
         missing_code = np.zeros(X.shape[1], dtype=np.int64)
-    t = counts.arrays
-    sparse_family_scores(X, t.code, t.first_child, t.n_children, t.values, t.value_off, t.root,
-                         counts.chain, counts.depth, pairs.sizes, pairs.k, pairs.class_counts,
-                         pairs.counts, pairs.uni_offsets, pairs.den_uni, m, laplace,
-                         min_count, skip, missing_code,
+    sparse_family_scores(X, tree_bundle(counts.arrays), counts.chain, counts.depth, pairs,
+                         (m, laplace, min_count), (skip, missing_code),
                          stack_size(pairs.sizes, counts.chain.shape[1]), out)
 
 
@@ -334,13 +352,16 @@ def find_child(code, first_child, n_children, node, target):
 
 
 @njit(cache=True)
-def tree_sums(code, first_child, n_children, counts, value_off, root, chain, d, row, sizes,
-              k, n_child_values, target, num, den, stack):
+def tree_sums(trees, root, chain, d, row, sizes, n_child_values, target, num, den, stack):
     """Counts of the family (x_i | y, ``chain[:d]``) at the parent values of ``row`` from a
-    count tree, parents missing in the row summed out (their missing slot included):
-    ``num[y]`` = N(child = target, y, parents), ``den[y]`` = N(child observed, y, parents).
-    Returns the number of rows with those parent values (child missing included), or -1
-    when no parent is observed in ``row`` (as the dense family blocks of earlier versions)."""
+    count tree (``trees``: a :class:`TreeBundle`, ``root`` the family's root), parents
+    missing in the row summed out (their missing slot included): ``num[y]`` = N(child =
+    target, y, parents), ``den[y]`` = N(child observed, y, parents) (``stack``: the walk's).
+    Returns the number of rows with those parent values (child missing
+    included), or -1 when no parent is observed in ``row`` (as the dense family blocks of
+    earlier versions)."""
+    code, first_child, n_children, counts, value_off, _ = trees
+    k = num.shape[0]
     last = -1
     for t in range(d):
         if row[chain[t]] != 0:
@@ -395,9 +416,7 @@ def stack_size(sizes, width):
 
 
 @njit(parallel=True, cache=True)
-def sparse_family_scores(X, code, first_child, n_children, counts, value_off, root, chain,
-                         depth, sizes, k, class_counts, uni_counts, uni_offsets, den_uni, m,
-                         laplace, min_count, skip, missing_code, n_stack, out):
+def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, out):
     """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class from count trees
     (m-estimates): with the family of attribute i the
     first ``depth[i]`` parents of ``chain[i]`` read from its tree (``root[i]``).
@@ -407,8 +426,15 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
     and log (1 - P(missing | y, pa_i)) otherwise (a Gaussian child under ``missing="value"``:
     its density is added apart).  Parents whose value is missing are summed out of the
     family (exact marginal counts); if no parent is observed, or the observed parent values
-    have frequency < ``min_count``, the child uses P(x_i | y) from ``uni_counts`` (order-1
-    blocks at ``uni_offsets``, denominators ``den_uni``)."""
+    have frequency < ``min_count``, the child uses P(x_i | y) from the order-1 counts of
+    ``pairs`` (a :class:`._kernels.PairArrays`).  ``trees`` is a :class:`TreeBundle`,
+    ``est`` the estimates' ``(m, laplace, min_count)``, ``gauss`` ``(skip,
+    missing_code)``."""
+    sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
+    uni_counts, uni_offsets, den_uni = pairs.counts, pairs.uni_offsets, pairs.den_uni
+    m, laplace, min_count = est
+    skip, missing_code = gauss
+    root = trees.root
     n, a = X.shape
     prior = log_class_priors(class_counts, m, laplace)
     for r in prange(n):
@@ -425,9 +451,8 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
             s_i = sizes[i]
             use_family = False
             if depth[i] > 0:
-                freq = tree_sums(code, first_child, n_children, counts, value_off, root[i],
-                                 chain[i], depth[i], X[r], sizes, k, s_i, target, num, den,
-                                 stack)
+                freq = tree_sums(trees, root[i], chain[i], depth[i], X[r], sizes, s_i, target,
+                                 num, den, stack)
                 use_family = freq >= 0.0 and freq >= min_count
             if not use_family:
                 base = uni_offsets[i] + target * k
@@ -443,13 +468,15 @@ def sparse_family_scores(X, code, first_child, n_children, counts, value_off, ro
 
 
 @njit(parallel=True, cache=True)
-def sparse_tree_scores(X, code, first_child, n_children, log_est, value_off, root, chain,
-                       depth, sizes, k, log_prior, skip, missing_code, out):
+def sparse_tree_scores(X, trees, chain, depth, sizes, k, log_prior, gauss, out):
     """log P(y) + sum_i log P(x_i | y, pa_i) from HDP estimate trees of occurring nodes:
     attribute i walks its tree down the class, then ``chain[i, :depth[i]]`` while the
     row's parent is observed and the node exists, and reads the deepest node reached (the
     dense layout copied the ancestors' estimates into absent nodes: the same numbers).
-    ``skip`` / ``missing_code`` as in :func:`sparse_family_scores`."""
+    ``trees`` is a :class:`TreeBundle` of the estimates (its values the log estimates),
+    ``gauss`` the ``(skip, missing_code)`` of :func:`sparse_family_scores`."""
+    code, first_child, n_children, log_est, value_off, root = trees
+    skip, missing_code = gauss
     n, a = X.shape
     for r in prange(n):
         for yy in range(k):

@@ -175,14 +175,15 @@ class LBR(_StructureBase):
         self.n_training_rows_ = int(self._train_y.size)
         self._base_wrong = np.zeros(self._train_y.size, dtype=np.bool_)
         if self._train_y.size:
-            kernels.loo_naive_bayes_wrong(*self._train_args(), float(self.m),
+            kernels.loo_naive_bayes_wrong(self._train_args(), float(self.m),
                                           self._laplace(), self._base_wrong)
 
     def _train_args(self):
         weighted = self._train_w is not None
-        return (self._train_codes, self._train_y,
-                self._train_w if weighted else np.zeros(1), weighted, self.table_.sizes,
-                self._uni_offsets, self.table_.n_classes, self._n_cells)
+        return kernels.Training(self._train_codes, self._train_y,
+                                self._train_w if weighted else np.zeros(1), weighted,
+                                self.table_.sizes, self._uni_offsets, self.table_.n_classes,
+                                self._n_cells)
 
     def _search(self, X):
         codes = np.ascontiguousarray(self._storage_codes(X))
@@ -190,7 +191,7 @@ class LBR(_StructureBase):
         out = np.zeros((codes.shape[0], k), dtype=np.float64)
         chosen = np.zeros(codes.shape, dtype=bool)
         if codes.shape[0]:
-            kernels.lbr_scores(*self._train_args(), self._base_wrong, codes, float(self.m),
+            kernels.lbr_scores(self._train_args(), self._base_wrong, codes, float(self.m),
                                self._laplace(), float(self.significance), out, chosen)
         return out, chosen
 

@@ -204,9 +204,7 @@ class SKDB(KDB):
         extra = self._count_families(self._counted_trees(), source)
         self._parents = candidates  # the count trees over every candidate
         counts = self._count_trees(extra)
-        tb = counts.arrays
-        trees = _skdb_kernels.TreeBundle(tb.code, tb.first_child, tb.n_children, tb.values,
-                                         tb.value_off, tb.root)
+        trees = _sparse.tree_bundle(counts.arrays)
         n_stack = _sparse.stack_size(self.table_.sizes, candidates.shape[1])
         self._counts = counts  # the moments' budget counts the trees
         self._learn_moments(source)
@@ -225,14 +223,15 @@ class SKDB(KDB):
             weighted = w is not None
             if n:
                 _skdb_kernels.nested_kdb_loo(
-                    np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
-                    np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
-                    weighted, ranking, n_cand, trees, n_stack, stats.kernel_args(),
-                    float(self.m), laplace, float(self.min_count), kind, gaussian,
-                    missing_code,
+                    (np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
+                     np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
+                     weighted),
+                    (ranking, n_cand, candidates, n_stack), trees, stats.kernel_args(),
+                    (float(self.m), laplace, float(self.min_count)), kind,
+                    (gaussian, missing_code, level_starts, moment_codes, sums, kappa,
+                     FLOOR_RATIO),
                     np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
-                    candidates, level_starts, moment_codes, sums, kappa, FLOOR_RATIO, blocks,
-                    out)
+                    blocks, out)
             total = float(n if w is None else np.sum(w))
             return np.concatenate([out.sum(axis=0).ravel(), [total]])
 

@@ -90,8 +90,8 @@ def super_parent_search(stats, source, m, laplace, min_count):
                 kernels.sptan_pass(np.ascontiguousarray(codes), np.asarray(y, dtype=np.int64),
                                    np.ascontiguousarray(w, dtype=np.float64) if weighted
                                    else np.zeros(1), weighted, parents, eligible, pairs,
-                                   float(m), bool(laplace), float(min_count), cur, sp, arc,
-                                   tab_offsets, full, held_out)
+                                   float(m), bool(laplace), float(min_count), (cur, sp, arc),
+                                   (tab_offsets, full, held_out))
             return cur.sum(), sp.sum(axis=0), arc.sum(axis=0)
 
         result = source.map_reduce(evaluate, _add_tuples)

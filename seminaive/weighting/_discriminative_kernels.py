@@ -29,6 +29,7 @@ after the J joint keys in PARAMETER mode.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -76,11 +77,31 @@ def _child_index(mode, g, cell, offsets, k, yy, c, lc_key, n_joint):
     return _joint_index(mode, g, cell, offsets, k, yy)
 
 
+class WeightedModel(NamedTuple):
+    """What the kernels read of a discriminatively weighted model, in one typed bundle."""
+
+    n: int  # the model's order
+    max_order: int  # the table's highest order
+    combos: np.ndarray  # the table's layout (seminaive.tables.TableLayout)
+    offsets: np.ndarray
+    sizes: np.ndarray
+    k: int
+    order_first: np.ndarray
+    sub_index: np.ndarray
+    lj: np.ndarray  # the log tables (seminaive.tables.FrequencyTable.log_tables)
+    lc: np.ndarray
+    lc_offsets: np.ndarray
+    mode: int  # the weights' granularity (WEIGHT_MODES)
+    n_joint: int  # weights of the joint terms (those of the children follow)
+
+
 @njit(cache=True)
-def _row_parts(x, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc,
-               lc_offsets, mode, n_joint, qual, cells, part_idx, part_val):
+def _row_parts(x, model, qual, cells, part_idx, part_val):
     """The weighted terms of one row: ``part_idx[q, y]`` (weight index, -1 = unweighted) and
-    ``part_val[q, y]`` (log-probability / used) for q < the returned count."""
+    ``part_val[q, y]`` (log-probability / used) for q < the returned count (``model``: a
+    :class:`WeightedModel`)."""
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc, lc_offsets,
+     mode, n_joint) = model
     level = n
     while True:
         used = qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qual,
@@ -172,32 +193,32 @@ def max_parts(order_first, n, n_attributes, mode=None):
 
 
 @njit(parallel=True, cache=True)
-def weighted_scores(X, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
-                    lc, lc_offsets, mode, n_joint, theta, n_max_parts, out):
-    """Per-class scores (log of the weighted geometric mean, unnormalised) of every row."""
+def weighted_scores(X, model, theta, n_max_parts, out):
+    """Per-class scores (log of the weighted geometric mean, unnormalised) of every row
+    (``model``: a :class:`WeightedModel`)."""
     n_rows, a = X.shape
-    widest = widest_order(order_first, n)
+    k = model.k
+    widest = widest_order(model.order_first, model.n)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
         part_idx = np.empty((n_max_parts, k), dtype=np.int64)
         part_val = np.empty((n_max_parts, k))
         score = np.empty(k)
-        q = _row_parts(X[r], n, max_order, combos, offsets, sizes, k, order_first, sub_index,
-                       lj, lc, lc_offsets, mode, n_joint, qual, cells, part_idx, part_val)
+        q = _row_parts(X[r], model, qual, cells, part_idx, part_val)
         _score(q, part_idx, part_val, theta, k, score)
         for yy in range(k):
             out[r, yy] = score[yy]
 
 
 @njit(parallel=True, cache=True)
-def loss_and_gradient(X, y, w, weighted, n, max_order, combos, offsets, sizes, k, order_first,
-                      sub_index, lj, lc, lc_offsets, mode, n_joint, theta, n_max_parts,
-                      n_blocks, loss_out, grad_out):
+def loss_and_gradient(X, y, w, weighted, model, theta, n_max_parts, n_blocks, loss_out,
+                      grad_out):
     """``loss_out[b]`` = sum over the rows of block b of w_r (-log P(y_r | x_r)) and
-    ``grad_out[b]`` its gradient in ``theta``."""
+    ``grad_out[b]`` its gradient in ``theta`` (``model``: a :class:`WeightedModel`)."""
     n_rows, a = X.shape
-    widest = widest_order(order_first, n)
+    k = model.k
+    widest = widest_order(model.order_first, model.n)
     for b in prange(n_blocks):
         start = b * n_rows // n_blocks
         stop = (b + 1) * n_rows // n_blocks
@@ -211,27 +232,22 @@ def loss_and_gradient(X, y, w, weighted, n, max_order, combos, offsets, sizes, k
             wr = w[r] if weighted else 1.0
             if wr <= 0.0:
                 continue
-            q = _row_parts(X[r], n, max_order, combos, offsets, sizes, k, order_first,
-                           sub_index, lj, lc, lc_offsets, mode, n_joint, qual, cells, part_idx,
-                           part_val)
+            q = _row_parts(X[r], model, qual, cells, part_idx, part_val)
             loss_out[b] += _row_gradient(q, part_idx, part_val, theta, k, y[r], wr, score,
                                          resid, grad_out[b])
 
 
 @njit(parallel=True, cache=True)
-def build_parts(X, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc,
-                lc_offsets, mode, n_joint, idx_out, val_out, count_out):
+def build_parts(X, model, idx_out, val_out, count_out):
     """The weighted terms of every row (:func:`_row_parts`), kept so that optimiser
     iterations need not recompute them: ``idx_out`` / ``val_out`` of shape (rows, parts, k),
     ``count_out[r]`` the number of parts of row r."""
     n_rows = X.shape[0]
-    widest = widest_order(order_first, n)
+    widest = widest_order(model.order_first, model.n)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
-        count_out[r] = _row_parts(X[r], n, max_order, combos, offsets, sizes, k, order_first,
-                                  sub_index, lj, lc, lc_offsets, mode, n_joint, qual, cells,
-                                  idx_out[r], val_out[r])
+        count_out[r] = _row_parts(X[r], model, qual, cells, idx_out[r], val_out[r])
 
 
 @njit(parallel=True, cache=True)

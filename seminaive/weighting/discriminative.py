@@ -71,8 +71,9 @@ class _Discriminative(_BaseAnDE):
         mode = dk.WEIGHT_MODES[self.weights]
         size = dk.n_weights(mode, table.combination_start(tables.n + 1), n_joint,
                             int(tables.lc_offsets[-1]), table.n_attributes, k)
-        args = (tables.n, table.max_order, combos, offsets, sizes, k, of, sub_index,
-                tables.log_joint, tables.log_conditional, tables.lc_offsets, mode, n_joint)
+        args = dk.WeightedModel(tables.n, table.max_order, combos, offsets, sizes, k, of,
+                                sub_index, tables.log_joint, tables.log_conditional,
+                                tables.lc_offsets, mode, n_joint)
         parts = dk.max_parts(of, tables.n, table.n_attributes, mode)
         return args, size, parts
 
@@ -91,7 +92,7 @@ class _Discriminative(_BaseAnDE):
             val = np.empty((n, parts, k))
             count = np.empty(n, dtype=np.int64)
             if n:
-                dk.build_parts(np.ascontiguousarray(codes), *args, idx, val, count)
+                dk.build_parts(np.ascontiguousarray(codes), args, idx, val, count)
             return [(idx, val, count, np.asarray(y, dtype=np.int64),
                      None if w is None else np.asarray(w, dtype=np.float64))]
 
@@ -125,7 +126,7 @@ class _Discriminative(_BaseAnDE):
                 dk.loss_and_gradient(
                     np.ascontiguousarray(codes), np.ascontiguousarray(y, dtype=np.int64),
                     np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1),
-                    weighted, *args, theta, parts, blocks, loss, grad)
+                    weighted, args, theta, parts, blocks, loss, grad)
             total = float(codes.shape[0] if w is None else np.sum(w))
             return np.concatenate([[loss.sum(), total], grad.sum(axis=0)])
 
@@ -181,7 +182,7 @@ class _Discriminative(_BaseAnDE):
         args, size, parts = self._layout()
         out = np.empty((codes.shape[0], self.table_.n_classes), dtype=np.float64)
         if codes.shape[0]:
-            dk.weighted_scores(codes, *args, self.coef_, parts, out)
+            dk.weighted_scores(codes, args, self.coef_, parts, out)
         return out
 
     def _learned_state(self):
