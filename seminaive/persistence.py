@@ -160,6 +160,8 @@ _MAX_MEMBERS = 4096
 #: how deep the JSON header may nest (a model's header nests four levels)
 _MAX_DEPTH = 32
 _ARRAY_KINDS = "biuf"
+#: bytes decompressed at a time
+_PIECE = 1 << 20
 
 
 def _member_name(info, path):
@@ -210,21 +212,23 @@ def _read_member(archive, info, path, limit):
                 f"{path}: member {name} is {info.file_size:,} bytes long, but its header "
                 f"declares {fh.tell() + n_bytes:,} (the file was altered or is corrupt)")
         flat = np.empty(n_items, dtype=dtype)
-        view = memoryview(flat.view(np.uint8))
+        view = flat.view(np.uint8)
         filled = 0
-        while filled < n_bytes:
-            got = fh.readinto(view[filled:])
-            if not got:
+        while filled < n_bytes:  # in pieces: the zip reader holds each piece once more
+            piece = fh.read(min(_PIECE, n_bytes - filled))
+            if not piece:
                 raise ModelFileError(f"{path}: member {name} is truncated")
-            filled += got
+            view[filled:filled + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+            filled += len(piece)
         if fh.read(1):  # also makes the zip reader check the member's CRC
             raise ModelFileError(f"{path}: member {name} is longer than its header declares")
     return flat.reshape(shape, order="F" if fortran else "C")
 
 
 def _declared_limit(header, max_bytes):
-    """The most bytes of arrays the file may declare: ``max_bytes`` if given, else the
-    model's own ``max_table_bytes`` (unbounded when that is None) plus the header."""
+    """The most bytes of arrays the file may declare: ``max_bytes`` if given, else twice
+    the model's own ``max_table_bytes`` (the tables, and what is learnt beyond them, each
+    within it) plus 1 MiB; unbounded when that is None."""
     if max_bytes is not None:
         return int(max_bytes)
     params = header.get("params")
@@ -235,7 +239,7 @@ def _declared_limit(header, max_bytes):
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget >= 0:
         raise ModelFileError(f"the header's max_table_bytes is {budget!r}, not a number of "
                              "bytes")
-    return int(min(budget, 2**62)) + MAX_HEADER_BYTES
+    return 2 * int(min(budget, 2**61)) + (1 << 20)
 
 
 #: the array budget of a file whose header names no max_table_bytes (the learners' default)
@@ -516,9 +520,9 @@ def load_model(path, max_bytes=None):
     path : str or path-like
         A model file.
     max_bytes : int, optional
-        The most bytes of arrays the file may declare.  By default the model's own
-        ``max_table_bytes`` (from the file's header; 4 GiB for the learners' default) plus
-        64 MiB for the header; no limit when that is None.
+        The most bytes of arrays the file may declare (its header aside, which may take
+        64 MiB).  By default twice the model's own ``max_table_bytes`` (from the file's
+        header; 4 GiB for the learners' default) plus 1 MiB; no limit when that is None.
 
     Returns
     -------
