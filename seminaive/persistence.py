@@ -1,9 +1,14 @@
 """Versioned, code-free model files: an ``.npz`` archive of arrays plus a JSON header.
 
-Loading uses ``numpy.load(allow_pickle=False)`` and ``json``: no code from the file runs.
-Everything read is validated before it is used (the numba kernels index the tables without
-bounds checks, so a file whose tables and encoder disagree must never reach them).  A
-corrupt, truncated or foreign file is refused with :class:`ModelFileError`.
+A model file is untrusted input.  Loading uses ``numpy.load(allow_pickle=False)`` only to
+open the archive, and ``json``: no code from the file runs.  Only the members a model file
+has are read, each stream-decompressed into an array of the size its ``.npy`` header
+declares, after that size has been checked against the member's directory entry and a
+limit (twice the model's ``max_table_bytes``).  Everything read is validated before it is
+used (the numba kernels index the tables without bounds checks, so a file whose tables and
+encoder disagree must never reach them), numbers for finiteness and range too, so that a
+file that loads predicts finite probabilities.  A corrupt, truncated, tampered or foreign
+file is refused with :class:`ModelFileError`.
 
 Not storable in this format (use ``pickle`` / ``joblib`` for such models): a custom
 scikit-learn discretiser, class labels or nominal values that are not strings, numbers or
