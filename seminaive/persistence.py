@@ -563,6 +563,11 @@ def load_model(path, max_bytes=None):
         _expect(np.dtype(dtype).kind in _CLASS_KINDS, f"unsupported class dtype {dtype}")
         _expect(isinstance(cls_info["values"], list) and len(cls_info["values"]) >= 1,
                 "no classes")
+        if np.dtype(dtype).kind == "U":  # as wide as the longest label, as saved
+            longest = max((len(v) for v in cls_info["values"] if isinstance(v, str)),
+                          default=0)
+            _expect(np.dtype(dtype).itemsize <= 4 * max(longest, 1),
+                    f"the class dtype {dtype} is wider than the longest class label")
         classes = np.asarray(cls_info["values"], dtype=dtype)
         _expect(classes.ndim == 1 and np.array_equal(np.unique(classes), classes),
                 "classes are not sorted and unique")

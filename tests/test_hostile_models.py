@@ -168,6 +168,7 @@ def test_counts_equal_to_the_rows_load(saved, tmp_path, data):
     (lambda h: h.update(classes=None), "'classes' entry is NoneType"),
     (lambda h: h["params"].update(max_table_bytes="lots"), "max_table_bytes"),
     (lambda h: h["params"].update(m=10**40), "integer of 133 bits"),
+    (lambda h: h["classes"].update(dtype="<U100000000"), "wider than the longest"),
     (lambda h: h["params"].update(m=float("inf")), "holds inf"),
     (lambda h: h["params"].update(m=float("nan")), "holds nan"),
     (lambda h: h["params"].update(max_iter=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]
