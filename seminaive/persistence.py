@@ -166,7 +166,7 @@ _MAX_MEMBERS = 4096
 _MAX_DEPTH = 32
 _ARRAY_KINDS = "biuf"
 #: bytes decompressed at a time
-_PIECE = 1 << 20
+_PIECE = 4 << 20
 
 
 def _member_name(info, path):
