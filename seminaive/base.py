@@ -284,7 +284,7 @@ class Learner(ClassifierMixin, BaseEstimator):
             row out).  With integer weights the cut points of numeric columns are those of
             the data with rows repeated; with other weights they are computed on the rows
             of positive weight, unweighted.  The weights of all the rows a model counts
-            (over every ``partial_fit`` chunk too) must sum to at most 2**53, the largest
+            (over every ``partial_fit`` chunk too) must sum to at most ``2**53``, the largest
             total the float64 counts hold exactly; larger weights raise ``InputError``.
 
         Returns

@@ -15,7 +15,7 @@ from ..exceptions import InputError, warn_user
 
 #: the largest total weight the counts hold exactly.  Counts are float64 cells, each a sum
 #: of row weights, and every total (a class count, the table's ``n_rows``) is the sum of the
-#: weights of all the rows counted: float64 holds every integer up to 2**53 exactly, so
+#: weights of all the rows counted: float64 holds every integer up to ``2**53`` exactly, so
 #: integer weights stay exact counts as long as their sum over all rows does not exceed it.
 #: The encoder repeats rows of integer weight in int64, which a larger total would wrap.
 MAX_TOTAL_WEIGHT = 2.0 ** 53
@@ -93,7 +93,7 @@ def check_sample_weight(sample_weight, n_rows):
     ----------
     sample_weight : array-like of shape (n_rows,), scalar or None
         Non-negative row weights, at least one positive, summing to at most
-        ``MAX_TOTAL_WEIGHT`` (2**53).
+        ``MAX_TOTAL_WEIGHT`` (``2**53``).
     n_rows : int
 
     Returns
@@ -134,7 +134,7 @@ def check_weight_total(total, counted=0.0):
     """Refuse a total weight the counts cannot hold exactly.
 
     Counts are float64 sums of row weights; float64 holds every integer up to
-    ``MAX_TOTAL_WEIGHT`` (2**53, about 9.0e15) exactly, so the weights of all the rows a
+    ``MAX_TOTAL_WEIGHT`` (``2**53``, about 9.0e15) exactly, so the weights of all the rows a
     model counts (over every chunk of ``partial_fit`` or a streamed fit) must sum to at
     most that.
 
