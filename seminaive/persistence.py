@@ -230,25 +230,28 @@ def _read_member(archive, info, path, limit):
     return flat.reshape(shape, order="F" if fortran else "C")
 
 
+#: the learners' default max_table_bytes: the budget of a header that names none
+DEFAULT_LIMIT = 4 << 30
+#: the most a file may declare unless the caller allows more (``max_bytes``): the header is
+#: part of the untrusted file, so its max_table_bytes (None, or 2**60) cannot lift this
+CEILING = 2 * DEFAULT_LIMIT + (1 << 20)
+
+
 def _declared_limit(header, max_bytes):
     """The most bytes of arrays the file may declare: ``max_bytes`` if given, else twice
     the model's own ``max_table_bytes`` (the tables, and what is learnt beyond them, each
-    within it) plus 1 MiB; unbounded when that is None."""
+    within it) plus 1 MiB, and never more than ``CEILING``."""
     if max_bytes is not None:
         return int(max_bytes)
     params = header.get("params")
     budget = params.get("max_table_bytes", DEFAULT_LIMIT) if isinstance(params, dict) \
         else DEFAULT_LIMIT
     if budget is None:
-        return math.inf
+        return CEILING
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget >= 0:
         raise ModelFileError(f"the header's max_table_bytes is {budget!r}, not a number of "
                              "bytes")
-    return 2 * int(min(budget, 2**61)) + (1 << 20)
-
-
-#: the array budget of a file whose header names no max_table_bytes (the learners' default)
-DEFAULT_LIMIT = 4 << 30
+    return min(2 * int(min(budget, 2**61)) + (1 << 20), CEILING)
 
 
 def _read_arrays(path, max_bytes=None):
@@ -527,7 +530,9 @@ def load_model(path, max_bytes=None):
     max_bytes : int, optional
         The most bytes of arrays the file may declare (its header aside, which may take
         64 MiB).  By default twice the model's own ``max_table_bytes`` (from the file's
-        header; 4 GiB for the learners' default) plus 1 MiB; no limit when that is None.
+        header; 4 GiB for the learners' default) plus 1 MiB, and at most 8 GiB + 1 MiB
+        whatever the header says (the header is part of the untrusted file): pass a larger
+        ``max_bytes`` to load a larger model from a source you trust.
 
     Returns
     -------

@@ -303,8 +303,12 @@ def test_decompression_bombs_are_refused_before_decompressing(saved, tmp_path, c
     assert "more than the" in message and peak < 16 << 20
 
 
-def test_claimed_shapes_of_1e12_are_refused_at_once(saved, tmp_path):
-    members = _members(saved["AODE"])
+@pytest.mark.parametrize("budget", [4 << 30, None, 2**60])
+def test_claimed_shapes_of_1e12_are_refused_at_once(saved, tmp_path, budget):
+    # the header's own max_table_bytes (None: unbounded) cannot lift the loader's ceiling
+    path = _rewrite(saved["AODE"], tmp_path / "budget.npz",
+                    lambda h: h["params"].update(max_table_bytes=budget))
+    members = _members(path)
     head = io.BytesIO()
     np.lib.format.write_array_header_1_0(
         head, {"descr": "<f8", "fortran_order": False, "shape": (10**12,)})
