@@ -30,7 +30,12 @@ from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .kernels.losses import LOSSES
 from .preprocessing.encoder import AttributeEncoder, as_frame
-from .preprocessing.validation import check_sample_weight, check_target, encode_labels
+from .preprocessing.validation import (
+    check_sample_weight,
+    check_target,
+    check_weight_total,
+    encode_labels,
+)
 from .sources import ArraySource, ChunkEncoder
 from .tables import FLOOR_RATIO, TABLE_DTYPES, FrequencyTable, storage_codes
 
@@ -278,7 +283,9 @@ class Learner(ClassifierMixin, BaseEstimator):
             Non-negative weights (a weight of 2 counts a row twice, a weight of 0 leaves the
             row out).  With integer weights the cut points of numeric columns are those of
             the data with rows repeated; with other weights they are computed on the rows
-            of positive weight, unweighted.
+            of positive weight, unweighted.  The weights of all the rows a model counts
+            (over every ``partial_fit`` chunk too) must sum to at most ``2**53``, the largest
+            total the float64 counts hold exactly; larger weights raise ``InputError``.
 
         Returns
         -------
@@ -429,10 +436,13 @@ class Learner(ClassifierMixin, BaseEstimator):
     def count_chunk(self, codes, y_idx, sample_weight=None, values=None):
         """Add coded rows (and, for Gaussian children, their centred numeric values) to the
         counts."""
+        check_weight_total(len(codes) if sample_weight is None else float(np.sum(sample_weight)),
+                           self.table_.n_rows)
         self.table_.add(codes, y_idx, sample_weight, values)
 
     def merge_counts(self, table):
         """Add the counts of another table over the same attributes (e.g. from a worker)."""
+        check_weight_total(table.n_rows, self.table_.n_rows)
         self.table_.merge(table)
 
     def learn_from(self, source):
@@ -486,6 +496,7 @@ class Learner(ClassifierMixin, BaseEstimator):
             encoder = self.make_encoder()
         else:
             encoder = self.encoder_
+            check_weight_total(len(y) if w is None else float(np.sum(w)), self.table_.n_rows)
             if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
                 raise InputError(f"classes={np.unique(classes).tolist()} is not the same as on "
                                  f"the first call to partial_fit: {self.classes_.tolist()}")

@@ -1,9 +1,14 @@
 """Versioned, code-free model files: an ``.npz`` archive of arrays plus a JSON header.
 
-Loading uses ``numpy.load(allow_pickle=False)`` and ``json``: no code from the file runs.
-Everything read is validated before it is used (the numba kernels index the tables without
-bounds checks, so a file whose tables and encoder disagree must never reach them).  A
-corrupt, truncated or foreign file is refused with :class:`ModelFileError`.
+A model file is untrusted input.  Loading uses ``numpy.load(allow_pickle=False)`` only to
+open the archive, and ``json``: no code from the file runs.  Only the members a model file
+has are read, each stream-decompressed into an array of the size its ``.npy`` header
+declares, after that size has been checked against the member's directory entry and a
+limit (twice the model's ``max_table_bytes``).  Everything read is validated before it is
+used (the numba kernels index the tables without bounds checks, so a file whose tables and
+encoder disagree must never reach them), numbers for finiteness and range too, so that a
+file that loads predicts finite probabilities.  A corrupt, truncated, tampered or foreign
+file is refused with :class:`ModelFileError`.
 
 Not storable in this format (use ``pickle`` / ``joblib`` for such models): a custom
 scikit-learn discretiser, class labels or nominal values that are not strings, numbers or
@@ -12,7 +17,9 @@ only matters for refitting).
 """
 
 import json
+import math
 import numbers
+import re
 import struct
 import zipfile
 
@@ -22,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._atomic import atomic_path
 from .exceptions import ModelFileError
 from .preprocessing.encoder import MISSING_LABEL, AttributeEncoder
+from .preprocessing.validation import MAX_TOTAL_WEIGHT
 from .tables import FrequencyTable, estimate_table_bytes
 
 FORMAT_NAME = "seminaive-model"
@@ -145,8 +153,111 @@ def save_model(model, path):
             np.savez_compressed(fh, **arrays)
 
 
-def _read_arrays(path):
-    """All arrays of the archive; any failure to read them is a ModelFileError."""
+#: the members a model file may hold: its header, the table's arrays, and learnt arrays
+_TABLE_MEMBERS = frozenset({"sizes", "counts", "meta", "n_rows", "parents", "occupied",
+                            "compact_counts", "moment_numeric", "moment_entries",
+                            "moment_sums", "moment_meta"})
+_LEARNED_NAME = re.compile(r"learned_[A-Za-z0-9_]{1,100}")
+#: the JSON header is at most this long (the encoder's categories make most of it)
+MAX_HEADER_BYTES = 64 << 20
+#: members per file (a model holds a few dozen)
+_MAX_MEMBERS = 4096
+#: how deep the JSON header may nest (a model's header nests four levels)
+_MAX_DEPTH = 32
+_ARRAY_KINDS = "biuf"
+#: bytes decompressed at a time
+_PIECE = 4 << 20
+
+
+def _member_name(info, path):
+    """The array name of a zip member, refusing every member a model file does not hold."""
+    name = info.filename
+    base = name[:-4] if name.endswith(".npy") else None
+    if base is None or not (base == "header" or (base.startswith("table_")
+                                                 and base[6:] in _TABLE_MEMBERS)
+                            or _LEARNED_NAME.fullmatch(base)):
+        raise ModelFileError(f"{path} holds a member {name[:80]!r} that no seminaive model "
+                             "file has: refused (the file was altered or is of another kind)")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ModelFileError(f"{path}: member {name} uses compression method "
+                             f"{info.compress_type}; model files use deflate or none")
+    if info.flag_bits & 0x1:
+        raise ModelFileError(f"{path}: member {name} is encrypted")
+    return base
+
+
+def _read_member(archive, info, path, limit):
+    """One array, with its declared size checked against the directory's uncompressed size
+    and against ``limit`` before anything is decompressed: the member is then
+    stream-decompressed into an array of exactly that size, never beyond it."""
+    name = info.filename
+    with archive.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ModelFileError(f"{path}: member {name} has array format {version}")
+        if (dtype.kind not in _ARRAY_KINDS or dtype.hasobject or dtype.fields is not None
+                or dtype.subdtype is not None or dtype.itemsize > 8):
+            raise ModelFileError(f"{path}: member {name} has dtype {dtype}; model files hold "
+                                 "plain numeric arrays only")
+        if len(shape) > 8 or any(not isinstance(d, int) or d < 0 for d in shape):
+            raise ModelFileError(f"{path}: member {name} has a bad shape {shape!r}")
+        n_items = math.prod(shape)
+        n_bytes = n_items * dtype.itemsize
+        if n_bytes > limit:
+            raise ModelFileError(
+                f"{path}: member {name} declares {n_bytes:,} bytes ({shape}, {dtype}), more "
+                f"than the {limit:,} bytes a model file may hold here; raise the model's "
+                "max_table_bytes (or pass max_bytes to load_model) if the file is trusted")
+        if info.file_size != fh.tell() + n_bytes:
+            raise ModelFileError(
+                f"{path}: member {name} is {info.file_size:,} bytes long, but its header "
+                f"declares {fh.tell() + n_bytes:,} (the file was altered or is corrupt)")
+        flat = np.empty(n_items, dtype=dtype)
+        view = flat.view(np.uint8)
+        filled = 0
+        while filled < n_bytes:  # in pieces: the zip reader holds each piece once more
+            piece = fh.read(min(_PIECE, n_bytes - filled))
+            if not piece:
+                raise ModelFileError(f"{path}: member {name} is truncated")
+            view[filled:filled + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+            filled += len(piece)
+        if fh.read(1):  # also makes the zip reader check the member's CRC
+            raise ModelFileError(f"{path}: member {name} is longer than its header declares")
+    return flat.reshape(shape, order="F" if fortran else "C")
+
+
+#: the learners' default max_table_bytes: the budget of a header that names none
+DEFAULT_LIMIT = 4 << 30
+#: the most a file may declare unless the caller allows more (``max_bytes``): the header is
+#: part of the untrusted file, so its max_table_bytes (None, or 2**60) cannot lift this
+CEILING = 2 * DEFAULT_LIMIT + (1 << 20)
+
+
+def _declared_limit(header, max_bytes):
+    """The most bytes of arrays the file may declare: ``max_bytes`` if given, else twice
+    the model's own ``max_table_bytes`` (the tables, and what is learnt beyond them, each
+    within it) plus 1 MiB, and never more than ``CEILING``."""
+    if max_bytes is not None:
+        return int(max_bytes)
+    params = header.get("params")
+    budget = params.get("max_table_bytes", DEFAULT_LIMIT) if isinstance(params, dict) \
+        else DEFAULT_LIMIT
+    if budget is None:
+        return CEILING
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget >= 0:
+        raise ModelFileError(f"the header's max_table_bytes is {budget!r}, not a number of "
+                             "bytes")
+    return min(2 * int(min(budget, 2**61)) + (1 << 20), CEILING)
+
+
+def _read_arrays(path, max_bytes=None):
+    """The header (parsed and checked) and every array of the archive, each member checked
+    against the whitelist and its declared size before it is decompressed; any failure to
+    read them is a ModelFileError."""
     try:
         archive = np.load(path, allow_pickle=False)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
@@ -160,11 +271,27 @@ def _read_arrays(path):
         raise ModelFileError(f"{path} is a single .npy array, not a seminaive model file")
     try:
         with archive:
-            _check_local_headers(archive.zip)
-            if "header" not in archive.files:
+            zf = archive.zip
+            infos = zf.infolist()
+            if len(infos) > _MAX_MEMBERS:
+                raise ModelFileError(f"{path} holds {len(infos)} members, more than a model "
+                                     "file has")
+            if "header.npy" not in (info.filename for info in infos):
                 raise ModelFileError(f"{path} is not a seminaive model file (an .npz archive "
                                      "without a seminaive header)")
-            return {name: archive[name] for name in archive.files}
+            names = [_member_name(info, path) for info in infos]
+            if len(set(names)) != len(names):
+                raise ModelFileError(f"{path} holds a member twice")
+            _check_local_headers(zf)
+            members = dict(zip(names, infos, strict=True))
+            raw = _read_member(zf, members.pop("header"), path, MAX_HEADER_BYTES)
+            header = _read_header(path, raw)
+            left = _declared_limit(header, max_bytes)
+            arrays = {}
+            for name, info in sorted(members.items(), key=lambda item: item[1].file_size):
+                arrays[name] = _read_member(zf, info, path, left)
+                left -= arrays[name].nbytes
+            return header, arrays
     except ModelFileError:
         raise
     except Exception as err:  # bad CRC, zlib errors, truncated members, bad array headers
@@ -193,14 +320,17 @@ def _check_local_headers(archive):
             raise zipfile.BadZipFile(f"member {info.filename}: local header CRC differs")
 
 
-def _read_header(path, arrays):
-    raw = arrays["header"]
+def _read_header(path, raw):
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ModelFileError(f"{path}: the model header is not a byte string")
     try:
         header = json.loads(raw.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path}: the model header is corrupt: {err}") from err
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        # ValueError: bad JSON, or an integer of more digits than Python converts;
+        # RecursionError: nesting deeper than the parser goes
+        raise ModelFileError(f"{path}: the model header is corrupt: "
+                             f"{type(err).__name__}: {str(err)[:200]}") from None
+    _check_json_tree(header, path)
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         found = header.get("format") if isinstance(header, dict) else None
         raise ModelFileError(f"{path} is not a seminaive model file (format {found!r}, "
@@ -210,7 +340,36 @@ def _read_header(path, arrays):
         raise ModelFileError(f"{path} has model format version {version!r}; this seminaive "
                              f"reads version {FORMAT_VERSION}: use the seminaive version that "
                              "wrote it, or refit and save the model again")
+    for key, kind in (("estimator", str), ("params", dict), ("classes", dict),
+                      ("encoder", dict)):
+        if not isinstance(header.get(key), kind):
+            raise ModelFileError(f"{path}: the header's {key!r} entry is "
+                                 f"{type(header.get(key)).__name__}, not {kind.__name__}")
     return header
+
+
+def _check_json_tree(value, path):
+    """Refuse a header nested deeper than a model's, with integers beyond int64 or
+    non-finite numbers (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            if isinstance(item, int) and not isinstance(item, bool) and not (
+                    -2**63 <= item < 2**63):
+                raise ModelFileError(f"{path}: the model header holds an integer of "
+                                     f"{item.bit_length()} bits, beyond int64")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ModelFileError(f"{path}: the model header holds {item}")
+            continue
+        if depth >= _MAX_DEPTH:
+            raise ModelFileError(f"{path}: the model header nests deeper than "
+                                 f"{_MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _expect(condition, message):
@@ -315,22 +474,66 @@ def _validate_table_arrays(state, model, classes, encoder):
         cells = _count_cells(sizes, n_classes, max_order - 1)
     _expect(counts.size == cells, "the count array does not have the size of the table layout")
     _expect(bool(np.all(np.isfinite(counts))), "counts contain non-finite values")
-    _expect(n_rows.shape == (1,) and np.isfinite(n_rows[0]), "bad number of rows")
+    _expect(n_rows.shape == (1,) and n_rows.dtype.kind == "f" and np.isfinite(n_rows[0])
+            and 0 <= n_rows[0] <= MAX_TOTAL_WEIGHT, "bad number of rows (the total weight "
+            "must lie in [0, 2**53])")
     _expect(not np.any(counts < -1e-6 * max(1.0, float(n_rows[0]))),
             "counts contain negative values")
+    # every count is a sum of some rows' weights: none exceeds the total
+    ceiling = float(n_rows[0]) * (1 + 1e-9) + 1e-6
+    _expect(not np.any(counts > ceiling) and (occupied is None or not np.any(
+        state["compact_counts"] > ceiling)), "counts exceed the number of rows")
+    for key in ("moment_sums",):
+        if key in state:
+            sums = state[key]
+            _expect(sums.dtype.kind == "f" and bool(np.all(np.abs(sums) <= _MOMENT_BOUND)),
+                    f"the Gaussian moments are not finite numbers within +-{_MOMENT_BOUND:g}")
 
 
-def load_model(path):
+#: the largest magnitude of a learnt number (weights, coefficients, scores): far above
+#: any a fit produces, and small enough that sums and products of them over the
+#: attributes stay finite
+_LEARNED_BOUND = 1e100
+#: the largest magnitude of a Gaussian moment sum (its square stays finite)
+_MOMENT_BOUND = 1e150
+
+
+def _validate_learned(learned):
+    """Learnt arrays are numbers within +-``_LEARNED_BOUND``: NaN only in the diagnostic
+    leave-one-out losses (entries never evaluated), -inf only in log weights."""
+    for name, value in learned.items():
+        _expect(value.dtype.kind in _ARRAY_KINDS, f"learned array {name} is not numeric")
+        if value.dtype.kind != "f" or value.size == 0:
+            continue
+        v = value[~np.isnan(value)] if name.endswith("loo_loss") else value
+        if name.startswith("log_") or "_log_" in name:
+            v = v[v != -np.inf]
+        _expect(bool(np.all(np.abs(v) <= _LEARNED_BOUND)),
+                f"learned array {name} holds values that are not finite numbers within "
+                f"+-{_LEARNED_BOUND:g}")
+
+
+def load_model(path, max_bytes=None):
     """Read a model written by :func:`~seminaive.persistence.save_model`; refuse anything
     else with ModelFileError.
 
-    Loading reads arrays and JSON only (no code from the file runs) and validates every
-    array against the layout before any kernel sees it.
+    A model file is untrusted input.  Loading reads arrays and JSON only (no code from the
+    file runs); it accepts only the members a model file has, checks each member's size
+    against the shape and dtype its header declares and against a limit before
+    decompressing it (so memory stays within the declared size), and validates every array
+    against the layout, and every number for finiteness and range, before any kernel sees
+    it: a file that loads predicts finite probabilities.
 
     Parameters
     ----------
     path : str or path-like
         A model file.
+    max_bytes : int, optional
+        The most bytes of arrays the file may declare (its header aside, which may take
+        64 MiB).  By default twice the model's own ``max_table_bytes`` (from the file's
+        header; 4 GiB for the learners' default) plus 1 MiB, and at most 8 GiB + 1 MiB
+        whatever the header says (the header is part of the untrusted file): pass a larger
+        ``max_bytes`` to load a larger model from a source you trust.
 
     Returns
     -------
@@ -351,11 +554,10 @@ def load_model(path):
     ...     print("refused")
     refused
     """
-    arrays = _read_arrays(path)
-    header = _read_header(path, arrays)
-    cls = ESTIMATORS.get(header.get("estimator"))
+    header, arrays = _read_arrays(path, max_bytes)
+    cls = ESTIMATORS.get(header["estimator"])
     if cls is None:
-        raise ModelFileError(f"{path} holds an unknown estimator {header.get('estimator')!r}")
+        raise ModelFileError(f"{path} holds an unknown estimator {header['estimator'][:80]!r}")
     try:
         params = dict(header["params"])
         if params.get("discretizer") is None:
@@ -367,6 +569,11 @@ def load_model(path):
         _expect(np.dtype(dtype).kind in _CLASS_KINDS, f"unsupported class dtype {dtype}")
         _expect(isinstance(cls_info["values"], list) and len(cls_info["values"]) >= 1,
                 "no classes")
+        if np.dtype(dtype).kind == "U":  # as wide as the longest label, as saved
+            longest = max((len(v) for v in cls_info["values"] if isinstance(v, str)),
+                          default=0)
+            _expect(np.dtype(dtype).itemsize <= 4 * max(longest, 1),
+                    f"the class dtype {dtype} is wider than the longest class label")
         classes = np.asarray(cls_info["values"], dtype=dtype)
         _expect(classes.ndim == 1 and np.array_equal(np.unique(classes), classes),
                 "classes are not sorted and unique")
@@ -388,12 +595,14 @@ def load_model(path):
                     spec["moment_order"], table.max_order)),
                 "the moments of the Gaussian attributes do not match numeric= and the "
                 "numeric columns")
-        model.restore_fit(classes, encoder, table,
-                          {k[len("learned_"):]: v for k, v in arrays.items()
-                           if k.startswith("learned_")})
+        learned = {k[len("learned_"):]: v for k, v in arrays.items()
+                   if k.startswith("learned_")}
+        _validate_learned(learned)
+        model.restore_fit(classes, encoder, table, learned)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+            ZeroDivisionError, FloatingPointError, RecursionError) as err:
         raise ModelFileError(f"{path}: the model file is inconsistent or corrupt: "
                              f"{type(err).__name__}: {err}") from err
     return model

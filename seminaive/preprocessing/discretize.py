@@ -222,22 +222,29 @@ class MDLDiscretizer(_BaseDiscretizer):
         """Fayyad & Irani: the cut of least class entropy, if the MDL rule accepts it."""
         nlogn = self._nlogn
         _, cum, cum_rows = groups
-        n_classes = cum.shape[0]
         prior = cum[:, b] - cum[:, a]
         n_rows = int(cum_rows[b] - cum_rows[a])
         prior_ent = _entropy(prior, nlogn)
         # candidate t (a <= t < b - 1) splits after group t; Weka's
         # ContingencyTables.entropyConditionedOnRows with the same summation order
-        mid = slice(a + 1, b)
-        n_left = cum_rows[mid] - cum_rows[a]
-        rv = np.zeros(b - a - 1)
-        for c in range(n_classes):
-            rv += nlogn[cum[c, mid] - cum[c, a]]
-        rv -= nlogn[n_left]
-        for c in range(n_classes):
-            rv += nlogn[cum[c, b] - cum[c, mid]]
-        rv -= nlogn[n_rows - n_left]
-        ent = -rv / (n_rows * _LN2)
+        if isinstance(cum, _LazyCum):
+            ent = np.concatenate([-_split_sums(left, prior[prior > 0], n_left, n_rows, nlogn)
+                                  / (n_rows * _LN2)
+                                  for left, n_left in cum.blocks(a, b, prior)])
+        else:
+            # the classes absent from the range add exact zeros: leaving them out keeps the
+            # sums bit for bit
+            present = np.flatnonzero(prior)
+            mid = slice(a + 1, b)
+            n_left = cum_rows[mid] - cum_rows[a]
+            rv = np.zeros(b - a - 1)
+            for c in present:
+                rv += nlogn[cum[c, mid] - cum[c, a]]
+            rv -= nlogn[n_left]
+            for c in present:
+                rv += nlogn[cum[c, b] - cum[c, mid]]
+            rv -= nlogn[n_rows - n_left]
+            ent = -rv / (n_rows * _LN2)
         best = int(np.argmin(ent))  # first minimum, as Weka's strict '<' scan
         if not prior_ent - float(ent[best]) > 0:
             return None
@@ -246,6 +253,76 @@ class MDLDiscretizer(_BaseDiscretizer):
         if _fayyad_irani_accepts(prior, left, prior - left, n_rows, nlogn):
             return t, True
         return None
+
+
+def _split_sums(left, prior, n_left, n_rows, nlogn):
+    """Weka's summation of ``entropyConditionedOnRows`` (times ``-N ln 2``) for a block of
+    candidates whose left class counts are the rows of ``left`` (the classes of ``prior``
+    in the same order, absent classes left out: their terms are exact zeros)."""
+    rv = _class_sum(nlogn[left]) - nlogn[n_left]
+    return rv + _class_sum(nlogn[prior[:, None] - left]) - nlogn[n_rows - n_left]
+
+
+def _class_sum(terms):
+    """Column sums of ``terms`` added class by class from zero, the dense loop's order
+    (numpy's sum over a long first axis of a narrow block may sum pairwise instead)."""
+    if terms.shape[0] <= 64 or terms.shape[1] < 8:
+        rv = np.zeros(terms.shape[1])
+        for row in terms:
+            rv += row
+        return rv
+    return terms.sum(axis=0)
+
+
+#: above this many cells (classes x distinct values), the cumulated class counts of a
+#: column are not stored but computed block by block (:class:`_LazyCum`): a column of
+#: 10,000 classes and 100,000 distinct values would otherwise need 8 GB
+_DENSE_CELLS = 1 << 22
+#: cells of one block of candidate cuts in the lazy computation
+_BLOCK_CELLS = 1 << 19
+
+
+class _LazyCum:
+    """The cumulated class counts ``cum[c, t]`` (rows of class c among the first t distinct
+    values) of a column with too many classes and values to store them, computed on demand
+    from the sorted class codes: ``cum[:, t]`` is one column, and :meth:`blocks` gives the
+    left counts of the candidate cuts of a range, block by block, for the classes present
+    in it.  Memory: the sorted codes plus one block."""
+
+    def __init__(self, sorted_codes, group, cum_rows, n_classes):
+        self.codes = sorted_codes
+        self.group = group
+        self.cum_rows = cum_rows
+        self.shape = (n_classes, cum_rows.size)
+
+    def __getitem__(self, key):
+        rows, t = key
+        if rows != slice(None) or not isinstance(t, (int, np.integer)):
+            raise TypeError("a lazily cumulated count table gives one column cum[:, t]")
+        return np.bincount(self.codes[:self.cum_rows[t]],
+                           minlength=self.shape[0]).astype(np.intp)
+
+    def blocks(self, a, b, prior):
+        """``(left, n_left)`` for the candidates after groups a .. b - 2, in blocks:
+        ``left[i, j]`` the rows of the i-th class present in ``prior`` among groups
+        ``a .. a + j'`` (j' the candidate's index), ``n_left`` all rows among them."""
+        present = np.flatnonzero(prior)
+        where = np.full(self.shape[0], -1, dtype=np.intp)
+        where[present] = np.arange(present.size)
+        width = max(8, _BLOCK_CELLS // max(1, present.size))
+        base = self.cum_rows[a]
+        running = np.zeros(present.size, dtype=np.intp)
+        for t0 in range(a + 1, b, width):
+            t1 = min(b, t0 + width)  # candidates whose left side ends at groups t0 .. t1 - 1
+            lo, hi = self.cum_rows[t0 - 1], self.cum_rows[t1 - 1]
+            cls = where[self.codes[lo:hi]]
+            col = self.group[lo:hi] - (t0 - 1)  # the row joins the left side at t0 + col
+            step = np.bincount(cls * (t1 - t0) + col,
+                               minlength=present.size * (t1 - t0)).reshape(present.size, -1)
+            left = np.cumsum(step, axis=1)
+            left += running[:, None]
+            running = left[:, -1].copy()
+            yield left, self.cum_rows[t0:t1] - base
 
 
 def _sorted_groups(x, codes, n_classes):
@@ -262,12 +339,14 @@ def _sorted_groups(x, codes, n_classes):
     if g < 2:
         return None
     group = np.cumsum(first) - 1
+    cum_rows = np.zeros(g + 1, dtype=np.intp)
+    np.cumsum(np.diff(np.flatnonzero(np.r_[first, True])), out=cum_rows[1:])
+    if n_classes * (g + 1) > _DENSE_CELLS:
+        return values, _LazyCum(codes[order], group, cum_rows, n_classes), cum_rows
     counts = np.bincount(codes[order] * g + group, minlength=g * n_classes)
     # class-major layout, so that every per-class slice is contiguous
     cum = np.zeros((n_classes, g + 1), dtype=np.intp)
     np.cumsum(counts.reshape(n_classes, g), axis=1, out=cum[:, 1:])
-    cum_rows = np.zeros(g + 1, dtype=np.intp)
-    np.cumsum(np.diff(np.flatnonzero(np.r_[first, True])), out=cum_rows[1:])
     return values, cum, cum_rows
 
 
@@ -296,9 +375,19 @@ def mdl_margins(cum, cum_rows, a, b, nlogn):
     """
     prior = cum[:, b] - cum[:, a]
     n_rows = int(cum_rows[b] - cum_rows[a])
+    if isinstance(cum, _LazyCum):
+        parts = [_margins(left, prior[prior > 0], n_left, n_rows, nlogn)
+                 for left, n_left in cum.blocks(a, b, prior)]
+        return (np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]))
     left = cum[:, a + 1:b] - cum[:, a:a + 1]
-    right = prior[:, None] - left
     n_left = cum_rows[a + 1:b] - cum_rows[a]
+    return _margins(left, prior, n_left, n_rows, nlogn)
+
+
+def _margins(left, prior, n_left, n_rows, nlogn):
+    """:func:`mdl_margins` of the candidates whose left class counts are ``left``."""
+    right = prior[:, None] - left
     n_right = n_rows - n_left
     s_left = nlogn[left].sum(axis=0)
     s_right = nlogn[right].sum(axis=0)
@@ -310,7 +399,7 @@ def mdl_margins(cum, cum_rows, a, b, nlogn):
     k = int(np.count_nonzero(prior))
     k_left = np.count_nonzero(left, axis=0)
     k_right = np.count_nonzero(right, axis=0)
-    delta = _log2(3.0**k - 2) - (k * prior_ent - k_right * ent_right - k_left * ent_left)
+    delta = _log2_3k_minus_2(k) - (k * prior_ent - k_right * ent_right - k_left * ent_left)
     return gain, gain - (_log2(n_rows - 1) + delta) / n_rows
 
 
@@ -437,7 +526,7 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
 def _entropy(counts, nlogn):
     """Entropy in bits of a count vector, in Weka's ``ContingencyTables.entropy`` order."""
     rv = 0.0
-    for v in counts:
+    for v in counts[counts > 0]:  # absent classes add exact zeros
         rv -= nlogn[v]
     total = int(counts.sum())
     if total == 0:
@@ -450,7 +539,7 @@ def _conditional_entropy(left, right, nlogn):
     rv = 0.0
     total = 0
     for row in (left, right):
-        for v in row:
+        for v in row[row > 0]:  # absent classes add exact zeros
             rv = rv + nlogn[v]
         s = int(row.sum())
         rv = rv - nlogn[s]
@@ -464,6 +553,20 @@ def _log2(v):
     return math.log(v) / _LN2  # Weka's Utils.log2
 
 
+#: up to this many classes ``log2(3**k - 2)`` is computed as Weka does (3**k is a finite
+#: double up to k = 646); beyond, in log space
+_POWER_CLASSES = 600
+
+
+def _log2_3k_minus_2(k):
+    """``log2(3**k - 2)`` for any number of classes ``k``: Weka's expression while ``3**k``
+    is a double far from overflow, else ``k log2(3) + log2(1 - 2 / 3**k)`` (the second term
+    is below 1e-280 there, and is kept for form's sake)."""
+    if k <= _POWER_CLASSES:
+        return _log2(3.0**k - 2)
+    return (k * math.log(3.0) + math.log1p(-2.0 * math.exp(-k * math.log(3.0)))) / _LN2
+
+
 def _fayyad_irani_accepts(prior, left, right, n_rows, nlogn):
     """Weka's ``Discretize.FayyadAndIranisMDL`` (numCutPoints = N - 1)."""
     prior_ent = _entropy(prior, nlogn)
@@ -473,7 +576,7 @@ def _fayyad_irani_accepts(prior, left, right, n_rows, nlogn):
     k_right = int(np.count_nonzero(right))
     ent_left = _entropy(left, nlogn)
     ent_right = _entropy(right, nlogn)
-    delta = _log2(3.0**k - 2) - (k * prior_ent - k_right * ent_right - k_left * ent_left)
+    delta = _log2_3k_minus_2(k) - (k * prior_ent - k_right * ent_right - k_left * ent_left)
     return gain > (_log2(n_rows - 1) + delta) / n_rows
 
 

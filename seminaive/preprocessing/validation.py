@@ -13,6 +13,13 @@ from sklearn.utils.multiclass import type_of_target
 
 from ..exceptions import InputError, warn_user
 
+#: the largest total weight the counts hold exactly.  Counts are float64 cells, each a sum
+#: of row weights, and every total (a class count, the table's ``n_rows``) is the sum of the
+#: weights of all the rows counted: float64 holds every integer up to ``2**53`` exactly, so
+#: integer weights stay exact counts as long as their sum over all rows does not exceed it.
+#: The encoder repeats rows of integer weight in int64, which a larger total would wrap.
+MAX_TOTAL_WEIGHT = 2.0 ** 53
+
 
 def check_target(y, n_rows, owner="This estimator"):
     """The class labels as a 1-D array, or an :class:`InputError` saying what is wrong.
@@ -85,7 +92,8 @@ def check_sample_weight(sample_weight, n_rows):
     Parameters
     ----------
     sample_weight : array-like of shape (n_rows,), scalar or None
-        Non-negative row weights, at least one positive.
+        Non-negative row weights, at least one positive, summing to at most
+        ``MAX_TOTAL_WEIGHT`` (``2**53``).
     n_rows : int
 
     Returns
@@ -112,7 +120,52 @@ def check_sample_weight(sample_weight, n_rows):
     if not np.any(w > 0):
         raise InputError("Sample weights must contain at least one non-zero number: every "
                          "row has weight zero, so there is nothing to learn from")
+    if w.max() > MAX_TOTAL_WEIGHT:
+        raise InputError(
+            f"sample_weight contains a weight of {w.max():.3g}, more than 2**53 = "
+            f"{MAX_TOTAL_WEIGHT:.4g}, the largest total the float64 counts hold exactly: "
+            "scale the weights down (divide them by a common factor) so that their sum over "
+            "all the rows stays below 2**53")
+    check_weight_total(float(np.sum(w)))
     return w
+
+
+def check_weight_total(total, counted=0.0):
+    """Refuse a total weight the counts cannot hold exactly.
+
+    Counts are float64 sums of row weights; float64 holds every integer up to
+    ``MAX_TOTAL_WEIGHT`` (``2**53``, about 9.0e15) exactly, so the weights of all the rows a
+    model counts (over every chunk of ``partial_fit`` or a streamed fit) must sum to at
+    most that.
+
+    Parameters
+    ----------
+    total : float
+        The total weight of the rows about to be counted.
+    counted : float, default=0.0
+        The total weight already in the counts.
+
+    Raises
+    ------
+    InputError
+        If ``counted + total`` exceeds ``MAX_TOTAL_WEIGHT``.
+
+    Examples
+    --------
+    >>> check_weight_total(2.0 ** 52, counted=2.0 ** 52)
+    >>> try:
+    ...     check_weight_total(2.0 ** 62)
+    ... except InputError as err:
+    ...     print(str(err)[:36])
+    the row weights sum to 4.61e+18, mor
+    """
+    if not total <= MAX_TOTAL_WEIGHT - counted:  # exact at the limit; refuses NaN
+        already = (f" (with the {counted:.3g} already counted)" if counted else "")
+        raise InputError(
+            f"the row weights sum to {counted + total:.3g}{already}, more than 2**53 = "
+            f"{MAX_TOTAL_WEIGHT:.4g}, the largest total the float64 counts hold exactly: "
+            "scale the weights down (divide them by a common factor) so that their sum over "
+            "all the rows stays below 2**53")
 
 
 

@@ -202,7 +202,30 @@ class _FamilyLearner(_StructureBase):
         a = self.table_.n_attributes
         chains = [self._tree_chain(i) for i in range(a)]
         return _sparse.build_count_trees(self.table_, chains, self._parents, counted,
-                                         self.max_table_bytes)
+                                         self._budget_left())
+
+    def _budget_left(self):
+        """``max_table_bytes`` less what is held elsewhere for the same fit (an ensemble's
+        other members and tables: ESKDB sets ``_held_elsewhere`` before each step that
+        allocates); None: no budget."""
+        if self.max_table_bytes is None:
+            return None
+        return int(self.max_table_bytes) - int(getattr(self, "_held_elsewhere", 0))
+
+    def _held_bytes(self):
+        """Bytes of what this learner keeps beyond the shared pair table: its count trees,
+        HDP estimates (with their logarithms and trees) and Gaussian moments."""
+        held = 0
+        counts = getattr(self, "_counts", None)
+        if counts is not None:
+            held += counts.arrays.nbytes
+        trees = getattr(self, "_trees", None)
+        if trees is not None:
+            held += trees.arrays.nbytes + trees.log_estimates.nbytes
+        moments = getattr(self, "_moments", None)
+        if moments is not None:
+            held += int(getattr(moments, "nbytes", 0))
+        return held
 
     # -------------------------------------------------------------- smoothing="hdp"
     def _supports_hdp(self):
@@ -250,7 +273,7 @@ class _FamilyLearner(_StructureBase):
         if loaded is None:
             budget = None
             if self.max_table_bytes is not None:
-                budget = (int(self.max_table_bytes) - self.table_.counts.nbytes
+                budget = (self._budget_left() - self.table_.counts.nbytes
                           - self._counts.arrays.nbytes)
             estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
                                           burn_in=self._hdp_burn_in(), tying=self.tying,
@@ -389,7 +412,7 @@ class _FamilyLearner(_StructureBase):
         other = self.table_.counts.nbytes + (0 if trees is None else trees.arrays.nbytes)
         cells = sum(k if not parents else keys.size
                     for (parents, _), (keys, _) in zip(moments.entries, counted, strict=True))
-        check_budget(cells, other, self.max_table_bytes)
+        check_budget(cells, other, self._budget_left())
         self._moments = moments.set_cells(counted)
 
     def _gaussian_arrays(self):

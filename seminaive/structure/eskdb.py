@@ -337,14 +337,40 @@ class ESKDB(_StructureBase):
         self._member_maps = value_maps(self.encoder_, masks)
 
     def _member_tables(self):
-        """Every member's pair table, aggregated from the ensemble's."""
+        """Every member's pair table, aggregated from the ensemble's; all of them and the
+        ensemble's within ``max_table_bytes`` (each checked before it is allocated)."""
         tables = []
+        budget = self.max_table_bytes
         for lut, masks in zip(self._member_maps, self._member_masks, strict=True):
             n_values = self.encoder_.n_values_.copy()
             for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
                 n_values[c] -= int((~masks[t]).sum())
-            tables.append(aggregate_table(self.table_, lut, n_values, self.max_table_bytes))
+            if budget is not None:
+                budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
+                    t.nbytes for t in tables)
+            tables.append(aggregate_table(self.table_, lut, n_values, budget))
         return tables
+
+    def _held_apart_from(self, member, members):
+        """Bytes the fit holds outside ``member``'s own structures and its pair table: the
+        ensemble's table (when the members have their own) and the other members' tables,
+        count trees, HDP estimates and moments."""
+        held = 0 if member.table_ is self.table_ else self.table_.nbytes
+        for other in members:
+            if other is not member:
+                held += other._held_bytes()
+                if other.table_ is not self.table_:
+                    held += other.table_.nbytes
+        return held
+
+    def _member_passes(self, members, sources):
+        """Every member's selection pass (its count trees over every candidate), each
+        within what the others already hold of ``max_table_bytes``."""
+        passes = []
+        for member, source in zip(members, sources, strict=True):
+            member._held_elsewhere = self._held_apart_from(member, members)
+            passes.append(member._selection_pass(source))
+        return passes
 
     def _member(self, seed, order=None):
         member = _Member(k=int(self.k), loss=self.loss, select="both", smoothing=self.smoothing,
@@ -383,6 +409,7 @@ class ESKDB(_StructureBase):
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
                 for member in self.estimators_:
+                    member._held_elsewhere = self._held_apart_from(member, self.estimators_)
                     self._share(member)._learn_from_counts(source)
             return
         rng = check_random_state(self.random_state)
@@ -392,7 +419,7 @@ class ESKDB(_StructureBase):
         for member in members:
             self._share(member)
         self._count_shared_families(members, stats, source)
-        passes = [member._selection_pass(source) for member in members]
+        passes = self._member_passes(members, [source] * len(members))
         sizes = []
 
         def loo(codes, y, w, values=None):
@@ -415,6 +442,7 @@ class ESKDB(_StructureBase):
                 for member, table, lut in zip(self.estimators_, tables, self._member_maps,
                                               strict=True):
                     self._share(member).table_ = table
+                    member._held_elsewhere = self._held_apart_from(member, self.estimators_)
                     member._learn_from_counts(_RemappedSource(source, lut, table.sizes))
             return
         rng = check_random_state(self.random_state)
@@ -427,7 +455,7 @@ class ESKDB(_StructureBase):
         sources = [_RemappedSource(source, lut, t.sizes)
                    for lut, t in zip(self._member_maps, tables, strict=True)]
         self._count_member_families(members, stats, source)
-        passes = [m._selection_pass(src) for m, src in zip(members, sources, strict=True)]
+        passes = self._member_passes(members, sources)
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
         sizes = []
 
@@ -442,6 +470,8 @@ class ESKDB(_StructureBase):
     def _finish_members(self, members, passes, summed):
         start = 0
         for (_, finish), member in zip(passes, members, strict=True):
+            # the member's structure and HDP estimates within what the others hold
+            member._held_elsewhere = self._held_apart_from(member, members)
             if summed is None:
                 finish(None)
                 continue
