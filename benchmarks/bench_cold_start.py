@@ -205,12 +205,16 @@ def main():
     parser.add_argument("--reference", default=None,
                         help="also measure the library at this commit (before)")
     parser.add_argument("--no-demo", action="store_true", help="skip seminaive demo")
+    parser.add_argument("--learners", default=None,
+                        help="comma-separated subset of " + ", ".join(LEARNERS))
     parser.add_argument("--timeout", type=int, default=1800)
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
     rows = 5_000 if args.quick else ROWS
     learners = ["NB", "AODE"] if args.quick else list(LEARNERS)
+    if args.learners:
+        learners = [name for name in args.learners.split(",") if name in LEARNERS]
     with tempfile.TemporaryDirectory() as tmp:
         versions = [("this", ROOT, True)]
         if args.reference:
