@@ -2,10 +2,17 @@
 
 Learners: :class:`NaiveBayes` (A0DE), :class:`AODE` (A1DE), :class:`A2DE`, :class:`A3DE` and
 :class:`AnDE` for any n (Webb et al. 2012).
+
+The learner families (:mod:`seminaive.structure`, :mod:`seminaive.weighting`,
+:mod:`seminaive.selection`) are imported on first use of one of their names, e.g.
+``seminaive.KDB``; the command line, the experiments, Dask, plotting and file reading are
+imported by the functions that use them.
 """
 
+import importlib
+
 # kernels first: its compile cache is set up before any kernel of the package is decorated
-from . import kernels, selection, structure, weighting  # noqa: F401
+from . import kernels  # noqa: F401
 from ._version import __version__ as __version__
 from .ande import A2DE, A3DE, AODE, AnDE, NaiveBayes
 from .exceptions import (
@@ -17,14 +24,36 @@ from .exceptions import (
 )
 from .persistence import load_model as load
 from .preprocessing.encoder import AttributeEncoder
-from .selection import *  # noqa: F403  (AODESR, FSSAODE, BSEAODE, ASAODE, SAODE, SWAODE, ...)
-from .structure import *  # noqa: F403  (TAN, SPTAN, KDB, SKDB, LBR, HNB)
 from .tables import FrequencyTable, estimate_table_bytes
-from .weighting import *  # noqa: F403  (WAODE, MAPLMD, MAPLMG, BMAAODE)
+
+#: the public names of each learner family, imported on first use (``__getattr__``)
+_FAMILIES = {
+    "structure": ("ESKDB", "HNB", "KDB", "LBR", "SKDB", "SPTAN", "TAN"),
+    "weighting": ("WAODE", "MAPLMD", "MAPLMG", "BMAAODE", "WANBIAC", "ALR"),
+    "selection": ("AODESR", "ASAODE", "BSEAODE", "FSSAODE", "SAODE", "SWAODE",
+                  "SelectiveAnDE"),
+}
+_LAZY = {name: family for family, names in _FAMILIES.items() for name in names}
 
 __all__ = [
     "A2DE", "A3DE", "AODE", "AnDE", "NaiveBayes", "AttributeEncoder", "FrequencyTable",
     "estimate_table_bytes", "load", "InputError", "ModelFileError", "PartialFitWarning",
     "SeminaiveError",
     "TableTooLargeError",
-] + structure.__all__ + weighting.__all__ + selection.__all__
+] + [name for names in _FAMILIES.values() for name in names]
+
+
+def __getattr__(name):
+    """A learner of a family, or the family module itself, imported on first use."""
+    if name in _FAMILIES:
+        return importlib.import_module(f".{name}", __name__)
+    family = _LAZY.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{family}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_FAMILIES))

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from . import explanation, persistence, streaming
+from . import explanation, persistence
 from ._docs import fill_doc
 from ._params import Choices, HasMethods, Interval, check_params
 from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
@@ -591,6 +591,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        from . import streaming  # imported where used: not at package import
+
         return streaming.fit_stream(self, source, target, features=features,
                           sample_weight=sample_weight, chunk_rows=chunk_rows,
                           sample_rows=sample_rows, classes=classes, csv_options=csv_options,
@@ -618,6 +620,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         n_rows : int
             Rows predicted and written.
         """
+        from . import streaming  # imported where used: not at package import
+
         return streaming.predict_stream(self, source, out, proba=proba, chunk_rows=chunk_rows,
                               csv_options=csv_options, progress=progress)
 

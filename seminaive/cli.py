@@ -447,6 +447,7 @@ def explain_command(args):
     check_output(args.output, inputs=[args.data, args.model])
     _check_extension(args.output, PREDICTION_FORMATS, "the explanations")
     if args.plots:
+        os.makedirs(args.plots, exist_ok=True)
         check_output(os.path.join(args.plots, "summary_bar.png"), inputs=[args.data, args.model])
     try:
         model = load_model(args.model)

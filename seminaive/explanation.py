@@ -110,7 +110,6 @@ from sklearn.utils.validation import check_is_fitted
 from ._atomic import atomic_path
 from .exceptions import InputError
 from .preprocessing.encoder import as_frame
-from .streaming._readers import _select, default_chunk_rows, open_source
 
 __all__ = ["Explanation", "explain", "explain_stream", "structure_graph",
            "MAX_EXACT_ATTRIBUTES", "MAX_DECOMPOSED_SETS", "METHODS"]
@@ -695,6 +694,9 @@ def explain_stream(model, source, out, *, method="auto", n_permutations=32,
     _check_options(method, n_permutations)
     if out is None:
         raise InputError("out is required: the path of the file to write")
+    # the readers (pyarrow) are imported on use, as fit_stream imports them
+    from .streaming._readers import _select, default_chunk_rows, open_source
+
     reader = open_source(source, csv_options)
     columns = getattr(model, "feature_names_in_", None)
     columns = None if columns is None else list(columns)

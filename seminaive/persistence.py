@@ -39,9 +39,64 @@ _CLASS_KINDS = "biufUO"
 
 __all__ = ["ESTIMATORS", "load_model", "register", "save_model"]
 
+#: the modules that define the public estimator classes; those of the learner families
+#: are imported on first use (``import seminaive`` does not import them)
+LEARNER_MODULES = ("seminaive.ande", "seminaive.structure", "seminaive.weighting",
+                   "seminaive.selection")
+
+
+class _Registry(dict):
+    """Estimator classes by name, filled by :func:`register` as the classes are defined.
+
+    A name that is not (yet) registered, and listing the names, first import the modules
+    of :data:`LEARNER_MODULES`, so that a model file of a learner family that was not
+    imported still loads."""
+
+    def _import_all(self):
+        import importlib
+
+        for module in LEARNER_MODULES:
+            importlib.import_module(module)
+
+    def __missing__(self, name):
+        self._import_all()
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def __contains__(self, name):
+        if not dict.__contains__(self, name):
+            self._import_all()
+        return dict.__contains__(self, name)
+
+    def __iter__(self):
+        self._import_all()
+        return dict.__iter__(self)
+
+    def keys(self):
+        self._import_all()
+        return dict.keys(self)
+
+    def items(self):
+        self._import_all()
+        return dict.items(self)
+
+    def values(self):
+        self._import_all()
+        return dict.values(self)
+
+    def __len__(self):
+        self._import_all()
+        return dict.__len__(self)
+
+
 #: every public estimator class, by name: a model file names its class, and loading
-#: instantiates it from here (filled by :func:`register` as the classes are defined)
-ESTIMATORS = {}
+#: instantiates it from here (filled by :func:`register` as the classes are defined; the
+#: learner families are imported on first use, see :class:`_Registry`)
+ESTIMATORS = _Registry()
 
 
 def register(cls):

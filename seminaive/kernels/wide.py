@@ -124,12 +124,12 @@ def _add_term(mx, sm, r, yy, v):
 
 
 @njit(cache=True, inline="always")
-def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
-    """Combine sub-model scores ``acc[0, :]`` (log weight ``lwv``) into row r's running
+def _update_row(r, acc, q, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
+    """Combine sub-model scores ``acc[q, :]`` (log weight ``lwv``) into row r's running
     state: ``used``, then vote weights or the per-class log-sum-exp, and the weight total."""
     used[r] += 1
     if aggregate == AGGREGATE_VOTE:
-        win = vote_winner(acc, 0, k)
+        win = vote_winner(acc, q, k)
         if not weighted:
             sm[r, win] += 1.0
             return
@@ -146,15 +146,15 @@ def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
             sm[r, win] += e
         return
     if aggregate == AGGREGATE_POSTERIOR:
-        top = acc[0, 0]
+        top = acc[q, 0]
         for yy in range(1, k):
-            top = max(top, acc[0, yy])
+            top = max(top, acc[q, yy])
         tot = 0.0
         for yy in range(k):
-            tot += math.exp(acc[0, yy] - top)
+            tot += math.exp(acc[q, yy] - top)
         norm = top + math.log(tot)
         for yy in range(k):
-            acc[0, yy] -= norm
+            acc[q, yy] -= norm
     if weighted:
         if lwv > mw[r]:
             sw[r] = sw[r] * math.exp(mw[r] - lwv) + 1.0
@@ -162,10 +162,10 @@ def _update_row(r, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used):
         else:
             sw[r] += math.exp(lwv - mw[r])
         for yy in range(k):
-            _add_term(mx, sm, r, yy, acc[0, yy] + lwv)
+            _add_term(mx, sm, r, yy, acc[q, yy] + lwv)
     else:
         for yy in range(k):
-            _add_term(mx, sm, r, yy, acc[0, yy])
+            _add_term(mx, sm, r, yy, acc[q, yy])
 
 
 @njit(cache=True, inline="always")
@@ -201,7 +201,6 @@ def wide_block_rows(n_rows, threads):
 
 
 _NO_INDEX = np.zeros(0, dtype=np.int64)
-_NO_PENDING = np.zeros(0, dtype=np.bool_)
 
 
 def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
@@ -214,21 +213,49 @@ def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first,
     the region of parent cell ``cell`` of the j-th parent combination is
     ``ridx[cell_first[j] + cell]`` (-1: it does not qualify) rather than
     ``pm_offsets[j] // region + cell``.  ``pending`` (bool, one per row): rows in which no
-    sub-model is used are marked there and left to the caller instead of cascading."""
-    block = wide_block_rows(X.shape[0], get_num_threads())
+    sub-model is used are marked there and left to the caller instead of cascading.
+
+    The rows that cascade are scored afterwards by :func:`_cascade_rows`, a kernel of its
+    own that is compiled only when some row needs it."""
+    n_rows = X.shape[0]
+    block = wide_block_rows(n_rows, get_num_threads())
     if ridx is None:
         ridx, cell_first = _NO_INDEX, _NO_INDEX
-    if pending is None:
-        pending = _NO_PENDING
-    _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, ridx, cell_first, pending, block, out)
+    mark = np.zeros(n_rows, dtype=np.bool_) if pending is None else pending
+    _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, lw, parents,
+                         pm_offsets, att_off, region, pm, ridx, cell_first, mark, block, out)
+    if pending is not None:
+        return
+    rows = np.flatnonzero(mark)
+    if rows.size:
+        _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                      lc_offsets, sub_index, aggregate, weighted, lw, out)
 
 
 @njit(parallel=True, cache=True)
-def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                         lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                         att_off, region, pm, ridx, cell_first, pending, block, out):
+def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                  lc_offsets, sub_index, aggregate, weighted, lw, out):
+    """:func:`.scoring.cascade_row` for the ``rows`` of ``X`` in which no parent
+    combination of order n is used."""
+    a = X.shape[1]
+    widest = 0
+    for level in range(n + 1):
+        widest = max(widest, order_first[level + 1] - order_first[level])
+    for q in prange(rows.size):
+        r = rows[q]
+        x = np.empty(a, dtype=np.int64)
+        for i in range(a):
+            x[i] = X[r, i]
+        row_terms = np.empty((widest, k))
+        row_w = np.empty(widest if weighted else 0)
+        cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
+                    lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w, out[r])
+
+
+@njit(parallel=True, cache=True)
+def _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, lw, parents,
+                         pm_offsets, att_off, region, pm, ridx, cell_first, pending, block,
+                         out):
     """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
     the same results as :func:`.scoring._predict_scores` with the same arguments.
 
@@ -239,18 +266,17 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
     POSTERIOR:  out = log( sum_s w_s P_s(y | x) / W )
     VOTE:       out = log( weight of the sub-models whose argmax is y / W )
 
-    with w_s = 1 unweighted (W = number used).  Rows where none is used cascade.  Rows are
-    scored in blocks of ``block`` rows, one block per task.  With two
-    classes, four rows are summed together (eight independent addition chains, each in the
-    order of the combination-major kernel).
+    with w_s = 1 unweighted (W = number used).  Rows where none is used are marked in
+    ``pending`` (their ``out`` is left unset).  Rows are scored in blocks of ``block`` rows,
+    one block per task, and within a block in groups of four rows: with two classes, the
+    four rows are summed together (eight independent addition chains, each in the order of
+    the combination-major kernel).  Every helper appears once in the loop body: each is
+    inlined, so that the body compiles once per helper, not once per row of a group.
     """
     n_rows, a = X.shape
     n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
     compact = ridx.size > 0
-    max_parents = 0
-    for level in range(n + 1):
-        max_parents = max(max_parents, order_first[level + 1] - order_first[level])
     for b in prange(n_blocks):
         r0 = b * block
         m = min(n_rows, r0 + block) - r0
@@ -259,29 +285,31 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
         mw = np.full(m, -np.inf)  # running max of the log weights
         sw = np.zeros(m)  # scaled weight total
         used = np.zeros(m, dtype=np.int64)
-        acc = np.empty((1, k))
+        acc = np.empty((_GROUP, k))
         bases = np.empty(_GROUP, dtype=np.int64)
         lws = np.empty(_GROUP)
         for j in range(n_par):
             g = parents[j]
             base_j = pm_offsets[j]
             w_first = offsets[g] // k
-            r = 0
-            if k == 2:
-                while r + _GROUP <= m:
-                    for q in range(_GROUP):
-                        cell = _parent_cell(X, r0 + r + q, g, n, combos, sizes)
-                        if compact:
-                            reg = ridx[cell_first[j] + cell]
-                            bases[q] = max(reg, 0) * region  # region 0: read, unused
-                            lws[q] = np.nan if reg < 0 else 0.0
-                        else:
-                            bases[q] = base_j + cell * region
-                            lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
-                    if (math.isnan(lws[0]) and math.isnan(lws[1]) and math.isnan(lws[2])
-                            and math.isnan(lws[3])):
-                        r += _GROUP
-                        continue
+            for r in range(0, m, _GROUP):
+                size = min(_GROUP, m - r)
+                n_used = 0
+                for q in range(size):
+                    cell = _parent_cell(X, r0 + r + q, g, n, combos, sizes)
+                    if compact:
+                        reg = ridx[cell_first[j] + cell]
+                        bases[q] = max(reg, 0) * region  # region 0: read, unused
+                        lws[q] = np.nan if reg < 0 else 0.0
+                    else:
+                        bases[q] = base_j + cell * region
+                        lws[q] = _qualifies(pm, bases[q], weighted, lw, w_first, cell)
+                    if not math.isnan(lws[q]):
+                        n_used += 1
+                if n_used == 0:
+                    continue
+                ra = r0 + r
+                if k == 2 and size == _GROUP:
                     b0, b1, b2, b3 = bases[0], bases[1], bases[2], bases[3]
                     a00, a01 = np.float64(pm[b0]), np.float64(pm[b0 + 1])
                     a10, a11 = np.float64(pm[b1]), np.float64(pm[b1 + 1])
@@ -291,7 +319,6 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
                     b1 += 2
                     b2 += 2
                     b3 += 2
-                    ra = r0 + r
                     for i in range(a):
                         off = att_off[i]
                         i0 = b0 + off + X[ra, i] * 2
@@ -306,58 +333,30 @@ def _predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first
                         a21 += pm[np.uint64(i2 + 1)]
                         a30 += pm[np.uint64(i3)]
                         a31 += pm[np.uint64(i3 + 1)]
-                    if not math.isnan(lws[0]):
-                        acc[0, 0], acc[0, 1] = a00, a01
-                        _update_row(r, acc, lws[0], k, aggregate, weighted, mx, sm, mw, sw,
-                                    used)
-                    if not math.isnan(lws[1]):
-                        acc[0, 0], acc[0, 1] = a10, a11
-                        _update_row(r + 1, acc, lws[1], k, aggregate, weighted, mx, sm, mw,
-                                    sw, used)
-                    if not math.isnan(lws[2]):
-                        acc[0, 0], acc[0, 1] = a20, a21
-                        _update_row(r + 2, acc, lws[2], k, aggregate, weighted, mx, sm, mw,
-                                    sw, used)
-                    if not math.isnan(lws[3]):
-                        acc[0, 0], acc[0, 1] = a30, a31
-                        _update_row(r + 3, acc, lws[3], k, aggregate, weighted, mx, sm, mw,
-                                    sw, used)
-                    r += _GROUP
-            for rr in range(r, m):
-                cell = _parent_cell(X, r0 + rr, g, n, combos, sizes)
-                if compact:
-                    reg = ridx[cell_first[j] + cell]
-                    if reg < 0:
-                        continue
-                    base = reg * region
-                    lwv = 0.0
+                    acc[0, 0], acc[0, 1] = a00, a01
+                    acc[1, 0], acc[1, 1] = a10, a11
+                    acc[2, 0], acc[2, 1] = a20, a21
+                    acc[3, 0], acc[3, 1] = a30, a31
                 else:
-                    base = base_j + cell * region
-                    lwv = _qualifies(pm, base, weighted, lw, w_first, cell)
-                if math.isnan(lwv):
-                    continue
-                for yy in range(k):
-                    acc[0, yy] = pm[base + yy]
-                child = base + k
-                for i in range(a):
-                    at = child + att_off[i] + X[r0 + rr, i] * k
-                    for yy in range(k):
-                        acc[0, yy] += pm[np.uint64(at + yy)]
-                _update_row(rr, acc, lwv, k, aggregate, weighted, mx, sm, mw, sw, used)
-        row_terms = np.empty((max_parents, k))
-        row_w = np.empty(max_parents if weighted else 0)
-        x = np.empty(a, dtype=np.int64)
+                    for q in range(size):
+                        if math.isnan(lws[q]):
+                            continue
+                        base = bases[q]
+                        for yy in range(k):
+                            acc[q, yy] = pm[base + yy]
+                        child = base + k
+                        for i in range(a):
+                            at = child + att_off[i] + X[ra + q, i] * k
+                            for yy in range(k):
+                                acc[q, yy] += pm[np.uint64(at + yy)]
+                for q in range(size):
+                    if not math.isnan(lws[q]):
+                        _update_row(r + q, acc, q, lws[q], k, aggregate, weighted, mx, sm,
+                                    mw, sw, used)
         for r in range(m):
             o = out[r0 + r]
             if used[r] == 0:
-                if pending.size:
-                    pending[r0 + r] = True
-                    continue
-                for i in range(a):
-                    x[i] = X[r0 + r, i]
-                cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                            lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w,
-                            o)
+                pending[r0 + r] = True
                 continue
             if aggregate == AGGREGATE_VOTE:
                 total = sw[r] if weighted else float(used[r])
