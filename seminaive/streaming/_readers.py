@@ -216,13 +216,13 @@ class _ArrowCsvReader:
         for path in self.paths:
             _missing_file(path)
 
-    def _open(self, path, columns, block_size):
+    def _open(self, path, columns, block_size, declared=True):
         from pyarrow import csv
 
         read = csv.ReadOptions(use_threads=True, block_size=int(block_size))
         convert = csv.ConvertOptions(
-            column_types={k: v for k, v in self.types.items() if columns is None
-                          or k in columns},
+            column_types={k: v for k, v in self.types.items() if declared and (
+                columns is None or k in columns)},
             include_columns=None if columns is None else list(columns),
             strings_can_be_null=True, auto_dict_encode=True,
             auto_dict_max_cardinality=MAX_DICTIONARY_VALUES)
@@ -236,7 +236,7 @@ class _ArrowCsvReader:
 
     def _header(self, path):
         if path not in self._names:
-            reader = self._open(path, None, 1 << 16)
+            reader = self._open(path, None, 1 << 16, declared=False)
             self._names[path] = list(reader.schema.names)
             reader.close()
         return self._names[path]
