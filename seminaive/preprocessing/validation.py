@@ -129,6 +129,12 @@ def distinct_labels(y):
         codes = np.asarray(y.codes)
         seen = np.bincount(codes[codes >= 0], minlength=len(y.categories)) > 0
         return np.unique(np.asarray(y.categories)[seen])
+    y = np.asarray(y)
+    if y.dtype == object and y.ndim == 1:  # hashed once, then only the few labels sorted
+        try:
+            return np.unique(pd.unique(y))
+        except TypeError:  # unhashable labels: np.unique says what is wrong
+            pass
     return np.unique(y)
 
 
@@ -197,6 +203,13 @@ def encode_labels(y, classes):
     """
     if isinstance(y, pd.Categorical):  # each category that occurs looked up once
         return np.append(_category_indices(y, classes), -1)[np.asarray(y.codes)]
+    if isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1 and y.size > 1024:
+        try:  # each distinct label looked up once (comparing objects row by row is slow)
+            codes, uniques = pd.factorize(y)
+        except TypeError:
+            codes = None
+        if codes is not None and not (codes < 0).any():
+            return encode_labels(np.asarray(uniques, dtype=object), classes)[codes]
     try:
         idx = np.searchsorted(classes, y)
         idx = np.clip(idx, 0, len(classes) - 1)
