@@ -311,9 +311,10 @@ def _kernel_matrix(frame, cols):
     return frame.iloc[:, cols].to_numpy()
 
 
-def _arrow_strings(series):
-    """The values of an Arrow-backed string column as one pyarrow (large) string array, or
-    None for any other column."""
+def _arrow_strings(series, combine=True):
+    """The values of an Arrow-backed string column as one pyarrow (large) string array (or,
+    without ``combine``, as the chunked array it is held in), or None for any other
+    column."""
     dtype = series.dtype
     if isinstance(dtype, pd.StringDtype):
         if dtype.storage != "pyarrow":
@@ -323,10 +324,10 @@ def _arrow_strings(series):
             or pa.types.is_large_string(dtype.pyarrow_dtype))):
         return None
     arr = series.array.__arrow_array__()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return None
+    if isinstance(arr, pa.ChunkedArray) and combine:
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
 
 
@@ -379,7 +380,7 @@ def _nominal_values(series, present):
             found.update(chunk.dictionary.take(pc.unique(indices).drop_null()).to_pylist())
         found.discard(None)
         return _sorted_values(np.array(list(found), dtype=object)) if found else []
-    arr = _arrow_strings(series)
+    arr = _arrow_strings(series, combine=False)
     if arr is not None:
         if present is not None:
             arr = arr.filter(pa.array(present))
@@ -391,7 +392,8 @@ def _nominal_values(series, present):
 def _dictionary_chunks(series):
     """``(dictionary, indices)`` of every chunk of an Arrow dictionary column: the chunk's
     dictionary (a pyarrow array) and its indices as an int64 NumPy array, -1 where null."""
-    arr = series.array.__arrow_array__()
+    arr = series if isinstance(series, (pa.Array, pa.ChunkedArray)) else \
+        series.array.__arrow_array__()
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     for chunk in chunks:
         indices = chunk.indices
@@ -401,9 +403,9 @@ def _dictionary_chunks(series):
 
 
 def _dictionary_codes(series, lookup, out):
-    """Codes of an Arrow dictionary column against ``lookup`` into ``out``: each chunk's
-    dictionary is looked up once (a few values), then its indices are mapped through that
-    small table; no value is converted row by row."""
+    """Codes of an Arrow dictionary column (a Series, or a pyarrow dictionary array) against
+    ``lookup`` into ``out``: each chunk's dictionary is looked up once (a few values), then
+    its indices are mapped through that small table; no value is converted row by row."""
     start = 0
     position = None
     for dictionary, indices in _dictionary_chunks(series):
@@ -993,7 +995,14 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if _is_arrow_dictionary(series.dtype):
                 _dictionary_codes(series, lookup, codes[:, col])
                 continue
-            arr = _arrow_strings(series)
+            arr = _arrow_strings(series, combine=False)
+            if isinstance(arr, pa.ChunkedArray) and arr.num_chunks > 1:
+                # string chunks: dictionary-encoded as they are held (no copy into one
+                # array), then coded by a lookup of each dictionary
+                _dictionary_codes(pc.dictionary_encode(arr), lookup, codes[:, col])
+                continue
+            if isinstance(arr, pa.ChunkedArray):
+                arr = arr.chunk(0) if arr.num_chunks == 1 else None
             if arr is not None and (keys := self._utf8_values(col)) is not None:
                 strings[pa.types.is_large_string(arr.type)].append(
                     (_utf8_buffers(arr), keys, col))
