@@ -401,18 +401,21 @@ class A3DE(_FixedOrder):
 
     Webb et al. (2012, eq. 11 with n = 3).  Its tables grow with the fourth power of the
     number of attributes: ``max_table_bytes`` refuses a model that would not fit before
-    allocating (``AnDE(n=3, memory="select")`` draws the parents from the attributes most
-    informative about the class instead, Chen et al. 2017).  The same as ``AnDE(n=3)``.
+    allocating, and ``memory="select"`` draws the parents from the attributes most
+    informative about the class instead, so that the tables fit (Chen et al. 2017).  The
+    same as ``AnDE(n=3)`` (with the same ``memory``).
 
     Parameters
     ----------
     {engine_parameters}
     {numeric}
+    {memory}
     {dtype}
 
     Attributes
     ----------
     {fitted_attributes}
+    {memory_attributes}
 
     See Also
     --------
@@ -430,6 +433,67 @@ class A3DE(_FixedOrder):
     >>> model = A3DE().fit(X, y)
     >>> model.predict_proba(X[:2]).shape
     (2, 10)
+    >>> small = A3DE(memory="select", max_table_bytes=20_000_000).fit(X, y)
+    >>> len(small.parents_) < X.shape[1]
+    True
     """
 
     _n = 3
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "dtype",
+                                     memory=[Choices(*memory.MEMORY)])
+
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        aggregate: Literal["joint", "posterior", "vote"] = "joint",
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        memory: Literal["refuse", "select", "select_dense"] = "refuse",
+        dtype: Literal["float64", "float32"] = "float64",
+    ) -> None:
+        super().__init__(smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
+                         discretizer=discretizer, n_bins=n_bins, missing=missing,
+                         categorical_features=categorical_features,
+                         max_table_bytes=max_table_bytes, random_state=random_state,
+                         numeric=numeric, dtype=dtype)
+        self.memory = memory
+
+    @property
+    def n(self):
+        """The parent order, 3 (what ``memory="select"`` reads, as from ``AnDE``)."""
+        return self._n
+
+    def _check_params(self):
+        super()._check_params()
+        memory.check_params(self)
+
+    def _new_table(self, n_values, n_classes):
+        if memory.selecting(self):
+            return memory.new_table(self, n_values, n_classes)
+        return super()._new_table(n_values, n_classes)
+
+    def _learn_from_counts(self, source):
+        if memory.selecting(self):
+            memory.learn(self, source)
+        super()._learn_from_counts(source)
+
+    def _learned_state(self):
+        state = super()._learned_state()
+        if memory.selecting(self):
+            state.update(memory.learned_state(self))
+        return state
+
+    def _set_learned_state(self, arrays):
+        if memory.selecting(self):
+            arrays = memory.set_learned_state(self, arrays)
+        elif self.table_.parents is not None:
+            raise ValueError("a selective table (parents) needs memory='select'")
+        return super()._set_learned_state(arrays)

@@ -34,6 +34,7 @@ from .preprocessing.validation import (
     check_sample_weight,
     check_target,
     check_weight_total,
+    distinct_labels,
     encode_labels,
 )
 from .sources import ArraySource, ChunkEncoder
@@ -296,7 +297,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, frame.shape[0])
-        self.begin_fit(np.unique(y), self.make_encoder().fit(frame, y, sample_weight=w))
+        self.begin_fit(distinct_labels(y), self.make_encoder().fit(frame, y, sample_weight=w))
         codes, y_idx = self.chunk_encoder()(frame, y)
         values = self._numeric_values(frame)
         self.count_chunk(codes, y_idx, w, values)

@@ -27,7 +27,14 @@ MISSING_LABEL = "<missing>"
 
 def _is_nominal_dtype(dtype):
     return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
-            or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+            or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+            or _is_arrow_dictionary(dtype))
+
+
+def _is_arrow_dictionary(dtype):
+    """Whether ``dtype`` is an Arrow dictionary type (values not declared categories: the
+    dictionary of a chunk is whatever the reader met in it)."""
+    return isinstance(dtype, pd.ArrowDtype) and pa.types.is_dictionary(dtype.pyarrow_dtype)
 
 
 def _holds_numbers(series):
@@ -113,18 +120,23 @@ def as_frame(X, feature_names=None):
     return frame
 
 
-def _arrow_frame(table):
+def _arrow_frame(table, undeclared=()):
     """A pyarrow Table (or RecordBatch) as a DataFrame, without converting the values where
     it can be avoided: string columns stay Arrow arrays (``ArrowDtype``), dictionary columns
     become Categoricals on their indices (declared order of the dictionary), other columns
     are converted by pyarrow as ``table.to_pandas()`` does (numbers without nulls without a
-    copy; with nulls, floats with NaN)."""
+    copy; with nulls, floats with NaN).
+
+    The dictionary columns named in ``undeclared`` (string columns a reader dictionary-encoded
+    as it parsed) stay Arrow dictionary arrays: their values are then sorted, as those of a
+    string column, and coded by a lookup of each chunk's dictionary."""
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     columns = {}
     for i, col in enumerate(table.columns):
         kind = col.type
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
+                pa.types.is_dictionary(kind) and table.column_names[i] in undeclared):
             columns[i] = pd.Series(pd.arrays.ArrowExtensionArray(col), copy=False)
         elif pa.types.is_dictionary(kind) and (series := _dictionary_series(col)) is not None:
             columns[i] = series
@@ -327,9 +339,10 @@ def _kernel_matrix(frame, cols):
     return frame.iloc[:, cols].to_numpy()
 
 
-def _arrow_strings(series):
-    """The values of an Arrow-backed string column as one pyarrow (large) string array, or
-    None for any other column."""
+def _arrow_strings(series, combine=True):
+    """The values of an Arrow-backed string column as one pyarrow (large) string array (or,
+    without ``combine``, as the chunked array it is held in), or None for any other
+    column."""
     dtype = series.dtype
     if isinstance(dtype, pd.StringDtype):
         if dtype.storage != "pyarrow":
@@ -339,10 +352,10 @@ def _arrow_strings(series):
             or pa.types.is_large_string(dtype.pyarrow_dtype))):
         return None
     arr = series.array.__arrow_array__()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return None
+    if isinstance(arr, pa.ChunkedArray) and combine:
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
 
 
@@ -382,13 +395,58 @@ def _nominal_values(series, present):
     all)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
         return list(series.cat.categories)
-    arr = _arrow_strings(series)
+    if _is_arrow_dictionary(series.dtype):
+        found = set()
+        arr = series.array.__arrow_array__()
+        for chunk in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]):
+            indices = chunk.indices
+            if present is not None:
+                n = len(indices)
+                indices = indices.filter(pa.array(present[:n]))
+                present = present[n:]
+            # the values the chunk's rows hold (a dictionary may hold more)
+            found.update(chunk.dictionary.take(pc.unique(indices).drop_null()).to_pylist())
+        found.discard(None)
+        return _sorted_values(np.array(list(found), dtype=object)) if found else []
+    arr = _arrow_strings(series, combine=False)
     if arr is not None:
         if present is not None:
             arr = arr.filter(pa.array(present))
         return sorted(pc.unique(arr).drop_null().to_pylist())
     values = series.to_numpy()
     return _sorted_values(values if present is None else values[present])
+
+
+def _dictionary_chunks(series):
+    """``(dictionary, indices)`` of every chunk of an Arrow dictionary column: the chunk's
+    dictionary (a pyarrow array) and its indices as an int64 NumPy array, -1 where null."""
+    arr = series if isinstance(series, (pa.Array, pa.ChunkedArray)) else \
+        series.array.__arrow_array__()
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    for chunk in chunks:
+        indices = chunk.indices
+        if indices.null_count:
+            indices = indices.fill_null(-1)
+        yield chunk.dictionary, indices.to_numpy(zero_copy_only=False)
+
+
+def _dictionary_codes(series, lookup, out):
+    """Codes of an Arrow dictionary column (a Series, or a pyarrow dictionary array) against
+    ``lookup`` into ``out``: each chunk's dictionary is looked up once (a few values), then
+    its indices are mapped through that small table; no value is converted row by row."""
+    start = 0
+    position = None
+    for dictionary, indices in _dictionary_chunks(series):
+        values = dictionary.to_pylist()
+        if len(values) <= 1024:  # a few values: looked up in a dict
+            if position is None:
+                position = {v: i for i, v in enumerate(lookup)}
+            table = np.array([*(position.get(v, -1) for v in values), -1], dtype=np.int32)
+        else:
+            table = np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
+                              -1).astype(np.int32)  # the last entry: null
+        np.take(table, indices, out=out[start:start + indices.size])
+        start += indices.size
 
 
 def _object_codes(values, lookup):
@@ -987,7 +1045,17 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 else:
                     codes[:, col] = lookup.get_indexer(series)
                 continue
-            arr = _arrow_strings(series)
+            if _is_arrow_dictionary(series.dtype):
+                _dictionary_codes(series, lookup, codes[:, col])
+                continue
+            arr = _arrow_strings(series, combine=False)
+            if isinstance(arr, pa.ChunkedArray) and arr.num_chunks > 1:
+                # string chunks: dictionary-encoded as they are held (no copy into one
+                # array), then coded by a lookup of each dictionary
+                _dictionary_codes(pc.dictionary_encode(arr), lookup, codes[:, col])
+                continue
+            if isinstance(arr, pa.ChunkedArray):
+                arr = arr.chunk(0) if arr.num_chunks == 1 else None
             if arr is not None and (keys := self._utf8_values(col)) is not None:
                 strings[pa.types.is_large_string(arr.type)].append(
                     (_utf8_buffers(arr), keys, col))

@@ -40,6 +40,8 @@ def check_target(y, n_rows, owner="This estimator"):
     if y is None:
         raise InputError(f"{owner} requires y to be passed, but the target y is None: pass "
                          "the class labels, fit(X, y)")
+    if isinstance(y, pd.Categorical):
+        return _check_categorical_target(y, n_rows)
     if hasattr(y, "toarray") or hasattr(y, "tocsr"):
         raise InputError("y is a sparse matrix: pass the class labels as a 1-D array")
     if isinstance(y, (pd.DataFrame,)):
@@ -60,18 +62,22 @@ def check_target(y, n_rows, owner="This estimator"):
     if arr.shape[0] != n_rows:
         raise InputError(f"X has {n_rows} rows but y has {arr.shape[0]} entries "
                          "(inconsistent numbers of samples)")
-    missing = pd.isna(pd.Series(arr, dtype=object if arr.dtype.kind == "O" else None))
-    if missing.any():
-        rows = np.flatnonzero(missing.to_numpy())[:5].tolist()
-        raise InputError(f"y contains {int(missing.sum())} missing value(s) (NaN/None), "
-                         f"e.g. at rows {rows}: drop those rows or give them a class; a "
-                         "missing class cannot be learnt from")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise InputError("y contains infinity: class labels must be finite")
     if arr.dtype.kind == "c":
         raise InputError("y contains complex numbers: class labels must be discrete values")
+    # the type of the labels is decided on their distinct values (hashed once), not on every
+    # row: sorting a chunk of string labels row by row is what made this check slow
     try:
-        kind = type_of_target(arr, input_name="y")
+        distinct = pd.unique(arr) if arr.dtype.kind in "OUSfiub" else arr
+    except TypeError:  # unhashable labels: type_of_target reports them below
+        distinct = arr
+    missing = pd.isna(pd.Series(distinct, dtype=object if distinct.dtype.kind == "O" else None))
+    if missing.any():
+        _refuse_missing_labels(pd.isna(pd.Series(arr, dtype=object if arr.dtype.kind == "O"
+                                                 else None)).to_numpy())
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(distinct)):
+        raise InputError("y contains infinity: class labels must be finite")
+    try:
+        kind = type_of_target(distinct, input_name="y")
     except (TypeError, ValueError) as err:
         raise InputError(f"y cannot be used as class labels: {err}; labels must be all "
                          "strings or all numbers") from err
@@ -84,6 +90,59 @@ def check_target(y, n_rows, owner="This estimator"):
         raise InputError(f"Unknown label type: {kind}. y must hold one discrete class label "
                          "per row, all strings or all numbers")
     return arr
+
+
+def _refuse_missing_labels(missing):
+    rows = np.flatnonzero(missing)[:5].tolist()
+    raise InputError(f"y contains {int(missing.sum())} missing value(s) (NaN/None), "
+                     f"e.g. at rows {rows}: drop those rows or give them a class; a "
+                     "missing class cannot be learnt from")
+
+
+def _check_categorical_target(y, n_rows):
+    """A Categorical of labels (the route of Arrow dictionary columns): checked on its
+    categories that occur, never on the labels row by row; returned as it is."""
+    if y.shape[0] != n_rows:
+        raise InputError(f"X has {n_rows} rows but y has {y.shape[0]} entries "
+                         "(inconsistent numbers of samples)")
+    codes = np.asarray(y.codes)
+    if codes.size and codes.min() < 0:
+        _refuse_missing_labels(codes < 0)
+    distinct = distinct_labels(y)
+    check_target(distinct, distinct.shape[0])
+    return y
+
+
+def distinct_labels(y):
+    """The sorted distinct labels of ``y`` (an array, or a Categorical whose categories that
+    occur are its labels).
+
+    Parameters
+    ----------
+    y : ndarray or pandas.Categorical of shape (n_rows,)
+        Validated class labels (:func:`check_target`).
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> distinct_labels(pd.Categorical(["b", "a", "b"], categories=["b", "a", "c"])).tolist()
+    ['a', 'b']
+    """
+    if isinstance(y, pd.Categorical):
+        codes = np.asarray(y.codes)
+        seen = np.bincount(codes[codes >= 0], minlength=len(y.categories)) > 0
+        return np.unique(np.asarray(y.categories)[seen])
+    y = np.asarray(y)
+    if y.dtype == object and y.ndim == 1:  # hashed once, then only the few labels sorted
+        try:
+            return np.unique(pd.unique(y))
+        except TypeError:  # unhashable labels: np.unique says what is wrong
+            pass
+    return np.unique(y)
 
 
 def check_sample_weight(sample_weight, n_rows):
@@ -195,6 +254,15 @@ def encode_labels(y, classes):
     >>> encode_labels(np.array(["b", "a", "b"]), np.array(["a", "b"]))
     array([1, 0, 1])
     """
+    if isinstance(y, pd.Categorical):  # each category that occurs looked up once
+        return np.append(_category_indices(y, classes), -1)[np.asarray(y.codes)]
+    if isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1 and y.size > 1024:
+        try:  # each distinct label looked up once (comparing objects row by row is slow)
+            codes, uniques = pd.factorize(y)
+        except TypeError:
+            codes = None
+        if codes is not None and not (codes < 0).any():
+            return encode_labels(np.asarray(uniques, dtype=object), classes)[codes]
     try:
         idx = np.searchsorted(classes, y)
         idx = np.clip(idx, 0, len(classes) - 1)
@@ -210,3 +278,14 @@ def encode_labels(y, classes):
                          f"{classes.tolist()[:20]}; declare every class in the "
                          "first partial_fit call (classes=...)")
     return idx.astype(np.int64)
+
+
+def _category_indices(y, classes):
+    """Indices in ``classes`` of the categories of ``y`` (-1 for a category that does not
+    occur in ``y``; one that occurs must be a class)."""
+    codes = np.asarray(y.codes)
+    seen = np.bincount(codes[codes >= 0], minlength=len(y.categories)) > 0
+    lookup = np.full(len(y.categories), -1, dtype=np.int64)
+    if seen.any():
+        lookup[seen] = encode_labels(np.asarray(y.categories)[seen], classes)
+    return lookup

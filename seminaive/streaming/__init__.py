@@ -1,7 +1,9 @@
 """Fit and predict on data larger than memory: files and iterables read chunk by chunk.
 
 AnDE learns from counts that add up, so it learns in passes over chunks of the data; only the
-tables and one chunk are in memory at a time.  :func:`fit_stream` makes two passes:
+tables and one chunk are in memory at a time, unless the parsed chunks of a file fit in
+512 MiB (``KEEP_BYTES``): they are then kept from the first pass for the others, so that the
+file is parsed once.  :func:`fit_stream` makes two passes:
 
 1. **scan** -- every chunk is read once; the class labels, the value set of every nominal
    column and whether a column has missing values are collected over the *whole* data, and a
@@ -21,8 +23,12 @@ Sources
 -------
 * a Parquet file or directory (``*.parquet``, ``*.pq``; scanned with :mod:`pyarrow.dataset`
   row group by row group in batches of ``chunk_rows``, so memory also depends on the row
-  group size the file was written with), a CSV file (``*.csv``, ``*.tsv``, ``*.txt``, optionally
-  compressed; read with ``pandas.read_csv(chunksize=...)``), or a list of such paths;
+  group size the file was written with; string columns read as dictionaries), a CSV file
+  (``*.csv``, ``*.tsv``, ``*.txt``, optionally compressed; read with pyarrow, string columns
+  dictionary-encoded as they are parsed, each column's type decided once for the whole
+  file; with ``csv_options``, or zipped, read with ``pandas.read_csv(chunksize=...)``), or a
+  list of such paths.  A string column then reaches the encoder as Arrow dictionary arrays,
+  coded by a lookup of each chunk's dictionary: no Python string is made per row;
 * a DataFrame (read in slices of ``chunk_rows``), a list of DataFrames, or a callable that
   returns a fresh iterator of DataFrames at every call: all of these can be read again;
 * a one-shot iterator of DataFrames (e.g. a generator).  It can be read only once, so the

@@ -7,11 +7,14 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ..preprocessing.validation import distinct_labels
 from ..sources import ChunkedSource, OneShotSource
 from ._readers import (
     DEFAULT_SAMPLE_ROWS,
+    ColumnTypeChanged,
     _check_same_columns,
     _is_path,
+    _KeptChunks,
     _progress_bar,
     default_chunk_rows,
     open_source,
@@ -143,9 +146,12 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     if classes is not None:
         raise InputError("classes is only for one-shot iterators: a source that can be read "
                          "twice gives its classes in the first pass")
+    if getattr(reader, "paths", None) is not None:
+        reader = _KeptChunks(reader)  # the counting pass does not parse the files again
     summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
                     sample_rows, owner, progress)
     layout = summary.layout
+    _fix_types(reader)  # the types the scan decided are those the model is fitted on
     estimator.begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = StreamSource(estimator, reader, layout, chunk_rows, summary.n_rows, progress)
     for chunk in source.chunks(desc="pass 2/2: counting", values=estimator.needs_values()):
@@ -153,6 +159,12 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         del chunk
     estimator.learn_from(source)
     return estimator
+
+
+def _fix_types(reader):
+    inner = getattr(reader, "_reader", reader)
+    if hasattr(inner, "fixed"):
+        inner.fixed = True
 
 
 def _describe(source):
@@ -165,13 +177,27 @@ def _describe(source):
 
 def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,
           owner, progress):
-    """Pass 1: labels, nominal value sets, missing flags and the row sample of all chunks."""
+    """Pass 1: labels, nominal value sets, missing flags and the row sample of all chunks;
+    started again when a CSV column's type is widened by a later block (so that every chunk
+    is summarised with the type decided for the whole source)."""
+    while True:
+        try:
+            return _scan_once(estimator, reader, layout, target, features, weight,
+                              chunk_rows, sample_rows, owner, progress)
+        except ColumnTypeChanged:
+            continue
+
+
+def _scan_once(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,
+               owner, progress):
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"
     summary = None
     nominal = None
     first_row = 0
     read_columns = layout.columns if layout is not None else None
+    # a file reader's dictionaries hold only values its rows hold
+    used = bool(getattr(reader, "dictionaries_used", False))
     with _progress_bar(progress, reader.n_rows(), "pass 1/2: values and sample") as bar:
         index = -1
         # (no enumerate: it would keep the previous chunk alive while the next is read)
@@ -188,7 +214,8 @@ def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sampl
                 nominal = estimator.make_encoder().nominal_mask(X)
                 summary = ScanSummary(nominal, sample_rows, track_missing)
             part = ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
-                                        threshold=summary.threshold(), sample_weight=w)
+                                        threshold=summary.threshold(), sample_weight=w,
+                                        dictionaries_used=used)
             first_row += X.shape[0]
             bar.update(X.shape[0])
             del X, y, w
@@ -223,12 +250,13 @@ def _fit_one_shot(estimator, reader, target, features, weight, classes, owner, p
             X, y, w = layout.split(frame, where, owner, n_rows)
             del frame
             if n_rows == 0:
-                labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+                labels = distinct_labels(y) if classes is None else np.unique(
+                    np.asarray(classes))
                 if labels.size == 0:
                     raise InputError("classes is empty: list all classes that will ever appear")
             else:
                 labels = None
-                unknown = np.setdiff1d(np.unique(y), estimator.classes_)
+                unknown = np.setdiff1d(distinct_labels(y), estimator.classes_)
                 if unknown.size:
                     raise InputError(
                         f"{where} holds classes {unknown[:5].tolist()} not seen in the first "

@@ -15,6 +15,7 @@ from ._fit import (
     _describe,
 )
 from ._readers import (
+    DICTIONARY,
     _progress_bar,
     _select,
     default_chunk_rows,
@@ -46,6 +47,33 @@ def model_columns(estimator):
     """The columns a fitted model reads (its feature names), or None if it has none."""
     names = getattr(estimator, "feature_names_in_", None)
     return None if names is None else list(names)
+
+
+def _model_types(estimator, columns):
+    """The pyarrow type each column the model reads is parsed with from a CSV file (the
+    types the model was fitted on: a value of another type is refused, naming its line), or
+    None for a model without column names."""
+    import pyarrow as pa
+
+    if columns is None:
+        return None
+    encoder = estimator.encoder_
+    types = {}
+    for col, name in enumerate(columns):
+        values = [v for i, v in enumerate(encoder.categories_[col])
+                  if i != encoder.missing_code_[col]]
+        if not encoder.nominal_[col]:
+            types[name] = pa.float64()
+        elif values and all(isinstance(v, str) for v in values):
+            types[name] = DICTIONARY
+        elif values and all(isinstance(v, (bool, np.bool_)) for v in values):
+            types[name] = pa.bool_()
+        elif values and all(isinstance(v, (int, np.integer)) and not isinstance(
+                v, (bool, np.bool_)) for v in values):
+            types[name] = pa.int64()
+        elif values and all(isinstance(v, (int, float, np.number)) for v in values):
+            types[name] = pa.float64()
+    return types
 
 
 def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_options=None,
@@ -99,8 +127,8 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     check_is_fitted(estimator, "table_")
     if out is None:
         raise InputError("out is required: the path of the Parquet file to write")
-    reader = open_source(source, csv_options)
     columns = model_columns(estimator)
+    reader = open_source(source, csv_options, column_types=_model_types(estimator, columns))
     file_columns = reader.columns()
     if file_columns is not None and columns is not None:
         missing = [c for c in columns if c not in file_columns]

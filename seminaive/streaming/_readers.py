@@ -1,11 +1,26 @@
 """Readers: a source (files, DataFrames, iterables) as a sequence of DataFrame chunks, one
-materialised at a time, and the constants of chunking."""
+materialised at a time, and the constants of chunking.
+
+Files are read with pyarrow and stay in Arrow: CSV files with pyarrow's block reader, which
+dictionary-encodes string columns as it parses; Parquet files with their string columns read
+as dictionaries, as they are stored.  A chunk's string column is then an Arrow dictionary
+array (its values coded through a lookup of the chunk's dictionary, never row by row).
+
+The type of every CSV column is decided once for the whole source: by the first block of the
+first file, widened (integers to floats, numbers to strings) when a later block holds a value
+the type cannot hold, in which case the reader says so (:class:`ColumnTypeChanged`) and the
+pass that was reading starts again with the wider type.  A reader whose types are fixed (a
+declared schema, or the types a model was fitted on) refuses such a value with an
+:class:`~seminaive.exceptions.InputError` naming the column and the line.
+"""
 
 import os
+import re
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from ..exceptions import InputError
 from ..preprocessing.encoder import _arrow_frame
@@ -18,6 +33,15 @@ DEFAULT_CHUNK_CELLS = 1 << 23
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zip", ".xz", ".zst")
+#: compressions pyarrow reads (a ``.zip`` file is read with pandas)
+ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
+#: parsed chunks of a file source are kept in memory for the passes after the first while
+#: they take at most this many bytes (a 1,000,000 x 20 string table takes about 90 MB)
+KEEP_BYTES = 1 << 29
+#: a CSV string column with more distinct values in a block is kept as plain strings
+MAX_DICTIONARY_VALUES = 1 << 12
+#: the type of a string column read from a CSV file
+DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
 
 def default_chunk_rows(n_columns):
@@ -62,21 +86,31 @@ def _missing_file(path):
 
 
 class _ParquetReader:
-    """Parquet files or directories, scanned with :mod:`pyarrow.dataset` in batches."""
+    """Parquet files or directories, scanned with :mod:`pyarrow.dataset` in batches; string
+    columns are read as dictionaries (as Parquet stores them), and stay in Arrow."""
 
     reiterable = True
+    #: every value of a chunk's dictionary occurs in the file (Parquet's dictionary pages)
+    dictionaries_used = True
 
     def __init__(self, paths):
-        import pyarrow as pa
         import pyarrow.dataset as ds
 
         self.paths = [os.fspath(p) for p in paths]
         self._scan_options = ds.ParquetFragmentScanOptions(pre_buffer=False)
         self._datasets = []
+        self._undeclared = set()
         for path in self.paths:
             _missing_file(path)
             try:
                 dataset = ds.dataset(path, format="parquet")
+                strings = [f.name for f in dataset.schema
+                           if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+                if strings:
+                    # read as dictionaries: their values coded by a lookup per chunk
+                    self._undeclared.update(strings)
+                    dataset = ds.dataset(path, format=ds.ParquetFileFormat(
+                        read_options=ds.ParquetReadOptions(dictionary_columns=strings)))
             except (pa.ArrowException, OSError) as err:
                 raise InputError(f"{path!r} could not be read as Parquet: {err}") from err
             self._datasets.append(dataset)
@@ -107,14 +141,264 @@ class _ParquetReader:
                         if batch.num_rows == 0:
                             continue
                         # as to_pandas() types the columns, strings left in Arrow
-                        frame = _arrow_frame(batch)
+                        frame = _arrow_frame(batch, self._undeclared)
                         del batch
                         yield frame, path
                         del frame
 
 
+class ColumnTypeChanged(Exception):  # noqa: N818 - a signal to restart a pass, not an error
+    """A CSV column's type was widened: the pass that was reading must start again."""
+
+
+def _arrow_error_column(err, names):
+    """The column a pyarrow CSV conversion error names (None if it names none)."""
+    match = re.search(r"CSV column #(\d+)", str(err))
+    if match is None or int(match.group(1)) >= len(names):
+        return None
+    return names[int(match.group(1))]
+
+
+def _invalid_value(err):
+    match = re.search(r"invalid value '(.*)'", str(err))
+    return None if match is None else match.group(1)
+
+
+def _settled_type(kind):
+    """The type a CSV column inferred as ``kind`` is declared with (None: kept as it is)."""
+    if pa.types.is_null(kind):
+        return pa.float64()  # no value yet: numbers with NaN, as pandas reads it
+    if (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or pa.types.is_dictionary(kind)):
+        return kind
+    return DICTIONARY  # dates and times: kept as the strings pandas would read
+
+
+def _wider_type(kind, value):
+    """The type a column of type ``kind`` takes to hold ``value`` as well, or None."""
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or \
+            pa.types.is_dictionary(kind):
+        return None
+    if value is not None and (pa.types.is_integer(kind) or pa.types.is_null(kind)
+                              or pa.types.is_floating(kind)):
+        try:
+            float(value)
+        except ValueError:
+            return DICTIONARY
+        return None if pa.types.is_floating(kind) else pa.float64()
+    return DICTIONARY
+
+
+class _ArrowCsvReader:
+    """CSV files read with pyarrow's block reader; string columns dictionary-encoded as they
+    are parsed, every column's type decided once for all files (see the module's text).
+
+    Parameters
+    ----------
+    paths : list of str
+    column_types : dict, optional
+        Declared pyarrow types of columns.
+    fixed : bool, default=False
+        The declared types are final: a value they cannot hold is an InputError (naming the
+        column and the line) instead of a widening.
+    """
+
+    reiterable = True
+    #: every value of a chunk's dictionary occurs in the file (built by the parser)
+    dictionaries_used = True
+
+    def __init__(self, paths, column_types=None, fixed=False):
+        self.paths = [os.fspath(p) for p in paths]
+        self.types = dict(column_types or {})
+        self.fixed = bool(fixed)
+        self._names = {}
+        for path in self.paths:
+            _missing_file(path)
+
+    def _open(self, path, columns, block_size, declared=True):
+        from pyarrow import csv
+
+        read = csv.ReadOptions(use_threads=True, block_size=int(block_size))
+        convert = csv.ConvertOptions(
+            column_types={k: v for k, v in self.types.items() if declared and (
+                columns is None or k in columns)},
+            include_columns=None if columns is None else list(columns),
+            strings_can_be_null=True, auto_dict_encode=True,
+            auto_dict_max_cardinality=MAX_DICTIONARY_VALUES)
+        try:
+            return csv.open_csv(path, read_options=read, convert_options=convert)
+        except pa.ArrowInvalid as err:
+            self._refuse_or_widen(err, path, 0)
+            raise InputError(f"{path!r} could not be read as CSV: {err}") from err
+        except (pa.ArrowException, OSError) as err:
+            raise InputError(f"{path!r} could not be read as CSV: {err}") from err
+
+    def _header(self, path):
+        if path not in self._names:
+            reader = self._open(path, None, 1 << 16, declared=False)
+            self._names[path] = list(reader.schema.names)
+            reader.close()
+        return self._names[path]
+
+    def columns(self):
+        first = self._header(self.paths[0])
+        for path in self.paths[1:]:
+            _check_same_columns(first, self._header(path), path, self.paths[0])
+        return first
+
+    def n_rows(self):
+        return None
+
+    def _block_size(self, chunk_rows):
+        """Bytes per block for about ``chunk_rows`` rows (from the first lines' length)."""
+        try:
+            with _open_text(self.paths[0]) as handle:
+                head = handle.read(1 << 16)
+        except OSError:
+            head = b""
+        lines = head.count(b"\n")
+        per_row = len(head) / lines if lines > 1 else 64
+        return int(min(1 << 26, max(1 << 16, chunk_rows * per_row)))
+
+    def _read_whole(self, path, columns):
+        """The whole file as one table (pyarrow's multithreaded reader, which infers every
+        column's type from all its values), or None when the file is too large to hold."""
+        from pyarrow import csv
+
+        if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
+            return None
+        size = os.path.getsize(path)
+        if size > KEEP_BYTES // 2:
+            return None
+        read = csv.ReadOptions(use_threads=True, block_size=int(
+            min(1 << 26, max(1 << 20, size // (4 * (os.cpu_count() or 1))))))
+        convert = csv.ConvertOptions(
+            column_types={k: v for k, v in self.types.items() if columns is None
+                          or k in columns},
+            include_columns=None if columns is None else list(columns),
+            strings_can_be_null=True, auto_dict_encode=True,
+            auto_dict_max_cardinality=MAX_DICTIONARY_VALUES)
+        try:
+            return csv.read_csv(path, read_options=read, convert_options=convert)
+        except pa.ArrowInvalid as err:
+            self._refuse_or_widen(err, path, 0)
+            raise InputError(f"{path!r} could not be read as CSV: {err}") from err
+        except (pa.ArrowException, OSError) as err:
+            raise InputError(f"{path!r} could not be read as CSV: {err}") from err
+
+    def frames(self, columns, chunk_rows):
+        chunk_rows = int(chunk_rows) if chunk_rows else 1 << 16
+        block_size = None
+        for path in self.paths:
+            table = self._read_whole(path, columns)
+            if table is not None:
+                settle = {f.name: _settled_type(f.type) for f in table.schema
+                          if f.name not in self.types}
+                self.types.update(settle)
+                changed = [n for n in settle if settle[n] != table.schema.field(n).type]
+                if changed:
+                    table = table.cast(pa.schema([
+                        pa.field(f.name, settle.get(f.name, f.type)) for f in table.schema]))
+                undeclared = {f.name for f in table.schema if pa.types.is_dictionary(f.type)}
+                for start in range(0, table.num_rows, chunk_rows):
+                    frame = _arrow_frame(table.slice(start, chunk_rows), undeclared)
+                    yield frame, path
+                    del frame
+                del table
+                continue
+            if block_size is None:
+                block_size = self._block_size(chunk_rows)
+            reader = self._open(path, columns, block_size)
+            settle = {f.name: _settled_type(f.type) for f in reader.schema
+                      if f.name not in self.types}
+            if settle:  # the first block decides the types the others are read with
+                self.types.update(settle)
+                if any(settle[name] != reader.schema.field(name).type for name in settle):
+                    reader.close()
+                    reader = self._open(path, columns, block_size)
+            undeclared = {f.name for f in reader.schema if pa.types.is_dictionary(f.type)}
+            first_row = 0
+            with reader:
+                while True:
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                    except pa.ArrowInvalid as err:
+                        self._refuse_or_widen(err, path, first_row)
+                        raise InputError(f"{path!r} could not be read as CSV after row "
+                                         f"{first_row}: {err}") from err
+                    for start in range(0, batch.num_rows, chunk_rows):
+                        part = batch.slice(start, chunk_rows)
+                        frame = _arrow_frame(part, undeclared)
+                        del part
+                        yield frame, path
+                        del frame
+                    first_row += batch.num_rows
+                    del batch
+
+    def _refuse_or_widen(self, err, path, first_row):
+        """Widen the column a conversion error names and raise :class:`ColumnTypeChanged`,
+        or (types fixed) raise an InputError naming the column and the line."""
+        if "Empty CSV file" in str(err):
+            raise InputError(f"{path!r} is empty: no header and no rows") from err
+        name = _arrow_error_column(err, self._names.get(path, ()))
+        if name is None:
+            return
+        kind = self.types.get(name)
+        value = _invalid_value(err)
+        wider = None if kind is None or self.fixed else _wider_type(kind, value)
+        if wider is not None:
+            self.types[name] = wider
+            raise ColumnTypeChanged(name)
+        line = self._line_of(path, name, kind, first_row)
+        where = f"line {line}" if line is not None else f"a line after row {first_row}"
+        raise InputError(
+            f"{path!r}, column {name!r}, {where}: the value {value!r} is not a {kind} as the "
+            f"column's other values are (its type was decided "
+            f"{'by the model or the declared types' if self.fixed else 'from the whole file'}"
+            "): correct the value, or read the column as strings") from err
+
+    def _line_of(self, path, name, kind, first_row):
+        """The line (1 = the header) of the first value of column ``name`` that is not a
+        ``kind``, or None."""
+        from pyarrow import compute as pc
+        from pyarrow import csv
+
+        if kind is None:
+            return None
+        reader = csv.open_csv(path, convert_options=csv.ConvertOptions(
+            include_columns=[name], column_types={name: pa.string()},
+            strings_can_be_null=True))
+        row = 0
+        for batch in reader:
+            values = batch.column(0)
+            for i in range(0, len(values), 4096):
+                part = values.slice(i, 4096)
+                try:
+                    pc.cast(part, kind.value_type if pa.types.is_dictionary(kind) else kind)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    for j, v in enumerate(part.to_pylist()):
+                        try:
+                            pc.cast(pa.array([v], pa.string()), kind)
+                        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                            return row + i + j + 2
+            row += len(values)
+        return None
+
+
+def _open_text(path):
+    """The file's bytes (decompressed for the compressions pyarrow reads)."""
+    if Path(path).suffix.lower() in ARROW_COMPRESSIONS:
+        return pa.CompressedInputStream(pa.OSFile(os.fspath(path)),
+                                        pa.Codec.detect(os.fspath(path)).name)
+    return open(path, "rb")
+
+
 class _CsvReader:
-    """CSV files, read with ``pandas.read_csv(chunksize=...)``.
+    """CSV files with ``csv_options`` (keyword arguments of ``pandas.read_csv``) or zipped,
+    read with ``pandas.read_csv(chunksize=...)``.
 
     Types are inferred chunk by chunk; pass ``csv_options={"dtype": {...}}`` to fix them.
     """
@@ -216,8 +500,9 @@ def _is_path(obj):
     return isinstance(obj, (str, os.PathLike))
 
 
-def open_source(source, csv_options=None):
-    """A reader over ``source`` (path, list of paths, DataFrame(s), callable or iterator)."""
+def open_source(source, csv_options=None, column_types=None):
+    """A reader over ``source`` (path, list of paths, DataFrame(s), callable or iterator);
+    ``column_types`` (pyarrow types by column name) are final for a CSV file."""
     if _is_path(source):
         paths = [source]
     elif isinstance(source, (list, tuple)) and source and all(_is_path(p) for p in source):
@@ -240,7 +525,51 @@ def open_source(source, csv_options=None):
         if csv_options:
             raise InputError("csv_options are for CSV files; the source is Parquet")
         return _ParquetReader(paths)
-    return _CsvReader(paths, csv_options)
+    if csv_options or any(Path(p).suffix.lower() in COMPRESSION_SUFFIXES
+                          and Path(p).suffix.lower() not in ARROW_COMPRESSIONS for p in paths):
+        return _CsvReader(paths, csv_options)
+    return _ArrowCsvReader(paths, column_types, fixed=column_types is not None)
+
+
+class _KeptChunks:
+    """A file reader whose chunks are kept in memory, while they take at most ``budget``
+    bytes, by the first pass that reads them all: the passes after it do not parse the
+    files again."""
+
+    reiterable = True
+
+    def __init__(self, reader, budget=KEEP_BYTES):
+        self._reader = reader
+        self.paths = reader.paths
+        self.budget = int(budget)
+        self._kept = None  # (columns, chunk_rows, [(frame, where), ...]) of a complete pass
+        self.dictionaries_used = getattr(reader, "dictionaries_used", False)
+
+    def columns(self):
+        return self._reader.columns()
+
+    def n_rows(self):
+        if self._kept is not None:
+            return int(sum(frame.shape[0] for frame, _ in self._kept[2]))
+        return self._reader.n_rows()
+
+    def frames(self, columns, chunk_rows):
+        key = (None if columns is None else list(columns), chunk_rows)
+        if self._kept is not None and self._kept[:2] == key:
+            yield from self._kept[2]
+            return
+        kept, size = [], 0
+        for frame, where in self._reader.frames(columns, chunk_rows):
+            if kept is not None:
+                size += int(frame.memory_usage(index=False).sum())
+                if size <= self.budget:
+                    kept.append((frame, where))
+                else:
+                    kept = None
+            yield frame, where
+            del frame
+        if kept is not None:
+            self._kept = (*key, kept)
 
 
 def _check_same_columns(expected, got, where, first_where):

@@ -5,10 +5,12 @@
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..exceptions import InputError
-from ..preprocessing.encoder import _nominal_values, _sorted_values
-from ..preprocessing.validation import check_sample_weight, check_target
+from ..preprocessing.encoder import _is_arrow_dictionary, _nominal_values, _sorted_values
+from ..preprocessing.validation import check_sample_weight, check_target, distinct_labels
 from ._readers import (
     _select,
 )
@@ -63,7 +65,7 @@ class _Layout:
         X = frame.iloc[:, :n_features]
         rows = "" if first_row is None else f" (rows from {first_row})"
         try:
-            y = check_target(frame.iloc[:, n_features].to_numpy(), frame.shape[0], owner)
+            y = check_target(_target_values(frame.iloc[:, n_features]), frame.shape[0], owner)
         except InputError as err:
             raise InputError(f"{where}{rows}, target column {self.target!r}: {err}") from err
         w = None
@@ -74,6 +76,41 @@ class _Layout:
                 raise InputError(f"{where}{rows}, sample_weight column {self.weight!r}: "
                                  f"{err}") from err
         return X, y, w
+
+
+def _dictionary_values(series):
+    """The values of the dictionaries of an Arrow dictionary column (nulls left out)."""
+    arr = series.array.__arrow_array__()
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    values = {}
+    for chunk in chunks:
+        values.update(dict.fromkeys(chunk.dictionary.to_pylist()))
+    values.pop(None, None)
+    return list(values)
+
+
+def _target_values(series):
+    """The class labels of a chunk: an Arrow string or dictionary column as a Categorical on
+    its dictionary (its labels are then checked, listed and coded on the dictionary's few
+    values, never converted row by row), any other column as a NumPy array."""
+    dtype = series.dtype
+    arrow = _is_arrow_dictionary(dtype) or (isinstance(dtype, pd.ArrowDtype) and (
+        pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(
+            dtype.pyarrow_dtype)))
+    if not arrow:
+        return series.to_numpy()
+    arr = series.array.__arrow_array__()
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr)
+    arr = arr.unify_dictionaries().combine_chunks() if isinstance(
+        arr, pa.ChunkedArray) else arr
+    dictionary = arr.dictionary
+    if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
+        return series.to_numpy()
+    indices = arr.indices.fill_null(-1) if arr.indices.null_count else arr.indices
+    return pd.Categorical.from_codes(
+        indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False),
+        categories=pd.Index(dictionary.to_pylist(), dtype=object), validate=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,21 +179,26 @@ class ScanSummary:
 
     @classmethod
     def of_chunk(cls, X, y, chunk_index, seed, nominal, sample_rows, track_missing,
-                 threshold=np.inf, sample_weight=None):
+                 threshold=np.inf, sample_weight=None, dictionaries_used=False):
         """Summary of one chunk (``X`` a DataFrame of features, ``y`` validated labels,
         ``sample_weight`` validated row weights or None).
 
         Rows whose random key is not below ``threshold`` (the largest key a summary already
-        full keeps) are not copied into the sample.
+        full keeps) are not copied into the sample.  With ``dictionaries_used`` (a file
+        reader's chunks), every value of an Arrow dictionary column's dictionary occurs in
+        the source: its values are taken from the dictionaries, the rows are not read.
         """
         summary = cls(nominal, sample_rows, track_missing)
         n = X.shape[0]
         summary.n_rows = n
-        summary.labels = np.unique(y)
+        summary.labels = distinct_labels(y)
         for col in np.flatnonzero(summary.nominal):
             series = X.iloc[:, col]
             if isinstance(series.dtype, pd.CategoricalDtype):
                 values = list(series.cat.categories)
+            elif dictionaries_used and _is_arrow_dictionary(series.dtype):
+                summary.categorical[col] = False
+                values = _dictionary_values(series)
             else:
                 summary.categorical[col] = False
                 values = _nominal_values(series, None)
@@ -170,7 +212,7 @@ class ScanSummary:
             rows = rows[np.argpartition(keys[rows], capacity - 1)[:capacity]]
             rows.sort()
         summary.sample = X.iloc[rows].reset_index(drop=True)
-        summary.sample_y = np.asarray(y)[rows]
+        summary.sample_y = np.asarray(y[rows])
         if sample_weight is not None:
             summary.sample_w = np.asarray(sample_weight, dtype=np.float64)[rows]
         summary.sample_keys = keys[rows]

@@ -162,13 +162,22 @@ def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="th
                                     occupied=occupied)
     if max_table_bytes is not None and estimate["total"] > max_table_bytes:
         a = len(n_values)
+        select = ""
+        if parents is None and occupied is None and 3 <= max_order <= a:
+            # AnDE of n >= 2: memory="select" keeps the tables of A(n-1)DE and the parents
+            # most informative about the class that fit
+            lower = estimate_table_bytes(n_values, n_classes, max_order, parents=[])["total"]
+            if lower <= max_table_bytes:
+                select = ("To fit it in the budget, pass memory=\"select\" (AnDE, A3DE): the "
+                          "parents are drawn from the attributes most informative about the "
+                          "class, within max_table_bytes. Otherwise use")
         raise TableTooLargeError(
             f"The frequency tables of {what} would need {_format_bytes(estimate['total'])} "
             f"({a} attributes, {n_classes} classes, combinations of up to {max_order} "
             f"attributes, mean {np.mean(n_values):.1f} values per attribute), more than "
-            f"max_table_bytes={_format_bytes(max_table_bytes)}. Use a smaller n, select "
-            f"fewer attributes, discretise into fewer bins, or raise max_table_bytes if the "
-            f"machine has the memory."
+            f"max_table_bytes={_format_bytes(max_table_bytes)}. {select or 'Use'} a smaller "
+            f"n, select fewer attributes, discretise into fewer bins, or raise "
+            f"max_table_bytes if the machine has the memory."
         )
     return estimate
 

@@ -1,0 +1,178 @@
+"""Files read through Arrow: column types decided once for the whole file, string columns
+coded through their dictionaries, one parse of a file that fits in memory."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pytest
+
+import seminaive.streaming._readers as readers
+from seminaive import AODE, TAN, NaiveBayes
+from seminaive.exceptions import InputError
+from seminaive.preprocessing.validation import check_target, distinct_labels, encode_labels
+
+
+def _codes_file(path, letters_first, n=30_000):
+    """A CSV whose column ``code`` holds letters only in its first rows (or only in its last
+    rows) and zero-padded digits elsewhere."""
+    rng = np.random.default_rng(1)
+    codes = rng.choice(["01", "02", "03"], n).astype(object)
+    where = slice(0, 5) if letters_first else slice(n - 5, n)
+    codes[where] = "A3"
+    other = rng.choice(["x", "y"], n)
+    label = np.where((codes == "01") | (other == "x"), "yes", "no")
+    pd.DataFrame({"code": codes, "other": other, "label": label}).to_csv(path, index=False)
+    return pd.read_csv(path)
+
+
+@pytest.mark.parametrize("letters_first", [True, False])
+@pytest.mark.parametrize("whole_file", [True, False])
+def test_column_type_does_not_depend_on_the_chunk_size(tmp_path, monkeypatch, letters_first,
+                                                        whole_file):
+    path = tmp_path / "codes.csv"
+    frame = _codes_file(path, letters_first)
+    if not whole_file:  # block by block: the first block decides, a later one widens
+        monkeypatch.setattr(readers, "KEEP_BYTES", 0)
+    X, y = frame.drop(columns="label"), frame["label"]
+    ref = AODE().fit(X, y)
+    assert ref.encoder_.categories_[0] == ["01", "02", "03", "A3"]
+    for chunk_rows in (1000, 100_000):
+        model = AODE().fit_stream(path, "label", chunk_rows=chunk_rows)
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+
+
+@pytest.mark.parametrize("whole_file", [True, False])
+def test_integers_then_floats_read_as_numbers(tmp_path, monkeypatch, whole_file):
+    if not whole_file:
+        monkeypatch.setattr(readers, "KEEP_BYTES", 0)
+    rng = np.random.default_rng(2)
+    n = 40_000
+    values = rng.integers(0, 50, n).astype(object)
+    values[-1] = "17.5"
+    y = np.where(rng.random(n) < 0.5, "a", "b")
+    path = tmp_path / "numbers.csv"
+    pd.DataFrame({"v": values, "label": y}).to_csv(path, index=False)
+    frame = pd.read_csv(path)
+    assert frame["v"].dtype == np.float64
+    ref = NaiveBayes().fit(frame[["v"]], frame["label"])
+    model = NaiveBayes().fit_stream(path, "label", chunk_rows=500, sample_rows=None)
+    assert model.encoder_.cut_points()[0].tolist() == ref.encoder_.cut_points()[0].tolist()
+    np.testing.assert_array_equal(model.predict_proba(frame[["v"]]),
+                                  ref.predict_proba(frame[["v"]]))
+
+
+def test_predict_stream_refuses_a_value_of_another_type(tmp_path):
+    rng = np.random.default_rng(3)
+    train = pd.DataFrame({"size": rng.normal(size=300), "colour": rng.choice(["r", "g"], 300),
+                          "label": rng.choice(["a", "b"], 300)})
+    model = NaiveBayes().fit(train[["size", "colour"]], train["label"])
+    test = train[["size", "colour"]].astype(object)
+    test.loc[41, "size"] = "oops"
+    path = tmp_path / "test.csv"
+    test.to_csv(path, index=False)
+    with pytest.raises(InputError, match=r"column 'size', line 43.*'oops'"):
+        model.predict_stream(path, tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_predict_stream_reads_digits_as_the_strings_the_model_learnt(tmp_path):
+    path = tmp_path / "codes.csv"
+    frame = _codes_file(path, letters_first=True)
+    model = AODE().fit_stream(path, "label")
+    digits = frame.drop(columns="label").iloc[100:]
+    assert "A3" not in set(digits["code"])
+    test = tmp_path / "digits.csv"
+    digits.to_csv(test, index=False)
+    out = tmp_path / "pred.parquet"
+    model.predict_stream(test, out)
+    expected = model.predict_proba(digits)
+    got = pd.read_parquet(out)[[f"proba_{c}" for c in model.classes_]].to_numpy()
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_file_that_fits_is_parsed_once(tmp_path, monkeypatch):
+    """The scan keeps the parsed chunks: a learner's counting pass and extra passes do not
+    parse the file again."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    frame = pd.DataFrame({f"a{j}": rng.choice(["v0", "v1", "v2"], n) for j in range(4)})
+    frame["label"] = np.where(frame["a0"] == "v1", "c1", "c0")
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    calls = []
+    read_csv = pa_csv.read_csv
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return read_csv(*args, **kwargs)
+
+    monkeypatch.setattr(pa_csv, "read_csv", counting)
+    X, y = frame.drop(columns="label"), frame["label"]
+    for cls in (NaiveBayes, TAN):
+        calls.clear()
+        model = cls().fit_stream(path, "label", chunk_rows=700)
+        assert len(calls) == 1
+        np.testing.assert_array_equal(model.predict_proba(X), cls().fit(X, y).predict_proba(X))
+
+
+def test_parquet_strings_coded_through_dictionaries(tmp_path):
+    """String columns of a Parquet file (read as dictionaries) and a declared Categorical
+    column (its declared order kept) give fit's model, whatever the chunk size."""
+    rng = np.random.default_rng(5)
+    n = 5000
+    frame = pd.DataFrame({"s": rng.choice(["b", "a", None, "c"], n),
+                          "t": pd.Categorical(rng.choice(["lo", "hi"], n),
+                                              categories=["lo", "hi", "mid"]),
+                          "label": rng.choice(["yes", "no", "maybe"], n)})
+    path = tmp_path / "data.parquet"
+    frame.to_parquet(path, row_group_size=1700)
+    X, y = frame.drop(columns="label"), frame["label"]
+    ref = AODE().fit(X, y)
+    for chunk_rows in (333, 10_000):
+        model = AODE().fit_stream(path, "label", chunk_rows=chunk_rows)
+        assert model.encoder_.categories_ == [["a", "b", "c"], ["lo", "hi", "mid"]]
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_array_equal(model.classes_, ref.classes_)
+        np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+
+
+def test_categorical_labels_checked_on_their_categories():
+    y = pd.Categorical(["b", "a", "b"], categories=["c", "b", "a"])
+    assert check_target(y, 3) is y
+    assert distinct_labels(y).tolist() == ["a", "b"]
+    assert encode_labels(y, np.array(["a", "b", "c"])).tolist() == [1, 0, 1]
+    with pytest.raises(InputError, match="missing value"):
+        check_target(pd.Categorical(["a", None]), 2)
+    with pytest.raises(InputError, match="continuous"):
+        check_target(pd.Categorical([0.5, 1.5]), 2)
+    with pytest.raises(InputError, match=r"classes \['z'\]"):
+        encode_labels(pd.Categorical(["a", "z"]), np.array(["a", "b"]))
+
+
+def test_labels_checked_on_distinct_values():
+    """The type of the labels is decided on their distinct values: as before, floats that
+    are not integers, mixed strings and numbers and missing labels are refused."""
+    assert check_target(np.array(["b", "a"] * 5, dtype=object), 10).shape == (10,)
+    with pytest.raises(InputError, match="continuous"):
+        check_target(np.array([0.0, 0.5, 1.0]), 3)
+    with pytest.raises(InputError, match="all strings or all numbers"):
+        check_target(np.array(["a", 1], dtype=object), 2)
+    with pytest.raises(InputError, match=r"e.g. at rows \[2\]"):
+        check_target(np.array(["a", "b", None], dtype=object), 3)
+    with pytest.raises(InputError, match="infinity"):
+        check_target(np.array([1.0, np.inf]), 2)
+
+
+def test_arrow_table_target_streamed(tmp_path):
+    """A dictionary target whose dictionary holds a value no row holds: not a class."""
+    labels = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0, 1] * 50, pa.int32()),
+                                            pa.array(["no", "yes", "never"]))
+    table = pa.table({"x": pa.array(["p", "q", "q", "p"] * 50), "label": labels})
+    path = tmp_path / "t.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path)
+    model = NaiveBayes().fit_stream(path, "label")
+    assert model.classes_.tolist() == ["no", "yes"]
