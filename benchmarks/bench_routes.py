@@ -30,7 +30,6 @@ from _sections import (  # noqa: E402
     export_library,
     parse_or_serve,
     run_library,
-    table_lines,
     write_table_section,
 )
 
@@ -141,7 +140,7 @@ def main():
         "| learner | route | reference s | this tree s | ratio |",
         "|---|---|---:|---:|---:|",
     ]
-    write_table_section(args.out, MARKS, lines, table_lines(rows))
+    write_table_section(args.out, MARKS, lines, rows)
     for row in rows:
         print(" | ".join(str(v) for v in row))
 
