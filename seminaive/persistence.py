@@ -19,7 +19,9 @@ only matters for refitting).
 import json
 import math
 import numbers
+import os
 import re
+import stat
 import struct
 import zipfile
 
@@ -313,6 +315,16 @@ def _read_arrays(path, max_bytes=None):
     """The header (parsed and checked) and every array of the archive, each member checked
     against the whitelist and its declared size before it is decompressed; any failure to
     read them is a ModelFileError."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ModelFileError(f"a model file is read from a path, not a {type(path).__name__}")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # (np.load gives the error of a missing or unreadable path)
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a FIFO or a device: the archive is read more than once, so it would hang
+        raise ModelFileError(f"{os.fspath(path)} is not a regular file (a FIFO, a device or a "
+                             "socket): copy the model to a file and load that")
     try:
         archive = np.load(path, allow_pickle=False)
     except (FileNotFoundError, IsADirectoryError, PermissionError):

@@ -67,6 +67,10 @@ def _file_format(path):
     p = Path(path)
     if p.is_dir():
         return "parquet"
+    if p.exists() and not p.is_file():
+        # a FIFO or a device: a fit reads its file more than once, so it would hang
+        raise InputError(f"{os.fspath(path)} is not a regular file (a FIFO, a device or a "
+                         "socket): the data is read more than once, so copy it to a file first")
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] in COMPRESSION_SUFFIXES:
         suffixes = suffixes[:-1]
