@@ -25,6 +25,7 @@ from .. import statistics
 from ..kernels import counting as counting_kernels
 from ..kernels import gaussian as gaussian_kernels
 from ..kernels import losses as loss_kernels
+from ..kernels.smoothing import Smoothing
 from . import _kernels as kernels
 
 
@@ -155,7 +156,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     a = table.n_attributes
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
-    laplace = smoothing == "laplace"
+    laplace = Smoothing.from_params(smoothing, m).laplace
     kind = loss_kernels.LOSSES[loss]
     gl, needs = _gaussian_context(table, gaussian)
     # without Gaussian children: the linear-space kernel, which reads no log tables
@@ -212,7 +213,7 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     """
     gl, needs = _gaussian_context(table, gaussian)
     ctx = _CountContext(table, 2, smoothing, m, min_count)
-    laplace = smoothing == "laplace"
+    laplace = Smoothing.from_params(smoothing, m).laplace
     kind = loss_kernels.LOSSES[loss]
     cand_attr = np.array([c[0] for c in candidates], dtype=np.int64)
     cand_parent = np.array([c[1] for c in candidates], dtype=np.bool_)
