@@ -101,7 +101,8 @@ def main():
         f"`python benchmarks/bench_numeric.py --seeds {args.seeds}`: {TRAIN_ROWS} training "
         f"rows (half of a smaller set) drawn at random (stratified, seeds "
         f"0..{args.seeds - 1}), up to {TEST_ROWS} of the other rows to test; mean log loss "
-        "over the seeds.  Ratios below 1: (`numeric=\"gaussian\", density=\"student\"`) do better.",
+        "over the seeds.  Ratios below 1: the Student-t children "
+        "(`numeric=\"gaussian\", density=\"student\"`) do better.",
         "",
         *[f"- {s}" for s in summary],
         "",

@@ -251,3 +251,15 @@ def test_hls_is_refused_where_hdp_is(chess):
         AODE(smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
     with pytest.raises(ValueError, match="smoothing='hls' is not available"):
         AnDE(n="auto", smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
+
+
+def test_eskdb_members_take_hls(chess, tmp_path):
+    from seminaive import ESKDB
+
+    X, y = chess
+    model = ESKDB(n_estimators=2, k=2, smoothing="hls", random_state=0).fit(X, y)
+    assert all(member.smoothing == "hls" for member in model.estimators_)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    model.save(tmp_path / "eskdb.snb")
+    np.testing.assert_array_equal(ESKDB.load(tmp_path / "eskdb.snb").predict_proba(X), proba)
