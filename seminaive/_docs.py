@@ -44,7 +44,7 @@ smoothing : {"m_estimate", "laplace"}, default="m_estimate"
     With ``missing="ignore"`` every denominator counts only the rows in which the
     attributes it involves are observed.""",
     "ande_smoothing": """\
-smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
+smoothing : {"m_estimate", "laplace", "hdp", "hls"}, default="m_estimate"
     m-estimation with a uniform prior (Webb et al. 2012, §2):
     P(y, x_s) = (N(y, x_s) + m / (k prod|X_s|)) / (N + m) and
     P(x_i | y, x_s) = (N(y, x_s, x_i) + m / |X_i|) / (N(y, x_s) + m); Laplace estimates
@@ -54,8 +54,12 @@ smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
     class, then on the parents in increasing index order, estimated by collapsed Gibbs
     sampling of the table counts (Petitjean et al. 2018; one tree per sub-model and child,
     see :meth:`seminaive.FrequencyTable.hdp_tables`), with P(y, x_s) m-estimated
-    (integer n, ``numeric="discretize"``).  With ``missing="ignore"`` every denominator counts
-    only the rows in which the attributes it involves are observed.""",
+    (integer n, ``numeric="discretize"``); or ``"hls"``: the same trees estimated by
+    hierarchical linear smoothing, a ridge-penalised log-linear model with one coefficient
+    vector per node (Cooper, Webb & Schmidt 2025; see :mod:`seminaive.kernels.hls`, which
+    states the departures), deterministic and much faster than the sampler.  With
+    ``missing="ignore"`` every denominator counts only the rows in which the attributes it
+    involves are observed.""",
     "m": """\
 m : float, default=1.0
     The m of m-estimation (ignored with ``smoothing="laplace"``).""",
@@ -169,7 +173,7 @@ smoothing : {"m_estimate", "laplace"}, default="m_estimate"
     besides the class (its parent values; LBR: the tests of the rule).  With
     ``missing="ignore"`` every denominator counts only the rows in which x_i is observed.""",
     "family_smoothing": """\
-smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
+smoothing : {"m_estimate", "laplace", "hdp", "hls"}, default="m_estimate"
     m-estimation with a uniform prior (Webb et al. 2012, §2):
     P(y) = (N(y) + m / |Y|) / (N + m) and
     P(x_i | y, pa) = (N(y, pa, x_i) + m / |X_i|) / (N(y, pa) + m); Laplace estimates
@@ -178,8 +182,12 @@ smoothing : {"m_estimate", "laplace", "hdp"}, default="m_estimate"
     hierarchical Dirichlet process that conditions on the class, then on each parent in
     turn (most conditionally informative first), estimated by collapsed Gibbs sampling of
     the table counts (Petitjean et al. 2018; see :mod:`seminaive.kernels.hdp`), with P(y)
-    m-estimated.  Under ``"hdp"`` a missing or unseen parent value stops the descent: the
-    estimate is that of the deepest node the row reaches, and ``min_count`` is not used.
+    m-estimated; or ``"hls"``: the same trees estimated by hierarchical linear smoothing, a
+    ridge-penalised log-linear model with one coefficient vector per node (Cooper, Webb &
+    Schmidt 2025; see :mod:`seminaive.kernels.hls`, which states the departures),
+    deterministic and much faster than the sampler.  Under ``"hdp"`` and ``"hls"`` a
+    missing or unseen parent value stops the descent: the estimate is that of the deepest
+    node the row reaches, and ``min_count`` is not used.
     With ``missing="ignore"`` every denominator counts only the rows in which x_i is
     observed.""",
     "n_iter_hdp": """\
@@ -261,6 +269,16 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     merging, fit_stream and Dask stay exact.  A missing child value adds no term; with
     ``missing="value"`` it adds log P(missing | y, x_s), and an observed one
     log (1 - P(missing | y, x_s)) besides its density.""",
+    "density": """\
+density : {"plugin", "student"}, default="plugin"
+    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
+    ``"plugin"``: the Gaussian at the estimated mean and variance.  ``"student"``: the
+    posterior predictive of the normal-inverse-gamma prior behind those estimates (the
+    prior BMAAODE integrates over; given the class alone it is centred on the moments of all
+    classes), Student's t with m + N degrees of freedom (1 + N with Laplace smoothing), N
+    the weight of the rows of the cell: heavier tails where a class or a parent cell has
+    few rows, the plug-in Gaussian in the limit of many rows (see
+    :func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive`).""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

@@ -62,6 +62,7 @@ class AnDE(_InformationWeighted):
     {random_state}
     {weights}
     {numeric}
+    {density}
     {hdp_parameters}
     {memory}
     {dtype}
@@ -101,7 +102,7 @@ class AnDE(_InformationWeighted):
     """
 
     _parameter_constraints = declare(
-        ENGINE_PARAMETERS, "numeric", HDP_PARAMETERS, "dtype",
+        ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS, "dtype",
         n=[Interval(Integral, 0, None, closed="left"), Choices("auto")],
         smoothing=HDP_SMOOTHING, weights=[None, Choices(*SCHEMES), "array-like"],
         memory=[Choices(*memory.MEMORY)])
@@ -110,7 +111,7 @@ class AnDE(_InformationWeighted):
         self,
         n: int | Literal["auto"] = 1,
         *,
-        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "m_estimate",
         m: float = 1.0,
         min_count: float = 1,
         aggregate: Literal["joint", "posterior", "vote"] = "joint",
@@ -122,6 +123,7 @@ class AnDE(_InformationWeighted):
         random_state: RandomState = None,
         weights: Literal["mi", "kl"] | ArrayLike | None = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
@@ -141,6 +143,7 @@ class AnDE(_InformationWeighted):
         self.random_state = random_state
         self.weights = weights
         self.numeric = numeric
+        self.density = density
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
@@ -154,10 +157,13 @@ class AnDE(_InformationWeighted):
         return not _is_auto(self) and getattr(self, "numeric", "discretize") == "discretize"
 
     def _install_hdp(self, loaded=None):
-        """Estimate the conditionals by the HDP (``smoothing="hdp"``), or install those of a
-        model file (validated)."""
+        """Estimate the conditionals by the HDP (``smoothing="hdp"``) or by hierarchical
+        linear smoothing (``"hls"``), or install those of a model file (validated)."""
         table = self.table_
         if loaded is None:
+            if self.smoothing == "hls":
+                table.hdp_conditional = table.hls_tables()
+                return
             n_trees = table.n_hdp_trees()
             table.hdp_conditional = table.hdp_tables(int(self.n_iter), self._hdp_burn_in(),
                                                      self.tying, self._hdp_seeds(n_trees))
@@ -175,6 +181,10 @@ class AnDE(_InformationWeighted):
         super()._check_params()
         if _is_auto(self):
             auto.check_params(self)
+            if self.density != "plugin" and self.numeric == "gaussian":
+                raise ValueError("density='student' is not available with n='auto' (its "
+                                 "leave-one-out selection scores plug-in Gaussians): use "
+                                 "density='plugin' or a fixed n")
         memory.check_params(self)
 
     def _hdp_owner(self):
@@ -195,7 +205,7 @@ class AnDE(_InformationWeighted):
         else:
             if memory.selecting(self):
                 memory.learn(self, source)
-            if self.smoothing == "hdp":
+            if self._smoothing_spec().hierarchical:
                 self._install_hdp()
             super()._learn_from_counts(source)
 
@@ -208,7 +218,7 @@ class AnDE(_InformationWeighted):
         if _is_auto(self):
             return auto.learned_state(self)
         state = super()._learned_state()
-        if self.smoothing == "hdp":
+        if self._smoothing_spec().hierarchical:
             state[_HDP_KEY] = self.table_.hdp_conditional
         if memory.selecting(self):
             state.update(memory.learned_state(self))
@@ -217,10 +227,10 @@ class AnDE(_InformationWeighted):
     def _set_learned_state(self, arrays):
         if _is_auto(self):
             return auto.set_learned_state(self, arrays)
-        if (_HDP_KEY in arrays) != (self.smoothing == "hdp"):
+        if (_HDP_KEY in arrays) != self._smoothing_spec().hierarchical:
             raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
-                             "smoothing='hdp'")
-        if self.smoothing == "hdp":
+                             "smoothing='hdp' or 'hls'")
+        if self._smoothing_spec().hierarchical:
             arrays = dict(arrays)
             self._install_hdp(arrays.pop(_HDP_KEY))
         if memory.selecting(self):
@@ -237,7 +247,7 @@ class AnDE(_InformationWeighted):
 
 class _FixedOrder(_BaseAnDE):
     _n = None
-    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "dtype")
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype")
 
     def __init__(
         self,
@@ -253,6 +263,7 @@ class _FixedOrder(_BaseAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         self.smoothing = smoothing
@@ -266,6 +277,7 @@ class _FixedOrder(_BaseAnDE):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
         self.dtype = dtype
 
     def _order(self):
@@ -286,6 +298,7 @@ class NaiveBayes(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {density}
     {dtype}
 
     Attributes
@@ -327,6 +340,7 @@ class AODE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {density}
     {dtype}
 
     Attributes
@@ -368,6 +382,7 @@ class A2DE(_FixedOrder):
     ----------
     {engine_parameters}
     {numeric}
+    {density}
     {dtype}
 
     Attributes
@@ -410,6 +425,7 @@ class A3DE(_FixedOrder):
     {engine_parameters}
     {numeric}
     {memory}
+    {density}
     {dtype}
 
     Attributes

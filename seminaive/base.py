@@ -29,6 +29,7 @@ from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
 from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .kernels.losses import LOSSES
+from .kernels.smoothing import Smoothing
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import (
     check_sample_weight,
@@ -61,6 +62,7 @@ SHARED_PARAMETERS = {
     "max_table_bytes": [Interval(Real, 0, None, closed="neither"), None],
     "random_state": ["random_state"],
     "numeric": [Choices("discretize", "gaussian")],
+    "density": [Choices("plugin", "student")],
     "dtype": [Choices(*TABLE_DTYPES)],
     "n_iter": [Interval(Integral, 1, None, closed="left")],
     "burn_in": [Interval(Integral, 0, None, closed="left"), None],
@@ -69,8 +71,9 @@ SHARED_PARAMETERS = {
     "loss": [Choices(*LOSSES)],
 }
 
-#: ``smoothing`` of the learners that also estimate by hierarchical Dirichlet processes
-HDP_SMOOTHING = [Choices("m_estimate", "laplace", "hdp")]
+#: ``smoothing`` of the learners that also estimate hierarchically (hierarchical Dirichlet
+#: processes, hierarchical linear smoothing)
+HDP_SMOOTHING = [Choices("m_estimate", "laplace", "hdp", "hls")]
 
 #: the parameters of every learner on the engine, in signature order
 ENGINE_PARAMETERS = ("smoothing", "m", "min_count", "aggregate", "discretizer", "n_bins",
@@ -194,9 +197,9 @@ class Learner(ClassifierMixin, BaseEstimator):
         parameter and what to use."""
         check_params(self)
         params = self.get_params(deep=False)
-        if params.get("smoothing") == "hdp" and not self._supports_hdp():
-            raise ValueError(f"smoothing='hdp' is not available for {self._hdp_owner()}: "
-                             "use smoothing='m_estimate' or 'laplace'")
+        if params.get("smoothing") in ("hdp", "hls") and not self._supports_hdp():
+            raise ValueError(f"smoothing={params['smoothing']!r} is not available for "
+                             f"{self._hdp_owner()}: use smoothing='m_estimate' or 'laplace'")
         if params.get("numeric") == "gaussian" and not self._supports_gaussian():
             raise ValueError(f"numeric='gaussian' is not available for {self._gaussian_owner()}:"
                              " use numeric='discretize'")
@@ -210,7 +213,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         return False
 
     def _supports_hdp(self):
-        """Whether this learner (with its parameters) takes ``smoothing="hdp"``."""
+        """Whether this learner (with its parameters) takes ``smoothing="hdp"`` and
+        ``smoothing="hls"``."""
         return False
 
     def _hdp_seeds(self, n_trees):
@@ -655,7 +659,7 @@ class Learner(ClassifierMixin, BaseEstimator):
             codes, self.encoder_.numeric_values(X, type(self).__name__),
             self._bin_log_widths(), self._order(), self.smoothing, self.m, self.min_count,
             self.aggregate, missing_code=self._gaussian_missing_codes(),
-            log_weights=log_weights)
+            log_weights=log_weights, density=getattr(self, "density", "plugin"))
 
     def _bin_log_widths(self):
         """log widths of the numeric parents' bins (:meth:`MomentTable.bin_log_widths`)."""
@@ -663,9 +667,14 @@ class Learner(ClassifierMixin, BaseEstimator):
                                                   self.encoder_.numeric_center_,
                                                   self.encoder_.n_values_)
 
+    def _smoothing_spec(self):
+        """The estimators' parameters (``smoothing``, ``m``) read once, as a
+        :class:`~seminaive.kernels.smoothing.Smoothing`."""
+        return Smoothing.from_params(self.smoothing, self.m)
+
     def _gaussian_kappa(self):
         """Pseudo-rows of the Gaussian estimates' shrinkage (m; 1 with Laplace)."""
-        return 1.0 if self.smoothing == "laplace" else float(self.m)
+        return self._smoothing_spec().kappa
 
     def _gaussian_loo(self, max_parents):
         """The :class:`~seminaive.kernels.gaussian.GaussianLoo` of the table's moments for

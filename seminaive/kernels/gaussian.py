@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
+from scipy.special import gammaln
 
 from .scoring import (
     _aggregate_row,
@@ -32,6 +33,51 @@ def gaussian_terms(mean, var):
     """(mean, log(2 pi var) / 2, 1 / (2 var)): the log density of v is
     -(norm + (v - mean)^2 * precision)."""
     return mean, 0.5 * (_LOG_2PI + np.log(var)), 0.5 / var
+
+
+def student_terms(mean, scale2, nu):
+    """The terms of Student's t density with ``nu`` degrees of freedom, location ``mean``
+    and squared scale ``scale2``: (mean, norm, precision, shape) with
+    norm = log Gamma(nu / 2) - log Gamma((nu + 1) / 2) + log(nu pi scale2) / 2,
+    precision = 1 / (nu scale2) and shape = (nu + 1) / 2, so that the log density of v is
+    -(norm + shape * log(1 + (v - mean)^2 * precision)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import t
+    >>> mean, norm, precision, shape = student_terms(np.array([1.0]), np.array([4.0]),
+    ...                                              np.array([3.0]))
+    >>> got = -(norm + shape * np.log1p((2.5 - mean) ** 2 * precision))
+    >>> bool(np.allclose(got, t.logpdf(2.5, df=3.0, loc=1.0, scale=2.0)))
+    True
+    """
+    nu = np.asarray(nu, dtype=np.float64)
+    norm = gammaln(nu / 2.0) - gammaln((nu + 1.0) / 2.0) + 0.5 * np.log(nu * np.pi * scale2)
+    return mean, norm, 1.0 / (nu * scale2), (nu + 1.0) / 2.0
+
+
+def normal_inverse_gamma_predictive(mean, var, n, kappa):
+    """The posterior predictive of a normal-inverse-gamma prior, as Student's t
+    ``(location, squared scale, degrees of freedom)``.
+
+    ``mean`` and ``var`` are the posterior estimates of :meth:`MomentTable.estimates`
+    (``var`` = b_N / a_N), ``n`` the weight of the cell's rows and ``kappa`` the prior's
+    pseudo-rows: with a_N = (kappa + n) / 2 and kappa_N = kappa + n the predictive is
+    t(2 a_N) with location ``mean`` and squared scale b_N (kappa_N + 1) / (a_N kappa_N)
+    (Murphy 2007, eq. 100; Gelman et al. 2013, §3.6), that is ``var`` (kappa + n + 1) /
+    (kappa + n), with kappa + n degrees of freedom.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loc, scale2, nu = normal_inverse_gamma_predictive(np.array([0.5]), np.array([2.0]),
+    ...                                                   np.array([3.0]), 1.0)
+    >>> float(scale2[0]), float(nu[0])
+    (2.5, 4.0)
+    """
+    nu = np.asarray(n, dtype=np.float64) + float(kappa)
+    return mean, var * (nu + 1.0) / nu, nu
 
 
 @njit(parallel=True, cache=True)
@@ -68,7 +114,7 @@ def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_
 @njit(cache=True)
 def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first, sub_index,
                  lj, lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean,
-                 norm, precision, qual, cells, terms):
+                 norm, precision, student, shape, qual, cells, terms):
     """Sub-model scores of one row at one parent order (NaN rows: not qualifying)."""
     n_num = Vr.size
     p_first = order_first[level]
@@ -93,6 +139,12 @@ def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first
             if math.isnan(v):
                 continue
             cell = first + j * k
+            if student:
+                for yy in range(k):
+                    dv = v - mean[cell + yy]
+                    terms[s, yy] -= norm[cell + yy] + shape[cell + yy] * math.log1p(
+                        dv * dv * precision[cell + yy])
+                continue
             for yy in range(k):
                 dv = v - mean[cell + yy]
                 terms[s, yy] -= norm[cell + yy] + dv * dv * precision[cell + yy]
@@ -128,7 +180,7 @@ def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first
 @njit(parallel=True, cache=True)
 def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
                     lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm,
-                    precision, aggregate, weighted, lw, out):
+                    precision, aggregate, weighted, lw, out, student, shape):
     """Per-class AnDE scores with Gaussian numeric children (see the module docstring).
 
     ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
@@ -136,7 +188,9 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
     (``missing="value"``; 0: none), whose child term is then log P(missing | y, x_s) or,
     for an observed value, log (1 - P(missing | y, x_s)) plus the log density;
     ``V`` the centred numeric values of the rows; ``mean``, ``norm`` = log(2 pi var) / 2 and
-    ``precision`` = 1 / (2 var) of the estimates (:func:`gaussian_terms`), laid out by
+    ``precision`` = 1 / (2 var) of the estimates (:func:`gaussian_terms`; with ``student``,
+    Student's t densities of :func:`student_terms` whose ``shape`` is laid out alike), laid
+    out by
     :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
     ``grid_offsets[g]``, shape (cells, numeric attributes, k)); ``log_width[i, code]``
     the log width of a value of a numeric parent (0 otherwise).  Rows cascade to lower
@@ -162,7 +216,7 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
             n_par = _level_terms(x, V[r], level, max_order, combos, offsets, sizes, k,
                                  order_first, sub_index, lj, lc, lc_offsets, gaussian,
                                  missing_code, log_width, grid_offsets, mean, norm, precision,
-                                 qual, cells, terms)
+                                 student, shape, qual, cells, terms)
             if not weighted:
                 _aggregate_row(terms, n_par, k, aggregate, out[r])
                 break

@@ -5,6 +5,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .smoothing import pseudo_counts
+
 # --------------------------------------------------------------------------------------------
 # Classification
 # --------------------------------------------------------------------------------------------
@@ -419,14 +421,14 @@ def _row_scores_from_counts(x, level, combos, lj_offsets, sizes, k, order_first,
             stride = k
             for t in range(p + 1, d):
                 stride *= sizes[combos[h, t]]
-            prior = 1.0 if laplace else m / n_values
+            prior, pseudo_total = pseudo_counts(n_values, m, laplace)
             first = off + cell * k - digit * stride  # the cell with the child's code 0
             for yy in range(k):
                 den = 0.0
                 for v in range(1, s_child):
                     den += counts[first + v * stride + yy]
                 den -= 0.0
-                log_den = math.log(den + n_values) if laplace else math.log(den + m)
+                log_den = math.log(den + pseudo_total)
                 count = counts[first + digit * stride + yy] - 0.0
                 if count + prior > 0.0:
                     terms[s, yy] += math.log(count + prior) - log_den

@@ -1,12 +1,88 @@
 """Smoothing kernels: counts to smoothed log-probability tables.
 
 Webb et al. (2012, §2) for m-estimation; Cerquides & de Màntaras (2005, eqs. 15-16) for Laplace.
+
+The estimators' parameters are read once into a :class:`Smoothing` (built from a learner's
+``smoothing`` and ``m``), and the one formula of the flat estimates is
+:func:`pseudo_counts`: every kernel that smooths counts, here and elsewhere, takes its
+pseudo-counts from it.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
+
+#: the estimators of ``smoothing``: flat (m-estimate, Laplace) and hierarchical
+SMOOTHINGS = ("m_estimate", "laplace", "hdp", "hls")
+
+
+class Smoothing(NamedTuple):
+    """The estimators' parameters, read once from a learner's ``smoothing`` and ``m``.
+
+    Parameters
+    ----------
+    mode : {"m_estimate", "laplace", "hdp", "hls"}
+        The estimator of the conditional tables.  The hierarchical ones ("hdp", "hls")
+        m-estimate whatever they do not estimate themselves (the joints of the parents).
+    m : float
+        The m of the m-estimates.
+
+    Attributes
+    ----------
+    laplace : bool
+        Whether the flat estimates are Laplace's (one pseudo-count per cell).
+    kappa : float
+        Pseudo-rows of the Gaussian children's shrinkage: ``m``, 1 with Laplace.
+    hierarchical : bool
+        Whether the conditionals come from a hierarchical estimator (HDP or HLS).
+
+    Examples
+    --------
+    >>> s = Smoothing.from_params("laplace", 2.0)
+    >>> s.laplace, s.kappa, s.hierarchical
+    (True, 1.0, False)
+    >>> Smoothing.from_params("hls", 2.0).kappa
+    2.0
+    """
+
+    mode: str
+    m: float
+
+    @classmethod
+    def from_params(cls, smoothing, m):
+        """The :class:`Smoothing` of the parameters ``smoothing`` and ``m`` (a
+        :class:`Smoothing` is returned as it is)."""
+        if isinstance(smoothing, Smoothing):
+            return smoothing
+        if smoothing not in SMOOTHINGS:
+            raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {smoothing!r}")
+        return cls(str(smoothing), float(m))
+
+    @property
+    def laplace(self):
+        return self.mode == "laplace"
+
+    @property
+    def kappa(self):
+        return 1.0 if self.laplace else self.m
+
+    @property
+    def hierarchical(self):
+        return self.mode in ("hdp", "hls")
+
+
+@njit(cache=True, inline="always")
+def pseudo_counts(n_cells, m, laplace):
+    """The pseudo-counts ``(per cell, in total)`` of a flat estimate over ``n_cells`` cells:
+    ``(m / n_cells, m)`` for the m-estimate (Webb et al. 2012, §2), ``(1, n_cells)`` for
+    Laplace (Cerquides & de Màntaras 2005, eqs. 15-16).  The estimate of a cell is
+    ``(count + per_cell) / (total_count + in_total)``: the one formula every smoothing
+    kernel uses."""
+    if laplace:
+        return 1.0, float(n_cells)
+    return m / n_cells, float(m)
 
 # --------------------------------------------------------------------------------------------
 # Smoothing: counts -> log-probability tables
@@ -34,9 +110,8 @@ def log_joint_estimate(count, n_observed, k, prod_values, m, laplace):
     ``prod_values`` = prod |X_s|.  Shared by the table builder and by kernels that need the
     estimate for adjusted counts (e.g. leave-one-out: counts minus the held-out row).
     """
-    if laplace:
-        return math.log(count + 1.0) - math.log(n_observed + k * prod_values)
-    return math.log(count + m / (k * prod_values)) - math.log(n_observed + m)
+    prior, total = pseudo_counts(k * prod_values, m, laplace)
+    return math.log(count + prior) - math.log(n_observed + total)
 
 
 @njit(cache=True)
@@ -61,9 +136,8 @@ def log_conditional_estimate(count, parent_count, n_values, m, laplace):
     ``count`` = N(y, x_s, x_c), ``parent_count`` = N(y, x_s) over rows with x_c observed,
     ``n_values`` = |X_c|.
     """
-    if laplace:
-        return math.log(count + 1.0) - math.log(parent_count + n_values)
-    return math.log(count + m / n_values) - math.log(parent_count + m)
+    prior, total = pseudo_counts(n_values, m, laplace)
+    return math.log(count + prior) - math.log(parent_count + total)
 
 
 @njit(parallel=True, cache=True)
@@ -92,10 +166,8 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
             if observed:
                 for yy in range(k):
                     n_observed += counts[off + cell * k + yy]
-        if laplace:
-            log_den = math.log(n_observed + k * prod_values)
-        else:
-            log_den = math.log(n_observed + m)
+        prior, total = pseudo_counts(k * prod_values, m, laplace)
+        log_den = math.log(n_observed + total)
         for cell in range(n_cells):
             observed = cell_observed(cell, g, d, combos, sizes)
             freq = 0.0
@@ -106,10 +178,8 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                 idx = off + cell * k + yy
                 if not usable:
                     out[idx] = np.nan
-                elif laplace:
-                    out[idx] = math.log(counts[idx] + 1.0) - log_den
                 else:
-                    out[idx] = math.log(counts[idx] + m / (k * prod_values)) - log_den
+                    out[idx] = math.log(counts[idx] + prior) - log_den
 
 
 @njit(parallel=True, cache=True)
@@ -143,6 +213,7 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
                 cell_stride *= sizes[combos[g, t]]
             stride = cell_stride * k
             n_outer = total // (s_child * stride)
+            prior, pseudo_total = pseudo_counts(n_values, m, laplace)
             for hi in range(n_outer):
                 for lo in range(stride):
                     base = hi * s_child * stride + lo
@@ -150,11 +221,7 @@ def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g
                     for v in range(1, s_child):
                         den += counts[off + base + v * stride]
                     den -= held_out
-                    if laplace:
-                        log_den = math.log(den + n_values)
-                    else:
-                        log_den = math.log(den + m)
-                    prior = 1.0 if laplace else m / n_values
+                    log_den = math.log(den + pseudo_total)
                     yy = base % k
                     for v in range(s_child):
                         flat = base + v * stride

@@ -32,6 +32,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
+from .smoothing import pseudo_counts
 
 #: rows scored together against one parent combination (its regions stay in cache)
 WIDE_BLOCK_ROWS = 16_384
@@ -429,14 +430,14 @@ def build_compact_regions(p_globals, p_combos, cell_first, slot_of, sizes, k, lj
                         out[at + e] = 0.0
                     continue
                 n_values = max(s_i - 1, 1)
-                prior = 1.0 if laplace else m / n_values
+                prior, pseudo_total = pseudo_counts(n_values, m, laplace)
                 ca = cb + att_off[i]
                 for yy in range(k):
                     den = 0.0
                     for v in range(1, s_i):
                         den += src[ca + v * k + yy]
                     den -= 0.0
-                    log_den = math.log(den + n_values) if laplace else math.log(den + m)
+                    log_den = math.log(den + pseudo_total)
                     out[at + yy] = 0.0
                     for v in range(1, s_i):
                         count = src[ca + v * k + yy] - 0.0

@@ -34,7 +34,12 @@ from numba import njit, prange
 
 from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ..kernels.losses import LOSS_LOG, LOSS_RMSE, LOSS_ZERO_ONE, row_loss, scaled_row_loss
-from ..kernels.smoothing import cell_observed, log_conditional_estimate, log_joint_estimate
+from ..kernels.smoothing import (
+    cell_observed,
+    log_conditional_estimate,
+    log_joint_estimate,
+    pseudo_counts,
+)
 from ..tables import TableLayout
 
 
@@ -881,7 +886,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 continue
             base[i] = off
             n_obs_loo = max(n_observed[g] - min(w[rr], 1.0), 0.0)
-            jinv[i] = 1.0 / (n_obs_loo + (k * prod_values if laplace else m))
+            jinv[i] = 1.0 / (n_obs_loo + pseudo_counts(k * prod_values, m, laplace)[1])
             apart[0, i] = 0
             for u in range(L):  # the union cell is sizes[c] * apart + bpart + x_c * cc
                 apart[u + 1, i] = apart[u, i] + bpart[u, i]
@@ -931,7 +936,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                     more = True
             step += line
         pv[0] = touched  # (overwritten before it is read)
-        jadd = wq * (1.0 if laplace else m / (k * prod_values))
+        jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
@@ -1036,8 +1041,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     den_add = np.empty(a)
     for j in range(a):
         nv = max(sizes[rank[j]] - 1, 1)
-        num_add[j] = 1.0 if laplace else m / nv
-        den_add[j] = nv if laplace else m
+        num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
     tile = max(1, min(tile_rows, _TILE_BYTES // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
     width = max(n_levels - 1, 1)
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))

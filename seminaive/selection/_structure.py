@@ -25,6 +25,7 @@ from .. import statistics
 from ..kernels import counting as counting_kernels
 from ..kernels import gaussian as gaussian_kernels
 from ..kernels import losses as loss_kernels
+from ..kernels.smoothing import Smoothing
 from . import _kernels as kernels
 
 
@@ -156,7 +157,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     n = min(n, a)
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
     space = kernels.NestedSpace(ranking, members, level_first, max_rank, combo_weight, n + 1)
-    est = kernels.LooEstimate(float(m), smoothing == "laplace", float(min_count))
+    est = kernels.LooEstimate(float(m), Smoothing.from_params(smoothing, m).laplace,
+                              float(min_count))
     kind = loss_kernels.LOSSES[loss]
     gl, needs = _gaussian_context(table, gaussian)
     # without Gaussian children: the linear-space kernel, which reads no log tables
@@ -209,7 +211,8 @@ def wrapper_losses(table, source, parent_mask, child_mask, candidates, smoothing
     """
     gl, needs = _gaussian_context(table, gaussian)
     ctx = _CountContext(table, 2, smoothing, m, min_count)
-    est = kernels.LooEstimate(float(m), smoothing == "laplace", float(min_count))
+    est = kernels.LooEstimate(float(m), Smoothing.from_params(smoothing, m).laplace,
+                              float(min_count))
     kind = loss_kernels.LOSSES[loss]
     moves = kernels.Moves(np.ascontiguousarray(parent_mask, dtype=np.bool_),
                           np.ascontiguousarray(child_mask, dtype=np.bool_),

@@ -77,7 +77,7 @@ def check_params(est):
     if getattr(est, "numeric", "discretize") != "discretize":
         raise ValueError("memory='select' needs numeric='discretize' (the Gaussian moments "
                          "of every parent combination are not selected)")
-    if est.smoothing == "hdp":
+    if est.smoothing in ("hdp", "hls"):
         raise ValueError("memory='select' takes smoothing='m_estimate' or 'laplace'")
 
 

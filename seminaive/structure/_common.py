@@ -19,6 +19,7 @@ import numpy as np
 from .. import statistics
 from ..base import _BaseAnDE
 from ..kernels.hdp import sparse_hdp_forest
+from ..kernels.hls import sparse_hls_forest
 from ..kernels.smoothing import log_joint_estimate
 from . import _kernels as kernels
 from . import _sparse
@@ -60,7 +61,7 @@ class _StructureBase(_BaseAnDE):
         return None  # Gaussian children's moments are counted per family (_FamilyLearner)
 
     def _laplace(self):
-        return self.smoothing == "laplace"
+        return self._smoothing_spec().laplace
 
     def _feature_labels(self):
         if hasattr(self, "feature_names_in_"):
@@ -189,7 +190,8 @@ class _FamilyLearner(_StructureBase):
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._counts = self._count_trees(counted or {})
         loaded = self.__dict__.pop("_hdp_loaded", None)
-        self._trees = self._estimate_trees(loaded) if self.smoothing == "hdp" else None
+        self._trees = (self._estimate_trees(loaded) if self._smoothing_spec().hierarchical
+                       else None)
 
     # -------------------------------------------------------------- count trees
     def _tree_chain(self, i):
@@ -266,8 +268,8 @@ class _FamilyLearner(_StructureBase):
         return arrays, trees, widths
 
     def _estimate_trees(self, loaded=None):
-        """Run the HDP sampler on every attribute's tree of occurring nodes (or take the
-        estimates read from a model file, validated)."""
+        """Run the HDP sampler (or the HLS fit) on every attribute's tree of occurring nodes
+        (or take the estimates read from a model file, validated)."""
         arrays, trees, widths = self._hdp_sampler_trees()
         size = int(sum(np.size(p) * w for (p, _, _), w in zip(trees, widths, strict=True)))
         if loaded is None:
@@ -275,9 +277,13 @@ class _FamilyLearner(_StructureBase):
             if self.max_table_bytes is not None:
                 budget = (self._budget_left() - self.table_.counts.nbytes
                           - self._counts.arrays.nbytes)
-            estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
-                                          burn_in=self._hdp_burn_in(), tying=self.tying,
-                                          seeds=self._hdp_seeds(len(trees)), max_bytes=budget)
+            if self.smoothing == "hls":
+                estimates = sparse_hls_forest(trees, max_bytes=budget)
+            else:
+                estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
+                                              burn_in=self._hdp_burn_in(), tying=self.tying,
+                                              seeds=self._hdp_seeds(len(trees)),
+                                              max_bytes=budget)
             flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
         else:
             flat = np.asarray(loaded)
@@ -303,9 +309,9 @@ class _FamilyLearner(_StructureBase):
     def _take_hdp_state(self, arrays):
         """Keep the estimates of a model file for :meth:`_install` (ValueError when they do
         not match ``smoothing``)."""
-        if (_HDP_KEY in arrays) != (self.smoothing == "hdp"):
+        if (_HDP_KEY in arrays) != self._smoothing_spec().hierarchical:
             raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
-                             "smoothing='hdp'")
+                             "smoothing='hdp' or 'hls'")
         self._hdp_loaded = arrays.get(_HDP_KEY)
         return {key: value for key, value in arrays.items() if key != _HDP_KEY}
 
@@ -420,7 +426,7 @@ class _FamilyLearner(_StructureBase):
         cache = getattr(self, "_gaussian_cache", None)
         if cache is None:
             moments = self._moments
-            kappa = 1.0 if self._laplace() else float(self.m)
+            kappa = self._smoothing_spec().kappa
             mean, var, floors = moments.estimates(kappa)
             chains = [self._chain(i) for i in moments.numeric.tolist()]
             width = max((len(c) for c in chains), default=0)

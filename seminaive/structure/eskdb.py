@@ -203,7 +203,7 @@ class ESKDB(_StructureBase):
     k : int, default=5
         Largest number of attribute parents of every member, K.
     {loss_rmse}
-    smoothing : {"hdp", "m_estimate", "laplace"}, default="hdp"
+    smoothing : {"hdp", "m_estimate", "laplace", "hls"}, default="hdp"
         How the members estimate their tables (see :class:`KDB`); the leave-one-out
         selection always uses m-estimates, as in Zhang et al. (2020).
     m : float, default=1.0
@@ -266,7 +266,7 @@ class ESKDB(_StructureBase):
         k: int = 5,
         *,
         loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
-        smoothing: Literal["m_estimate", "laplace", "hdp"] = "hdp",
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "hdp",
         m: float = 1.0,
         min_count: float = 1,
         discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",

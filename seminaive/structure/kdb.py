@@ -148,7 +148,7 @@ class KDB(_FamilyLearner):
         self,
         k: int = 1,
         *,
-        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "m_estimate",
         m: float = 1.0,
         min_count: float = 1,
         discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",

@@ -126,7 +126,7 @@ class SKDB(KDB):
         *,
         loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
         select: Literal["both", "attributes", "k", "none"] = "both",
-        smoothing: Literal["m_estimate", "laplace", "hdp"] = "m_estimate",
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "m_estimate",
         m: float = 1.0,
         min_count: float = 1,
         discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
@@ -210,7 +210,7 @@ class SKDB(KDB):
         self._learn_moments(source)
         gaussian, missing_code, level_starts, moment_codes, sums = \
             self._gaussian_loo_arrays()
-        kappa = 1.0 if self._laplace() else float(self.m)
+        kappa = self._smoothing_spec().kappa
         a = stats.n_attributes
         kind = LOSSES[self.loss]
         ranking = np.ascontiguousarray(order, dtype=np.int64)

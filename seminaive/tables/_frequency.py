@@ -10,6 +10,9 @@ from ..exceptions import TableTooLargeError
 from ..kernels import gaussian as gaussian_kernels
 from ..kernels import wide as wide_kernels
 from ..kernels.hdp import hdp_forest
+from ..kernels.hls import PENALTY as HLS_PENALTY
+from ..kernels.hls import hls_forest
+from ..kernels.smoothing import Smoothing
 from ._budget import _format_bytes, _nan_block_cells, check_table_budget, estimate_table_bytes
 from ._counts import COUNT_BLOCK_ROWS, _CountTable
 from ._layout import _combinations_by_order, _selective_top_combinations, check_parents
@@ -411,7 +414,8 @@ class FrequencyTable(_CountTable):
         wide_kernels.build_compact_regions(
             self.compact_parents, self.compact_combos, self.cell_first, self.slot_of,
             self.sizes, k, tables.log_joint, tables.lj_offsets, self.compact_counts,
-            self.att_off, self.count_region, float(m), smoothing == "laplace", self.n_slots,
+            self.att_off, self.count_region, float(m), Smoothing.from_params(smoothing, m).laplace,
+            self.n_slots,
             ridx, values)
         self._compact_tables = (key, (ridx, values))
         return ridx, values
@@ -421,6 +425,7 @@ class FrequencyTable(_CountTable):
         self._parent_major = None
         self._compact_tables = None
         self._gaussian_key = None
+        self._student_key = None
         self.hdp_conditional = None  # estimated from the old counts
 
     def combination_index(self, members):
@@ -710,6 +715,7 @@ class FrequencyTable(_CountTable):
         new._log_tables = None
         new._parent_major = None
         new._gaussian_key = None
+        new._student_key = None
         if self.compact:
             new.compact_counts = self.compact_counts.copy()
             new.slot_of = self.slot_of.copy()
@@ -731,11 +737,33 @@ class FrequencyTable(_CountTable):
         trees numbered by combination then member.  Install the result with
         ``table.hdp_conditional = ...`` to score with ``smoothing="hdp"``.
         """
+        trees, where = self._conditional_trees(max_order)
+        if len(seeds) != len(trees):
+            raise ValueError(f"{len(trees)} seeds needed, got {len(seeds)}")
+        budget = None if self.max_table_bytes is None else (
+            int(self.max_table_bytes) - self.counts.nbytes)
+        estimates = hdp_forest(trees, n_iter=n_iter, burn_in=burn_in, tying=tying, seeds=seeds,
+                               max_bytes=budget)
+        return self._tree_log_conditionals(trees, where, estimates)
+
+    def hls_tables(self, max_order=None, penalty=HLS_PENALTY):
+        """Hierarchical linear smoothing estimates (Cooper, Webb & Schmidt 2025) of every
+        conditional P(x_c | y, x_rest) of the combinations of order 1 .. ``max_order``
+        (default: all), as a log-conditional array: the trees of :meth:`hdp_tables`, fitted
+        by :func:`seminaive.kernels.hls.hls_forest` with the ridge penalty ``penalty``.
+        Install the result with ``table.hdp_conditional = ...`` to score with
+        ``smoothing="hls"``.
+        """
+        trees, where = self._conditional_trees(max_order)
+        budget = None if self.max_table_bytes is None else (
+            int(self.max_table_bytes) - self.counts.nbytes)
+        estimates = hls_forest(trees, penalty=penalty, max_bytes=budget)
+        return self._tree_log_conditionals(trees, where, estimates)
+
+    def _conditional_trees(self, max_order):
+        """The trees of :meth:`hdp_tables` as (counts, dims), and where each goes."""
         max_order = self.max_order if max_order is None else min(max_order, self.max_order)
         of, k = self.order_first, self.n_classes
-        block = np.diff(self.offsets) * self.orders
-        lc_offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
-        out = np.zeros(int(lc_offsets[-1]), dtype=np.float64)
         trees, where = [], []
         for g in range(int(of[1]), int(of[max_order + 1])):
             d = int(self.orders[g])
@@ -747,12 +775,14 @@ class FrequencyTable(_CountTable):
                 trees.append((arranged.reshape(-1, int(self.sizes[members[p]]) - 1),
                               [k] + [int(self.sizes[members[t]]) for t in rest]))
                 where.append((g, p, rest))
-        if len(seeds) != len(trees):
-            raise ValueError(f"{len(trees)} seeds needed, got {len(seeds)}")
-        budget = None if self.max_table_bytes is None else (
-            int(self.max_table_bytes) - self.counts.nbytes)
-        estimates = hdp_forest(trees, n_iter=n_iter, burn_in=burn_in, tying=tying, seeds=seeds,
-                               max_bytes=budget)
+        return trees, where
+
+    def _tree_log_conditionals(self, trees, where, estimates):
+        """The log-conditional array (layout of :meth:`log_tables`) of the trees' leaves."""
+        k = self.n_classes
+        block = np.diff(self.offsets) * self.orders
+        lc_offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+        out = np.zeros(int(lc_offsets[-1]), dtype=np.float64)
         for (g, p, rest), est, (_, dims) in zip(where, estimates, trees, strict=True):
             d = int(self.orders[g])
             members = self.members(g)
@@ -805,16 +835,18 @@ class FrequencyTable(_CountTable):
 
         See ``seminaive.kernels.log_joint_tables`` and
         ``seminaive.kernels.log_conditional_tables`` for the formulas.  With
-        ``smoothing="hdp"`` the conditionals are ``hdp_conditional`` (set from
-        :meth:`hdp_tables`) and the joints of the parents are m-estimated.
+        ``smoothing="hdp"`` or ``"hls"`` the conditionals are ``hdp_conditional`` (set from
+        :meth:`hdp_tables` or :meth:`hls_tables`) and the joints of the parents are
+        m-estimated.
         """
         key = (n, smoothing, float(m), float(min_count), id(self.hdp_conditional))
         if self._log_tables is not None and self._log_tables_key == key:
             return self._log_tables
-        if smoothing == "hdp" and self.hdp_conditional is None:
-            raise ValueError("smoothing='hdp' needs the HDP estimates: set hdp_conditional "
-                             "from hdp_tables() after counting")
-        laplace = smoothing == "laplace"
+        if smoothing in ("hdp", "hls") and self.hdp_conditional is None:
+            raise ValueError(f"smoothing={smoothing!r} needs the hierarchical estimates: set "
+                             "hdp_conditional from hdp_tables() or hls_tables() after "
+                             "counting")
+        laplace = Smoothing.from_params(smoothing, m).laplace
         n = min(n, self.max_order)
         of = self.order_first
         selective = self.parents is not None and n == self.max_order - 1
@@ -834,7 +866,7 @@ class FrequencyTable(_CountTable):
         block[lc_last:] = 0
         lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
         lc_offsets[1:] = np.cumsum(block)
-        if smoothing == "hdp":
+        if smoothing in ("hdp", "hls"):
             log_cond = self.hdp_conditional
         else:
             log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
@@ -961,7 +993,8 @@ class FrequencyTable(_CountTable):
                     X, rows, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                     self.n_classes, self.order_first, tables.log_joint,
                     tables.log_conditional, tables.lc_offsets, self.sub_index, self.counts,
-                    self.offsets, float(m), smoothing == "laplace", modes[aggregate], out)
+                    self.offsets, float(m), Smoothing.from_params(smoothing, m).laplace,
+                    modes[aggregate], out)
             return out
         if kernel == "parent_major" or (kernel == "auto"
                                         and self._parent_major_fits(tables.n, dtype)):
@@ -987,7 +1020,8 @@ class FrequencyTable(_CountTable):
         return out
 
     def gaussian_scores(self, X, values, log_width, n, smoothing="m_estimate", m=1.0,
-                        min_count=1, aggregate="joint", missing_code=None, log_weights=None):
+                        min_count=1, aggregate="joint", missing_code=None, log_weights=None,
+                        density="plugin"):
         """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
         moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
         ``log_width[i, code]`` the log widths of the numeric parents' bins (see
@@ -996,15 +1030,23 @@ class FrequencyTable(_CountTable):
         :meth:`~seminaive.tables.MomentTable.estimates`.
         ``missing_code`` (per attribute, 0 = none): storage codes of the numeric attributes'
         values for missing (``missing="value"``); ``log_weights``: weighted sub-models, as in
-        :meth:`scores`.
+        :meth:`scores`.  ``density="student"`` scores the children by the posterior
+        predictive Student's t of the same normal-inverse-gamma posterior
+        (:meth:`student_grid`) rather than by the plug-in Gaussian.
         """
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
         modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
                  "vote": kernels.AGGREGATE_VOTE}
         tables = self.log_tables(n, smoothing, m, min_count)
-        kappa = 1.0 if smoothing == "laplace" else float(m)
-        grid_offsets, mean, norm, precision = self.gaussian_grid(kappa)
+        kappa = Smoothing.from_params(smoothing, m).kappa
+        if density == "student":
+            grid_offsets, mean, norm, precision, shape = self.student_grid(kappa)
+        elif density == "plugin":
+            grid_offsets, mean, norm, precision = self.gaussian_grid(kappa)
+            shape = np.zeros(1)
+        else:
+            raise ValueError(f"density must be 'plugin' or 'student', got {density!r}")
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
         if X.shape[0]:
@@ -1020,7 +1062,8 @@ class FrequencyTable(_CountTable):
                 np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
                 mean, norm, precision, modes[aggregate], log_weights is not None,
                 np.zeros(1) if log_weights is None
-                else np.ascontiguousarray(log_weights, dtype=np.float64), out)
+                else np.ascontiguousarray(log_weights, dtype=np.float64), out,
+                density == "student", shape)
         return out
 
     def gaussian_grid(self, kappa):
@@ -1038,6 +1081,26 @@ class FrequencyTable(_CountTable):
                                                                terms)
             self._gaussian_key = key
         return self._gaussian_estimates
+
+    def student_grid(self, kappa):
+        """The posterior predictive Student's t of every (cell, class) of the moments
+        (:func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive` of
+        :meth:`MomentTable.estimates` with ``kappa`` pseudo-rows, the class level shrunk
+        towards the pooled moments too) laid out as :meth:`gaussian_grid`:
+        ``(grid_offsets, mean, norm, precision, shape)`` of
+        :func:`seminaive.kernels.gaussian.student_terms` (cached)."""
+        if self.moments is None:
+            raise ValueError("this table keeps no moments: attach_moments() before counting")
+        key = ("student", float(kappa))
+        if getattr(self, "_student_key", None) != key:
+            mean, var = self.moments.estimates(float(kappa), class_prior=True)
+            n = self.moments.sums.reshape(-1, 3)[:, 0]
+            terms = gaussian_kernels.student_terms(
+                *gaussian_kernels.normal_inverse_gamma_predictive(mean, var, n, float(kappa)))
+            self._student_estimates = self.moments.grid_terms(self, self.moment_parents,
+                                                              terms)
+            self._student_key = key
+        return self._student_estimates
 
     def moment_starts(self, max_parents=None):
         """``out[g, j]``: first (cell, class) index (``offsets // 3``) of the moments of the

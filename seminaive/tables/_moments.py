@@ -163,7 +163,7 @@ class MomentTable:
                     slice(0, n) for n in self.block(e).shape)]
         return self
 
-    def estimates(self, kappa, floor_ratio=FLOOR_RATIO, coarser=None):
+    def estimates(self, kappa, floor_ratio=FLOOR_RATIO, coarser=None, class_prior=False):
         """Means and variances, one per (cell, class) of every entry (``offsets // 3``).
 
         Given the class alone: the maximum-likelihood mean and (biased) variance, as
@@ -181,6 +181,10 @@ class MomentTable:
         entry of the same child), at the same class and parent values.  The variance is
         floored at ``(floor_ratio * sd)^2``, sd the attribute's overall standard deviation
         (the entry of the class alone must exist).
+
+        With ``class_prior``, the class level is a normal-inverse-gamma posterior too: its
+        moments shrink towards the pooled moments of all classes (mu0, var0) with ``kappa``
+        pseudo-rows, by the formula above (the prior of the Student's t children).
         """
         k = self.n_classes
         if coarser is None:
@@ -215,7 +219,15 @@ class MomentTable:
             sums = np.stack([self.block(e) for e in members], axis=-3)  # (..., E, k, 3)
             n, s1, s2 = sums[..., 0], sums[..., 1], sums[..., 2]
             floor = np.array([floors[c] for c in children])[:, None]
-            if not parents:  # the class alone: maximum likelihood, or all classes
+            if not parents and class_prior:
+                mu0 = np.array([pooled[c][0] for c in children])[:, None]
+                var0 = np.array([pooled[c][1] for c in children])[:, None]
+                xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), mu0)
+                ss = np.maximum(s2 - n * xbar * xbar, 0.0)
+                denom = n + kappa
+                m_est = (s1 + kappa * mu0) / denom
+                v_est = (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom
+            elif not parents:  # the class alone: maximum likelihood, or all classes
                 enough = n > 1
                 safe = np.where(enough, n, 1.0)
                 pooled_mu = np.array([pooled[c][0] for c in children])[:, None]

@@ -32,7 +32,12 @@ from numba import njit, prange
 
 from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ..kernels.scoring import combination_cells
-from ..kernels.smoothing import log_conditional_estimate, log_conditional_tables, log_joint_estimate
+from ..kernels.smoothing import (
+    log_conditional_estimate,
+    log_conditional_tables,
+    log_joint_estimate,
+    pseudo_counts,
+)
 
 
 class LooModel(NamedTuple):
@@ -106,8 +111,7 @@ def loo_joint_tables(table, n_obs, prod_values, g_first, g_last, m, laplace, lj_
     base0 = offsets[g_first]
     for g in prange(g_first, g_last):
         s = g - g_first
-        prior = 1.0 if laplace else m / (k * prod_values[s])
-        total = k * prod_values[s] if laplace else m
+        prior, total = pseudo_counts(k * prod_values[s], m, laplace)
         for idx in range(offsets[g], offsets[g + 1]):
             rel = idx - base0
             if n_obs[s] - 1.0 + total <= 0.0:

@@ -68,6 +68,7 @@ from scipy.special import gammaln, logsumexp
 from .._docs import fill_doc
 from .._params import ArrayLike, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
+from ..kernels.smoothing import Smoothing, pseudo_counts
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -90,7 +91,7 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
     """
     n = effective_order(table, n)
     k = table.n_classes
-    laplace = smoothing == "laplace"
+    laplace = Smoothing.from_params(smoothing, m).laplace
     out = np.zeros(table.n_combinations(n))
     a = table.n_attributes
     for j, g in enumerate(table.combination_range(n)):
@@ -98,7 +99,7 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
         n_vals = [int(table.sizes[i]) - 1 for i in members]
         root = table.block(members)[(slice(1, None),) * n].reshape(-1)
         prod_values = float(np.prod(np.maximum(n_vals, 1)))
-        root_prior = 1.0 if laplace else m / (k * prod_values)
+        root_prior = pseudo_counts(k * prod_values, m, laplace)[0]
         # the (x_s, c) cells form one Dirichlet (eq 20): evidence along a flattened axis
         log_w = _dirichlet_log_evidence(root[None, :], root_prior, axis=1)
         for v in range(a):
@@ -109,7 +110,7 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
             block = np.moveaxis(block, axis, -2)  # (..parents.., x_v, c)
             child = block[(slice(1, None),) * n + (slice(1, None),)]
             n_child = max(int(table.sizes[v]) - 1, 1)
-            child_prior = 1.0 if laplace else m / n_child
+            child_prior = pseudo_counts(n_child, m, laplace)[0]
             log_w += _dirichlet_log_evidence(child, child_prior, axis=-2)  # eq 21
         out[j] = log_w
     return out
@@ -194,14 +195,14 @@ def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
     moments = table.moments
     numeric = {int(c) for c in moments.numeric}
     k = table.n_classes
-    laplace = smoothing == "laplace"
+    laplace = Smoothing.from_params(smoothing, m).laplace
     mean, var = moments.estimates(kappa)
     a = table.n_attributes
     out = np.zeros(a)
     for u in range(a):
         n_vals = max(int(table.sizes[u]) - 1, 1)
         root = table.block([u])[1:]
-        root_prior = 1.0 if laplace else m / (k * n_vals)
+        root_prior = pseudo_counts(k * n_vals, m, laplace)[0]
         log_w = _dirichlet_log_evidence(root.reshape(1, -1), root_prior, axis=1)
         log_w -= float(np.sum(root.sum(axis=1) * log_width[u, 1:int(table.sizes[u])]))
         for v in range(a):
@@ -212,14 +213,14 @@ def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
             child = block[1:, 1:]
             n_child = max(int(table.sizes[v]) - 1, 1)
             if v not in numeric:
-                child_prior = 1.0 if laplace else m / n_child
+                child_prior = pseudo_counts(n_child, m, laplace)[0]
                 log_w += _dirichlet_log_evidence(child, child_prior, axis=-2)
                 continue
             mc = int(missing_code[v])
             if mc > 0:  # P(missing) and 1 - P(missing): a two-category Dirichlet
                 two = np.stack([child[:, mc - 1], child.sum(axis=1) - child[:, mc - 1]],
                                axis=1)
-                unit = 1.0 if laplace else m / n_child
+                unit = pseudo_counts(n_child, m, laplace)[0]
                 log_w += _two_category_evidence(two, unit, unit * (n_child - 1))
             e0 = moments.estimate_start((), v)
             e1 = moments.index[((u,), v)]

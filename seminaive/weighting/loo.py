@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from ..kernels import gaussian as gaussian_kernels
+from ..kernels.smoothing import Smoothing
 from . import _kernels as loo_kernels
 from ._common import effective_order
 
@@ -46,7 +47,7 @@ class LeaveOneOut:
                          if gaussian is None else gaussian)
         self.needs_values = self.gaussian.moment_start.shape[1] > 0
         self.n = effective_order(table, n)
-        self.laplace = smoothing == "laplace"
+        self.laplace = Smoothing.from_params(smoothing, m).laplace
         self.m = float(m)
         self.min_count = float(min_count)
         tables = table.log_tables(self.n, smoothing, m, min_count)
