@@ -455,7 +455,7 @@ class A3DE(_FixedOrder):
     """
 
     _n = 3
-    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "dtype",
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype",
                                      memory=[Choices(*memory.MEMORY)])
 
     def __init__(
@@ -473,13 +473,14 @@ class A3DE(_FixedOrder):
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
         memory: Literal["refuse", "select", "select_dense"] = "refuse",
+        density: Literal["plugin", "student"] = "plugin",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         super().__init__(smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
                          discretizer=discretizer, n_bins=n_bins, missing=missing,
                          categorical_features=categorical_features,
                          max_table_bytes=max_table_bytes, random_state=random_state,
-                         numeric=numeric, dtype=dtype)
+                         numeric=numeric, density=density, dtype=dtype)
         self.memory = memory
 
     @property

@@ -162,8 +162,8 @@ def test_predict_names_the_column_and_row_of_a_text_value(files, tmp_path, capsy
     frame.to_csv(tmp_path / "bad.csv", index=False)
     err = _refused(["predict", files / "model.npz", tmp_path / "bad.csv",
                     "-o", tmp_path / "p.csv", "--quiet"], capsys,
-                   "column 'num'", "row 123", "'unknown' is not a number",
-                   "leave the value empty")
+                   "column 'num'", "line 125", "the value 'unknown' is not a double",
+                   "leave it empty")
     assert "declare nominal columns in categorical_features" not in err
     assert _listing(tmp_path) == ["bad.csv"]
 

@@ -358,11 +358,13 @@ class _ArrowCsvReader:
             raise ColumnTypeChanged(name)
         line = self._line_of(path, name, kind, first_row)
         where = f"line {line}" if line is not None else f"a line after row {first_row}"
+        advice = (f" (give a {kind}, or leave it empty: a missing value)" if self.fixed
+                  else ", or read the column as strings")
         raise InputError(
             f"{path!r}, column {name!r}, {where}: the value {value!r} is not a {kind} as the "
             f"column's other values are (its type was decided "
             f"{'by the model or the declared types' if self.fixed else 'from the whole file'}"
-            "): correct the value, or read the column as strings") from err
+            f"): correct the value{advice}") from err
 
     def _line_of(self, path, name, kind, first_row):
         """The line (1 = the header) of the first value of column ``name`` that is not a

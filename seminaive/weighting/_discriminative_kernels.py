@@ -95,6 +95,14 @@ class WeightedModel(NamedTuple):
     n_joint: int  # weights of the joint terms (those of the children follow)
 
 
+@njit(cache=True, inline="always")
+def _widest(model):
+    """The most parent combinations of one order up to the model's (scratch per row)."""
+    (n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj, lc, lc_offsets,
+     mode, n_joint) = model
+    return widest_order(order_first, n)
+
+
 @njit(cache=True)
 def _row_parts(x, model, qual, cells, part_idx, part_val):
     """The weighted terms of one row: ``part_idx[q, y]`` (weight index, -1 = unweighted) and
@@ -198,7 +206,7 @@ def weighted_scores(X, model, theta, n_max_parts, out):
     (``model``: a :class:`WeightedModel`)."""
     n_rows, a = X.shape
     k = model.k
-    widest = widest_order(model.order_first, model.n)
+    widest = _widest(model)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
@@ -218,7 +226,7 @@ def loss_and_gradient(X, y, w, weighted, model, theta, n_max_parts, n_blocks, lo
     ``grad_out[b]`` its gradient in ``theta`` (``model``: a :class:`WeightedModel`)."""
     n_rows, a = X.shape
     k = model.k
-    widest = widest_order(model.order_first, model.n)
+    widest = _widest(model)
     for b in prange(n_blocks):
         start = b * n_rows // n_blocks
         stop = (b + 1) * n_rows // n_blocks
@@ -243,7 +251,7 @@ def build_parts(X, model, idx_out, val_out, count_out):
     iterations need not recompute them: ``idx_out`` / ``val_out`` of shape (rows, parts, k),
     ``count_out[r]`` the number of parts of row r."""
     n_rows = X.shape[0]
-    widest = widest_order(model.order_first, model.n)
+    widest = _widest(model)
     for r in prange(n_rows):
         qual = np.empty(widest, dtype=np.bool_)
         cells = np.empty(widest, dtype=np.int64)
