@@ -278,7 +278,7 @@ density : {"plugin", "student"}, default="plugin"
     classes), Student's t with m + N degrees of freedom (1 + N with Laplace smoothing), N
     the weight of the rows of the cell: heavier tails where a class or a parent cell has
     few rows, the plug-in Gaussian in the limit of many rows (see
-    :func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive`).""",
+    ``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

@@ -46,7 +46,7 @@ the subsets of those sets vanishes, and the values need the scores of those subs
     polynomial.
 ``"exact"``
     Enumeration of the :math:`2^d` coalitions, every row's in one batch of predictions:
-    exact for any learner.  ``"auto"`` uses it up to :data:`MAX_EXACT_ATTRIBUTES`
+    exact for any learner.  ``"auto"`` uses it up to ``MAX_EXACT_ATTRIBUTES``
     attributes (4,096 predictions per row).
 ``"sampled"``
     Permutation sampling (Strumbelj & Kononenko 2014) with antithetic pairs: every
@@ -72,7 +72,7 @@ sub-models' *probabilities*, and the log of that average (and the number of elig
 parents, which depends on which attributes are present) couples every attribute with every
 other: the dividends of the log posterior do not vanish on large coalitions, and the
 Shapley value of the average is not the average of the sub-models' values.  We know of no
-polynomial exact scheme for this game, so above :data:`MAX_EXACT_ATTRIBUTES` attributes
+polynomial exact scheme for this game, so above ``MAX_EXACT_ATTRIBUTES`` attributes
 AnDE (n >= 1) and the other learners that mix sub-models (weighting, selection, ESKDB, HNB)
 are sampled.
 
@@ -561,8 +561,8 @@ def explain(model, X, *, method="auto", n_permutations=32, random_state=None, ce
     method : {"auto", "additive", "structure", "exact", "sampled"}, default="auto"
         ``"auto"``: ``"structure"`` for a learner with a ``structure_`` and ``"additive"``
         for the others, when the model decomposes so (checked on the rows) and that is
-        cheaper than enumeration (and at most :data:`MAX_DECOMPOSED_SETS` sets of
-        attributes per row); else ``"exact"`` up to :data:`MAX_EXACT_ATTRIBUTES`
+        cheaper than enumeration (and at most ``MAX_DECOMPOSED_SETS`` sets of
+        attributes per row); else ``"exact"`` up to ``MAX_EXACT_ATTRIBUTES``
         attributes, else ``"sampled"``.  ``"additive"`` or ``"structure"`` on a model that
         does not decompose so raises :class:`~seminaive.exceptions.InputError`.
     n_permutations : int, default=32

@@ -750,7 +750,7 @@ class FrequencyTable(_CountTable):
         """Hierarchical linear smoothing estimates (Cooper, Webb & Schmidt 2025) of every
         conditional P(x_c | y, x_rest) of the combinations of order 1 .. ``max_order``
         (default: all), as a log-conditional array: the trees of :meth:`hdp_tables`, fitted
-        by :func:`seminaive.kernels.hls.hls_forest` with the ridge penalty ``penalty``.
+        by ``seminaive.kernels.hls.hls_forest`` with the ridge penalty ``penalty``.
         Install the result with ``table.hdp_conditional = ...`` to score with
         ``smoothing="hls"``.
         """
@@ -1084,11 +1084,11 @@ class FrequencyTable(_CountTable):
 
     def student_grid(self, kappa):
         """The posterior predictive Student's t of every (cell, class) of the moments
-        (:func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive` of
-        :meth:`MomentTable.estimates` with ``kappa`` pseudo-rows, the class level shrunk
-        towards the pooled moments too) laid out as :meth:`gaussian_grid`:
+        (``seminaive.kernels.gaussian.normal_inverse_gamma_predictive`` of
+        :meth:`~seminaive.tables.MomentTable.estimates` with ``kappa`` pseudo-rows, the class
+        level shrunk towards the pooled moments too) laid out as :meth:`gaussian_grid`:
         ``(grid_offsets, mean, norm, precision, shape)`` of
-        :func:`seminaive.kernels.gaussian.student_terms` (cached)."""
+        ``seminaive.kernels.gaussian.student_terms`` (cached)."""
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
         key = ("student", float(kappa))
