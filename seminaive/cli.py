@@ -396,6 +396,21 @@ def fit_command(args):
     return 0
 
 
+def _model_and_rows(args, what):
+    """The model and the rows of ``seminaive predict`` / ``explain``, every path checked
+    before anything is read (``what``: the output's content, for the extension's message)."""
+    _input_file(args.model, "model")
+    _input_file(args.data, "data")
+    check_output(args.output, inputs=[args.data, args.model])
+    _check_extension(args.output, PREDICTION_FORMATS, what)
+    if getattr(args, "plots", None):
+        os.makedirs(args.plots, exist_ok=True)
+        check_output(os.path.join(args.plots, "summary_bar.png"), inputs=[args.data, args.model])
+    model = load_model(args.model)
+    source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
+    return model, source
+
+
 def predict_command(args):
     """``seminaive predict MODEL DATA -o OUT``: the class and class probabilities of every
     row, written chunk by chunk to CSV or Parquet (by the extension of OUT), atomically.
@@ -409,12 +424,7 @@ def predict_command(args):
     int
         The exit status.
     """
-    _input_file(args.model, "model")
-    _input_file(args.data, "data")
-    check_output(args.output, inputs=[args.data, args.model])
-    _check_extension(args.output, PREDICTION_FORMATS, "the predictions")
-    model = load_model(args.model)
-    source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
+    model, source = _model_and_rows(args, "the predictions")
     n = predict_stream(model, source, args.output, proba=not args.no_proba,
                        chunk_rows=args.chunk_rows, progress=not args.quiet)
     if not args.quiet:
@@ -442,22 +452,13 @@ def explain_command(args):
     from .explanation import explain_stream
     from .streaming._readers import open_source
 
-    _input_file(args.model, "model")
-    _input_file(args.data, "data")
-    check_output(args.output, inputs=[args.data, args.model])
-    _check_extension(args.output, PREDICTION_FORMATS, "the explanations")
-    if args.plots:
-        os.makedirs(args.plots, exist_ok=True)
-        check_output(os.path.join(args.plots, "summary_bar.png"), inputs=[args.data, args.model])
+    model, source = _model_and_rows(args, "the explanations")
     try:
-        model = load_model(args.model)
-        source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
         summary = explain_stream(model, source, args.output, method=args.method,
                                  n_permutations=args.n_permutations, random_state=args.seed,
                                  chunk_rows=args.chunk_rows)
         written = []
         if args.plots:
-            os.makedirs(args.plots, exist_ok=True)
             # the first rows only, read as the explanation read them
             reader = open_source(source)
             names = getattr(model, "feature_names_in_", None)
