@@ -159,13 +159,13 @@ def write(args, header, rows):
              "discretisation, the default 4 GiB `max_table_bytes` (refused: the dense layout "
              "needs more); zero-one loss on the other half; peak: the process's resident "
              "high-water mark.  The two versions give bit-identical models where both fit "
-             "(`tests/test_sparse_families.py`), so their losses agree.", "",
+             "(`tests/structure/test_sparse_families.py`), so their losses agree.", "",
              f"Rows with `gaussian` (numeric attributes as Gaussian children given their "
              f"discretised parents): dense is the library at commit "
              f"{args.gaussian_reference} (sparse families, dense moment blocks per chain "
              "prefix), sparse this version (moments of the occurring (class, parent prefix) "
              "cells only); the models are bit-identical where both fit "
-             "(`tests/test_sparse_moments.py`).", "",
+             "(`tests/structure/test_sparse_moments.py`).", "",
              header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     _sections().write_table_section(args.out, MARK, lines, rows)
 

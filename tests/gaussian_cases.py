@@ -1,4 +1,4 @@
-"""Cases of ``tests/test_sparse_moments.py``: the learners with Gaussian children whose
+"""Cases of ``tests/structure/test_sparse_moments.py``: the learners with Gaussian children whose
 outputs the dense moment blocks (commit f8440f9, before the moments were stored for the
 occurring cells only) wrote to ``tests/data/gaussian_reference.npz``
 (``python tests/gaussian_cases.py OUT.npz`` at that commit)."""

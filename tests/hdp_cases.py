@@ -1,4 +1,4 @@
-"""Cases of ``tests/test_hdp.py::test_sampler_equals_the_stored_outputs``: trees whose
+"""Cases of ``tests/kernels/test_hdp.py::test_sampler_equals_the_stored_outputs``: trees whose
 estimates and final table counts the sampler of commit f8440f9 (before the sampler was made
 faster) wrote to ``tests/data/hdp_reference.npz`` (``python tests/hdp_cases.py OUT.npz``
 at that commit).

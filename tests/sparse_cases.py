@@ -1,5 +1,5 @@
-"""Cases of ``tests/test_sparse_families.py``: the learners and sampler trees whose outputs
-the dense-family code (commit 210d488, before the families became sparse trees) wrote to
+"""Cases of ``tests/structure/test_sparse_families.py``: the learners and sampler trees whose
+outputs the dense-family code (commit 210d488, before the families became sparse trees) wrote to
 ``tests/data/sparse_reference.npz`` (``python tests/sparse_cases.py OUT.npz`` at that
 commit)."""
 

@@ -206,7 +206,7 @@ def test_unsupported_combinations_are_refused():
 
     with pytest.raises(ValueError, match="numeric='gaussian' is not available"):
         _NoGaussian(numeric="gaussian").fit(X, Y)
-    # n="auto" selects among Gaussian models (tests/test_gaussian_loo.py)
+    # n="auto" selects among Gaussian models (tests/selection/test_gaussian_loo.py)
     assert AnDE(n="auto", numeric="gaussian").fit(X, Y).table_.moments is not None
 
 

@@ -19,7 +19,8 @@ def _reads_stored(text):
         re.search(r"^from (" + "|".join(HELPERS) + r") import .*check_reference", text, re.M))
 
 
-@pytest.mark.parametrize("path", sorted(TESTS.glob("test_*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(TESTS.rglob("test_*.py")),
+                         ids=lambda p: str(p.relative_to(TESTS)))
 def test_modules_reading_stored_outputs_are_marked(path):
     text = path.read_text()
     if path.name == Path(__file__).name or not _reads_stored(text):
@@ -33,4 +34,4 @@ def test_the_check_finds_the_stored_files():
     """The scan above sees the stored files (it would pass vacuously on an empty list)."""
     assert {"sparse_reference.npz", "weka_oracle.json"} <= STORED
     assert _reads_stored((TESTS / "test_weka_oracle.py").read_text())
-    assert _reads_stored((TESTS / "test_sparse_moments.py").read_text())
+    assert _reads_stored((TESTS / "structure" / "test_sparse_moments.py").read_text())

@@ -40,19 +40,18 @@ closed forms for t in {1, n-3 .. n}, Newton's identities over the generalised ha
 for t <= ``NEWTON_MAX_T`` (well conditioned there since H_{n-1} > 8), and elsewhere the saddle
 point of the coefficient integral of Gamma(x + n) / Gamma(x + 1) with its first correction
 term, whose absolute error in log S is below 3e-4 (at most at t = n - 4; below 4e-5 once
-n - t > 12), measured against the recurrence up to n = 5000 (``tests/test_hdp.py`` checks
+n - t > 12), measured against the recurrence up to n = 5000 (``tests/kernels/test_hdp.py`` checks
 it).  The reference implementation's single-precision cache errs by more for n > 2000.
 
 Speed, with the same draws and the same floating-point operations per value (bit-identical
-to the plain loops, ``tests/test_hdp.py`` and ``tests/test_sparse_families.py`` compare with
-stored outputs): a leaf value with 0 or 1 row never changes its table count, so only the
-leaves' values with 2 or more rows are visited; inside the exact table its entries are read
-without bounds checks; the log Stirling numbers beyond it, and lgamma and log of the
-window's cp + N_par + t, are remembered (direct-mapped memos keyed by their exact
-arguments); exp(0) and exp(-inf) are not computed; log c is taken once per concentration
-draw; and the trees go to the threads largest first (Graham 1969) by a fitted cost
-(:func:`thread_shares`, :func:`sampler_cost`).
-"""
+to the plain loops, ``tests/kernels/test_hdp.py`` and
+``tests/structure/test_sparse_families.py`` compare with stored outputs): a leaf value with
+0 or 1 row never changes its table count, so only the leaves' values with 2 or more rows are
+visited; inside the exact table its entries are read without bounds checks; the log Stirling
+numbers beyond it, and lgamma and log of the window's cp + N_par + t, are remembered
+(direct-mapped memos keyed by their exact arguments); exp(0) and exp(-inf) are not computed;
+log c is taken once per concentration draw; and the trees go to the threads largest first
+(Graham 1969) by a fitted cost (:func:`thread_shares`, :func:`sampler_cost`). """
 
 import math
 

@@ -11,7 +11,7 @@ import pytest
 
 from seminaive.tables import FrequencyTable, MomentTable, TableLayout
 
-PACKAGE = Path(__file__).resolve().parents[1] / "seminaive"
+PACKAGE = Path(__file__).resolve().parents[2] / "seminaive"
 ENGINE = ("tables", "kernels")
 
 #: the layout arrays of a table: only the engine reads them by name

@@ -14,7 +14,7 @@ import pytest
 from seminaive import __version__
 from seminaive.kernels import _cache
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_cache_dir_env_override_and_version_key(tmp_path):

@@ -6,6 +6,7 @@ trees of occurring nodes must give bit-identical estimates, selections and proba
 """
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ from seminaive.tables import (
 #: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
 pytestmark = pytest.mark.reference
 
-REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/sparse_reference.npz")
+REFERENCE = np.load(Path(__file__).resolve().parents[1] / "data" / "sparse_reference.npz")
 
 
 def _check(name, out):

@@ -193,7 +193,8 @@ def test_two_step_rules_equal_pure_python_lbr():
         assert_allclose(ours[r], ref, rtol=1e-12)
 
 
-FIXTURE = json.loads((Path(__file__).parent / "data" / "weka_structure.json").read_text())
+DATA = Path(__file__).resolve().parents[1] / "data"
+FIXTURE = json.loads((DATA / "weka_structure.json").read_text())
 
 
 @pytest.mark.reference

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from seminaive.exceptions import InputError
 from seminaive.preprocessing.discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 
-WEKA_CUTS = Path(__file__).parent / "data" / "weka_mdl_cuts.json"
+WEKA_CUTS = Path(__file__).resolve().parents[1] / "data" / "weka_mdl_cuts.json"
 
 
 # ---------------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_table_bytes_within_budget_and_exact():
     X, y = make_data(seed=5)
     full, lower = budgets(2)
     for budget in np.linspace(lower, full, 6).astype(int)[1:-1]:
-        # the dense layout (the compact one: tests/test_memory_sparse.py)
+        # the dense layout (the compact one: tests/selection/test_memory_sparse.py)
         model = AnDE(n=2, memory="select_dense", max_table_bytes=int(budget)).fit(X, y)
         model.predict_proba(X)  # builds the log tables
         table, logs = model.table_, model.table_._log_tables
@@ -246,7 +246,7 @@ def test_budget_without_room_for_one_parent_combination_is_refused():
     X, y = make_data(seed=12)
     _, lower = budgets(2)
     # the dense layout (the compact one, which holds no log conditionals of order n, fits
-    # here: tests/test_memory_sparse.py)
+    # here: tests/selection/test_memory_sparse.py)
     model = AnDE(n=2, memory="select_dense", max_table_bytes=lower + 8)
     with pytest.raises(TableTooLargeError, match="not those of one combination of 2"):
         model.fit(X, y)

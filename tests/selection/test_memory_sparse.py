@@ -317,7 +317,7 @@ def test_rows_that_cascade_are_scored_from_the_counts_bit_for_bit(aggregate, n, 
 
 def test_compact_layout_fits_where_the_dense_one_holds_no_parent_combination():
     """Just above the tables of A(n-1)DE the dense layout holds no combination of n parents
-    (refused, tests/test_memory_select.py); the compact one, without the log conditionals
+    (refused, tests/selection/test_memory_select.py); the compact one, without the log conditionals
     of order n, holds several."""
     X, y = make_data(seed=12)
     lower = estimate_table_bytes(N_VALUES, K, 3, parents=[])["total"]

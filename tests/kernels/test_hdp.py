@@ -7,6 +7,7 @@ learners' estimates against the Dirichlet posterior mean where the tree is deter
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -194,7 +195,7 @@ def test_sampler_invariants():
                 np.testing.assert_array_equal(out[node], out[parent])
 
 
-STORED = np.load(__file__.rsplit("/", 1)[0] + "/data/hdp_reference.npz")
+STORED = np.load(Path(__file__).resolve().parents[1] / "data" / "hdp_reference.npz")
 
 
 @pytest.mark.reference

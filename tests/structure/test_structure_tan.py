@@ -14,7 +14,8 @@ from test_structure_common import family_reference, random_nominal, training_cod
 from seminaive import TAN, load
 from seminaive.structure.tan import maximum_spanning_tree
 
-FIXTURE = json.loads((Path(__file__).parent / "data" / "weka_structure.json").read_text())
+DATA = Path(__file__).resolve().parents[1] / "data"
+FIXTURE = json.loads((DATA / "weka_structure.json").read_text())
 
 
 def _tree_weight(parents, weights):

@@ -12,7 +12,8 @@ from test_structure_common import cmi_reference, random_nominal, training_codes
 
 from seminaive import HNB, load
 
-FIXTURE = json.loads((Path(__file__).parent / "data" / "weka_structure.json").read_text())
+DATA = Path(__file__).resolve().parents[1] / "data"
+FIXTURE = json.loads((DATA / "weka_structure.json").read_text())
 
 
 def _frames(ds):

@@ -7,6 +7,8 @@ give bit-identical estimates, selections, leave-one-out losses and probabilities
 """
 
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,7 +30,7 @@ from seminaive.tables import MomentTable, storage_codes
 #: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
 pytestmark = pytest.mark.reference
 
-REFERENCE = np.load(__file__.rsplit("/", 1)[0] + "/data/gaussian_reference.npz")
+REFERENCE = np.load(Path(__file__).resolve().parents[1] / "data" / "gaussian_reference.npz")
 
 
 def _check(name, out):

