@@ -1,24 +1,42 @@
-"""Shared parameter documentation: one fragment per parameter, filled into docstrings.
+"""Parameter documentation: one fragment per parameter, assembled into docstrings.
 
-A docstring names a shared parameter by a line holding only ``{name}`` (indented like the
-entries around it); :func:`fill_doc` replaces that line by the fragment of that name, indented
-to match.  A group name (``{engine_parameters}``) stands for several fragments in a fixed
-order.  An unknown name raises ``KeyError`` when the module defining the class is imported, so
-a misspelt placeholder cannot reach a user.  Nothing else in a docstring is touched (other
-braces, e.g. in doctests, stay as they are).
+Every learner's "Parameters" section is assembled from its declaration: a class docstring
+holds a line ``{parameters}`` where the section's entries go, and :func:`fill_doc` puts
+there, in the order of the constructor's signature, the fragment (type line and
+description, written once) of every parameter.  A parameter's fragment is the one of
+:data:`PARAMETERS` under its own name -- the shared parameters of
+:data:`seminaive.base.SHARED_PARAMETERS` are documented there, under the names they are
+declared by -- unless the learner's ``_parameter_docs`` (next to its
+``_parameter_constraints``, inherited along the class hierarchy) names another fragment of
+:data:`PARAMETERS` (a variant worded for its family, e.g. ``"structure_smoothing"``) or
+gives the fragment itself (a parameter only that learner has).  A parameter with no fragment,
+or a fragment whose entry names another parameter, raises ``KeyError`` when the module
+defining the class is imported, so an undocumented parameter cannot reach a user.  The
+command line's ``seminaive fit --params LEARNER`` prints the same fragments
+(:func:`parameter_fragment`).
+
+Other docstrings (functions, attributes, references) name a fragment by a line holding only
+``{name}`` (indented like the entries around it); :func:`fill_doc` replaces that line by the
+fragment of that name, indented to match.  A group name (``{fitted_attributes}``) stands for
+several fragments in a fixed order.  An unknown name raises ``KeyError`` at import too.
+Nothing else in a docstring is touched (other braces, e.g. in doctests, stay as they are).
 
 Example::
 
     @fill_doc
-    class AODE(_FixedOrder):
-        '''Averaged one-dependence estimators.
+    class KDB(_FamilyLearner):
+        '''k-dependence Bayesian classifier.
 
         Parameters
         ----------
-        {engine_parameters}
+        {parameters}
         '''
+
+        _parameter_constraints = declare("k", INPUT_PARAMETERS, ...)
+        _parameter_docs = {"smoothing": "family_smoothing", ...}
 """
 
+import inspect
 import re
 import textwrap
 
@@ -190,7 +208,7 @@ smoothing : {"m_estimate", "laplace", "hdp", "hls"}, default="m_estimate"
     node the row reaches, and ``min_count`` is not used.
     With ``missing="ignore"`` every denominator counts only the rows in which x_i is
     observed.""",
-    "n_iter_hdp": """\
+    "n_iter": """\
 n_iter : int, default=1000
     Gibbs iterations of the ``smoothing="hdp"`` sampler (ignored otherwise); its cost
     depends on the number of tree nodes, not on the number of rows.""",
@@ -218,7 +236,7 @@ missing : {"ignore", "value"}, default="ignore"
 k : int, default=1
     Maximum number of attribute parents of each attribute; 0 is exactly naive Bayes.""",
     # selection learners
-    "loss_rmse": """\
+    "loss": """\
 loss : {"rmse", "zero_one", "log_loss"}, default="rmse"
     Leave-one-out loss that selects the model: the root mean squared error of the true
     class's probability, sqrt(mean (1 - P(y | x))^2) (Chen et al. 2014, §3.3), the error
@@ -361,7 +379,7 @@ GROUPS = {
                           "table_"),
     # the parameters of the structure learners with a parent set per attribute (TAN, SP-TAN,
     # KDB), in signature order
-    "hdp_parameters": ("n_iter_hdp", "burn_in", "tying"),
+    "hdp_parameters": ("n_iter", "burn_in", "tying"),
     "family_parameters": ("family_smoothing", "m", "structure_min_count", "discretizer",
                           "n_bins", "structure_missing", "categorical_features",
                           "max_table_bytes", "random_state"),
@@ -600,13 +618,85 @@ def _expand(name):
     return _FRAGMENTS[name]
 
 
-def fill_docstring(doc):
+def parameter_fragment(cls, name):
+    """The documentation fragment (type line and description) of parameter ``name`` of the
+    learner class ``cls``: the one its ``_parameter_docs`` (looked up along the class
+    hierarchy) names or gives, else the one of :data:`PARAMETERS` under ``name``.
+
+    Parameters
+    ----------
+    cls : type
+        A learner class.
+    name : str
+        One of its constructor's parameters.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        When the parameter has no fragment, or its fragment documents another name.
+
+    Examples
+    --------
+    >>> class Learner:
+    ...     _parameter_docs = {"smoothing": "structure_smoothing"}
+    >>> parameter_fragment(Learner, "m").splitlines()[0]
+    'm : float, default=1.0'
+    >>> parameter_fragment(Learner, "smoothing").splitlines()[0]
+    'smoothing : {"m_estimate", "laplace"}, default="m_estimate"'
+    """
+    key = name
+    for klass in cls.__mro__:
+        own = vars(klass).get("_parameter_docs") or {}
+        if name in own:
+            key = own[name]
+            break
+    text = PARAMETERS[key] if key in PARAMETERS else textwrap.dedent(key).strip()
+    if "\n" not in text and key not in PARAMETERS:
+        raise KeyError(f"{cls.__name__}: no documentation fragment for parameter {name!r} "
+                       f"(add one to seminaive._docs.PARAMETERS under that name, or to the "
+                       f"class's _parameter_docs)")
+    if not text.startswith(f"{name} :"):
+        raise KeyError(f"{cls.__name__}: the fragment {key!r} given for parameter {name!r} "
+                       f"documents {text.split(' :', 1)[0]!r}")
+    return text
+
+
+def parameter_names(cls):
+    """The constructor parameters of ``cls``, in signature order."""
+    return [p.name for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def parameters_section(cls):
+    """The entries of the "Parameters" section of learner class ``cls``: the fragment of
+    every constructor parameter (:func:`parameter_fragment`), in signature order.
+
+    Parameters
+    ----------
+    cls : type
+        A learner class.
+
+    Returns
+    -------
+    str
+    """
+    return "\n".join(parameter_fragment(cls, name) for name in parameter_names(cls))
+
+
+def fill_docstring(doc, cls=None):
     """``doc`` with every ``{name}`` line replaced by its fragment(s), indented to match.
 
     Parameters
     ----------
     doc : str
         A docstring.
+    cls : type, optional
+        The class it documents: a ``{parameters}`` line becomes its parameters' entries
+        (:func:`parameters_section`).
 
     Returns
     -------
@@ -625,13 +715,18 @@ def fill_docstring(doc):
 
     def replace(match):
         indent, name = match.groups()
+        if name == "parameters":
+            if cls is None:
+                raise KeyError("{parameters} is filled in class docstrings only")
+            return textwrap.indent(parameters_section(cls), indent)
         return textwrap.indent(_expand(name), indent)
 
     return _PLACEHOLDER.sub(replace, doc)
 
 
 def fill_doc(obj):
-    """Class or function decorator: fill the shared fragments into ``obj.__doc__``."""
+    """Class or function decorator: fill the fragments into ``obj.__doc__`` (a class's
+    ``{parameters}`` line: the entries of its constructor's parameters)."""
     if obj.__doc__:
-        obj.__doc__ = fill_docstring(obj.__doc__)
+        obj.__doc__ = fill_docstring(obj.__doc__, obj if isinstance(obj, type) else None)
     return obj

@@ -49,23 +49,7 @@ class AnDE(_InformationWeighted):
 
     Parameters
     ----------
-    {n}
-    {ande_smoothing}
-    {m}
-    {min_count}
-    {aggregate}
-    {discretizer}
-    {n_bins}
-    {missing}
-    {categorical_features}
-    {max_table_bytes}
-    {random_state}
-    {weights}
-    {numeric}
-    {density}
-    {hdp_parameters}
-    {memory}
-    {dtype}
+    {parameters}
 
     Attributes
     ----------
@@ -106,6 +90,9 @@ class AnDE(_InformationWeighted):
         n=[Interval(Integral, 0, None, closed="left"), Choices("auto")],
         smoothing=HDP_SMOOTHING, weights=[None, Choices(*SCHEMES), "array-like"],
         memory=[Choices(*memory.MEMORY)])
+    _parameter_docs = {
+        "smoothing": "ande_smoothing",
+    }
 
     def __init__(
         self,
@@ -296,10 +283,7 @@ class NaiveBayes(_FixedOrder):
 
     Parameters
     ----------
-    {engine_parameters}
-    {numeric}
-    {density}
-    {dtype}
+    {parameters}
 
     Attributes
     ----------
@@ -338,10 +322,7 @@ class AODE(_FixedOrder):
 
     Parameters
     ----------
-    {engine_parameters}
-    {numeric}
-    {density}
-    {dtype}
+    {parameters}
 
     Attributes
     ----------
@@ -380,10 +361,7 @@ class A2DE(_FixedOrder):
 
     Parameters
     ----------
-    {engine_parameters}
-    {numeric}
-    {density}
-    {dtype}
+    {parameters}
 
     Attributes
     ----------
@@ -422,11 +400,7 @@ class A3DE(_FixedOrder):
 
     Parameters
     ----------
-    {engine_parameters}
-    {numeric}
-    {memory}
-    {density}
-    {dtype}
+    {parameters}
 
     Attributes
     ----------

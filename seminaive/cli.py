@@ -17,6 +17,7 @@ import textwrap
 import numpy as np
 
 from ._atomic import atomic_path, check_output
+from ._docs import parameter_fragment
 from ._params import InvalidParameterError, check_param, describe, parse_value
 from ._version import __version__
 from .ande import A2DE, AODE, NaiveBayes
@@ -229,7 +230,8 @@ def _parse_params(pairs, estimator=None):
 
 def describe_params(learner: str) -> str:
     """What ``seminaive fit --params LEARNER`` prints: every parameter of a learner with its
-    allowed values (from its declaration) and its default.
+    allowed values (from its declaration), its default and its description (the fragment
+    its docstring's entry is assembled from, :func:`seminaive._docs.parameter_fragment`).
 
     Parameters
     ----------
@@ -255,6 +257,10 @@ def describe_params(learner: str) -> str:
         text = f"{allowed}; default {values[name]!r}"
         lines.append(textwrap.fill(text, width=96, initial_indent=f"  {name:<22}",
                                    subsequent_indent=" " * 24))
+        description = parameter_fragment(type(model), name).partition("\n")[2]
+        for paragraph in textwrap.dedent(description).split("\n\n"):
+            lines.append(textwrap.fill(paragraph, width=96, initial_indent=" " * 24,
+                                       subsequent_indent=" " * 24))
     lines.append("Values: numbers, None, True / False, options as written, lists as [a,b] "
                  "(bare words allowed).")
     return "\n".join(lines)

@@ -7,11 +7,14 @@ import inspect
 import re
 import subprocess
 import sys
+import types
+import typing
 from numbers import Integral
 
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import (
+    HasMethods,
     Interval,
     InvalidParameterError,
     Options,
@@ -21,7 +24,16 @@ from sklearn.utils._param_validation import (
 )
 
 from seminaive import AODE, KDB
-from seminaive._params import Choices, describe, is_valid, parse_value
+from seminaive._docs import PARAMETERS, fill_doc, parameter_fragment
+from seminaive._params import (
+    ArrayLike,
+    Choices,
+    RandomState,
+    Transformer,
+    describe,
+    is_valid,
+    parse_value,
+)
 from seminaive.base import SHARED_PARAMETERS
 from seminaive.cli import _parse_params, describe_params, main, make_estimator
 from seminaive.exceptions import InputError
@@ -244,3 +256,105 @@ def test_parse_value_keeps_text_no_constraint_reads():
     assert parse_value("kmeans", SHARED_PARAMETERS["discretizer"]) == "kmeans"
     assert parse_value("  3 ", SHARED_PARAMETERS["n_bins"]) == 3
     assert parse_value("0.5", SHARED_PARAMETERS["min_count"]) == 0.5
+
+
+# ------------------------------------------------- docstrings assembled from the declarations
+def _section_entries(doc):
+    """``{name: entry text}`` of the Parameters section, in order."""
+    block = doc.split("Parameters\n----------\n", 1)[1]
+    block = re.split(r"\n\n[A-Z][A-Za-z ]+\n-{3,}\n", block)[0]
+    entries = re.split(r"\n(?=\w+ : )", block.strip("\n"))
+    return {entry.split(" :", 1)[0]: entry for entry in entries}
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_parameters_section_is_assembled_from_the_fragments(name):
+    """The section holds every constructor parameter, in signature order, each entry the
+    fragment stated once (shared or the learner's own), and nothing else."""
+    cls = ESTIMATORS[name]
+    entries = _section_entries(inspect.getdoc(cls))
+    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    assert list(entries) == params
+    for param in params:
+        assert entries[param] == parameter_fragment(cls, param), f"{name}.{param}"
+    assert "{parameters}" not in cls.__doc__
+
+
+def test_a_parameter_with_no_fragment_is_refused_at_import():
+    class Learner:
+        """A learner.
+
+        Parameters
+        ----------
+        {parameters}
+        """
+
+        def __init__(self, m=1.0, surprise=2):
+            pass
+
+    with pytest.raises(KeyError, match="no documentation fragment for parameter 'surprise'"):
+        fill_doc(Learner)
+    Learner._parameter_docs = {"surprise": "m"}
+    with pytest.raises(KeyError, match="given for parameter 'surprise' documents 'm'"):
+        fill_doc(Learner)
+    Learner._parameter_docs = {"surprise": """
+        surprise : int, default=2
+            How surprised to be.
+        """}
+    doc = fill_doc(Learner).__doc__
+    assert "        m : float, default=1.0\n            The m of m-estimation" in doc
+    assert "        surprise : int, default=2\n            How surprised to be.\n" in doc
+
+
+def test_every_shared_parameter_has_its_fragment_under_its_name():
+    for param in SHARED_PARAMETERS:
+        assert PARAMETERS[param].startswith(f"{param} : "), param
+
+
+def test_cli_help_reads_the_fragments():
+    text = describe_params("KDB")
+    assert "  k                     a non-negative integer; default 1\n" \
+           "                        Maximum number of attribute parents of each attribute; 0 " \
+           "is exactly\n                        naive Bayes.\n" in text
+
+
+# ------------------------------------------------------------- signatures as declared
+def _flat(annotation):
+    """The members of a (nested) union annotation, Literal values as ("literal", value)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return [("literal", v) for v in typing.get_args(annotation)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _flat(arg)]
+    return [annotation]
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_signatures_agree_with_the_declarations(name):
+    """Every parameter is keyword-only but the first, annotated, and its annotation allows
+    what the declaration allows: the same string options, None exactly when the declaration
+    does, int for integer ranges, float for real ones, bool, lists, transformers."""
+    cls = ESTIMATORS[name]
+    hints = typing.get_type_hints(cls.__init__)
+    signature = inspect.signature(cls.__init__).parameters
+    for param, constraints in cls._parameter_constraints.items():
+        assert param in hints, f"{name}.{param}: no annotation"
+        members = _flat(hints[param])
+        literals = {v for kind, v in (m for m in members if isinstance(m, tuple))}
+        options = {o for c in constraints if isinstance(c, Options) for o in c.options}
+        assert literals - {None} == options - {None}, f"{name}.{param}: {hints[param]}"
+        allows_none = None in constraints or "random_state" in constraints or None in options
+        assert (type(None) in members or None in literals) == allows_none, \
+            f"{name}.{param}: {hints[param]}"
+        for c in constraints:
+            if isinstance(c, Interval):
+                wanted = int if c.type is Integral else float
+                assert wanted in members, f"{name}.{param}: {hints[param]} for {c}"
+            if c == "boolean":
+                assert bool in members, f"{name}.{param}: {hints[param]}"
+            if c == "array-like":
+                assert set(_flat(ArrayLike)) <= set(members), f"{name}.{param}"
+            if c == "random_state":
+                assert hints[param] == RandomState, f"{name}.{param}"
+            if isinstance(c, HasMethods):
+                assert Transformer in members, f"{name}.{param}"
+        assert is_valid(signature[param].default, constraints), f"{name}.{param}"

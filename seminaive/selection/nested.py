@@ -48,11 +48,7 @@ class SelectiveAnDE(_SelectionBase):
 
     Parameters
     ----------
-    n : int, default=2
-        Parent order (clamped to the number of attributes).
-    {loss_rmse}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -91,6 +87,12 @@ class SelectiveAnDE(_SelectionBase):
     _parameter_constraints = declare(
         "loss", INPUT_PARAMETERS, "numeric",
         n=[Interval(numbers.Integral, 0, None, closed="left")])
+    _parameter_docs = {
+        "n": """
+        n : int, default=2
+            Parent order (clamped to the number of attributes).
+        """,
+    }
 
     def __init__(
         self,
@@ -149,9 +151,7 @@ class ASAODE(SelectiveAnDE):
 
     Parameters
     ----------
-    {loss_rmse}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -230,9 +230,7 @@ class SAODE(ASAODE):
 
     Parameters
     ----------
-    {loss_rmse}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -283,9 +281,7 @@ class SWAODE(ASAODE):
 
     Parameters
     ----------
-    {loss_rmse}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------

@@ -45,17 +45,7 @@ class AODESR(_BaseAnDE):
 
     Parameters
     ----------
-    variant : {"lazy", "eager", "near"}, default="lazy"
-        When the generalisations are found: at classification time (lazy), once at training
-        time (eager), or near-generalisations at classification time (near).
-    threshold : float, default=100
-        Minimum frequency #(x_i) of a specialisation: a generalisation is deleted when
-        #(x_i) >= ``threshold``.  Weka's AODEsr deletes when the frequency *exceeds* its
-        ``-C`` value, so ``threshold=t`` is Weka's ``-C t-1`` (for whole-number counts).
-    near_ratio : float, default=0.99
-        For ``variant="near"``: minimum #(x_i, x_j) / #(x_i) of a near-generalisation (in
-        (0, 1]).
-    {engine_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -92,6 +82,24 @@ class AODESR(_BaseAnDE):
         ENGINE_PARAMETERS, variant=[Choices(*_VARIANTS)],
         threshold=[Interval(numbers.Real, 0, None, closed="left")],
         near_ratio=[Interval(numbers.Real, 0, 1, closed="right")])
+    _parameter_docs = {
+        "variant": """
+        variant : {"lazy", "eager", "near"}, default="lazy"
+            When the generalisations are found: at classification time (lazy), once at training
+            time (eager), or near-generalisations at classification time (near).
+        """,
+        "threshold": """
+        threshold : float, default=100
+            Minimum frequency #(x_i) of a specialisation: a generalisation is deleted when
+            #(x_i) >= ``threshold``.  Weka's AODEsr deletes when the frequency *exceeds* its
+            ``-C`` value, so ``threshold=t`` is Weka's ``-C t-1`` (for whole-number counts).
+        """,
+        "near_ratio": """
+        near_ratio : float, default=0.99
+            For ``variant="near"``: minimum #(x_i, x_j) / #(x_i) of a near-generalisation (in
+            (0, 1]).
+        """,
+    }
 
     def __init__(
         self,

@@ -115,12 +115,7 @@ class BSEAODE(_WrapperSelection):
 
     Parameters
     ----------
-    mode : {"pe", "ce", "p_and_ce", "p_or_ce"}, default="ce"
-        Parent elimination, child elimination (the BSE-AODE of Chen et al. 2014),
-        elimination of an attribute in both roles, or the best of the three at every step.
-    {loss_zero_one}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -154,6 +149,14 @@ class BSEAODE(_WrapperSelection):
     _modes = _BSE_MODES
     _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
                                      mode=[Choices(*_modes)])
+    _parameter_docs = {
+        "mode": """
+        mode : {"pe", "ce", "p_and_ce", "p_or_ce"}, default="ce"
+            Parent elimination, child elimination (the BSE-AODE of Chen et al. 2014),
+            elimination of an attribute in both roles, or the best of the three at every step.
+        """,
+        "loss": "loss_zero_one",
+    }
 
     def __init__(
         self,
@@ -212,13 +215,7 @@ class FSSAODE(_WrapperSelection):
 
     Parameters
     ----------
-    mode : {"pa", "ca", "p_and_ca", "p_or_ca"}, default="p_and_ca"
-        Parent addition (children: all), child addition (parents: all), addition of an
-        attribute in both roles (classic forward attribute selection), or the best of the
-        three at every step.
-    {loss_zero_one}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -251,6 +248,15 @@ class FSSAODE(_WrapperSelection):
     _modes = _FSS_MODES
     _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
                                      mode=[Choices(*_modes)])
+    _parameter_docs = {
+        "mode": """
+        mode : {"pa", "ca", "p_and_ca", "p_or_ca"}, default="p_and_ca"
+            Parent addition (children: all), child addition (parents: all), addition of an
+            attribute in both roles (classic forward attribute selection), or the best of the
+            three at every step.
+        """,
+        "loss": "loss_zero_one",
+    }
 
     def __init__(
         self,

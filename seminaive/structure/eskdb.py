@@ -198,25 +198,7 @@ class ESKDB(_StructureBase):
 
     Parameters
     ----------
-    n_estimators : int, default=5
-        Number of selective KDBs (the reference implementation's default).
-    k : int, default=5
-        Largest number of attribute parents of every member, K.
-    {loss_rmse}
-    smoothing : {"hdp", "m_estimate", "laplace", "hls"}, default="hdp"
-        How the members estimate their tables (see :class:`KDB`); the leave-one-out
-        selection always uses m-estimates, as in Zhang et al. (2020).
-    m : float, default=1.0
-        The m of m-estimation (the selection, P(y), and ``smoothing="m_estimate"``).
-    {structure_min_count}
-    {discretizer}
-    {n_bins}
-    {structure_missing}
-    {categorical_features}
-    {max_table_bytes}
-    {random_state}
-    {hdp_parameters}
-    {eskdb_discretization}
+    {parameters}
 
     Attributes
     ----------
@@ -259,6 +241,28 @@ class ESKDB(_StructureBase):
         "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
         n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
         discretization=[Choices(*_DISCRETIZATION)])
+    _parameter_docs = {
+        "n_estimators": """
+        n_estimators : int, default=5
+            Number of selective KDBs (the reference implementation's default).
+        """,
+        "k": """
+        k : int, default=5
+            Largest number of attribute parents of every member, K.
+        """,
+        "smoothing": """
+        smoothing : {"hdp", "m_estimate", "laplace", "hls"}, default="hdp"
+            How the members estimate their tables (see :class:`KDB`); the leave-one-out
+            selection always uses m-estimates, as in Zhang et al. (2020).
+        """,
+        "m": """
+        m : float, default=1.0
+            The m of m-estimation (the selection, P(y), and ``smoothing="m_estimate"``).
+        """,
+        "min_count": "structure_min_count",
+        "missing": "structure_missing",
+        "discretization": "eskdb_discretization",
+    }
 
     def __init__(
         self,

@@ -45,18 +45,7 @@ class HNB(_StructureBase):
 
     Parameters
     ----------
-    {structure_smoothing}
-    {m}
-    min_count : float, default=1
-        A parent value x_j whose training frequency is below ``min_count`` leaves the
-        mixture (the other weights are renormalised).  Weka has no such threshold:
-        ``min_count=0`` reproduces Weka for test values never seen in training.
-    {discretizer}
-    {n_bins}
-    {structure_missing}
-    {categorical_features}
-    {max_table_bytes}
-    {random_state}
+    {parameters}
 
     Attributes
     ----------
@@ -95,6 +84,16 @@ class HNB(_StructureBase):
     """
 
     _parameter_constraints = declare(INPUT_PARAMETERS)
+    _parameter_docs = {
+        "smoothing": "structure_smoothing",
+        "min_count": """
+        min_count : float, default=1
+            A parent value x_j whose training frequency is below ``min_count`` leaves the
+            mixture (the other weights are renormalised).  Weka has no such threshold:
+            ``min_count=0`` reproduces Weka for test values never seen in training.
+        """,
+        "missing": "structure_missing",
+    }
 
     def __init__(
         self,

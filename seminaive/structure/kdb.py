@@ -93,10 +93,7 @@ class KDB(_FamilyLearner):
 
     Parameters
     ----------
-    {k}
-    {family_parameters}
-    {numeric_structure}
-    {hdp_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -143,6 +140,12 @@ class KDB(_FamilyLearner):
 
     _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
                                      smoothing=HDP_SMOOTHING)
+    _parameter_docs = {
+        "smoothing": "family_smoothing",
+        "min_count": "structure_min_count",
+        "missing": "structure_missing",
+        "numeric": "numeric_structure",
+    }
 
     def __init__(
         self,

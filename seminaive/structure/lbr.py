@@ -55,16 +55,7 @@ class LBR(_StructureBase):
 
     Parameters
     ----------
-    significance : float, default=0.05
-        Level of the one-tailed sign test that admits an attribute into W.
-    {structure_smoothing}
-    {m}
-    {discretizer}
-    {n_bins}
-    {missing}
-    {categorical_features}
-    {max_table_bytes}
-    {random_state}
+    {parameters}
 
     Attributes
     ----------
@@ -114,6 +105,13 @@ class LBR(_StructureBase):
     _parameter_constraints = declare(
         [p for p in INPUT_PARAMETERS if p != "min_count"],
         significance=[Interval(Real, 0, 1, closed="neither")])
+    _parameter_docs = {
+        "significance": """
+        significance : float, default=0.05
+            Level of the one-tailed sign test that admits an attribute into W.
+        """,
+        "smoothing": "structure_smoothing",
+    }
 
     def __init__(
         self,

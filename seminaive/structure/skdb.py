@@ -52,17 +52,7 @@ class SKDB(KDB):
 
     Parameters
     ----------
-    k : int, default=3
-        Largest number of attribute parents, K (0 selects among naive Bayes models on the top
-        attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
-        at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
-    {loss_rmse}
-    select : {"both", "attributes", "k", "none"}, default="both"
-        What is selected: both k and the number of attributes; only the number of attributes
-        (k = K); only k (every attribute); nothing (exactly KDB(K)).
-    {family_parameters}
-    {numeric_structure}
-    {hdp_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -119,6 +109,23 @@ class SKDB(KDB):
 
     _parameter_constraints = declare("loss", select=[Choices(*_SELECT)],
                                      **KDB._parameter_constraints)
+    _parameter_docs = {
+        "k": """
+        k : int, default=3
+            Largest number of attribute parents, K (0 selects among naive Bayes models on the top
+            attributes).  Martínez et al. (2016) use K = 5 on large data; the count trees hold
+            at most (K + 2) nodes per training row and attribute, within ``max_table_bytes``.
+        """,
+        "select": """
+        select : {"both", "attributes", "k", "none"}, default="both"
+            What is selected: both k and the number of attributes; only the number of attributes
+            (k = K); only k (every attribute); nothing (exactly KDB(K)).
+        """,
+        "smoothing": "family_smoothing",
+        "min_count": "structure_min_count",
+        "missing": "structure_missing",
+        "numeric": "numeric_structure",
+    }
 
     def __init__(
         self,

@@ -131,7 +131,7 @@ class SPTAN(_FamilyLearner):
 
     Parameters
     ----------
-    {structure_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -173,6 +173,11 @@ class SPTAN(_FamilyLearner):
     """
 
     _parameter_constraints = declare(INPUT_PARAMETERS)
+    _parameter_docs = {
+        "smoothing": "structure_smoothing",
+        "min_count": "structure_min_count",
+        "missing": "structure_missing",
+    }
 
     def __init__(
         self,

@@ -65,9 +65,7 @@ class TAN(_FamilyLearner):
 
     Parameters
     ----------
-    {family_parameters}
-    {numeric_structure}
-    {hdp_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -114,6 +112,12 @@ class TAN(_FamilyLearner):
 
     _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
                                      smoothing=HDP_SMOOTHING)
+    _parameter_docs = {
+        "smoothing": "family_smoothing",
+        "min_count": "structure_min_count",
+        "missing": "structure_missing",
+        "numeric": "numeric_structure",
+    }
 
     def __init__(
         self,

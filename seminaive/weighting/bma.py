@@ -257,8 +257,7 @@ class BMAAODE(_WeightedAnDE):
 
     Parameters
     ----------
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------

@@ -229,10 +229,7 @@ class WANBIAC(_Discriminative):
 
     Parameters
     ----------
-    weights : {"attribute", "parameter"}, default="attribute"
-        Weight granularity (above).
-    {discriminative_parameters}
-    {input_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -265,6 +262,14 @@ class WANBIAC(_Discriminative):
     _granularities = ("attribute", "parameter")
     _parameter_constraints = declare(INPUT_PARAMETERS, weights=[Choices(*_granularities)],
                                      **_OPTIMISER)
+    _parameter_docs = {
+        "weights": """
+        weights : {"attribute", "parameter"}, default="attribute"
+            Weight granularity (above).
+        """,
+        "max_iter": "max_iter_lbfgs",
+        "tol": "tol_lbfgs",
+    }
 
     def __init__(
         self,
@@ -334,13 +339,7 @@ class ALR(_Discriminative):
 
     Parameters
     ----------
-    n : int, default=1
-        Parent order of the sub-models (0: one naive Bayes model, 1: AODE's, 2: A2DE's).
-    weights : {"model", "parent_value", "class", "parent_value_class", "attribute", \
-"parameter"}, default="model"
-        Weight granularity (above).
-    {discriminative_parameters}
-    {input_parameters}
+    {parameters}
 
     Attributes
     ----------
@@ -377,6 +376,19 @@ class ALR(_Discriminative):
     _parameter_constraints = declare(INPUT_PARAMETERS,
                                      n=[Interval(numbers.Integral, 0, None, closed="left")],
                                      weights=[Choices(*_granularities)], **_OPTIMISER)
+    _parameter_docs = {
+        "n": """
+        n : int, default=1
+            Parent order of the sub-models (0: one naive Bayes model, 1: AODE's, 2: A2DE's).
+        """,
+        "weights": """
+        weights : {"model", "parent_value", "class", "parent_value_class", "attribute", \
+"parameter"}, default="model"
+            Weight granularity (above).
+        """,
+        "max_iter": "max_iter_lbfgs",
+        "tol": "tol_lbfgs",
+    }
 
     def __init__(
         self,

@@ -183,11 +183,7 @@ class WAODE(_InformationWeighted):
 
     Parameters
     ----------
-    weights : {"mi", "kl"}, default="mi"
-        The information measure that weights each super-parent (``"mi"``) or super-parent
-        value (``"kl"``).
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -224,6 +220,13 @@ class WAODE(_InformationWeighted):
     n = 1
     _parameter_constraints = declare(INPUT_PARAMETERS, "numeric",
                                      weights=[Choices(*SCHEMES)])
+    _parameter_docs = {
+        "weights": """
+        weights : {"mi", "kl"}, default="mi"
+            The information measure that weights each super-parent (``"mi"``) or super-parent
+            value (``"kl"``).
+        """,
+    }
 
     def __init__(
         self,

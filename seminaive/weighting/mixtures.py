@@ -140,10 +140,7 @@ class MAPLMD(_Mixture):
 
     Parameters
     ----------
-    {mixture_parameters}
-    {input_parameters}
-    {numeric}
-    {acceleration}
+    {parameters}
 
     Attributes
     ----------
@@ -186,6 +183,9 @@ class MAPLMD(_Mixture):
     _kind = STAT_LMD
     _parameter_constraints = {**_Mixture._parameter_constraints,
                               "acceleration": [Choices("squarem"), None]}
+    _parameter_docs = {
+        "n": "mixture_n",
+    }
 
     def __init__(
         self,
@@ -294,9 +294,7 @@ class MAPLMG(_Mixture):
 
     Parameters
     ----------
-    {mixture_parameters}
-    {input_parameters}
-    {numeric}
+    {parameters}
 
     Attributes
     ----------
@@ -332,6 +330,10 @@ class MAPLMG(_Mixture):
     >>> bool((model.weights_ > 0).all())
     True
     """
+
+    _parameter_docs = {
+        "n": "mixture_n",
+    }
 
     aggregate = "joint"
     _kind = STAT_LMG
