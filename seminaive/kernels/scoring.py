@@ -1,6 +1,7 @@
 """Classification kernels: AnDE scores from the log tables, with the cascade."""
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -14,6 +15,28 @@ from .smoothing import pseudo_counts
 AGGREGATE_JOINT = 0
 AGGREGATE_POSTERIOR = 1
 AGGREGATE_VOTE = 2
+
+
+class ScoringTables(NamedTuple):
+    """What the scoring kernels read of a fitted table, in one typed bundle (built by
+    :meth:`seminaive.tables.FrequencyTable.scores`).  The kernels only read it; what they
+    write (the scores, scratch rows) is passed apart.
+
+    A kernel takes the bundle apart by position, in the order of the fields::
+
+        combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
+    """
+
+    combos: np.ndarray  # members of each combination, padded with -1
+    offsets: np.ndarray  # start of each parent combination's log joints in lj
+    sizes: np.ndarray  # n_values + 1 per attribute (code 0: missing)
+    k: int  # number of classes
+    order_first: np.ndarray  # combinations of order d: order_first[d]:order_first[d + 1]
+    max_order: int  # highest order held (children of parents of order max_order - 1)
+    lj: np.ndarray  # log P(y, x_s), NaN where the parent does not qualify
+    lc: np.ndarray  # log P(x_c | y, x_s) in the layout of lc_offsets
+    lc_offsets: np.ndarray
+    sub_index: np.ndarray  # sub_index[h, p]: the sub-model of h without member p (-1: none)
 
 
 @njit(cache=True, inline="always")
@@ -227,9 +250,10 @@ def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms):
 
 
 @njit(cache=True)
-def _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                lc_offsets, sub_index, terms):
-    """Sub-model scores of one row at one order (used for rows that cascade)."""
+def _row_scores(x, level, tables, terms):
+    """Sub-model scores of one row at one order (used for rows that cascade); ``tables``: a
+    :class:`ScoringTables`."""
+    combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
     _parent_terms(x, level, combos, offsets, sizes, k, order_first, lj, terms)
     d = level + 1
     if d > max_order:
@@ -252,29 +276,25 @@ def _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
 PREDICT_CHUNK_ROWS = 256
 
 
-def predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
-                   lc_offsets, sub_index, aggregate, out):
+def predict_scores(X, n, tables, aggregate, out):
     """Per-class scores of AnDE (Webb et al. 2012, eq. 11, with the cascade to A(n-1)DE); see
-    :func:`_predict_scores` (unweighted: every qualifying sub-model has the same weight)."""
-    _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, False, _NO_WEIGHTS, out)
+    :func:`_predict_scores` (unweighted: every qualifying sub-model has the same weight).
+    ``tables``: a :class:`ScoringTables`."""
+    _predict_scores(X, n, tables, aggregate, False, _NO_WEIGHTS, out)
 
 
-def predict_scores_weighted(X, n, max_order, combos, orders, offsets, sizes, k, order_first,
-                            lj, lc, lc_offsets, sub_index, aggregate, lw, out):
+def predict_scores_weighted(X, n, tables, aggregate, lw, out):
     """Per-class scores of a weighted AnDE: sub-model s with parent cell x_s has weight
     exp(lw[offsets[s] // k + cell(x_s)]) (one log weight per cell of orders 0..n; -inf leaves
     the sub-model out); see :func:`_aggregate_row_weighted` and :func:`_predict_scores`."""
-    _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, True, lw, out)
+    _predict_scores(X, n, tables, aggregate, True, lw, out)
 
 
 _NO_WEIGHTS = np.zeros(1, dtype=np.float64)
 
 
 @njit(parallel=True, cache=True)
-def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, weighted, lw, out):
+def _predict_scores(X, n, tables, aggregate, weighted, lw, out):
     """Per-class scores of AnDE (Webb et al. 2012, eq. 11, with the cascade to A(n-1)DE).
 
     aggregate = JOINT:      out = log( mean_s P(y, x_s) prod_i P(x_i | y, x_s) )
@@ -290,7 +310,12 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
     layout of :func:`predict_scores_weighted`) by :func:`_aggregate_row_weighted`; a row in
     which no qualifying sub-model has a positive weight cascades.  The unweighted path runs
     exactly the arithmetic of the plain average.
+
+    ``tables`` (a :class:`ScoringTables`, an argument: the ``prange`` loop may hand it on
+    whole) is taken apart here, so that the loop reads the same arrays as before it was
+    bundled.
     """
+    combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
     n_rows, a = X.shape
     max_parents = 0
     for level in range(n + 1):
@@ -361,27 +386,24 @@ def _predict_scores(X, n, max_order, combos, orders, offsets, sizes, k, order_fi
             # cascade: no parent of order n qualifies in this row
             for i in range(a):
                 x[i] = xs[i, r]
-            cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                        lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w,
+            cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w,
                         out[r0 + r])
 
 
 @njit(cache=True)
-def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets,
-                sub_index, aggregate, weighted, lw, row_terms, row_w, out_row):
+def cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w, out_row):
     """Scores of a row (storage codes ``x``) in which no parent combination of order n
     qualifies: A(n-1)DE, and so on down to naive Bayes (``row_terms``, ``row_w``: scratch
     of the widest order).  With n = 0 the row reaches here only when naive Bayes, the
     single sub-model of order 0, has no weight (log weight -inf): it is scored unweighted
-    rather than left unset."""
+    rather than left unset.  ``tables``: a :class:`ScoringTables`."""
+    combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
     if n == 0:
-        _row_scores(x, 0, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, row_terms)
+        _row_scores(x, 0, tables, row_terms)
         _aggregate_row(row_terms, 1, k, aggregate, out_row)
         return
     for level in range(n - 1, -1, -1):
-        _row_scores(x, level, max_order, combos, offsets, sizes, k, order_first, lj,
-                    lc, lc_offsets, sub_index, row_terms)
+        _row_scores(x, level, tables, row_terms)
         n_low = order_first[level + 1] - order_first[level]
         if weighted:
             _parent_log_weights(x, level, combos, offsets, sizes, k, order_first, lw,
@@ -395,12 +417,13 @@ def cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
 
 
 @njit(cache=True)
-def _row_scores_from_counts(x, level, combos, lj_offsets, sizes, k, order_first, lj, counts,
-                            offsets, sub_index, m, laplace, terms):
+def _row_scores_from_counts(x, level, tables, counts, offsets, m, laplace, terms):
     """:func:`_row_scores` at ``level`` with the log conditionals of the combinations of
     order level + 1 computed from their counts (``counts``, ``offsets``) rather than read
     from log tables: the same sums in the same order as
-    :func:`.smoothing.log_conditional_tables`, so the same numbers."""
+    :func:`.smoothing.log_conditional_tables`, so the same numbers.  ``tables``: a
+    :class:`ScoringTables` (its ``offsets`` locate the log joints)."""
+    combos, lj_offsets, sizes, k, order_first, _, lj, _, _, sub_index = tables
     _parent_terms(x, level, combos, lj_offsets, sizes, k, order_first, lj, terms)
     d = level + 1
     p_first = order_first[level]
@@ -437,13 +460,14 @@ def _row_scores_from_counts(x, level, combos, lj_offsets, sizes, k, order_first,
 
 
 @njit(parallel=True, cache=True)
-def cascade_from_counts(X, rows, n, max_order, combos, lj_offsets, sizes, k, order_first, lj,
-                        lc, lc_offsets, sub_index, counts, offsets, m, laplace, aggregate,
-                        out):
+def cascade_from_counts(X, rows, n, tables, counts, offsets, m, laplace, aggregate, out):
     """Scores of the ``rows`` of ``X`` in which no parent combination of order n qualifies,
     for tables that hold no log conditionals of order n (a compact selective table): order
     n - 1 from the counts of order n (:func:`_row_scores_from_counts`), and below it the
-    cascade of :func:`cascade_row`.  Unweighted."""
+    cascade of :func:`cascade_row`.  Unweighted.  ``tables``: a :class:`ScoringTables` (its
+    ``offsets`` locate the log joints; ``counts`` and ``offsets`` are the table's counts and
+    their layout)."""
+    k, order_first = tables.k, tables.order_first
     a = X.shape[1]
     widest = widest_order(order_first, n)
     no_weights = np.zeros(1)
@@ -455,14 +479,10 @@ def cascade_from_counts(X, rows, n, max_order, combos, lj_offsets, sizes, k, ord
         terms = np.empty((widest, k))
         row_w = np.empty(0)
         if n == 0:
-            cascade_row(x, 0, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
-                        lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w,
-                        out[r])
+            cascade_row(x, 0, tables, aggregate, False, no_weights, terms, row_w, out[r])
             continue
-        _row_scores_from_counts(x, n - 1, combos, lj_offsets, sizes, k, order_first, lj,
-                                counts, offsets, sub_index, m, laplace, terms)
+        _row_scores_from_counts(x, n - 1, tables, counts, offsets, m, laplace, terms)
         n_low = order_first[n] - order_first[n - 1]
         if _aggregate_row(terms, n_low, k, aggregate, out[r]) > 0:
             continue
-        cascade_row(x, n - 1, max_order, combos, lj_offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, False, no_weights, terms, row_w, out[r])
+        cascade_row(x, n - 1, tables, aggregate, False, no_weights, terms, row_w, out[r])

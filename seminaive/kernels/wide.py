@@ -31,7 +31,13 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .scoring import AGGREGATE_POSTERIOR, AGGREGATE_VOTE, cascade_row, vote_winner
+from .scoring import (
+    AGGREGATE_POSTERIOR,
+    AGGREGATE_VOTE,
+    ScoringTables,
+    cascade_row,
+    vote_winner,
+)
 from .smoothing import pseudo_counts
 
 #: rows scored together against one parent combination (its regions stay in cache)
@@ -242,6 +248,8 @@ def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first,
     widest = 0
     for level in range(n + 1):
         widest = max(widest, order_first[level + 1] - order_first[level])
+    tables = ScoringTables(combos, offsets, sizes, k, order_first, max_order, lj, lc,
+                           lc_offsets, sub_index)
     for q in prange(rows.size):
         r = rows[q]
         x = np.empty(a, dtype=np.int64)
@@ -249,8 +257,7 @@ def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first,
             x[i] = X[r, i]
         row_terms = np.empty((widest, k))
         row_w = np.empty(widest if weighted else 0)
-        cascade_row(x, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                    lc_offsets, sub_index, aggregate, weighted, lw, row_terms, row_w, out[r])
+        cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w, out[r])
 
 
 @njit(parallel=True, cache=True)

@@ -973,6 +973,10 @@ class FrequencyTable(_CountTable):
         lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
         if not X.shape[0]:
             return out
+        scoring = kernels.scoring.ScoringTables(
+            self.combos, lj_offsets, self.sizes, self.n_classes, self.order_first,
+            self.max_order, tables.log_joint, tables.log_conditional, tables.lc_offsets,
+            self.sub_index)
         if self.compact and tables.lj_offsets is not None:
             # a compact table holds its sub-models' children parent-major only
             if kernel == "combination":
@@ -990,11 +994,8 @@ class FrequencyTable(_CountTable):
             rows = np.flatnonzero(pending)
             if rows.size:  # no log conditionals of order n: the cascade reads the counts
                 kernels.scoring.cascade_from_counts(
-                    X, rows, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
-                    self.n_classes, self.order_first, tables.log_joint,
-                    tables.log_conditional, tables.lc_offsets, self.sub_index, self.counts,
-                    self.offsets, float(m), Smoothing.from_params(smoothing, m).laplace,
-                    modes[aggregate], out)
+                    X, rows, tables.n, scoring, self.counts, self.offsets, float(m),
+                    Smoothing.from_params(smoothing, m).laplace, modes[aggregate], out)
             return out
         if kernel == "parent_major" or (kernel == "auto"
                                         and self._parent_major_fits(tables.n, dtype)):
@@ -1007,16 +1008,10 @@ class FrequencyTable(_CountTable):
                 log_weights if weighted else np.zeros(1), pm.parents, pm.offsets, pm.att_off,
                 pm.region, pm.values, out)
         elif log_weights is None:
-            kernels.predict_scores(X, tables.n, self.max_order, self.combos, self.orders,
-                                   lj_offsets, self.sizes, self.n_classes, self.order_first,
-                                   tables.log_joint, tables.log_conditional, tables.lc_offsets,
-                                   self.sub_index, modes[aggregate], out)
+            kernels.predict_scores(X, tables.n, scoring, modes[aggregate], out)
         else:
-            kernels.scoring.predict_scores_weighted(
-                X, tables.n, self.max_order, self.combos, self.orders,
-                self.offsets, self.sizes, self.n_classes, self.order_first, tables.log_joint,
-                tables.log_conditional, tables.lc_offsets, self.sub_index, modes[aggregate],
-                log_weights, out)
+            kernels.scoring.predict_scores_weighted(X, tables.n, scoring, modes[aggregate],
+                                                    log_weights, out)
         return out
 
     def gaussian_scores(self, X, values, log_width, n, smoothing="m_estimate", m=1.0,

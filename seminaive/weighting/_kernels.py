@@ -66,10 +66,11 @@ class LooModel(NamedTuple):
     min_count: float
 
 
-def loo_model(n, max_order, table, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets, lc1,
-              m, laplace, min_count):
-    """A :class:`LooModel` of a table's :class:`~seminaive.tables.TableLayout` and the
-    leave-one-out statistics (flat: parallel kernels take no nested tuples)."""
+def loo_model(table, n, max_order, *, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets,
+              lc1, m, laplace, min_count):
+    """A :class:`LooModel` of a table's :class:`~seminaive.tables.TableLayout`, the parent
+    order ``n``, and the leave-one-out statistics and estimator's settings, named (flat:
+    parallel kernels take no nested tuples)."""
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     return LooModel(int(n), int(max_order), combos, offsets, sizes, int(k), order_first,
                     sub_index, counts, n_obs, prod_values, lj_other, lj_own, lc, lc_offsets,

@@ -80,10 +80,10 @@ class LeaveOneOut:
 
     def _model(self):
         """The typed bundle the kernels read (:class:`~seminaive.weighting._kernels.LooModel`)."""
-        return loo_kernels.loo_model(self.n, self.max_order, self.table, self.n_obs,
-                                     self.prod_values, self.lj_other, self.lj_own, self.lc,
-                                     self.lc_offsets, self.lc1, self.m, self.laplace,
-                                     self.min_count)
+        return loo_kernels.loo_model(
+            self.table, self.n, self.max_order, n_obs=self.n_obs, prod_values=self.prod_values,
+            lj_other=self.lj_other, lj_own=self.lj_own, lc=self.lc, lc_offsets=self.lc_offsets,
+            lc1=self.lc1, m=self.m, laplace=self.laplace, min_count=self.min_count)
 
     @staticmethod
     def _weights(w, n_rows):
