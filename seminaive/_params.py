@@ -18,6 +18,11 @@ From the declaration:
   ``The 'k' parameter of KDB must be an int in the range [0, inf)``);
 * :func:`describe` states the allowed values in words (error messages, the command line's
   help, and the check that every docstring entry agrees with its declaration);
+* :func:`seminaive._docs.fill_doc` assembles every learner's "Parameters" section from its
+  declared parameters, in signature order, one documentation fragment per parameter (the
+  shared ones in :data:`seminaive._docs.PARAMETERS` under their declared names, a learner's
+  own in its ``_parameter_docs`` next to ``_parameter_constraints``), and the command line's
+  ``seminaive fit --params LEARNER`` prints the same fragments;
 * :func:`parse_value` reads a command line value (``--param NAME=VALUE``) as the declaration
   expects it: numbers, ``None``, ``True`` / ``False``, lists (``[SEX,AGE]`` or ``SEX,AGE``,
   bare words allowed) and options.
