@@ -5,7 +5,7 @@ estimates as they were then): loading them must give the same probabilities."""
 import numpy as np
 import pandas as pd
 
-from seminaive import AODE, KDB, SKDB, TAN, AnDE, NaiveBayes, SAODE
+from seminaive import AODE, KDB, SAODE, SKDB, TAN, AnDE, NaiveBayes
 
 
 def legacy_data():
