@@ -27,7 +27,7 @@ from ..base import (
     declare,
 )
 from . import _sparse
-from ._common import PairStatistics, _FamilyLearner
+from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
 
 
 def ranked_candidates(mi, cmi, k, order=None):
@@ -141,6 +141,7 @@ class KDB(_FamilyLearner):
     True
     """
 
+    parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
                                      smoothing=HDP_SMOOTHING)
 
@@ -179,9 +180,6 @@ class KDB(_FamilyLearner):
 
     def _order(self):
         return self.k
-
-    def _supports_hdp(self):
-        return True
 
     def _table_order(self):
         return 2 if self.k >= 1 else 1

@@ -24,7 +24,7 @@ from ..base import (
     INPUT_PARAMETERS,
     declare,
 )
-from ._common import PairStatistics, _FamilyLearner
+from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
 
 
 def maximum_spanning_tree(weights, root=0):
@@ -112,6 +112,7 @@ class TAN(_FamilyLearner):
     True
     """
 
+    parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
                                      smoothing=HDP_SMOOTHING)
 
@@ -157,9 +158,6 @@ class TAN(_FamilyLearner):
 
     def _learned_state(self):
         return {"parents": self._parents, **self._moment_state(), **self._hdp_state()}
-
-    def _supports_hdp(self):
-        return True
 
     def _set_learned_state(self, arrays):
         arrays = self._take_hdp_state(arrays)

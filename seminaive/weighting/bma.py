@@ -69,6 +69,7 @@ from .._docs import fill_doc
 from .._params import ArrayLike, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..kernels.smoothing import Smoothing, pseudo_counts
+from ..parts import GaussianChildren
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -318,14 +319,14 @@ class BMAAODE(_WeightedAnDE):
         self.random_state = random_state
         self.numeric = numeric
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     def _learn_weights(self, source):
         if self.needs_values():
+            gaussian = self._part(GaussianChildren)
             self.log_marginal_likelihoods_ = gaussian_log_marginal_likelihoods(
-                self.table_, self._gaussian_kappa(), self._bin_log_widths(),
-                self._gaussian_missing_codes(), self.smoothing, self.m)
+                self.table_, gaussian.kappa(self), gaussian.bin_log_widths(self),
+                gaussian.missing_codes(self), self.smoothing, self.m)
         else:
             self.log_marginal_likelihoods_ = log_marginal_likelihoods(
                 self.table_, 1, self.smoothing, self.m)

@@ -30,6 +30,7 @@ from ..base import (
     _BaseAnDE,
     declare,
 )
+from ..parts import GaussianChildren
 from ._common import (
     _WeightedAnDE,
     cell_log_weights,
@@ -132,8 +133,7 @@ class _InformationWeighted(_WeightedAnDE):
         super()._check_params()
         check_scheme(self.weights)  # the entries of an array of weights
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     def _learn_from_counts(self, source):
         for attr in ("weights_", "_cell_log_weights_"):

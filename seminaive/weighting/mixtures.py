@@ -42,6 +42,7 @@ from .._docs import fill_doc
 from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..exceptions import warn_user
+from ..parts import GaussianChildren
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from ._kernels import STAT_LMD, STAT_LMG
 from .loo import Evaluator, LeaveOneOut
@@ -75,8 +76,7 @@ class _Mixture(_WeightedAnDE):
 
     _kind = None
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     _parameter_constraints = declare(
         INPUT_PARAMETERS, "numeric", n=[Interval(numbers.Integral, 1, None, closed="left")],
@@ -105,7 +105,8 @@ class _Mixture(_WeightedAnDE):
         else:
             loo = LeaveOneOut(self.table_, self._order(), self.smoothing, self.m,
                               self.min_count,
-                              self._gaussian_loo(self._order()) if self.needs_values()
+                              self._part(GaussianChildren).loo(self, self._order())
+                              if self.needs_values()
                               else None)
             evaluator = Evaluator(loo, source, self._kind, self.loo_cache_bytes)
             self.weights_ = self._optimise(evaluator, np.asarray(start, dtype=np.float64))
