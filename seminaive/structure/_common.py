@@ -191,11 +191,9 @@ class _FamilyLearner(_StructureBase):
     """A Bayesian network classifier with a fixed parent set per attribute.
 
     Its Gaussian children's moments are counted per family (:meth:`_learn_moments`), not in
-    the shared table: the part is declared with ``layout="families"``.  Learners with the
-    ``n_iter``, ``burn_in`` and ``tying`` parameters also declare
-    :data:`HIERARCHICAL_FAMILIES`."""
-
-    parts = (GAUSSIAN_FAMILIES,)
+    the shared table: learners with the ``numeric`` parameter declare
+    :data:`GAUSSIAN_FAMILIES` (``layout="families"``), and those with the ``n_iter``,
+    ``burn_in`` and ``tying`` parameters :data:`HIERARCHICAL_FAMILIES`."""
 
     def _install(self, stats, parents, counted=None):
         """Make ``parents`` (a, width) the model (called at the end of every fit);
@@ -348,11 +346,11 @@ class _FamilyLearner(_StructureBase):
             _sparse.sparse_tree_scores(
                 codes, _sparse.tree_bundle(trees.arrays, trees.log_estimates), trees.chain,
                 trees.chain_len, self.table_.sizes, stats.n_classes, self._log_prior(),
-                (skip, self._part(GaussianChildren).missing_codes(self)), out)
+                (skip, GAUSSIAN_FAMILIES.missing_codes(self)), out)
         elif codes.shape[0]:
             _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
                                  self._laplace(), float(self.min_count), out, skip,
-                                 self._part(GaussianChildren).missing_codes(self))
+                                 GAUSSIAN_FAMILIES.missing_codes(self))
         if codes.shape[0] and moments is not None:
             # Gaussian children: their densities from the moments, whatever the smoothing
             # of the discrete families (the HDP estimates only the discrete tables)
@@ -375,7 +373,7 @@ class _FamilyLearner(_StructureBase):
     def _gaussian_active(self):
         """Which numeric attributes are children of the model (all, unless selected)."""
         active = getattr(self, "_active", None)
-        numeric = self._part(GaussianChildren).attributes(self)
+        numeric = GAUSSIAN_FAMILIES.attributes(self)
         return np.ones(numeric.size, dtype=bool) if active is None else active[numeric]
 
     def _chain_scores(self):
@@ -393,12 +391,12 @@ class _FamilyLearner(_StructureBase):
 
     def _moment_chains(self):
         """The parent chain of every Gaussian child whose prefixes the moments hold."""
-        return [self._chain(i) for i in self._part(GaussianChildren).attributes(self).tolist()]
+        return [self._chain(i) for i in GAUSSIAN_FAMILIES.attributes(self).tolist()]
 
     def _moment_entries(self):
         """(parent prefix, child) of every Gaussian child and every prefix of its chain."""
         entries = []
-        numeric = self._part(GaussianChildren).attributes(self).tolist()
+        numeric = GAUSSIAN_FAMILIES.attributes(self).tolist()
         for i, chain in zip(numeric, self._moment_chains(), strict=True):
             entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
         return entries
@@ -414,7 +412,7 @@ class _FamilyLearner(_StructureBase):
             self.__dict__.pop("_moments", None)
             return
         sizes, k = self.table_.sizes, self.table_.n_classes
-        moments = SparseMoments(self._part(GaussianChildren).attributes(self),
+        moments = SparseMoments(GAUSSIAN_FAMILIES.attributes(self),
                                 self._moment_chains(), sizes, k)
         moments.check_keys()
 
