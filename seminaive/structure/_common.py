@@ -24,7 +24,13 @@ from ..kernels.smoothing import log_joint_estimate
 from ..parts import GaussianChildren, HierarchicalEstimates
 from . import _kernels as kernels
 from . import _sparse
-from ._moments import SparseMoments, check_budget, gaussian_family_terms, merge_cells
+from ._moments import (
+    FamilyGaussian,
+    SparseMoments,
+    check_budget,
+    gaussian_family_terms,
+    merge_cells,
+)
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_codes", "moment_sums",
                 "moment_lengths")
@@ -356,10 +362,7 @@ class _FamilyLearner(_StructureBase):
             # of the discrete families (the HDP estimates only the discrete tables)
             values = self.encoder_.numeric_values(X, type(self).__name__)
             values[:, ~self._gaussian_active()] = np.nan
-            chain, chain_len, starts, mean, var, floors, kappa = self._gaussian_arrays()
-            gaussian_family_terms(codes, values, chain, chain_len, starts, moments.codes,
-                                  moments.sums, mean, var, floors, self.table_.sizes,
-                                  stats.n_classes, kappa, float(self.min_count), out)
+            gaussian_family_terms(codes, values, self._gaussian_arrays(), out)
         return out
 
     def _log_prior(self):
@@ -433,7 +436,8 @@ class _FamilyLearner(_StructureBase):
         self._moments = moments.set_cells(counted)
 
     def _gaussian_arrays(self):
-        """The arrays :func:`._moments.gaussian_family_terms` reads (cached)."""
+        """The :class:`._moments.FamilyGaussian` that :func:`._moments.gaussian_family_terms`
+        reads (its estimates cached)."""
         cache = getattr(self, "_gaussian_cache", None)
         if cache is None:
             moments = self._moments
@@ -447,7 +451,12 @@ class _FamilyLearner(_StructureBase):
                 chain[j, :len(full)] = full
             cache = self._gaussian_cache = (chain, chain_len, moments.level_starts(chains),
                                             mean, var, floors, kappa)
-        return cache
+        chain, chain_len, starts, mean, var, floors, kappa = cache
+        moments = self._moments
+        return FamilyGaussian(chain, chain_len, starts, moments.codes, moments.sums, mean, var,
+                              floors, self.table_.sizes, int(self.table_.n_classes),
+                              float(kappa), float(self.min_count),
+                              GAUSSIAN_FAMILIES.density(self) == "student")
 
     def _moment_state(self):
         moments = getattr(self, "_moments", None)

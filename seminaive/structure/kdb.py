@@ -97,6 +97,7 @@ class KDB(_FamilyLearner):
     {family_parameters}
     {numeric_structure}
     {hdp_parameters}
+    {density}
 
     Attributes
     ----------
@@ -142,7 +143,7 @@ class KDB(_FamilyLearner):
     """
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
-    _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
+    _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
                                      smoothing=HDP_SMOOTHING)
 
     def __init__(
@@ -162,6 +163,7 @@ class KDB(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.k = k
         self.smoothing = smoothing
@@ -177,6 +179,7 @@ class KDB(_FamilyLearner):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _order(self):
         return self.k

@@ -63,6 +63,7 @@ class SKDB(KDB):
     {family_parameters}
     {numeric_structure}
     {hdp_parameters}
+    {density}
 
     Attributes
     ----------
@@ -139,6 +140,7 @@ class SKDB(KDB):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.k = k
         self.loss = loss
@@ -156,6 +158,7 @@ class SKDB(KDB):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _learn_from_counts(self, source):
         if self._keeps_choice("k_"):

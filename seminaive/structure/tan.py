@@ -68,6 +68,7 @@ class TAN(_FamilyLearner):
     {family_parameters}
     {numeric_structure}
     {hdp_parameters}
+    {density}
 
     Attributes
     ----------
@@ -113,7 +114,7 @@ class TAN(_FamilyLearner):
     """
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
                                      smoothing=HDP_SMOOTHING)
 
     def __init__(
@@ -132,6 +133,7 @@ class TAN(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.smoothing = smoothing
         self.m = m
@@ -146,6 +148,7 @@ class TAN(_FamilyLearner):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
