@@ -260,6 +260,7 @@ class BMAAODE(_WeightedAnDE):
     ----------
     {input_parameters}
     {numeric}
+    {density}
 
     Attributes
     ----------
@@ -292,7 +293,7 @@ class BMAAODE(_WeightedAnDE):
 
     n = 1
     aggregate = "joint"
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric")
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", "density")
 
     def __init__(
         self,
@@ -307,6 +308,7 @@ class BMAAODE(_WeightedAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.smoothing = smoothing
         self.m = m
@@ -318,6 +320,7 @@ class BMAAODE(_WeightedAnDE):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     parts = (GaussianChildren(),)
 

@@ -188,6 +188,7 @@ class WAODE(_InformationWeighted):
         value (``"kl"``).
     {input_parameters}
     {numeric}
+    {density}
 
     Attributes
     ----------
@@ -222,7 +223,7 @@ class WAODE(_InformationWeighted):
     """
 
     n = 1
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric",
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", "density",
                                      weights=[Choices(*SCHEMES)])
 
     def __init__(
@@ -239,6 +240,7 @@ class WAODE(_InformationWeighted):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.weights = weights
         self.smoothing = smoothing
@@ -251,4 +253,5 @@ class WAODE(_InformationWeighted):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 

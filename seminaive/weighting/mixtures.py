@@ -79,7 +79,8 @@ class _Mixture(_WeightedAnDE):
     parts = (GaussianChildren(),)
 
     _parameter_constraints = declare(
-        INPUT_PARAMETERS, "numeric", n=[Interval(numbers.Integral, 1, None, closed="left")],
+        INPUT_PARAMETERS, "numeric", "density",
+        n=[Interval(numbers.Integral, 1, None, closed="left")],
         max_iter=[Interval(numbers.Integral, 1, None, closed="left")],
         tol=[Interval(numbers.Real, 0, None, closed="neither")],
         loo_cache_bytes=[Interval(numbers.Real, 0, None, closed="left")])
@@ -144,6 +145,7 @@ class MAPLMD(_Mixture):
     {mixture_parameters}
     {input_parameters}
     {numeric}
+    {density}
     {acceleration}
 
     Attributes
@@ -205,6 +207,7 @@ class MAPLMD(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
         acceleration: Literal["squarem"] | None = "squarem",
     ) -> None:
         self.n = n
@@ -221,6 +224,7 @@ class MAPLMD(_Mixture):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
         self.acceleration = acceleration
 
     def _optimise(self, evaluate, alpha):
@@ -298,6 +302,7 @@ class MAPLMG(_Mixture):
     {mixture_parameters}
     {input_parameters}
     {numeric}
+    {density}
 
     Attributes
     ----------
@@ -354,6 +359,7 @@ class MAPLMG(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.n = n
         self.max_iter = max_iter
@@ -369,6 +375,7 @@ class MAPLMG(_Mixture):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     def _optimise(self, evaluate, alpha):
         scale = []  # total row weight, from the first pass: objective per unit of weight
