@@ -1111,18 +1111,22 @@ class FrequencyTable(_CountTable):
         if X.shape[0]:
             gaussian = np.full(self.n_attributes, -1, dtype=np.int64)
             gaussian[self.moments.numeric] = np.arange(self.moments.numeric.size)
-            gaussian_kernels.gaussian_scores(
-                X, np.ascontiguousarray(values, dtype=np.float64), tables.n, self.max_order,
-                self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
-                self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
+            children = gaussian_kernels.GaussianGrid(
                 gaussian,
                 np.zeros(self.n_attributes, dtype=np.int64) if missing_code is None
                 else np.ascontiguousarray(missing_code, dtype=np.int64),
                 np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
-                mean, norm, precision, modes[aggregate], log_weights is not None,
+                mean, norm, precision, shape, density == "student")
+            combination = gaussian_kernels.Combination(
+                modes[aggregate], log_weights is not None,
                 np.zeros(1) if log_weights is None
-                else np.ascontiguousarray(log_weights, dtype=np.float64), out,
-                density == "student", shape)
+                else np.ascontiguousarray(log_weights, dtype=np.float64))
+            gaussian_kernels.gaussian_scores(
+                X, np.ascontiguousarray(values, dtype=np.float64), self.layout(),
+                gaussian_kernels.ScoreTables(int(tables.n), int(self.max_order),
+                                             tables.log_joint, tables.log_conditional,
+                                             tables.lc_offsets),
+                children, combination, out)
         return out
 
     def gaussian_grid(self, kappa):
