@@ -8,19 +8,19 @@ class attribute ``parts``::
 
 and the base calls every declared part at fixed points of the training protocol:
 
-* :meth:`Part.check_params` -- when the parameters are checked (every part *kind*, declared
+* ``Part.check_params`` -- when the parameters are checked (every part *kind*, declared
   or not, so that a parameter that turns on a part the learner does not declare is refused);
-* :meth:`Part.table_spec` and :meth:`Part.attach` -- when the tables of a model are made
+* ``Part.table_spec`` and ``Part.attach`` -- when the tables of a model are made
   (``begin_fit``; model files are checked against the spec);
-* :meth:`Part.needs_values` -- whether counting needs the numeric values;
-* :meth:`Part.learn` -- once the counts (and the learner's table preparation) are final,
+* ``Part.needs_values`` -- whether counting needs the numeric values;
+* ``Part.learn`` -- once the counts (and the learner's table preparation) are final,
   before the learner's own ``_learn_from_counts``;
-* :meth:`Part.scores` -- when scoring rows (the first part that answers scores them);
-* :meth:`Part.learned_state` / :meth:`Part.restore` -- when saving and loading.
+* ``Part.scores`` -- when scoring rows (the first part that answers scores them);
+* ``Part.learned_state`` / ``Part.restore`` -- when saving and loading.
 
 A part holds no fitted state: what it learns lives on the learner's tables, so a part is
 declared once, on the class, and shared by every instance.  Learners that keep their own
-layout (the family learners of :mod:`seminaive.structure`) declare the part with
+layout (the family learners of ``seminaive.structure``) declare the part with
 ``layout="families"``: the part then checks the parameters and provides the estimates'
 settings (seeds, burn-in, density, shrinkage), and the learner stores and scores them.
 """
@@ -98,7 +98,7 @@ class Part:
 
     # hooks the base calls (defaults: the part adds nothing)
     def table_spec(self, learner, encoder):
-        """Entries of :meth:`seminaive.base.Learner.table_spec` this part sets."""
+        """Entries of ``seminaive.base.Learner.table_spec`` this part sets."""
         return {}
 
     def attach(self, learner, table, encoder):
@@ -132,9 +132,9 @@ class GaussianChildren(Part):
     """Numeric attributes as Gaussian children (``numeric="gaussian"``).
 
     Every numeric attribute is a child whose density given its parents (and the class) is a
-    Gaussian of the shrunk moments of its parents' cell (:class:`~seminaive.tables.MomentTable`),
+    Gaussian of the shrunk moments of its parents' cell (``seminaive.tables.MomentTable``),
     or with ``density="student"`` the Student-t posterior predictive of the
-    normal-inverse-gamma prior (:func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive`).
+    normal-inverse-gamma prior (``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).
     With ``layout="table"`` the moments of every parent combination up to the learner's order
     are kept in the shared table and scored by it (AnDE and the learners on its tables).
 
@@ -188,14 +188,14 @@ class GaussianChildren(Part):
         return codes
 
     def bin_log_widths(self, learner):
-        """log widths of the numeric parents' bins (:meth:`MomentTable.bin_log_widths`)."""
+        """log widths of the numeric parents' bins (``MomentTable.bin_log_widths``)."""
         encoder = learner.encoder_
         return learner.table_.moments.bin_log_widths(encoder.cut_points(),
                                                      encoder.numeric_center_,
                                                      encoder.n_values_)
 
     def loo(self, learner, max_parents):
-        """The :class:`~seminaive.kernels.gaussian.GaussianLoo` of the table's moments for
+        """The ``seminaive.kernels.gaussian.GaussianLoo`` of the table's moments for
         parent orders up to ``max_parents`` (an empty one without Gaussian children), for
         the leave-one-out kernels."""
         table = learner.table_
@@ -254,9 +254,9 @@ class HierarchicalEstimates(Part):
 
     With ``layout="table"`` the estimates of every conditional of the shared table are made
     once the counts are final and installed with
-    :meth:`~seminaive.tables.FrequencyTable.install_conditional`; they are stored in model
-    files under :data:`CONDITIONAL_KEY` (files that hold them under
-    :data:`LEGACY_CONDITIONAL_KEY` still load).
+    ``seminaive.tables.FrequencyTable.install_conditional``; they are stored in model
+    files under ``CONDITIONAL_KEY`` (files that hold them under
+    ``LEGACY_CONDITIONAL_KEY`` still load).
 
     Examples
     --------

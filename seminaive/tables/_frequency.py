@@ -480,7 +480,7 @@ class FrequencyTable(_CountTable):
 
     @property
     def hdp_conditional(self):
-        """The former name of :attr:`conditional` (read only: install estimates with
+        """The former name of ``conditional`` (read only: install estimates with
         :meth:`install_conditional`)."""
         return self.conditional
 
