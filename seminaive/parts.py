@@ -54,6 +54,14 @@ class Part:
         parameters (default: always).
     owner : str, optional
         How an error names the learners for which ``when`` is false (default: the class).
+
+    Examples
+    --------
+    >>> from seminaive import AnDE, KDB
+    >>> [type(part).__name__ for part in KDB.parts]
+    ['GaussianChildren', 'HierarchicalEstimates']
+    >>> AnDE.parts[1].when(AnDE(n="auto"))
+    False
     """
 
     #: the parameter that turns the part on, and its values that do
@@ -137,6 +145,11 @@ class GaussianChildren(Part):
     normal-inverse-gamma prior (``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).
     With ``layout="table"`` the moments of every parent combination up to the learner's order
     are kept in the shared table and scored by it (AnDE and the learners on its tables).
+
+    Parameters
+    ----------
+    layout, when, owner
+        As in :class:`Part`.
 
     Examples
     --------
@@ -257,6 +270,11 @@ class HierarchicalEstimates(Part):
     ``seminaive.tables.FrequencyTable.install_conditional``; they are stored in model
     files under ``CONDITIONAL_KEY`` (files that hold them under
     ``LEGACY_CONDITIONAL_KEY`` still load).
+
+    Parameters
+    ----------
+    layout, when, owner
+        As in :class:`Part`.
 
     Examples
     --------
