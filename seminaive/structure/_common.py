@@ -303,17 +303,18 @@ class _FamilyLearner(_StructureBase):
                                               max_bytes=budget)
             flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
         else:
+            key = self.__dict__.pop("_hdp_loaded_key", _HDP_KEY)  # the file's name for them
             flat = np.asarray(loaded)
             if flat.dtype != np.float64 or flat.shape != (size,):
-                raise ValueError(f"{_HDP_KEY}: expected {size} float64 values, got "
+                raise ValueError(f"{key}: expected {size} float64 values, got "
                                  f"{flat.size} of {flat.dtype}")
             if not np.all((flat > 0) & (flat <= 1)):
-                raise ValueError(f"{_HDP_KEY} must be probabilities in (0, 1]")
+                raise ValueError(f"{key} must be probabilities in (0, 1]")
             for i, w in enumerate(widths):
                 lo = arrays.value_off[arrays.root[i]]
                 hi = lo + w * (arrays.level_start[i, -1] - arrays.root[i])
                 if not np.allclose(flat[lo:hi].reshape(-1, w).sum(axis=1), 1.0, atol=1e-9):
-                    raise ValueError(f"{_HDP_KEY}: a distribution does not sum to 1")
+                    raise ValueError(f"{key}: a distribution does not sum to 1")
             flat = flat.copy()
         arrays.values = flat
         return EstimateTrees(self._counts.chain, self._counts.depth, arrays, flat,
@@ -332,6 +333,8 @@ class _FamilyLearner(_StructureBase):
             raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
                              "smoothing='hdp' or 'hls'")
         self._hdp_loaded = arrays[found[0]] if found else None
+        if found:
+            self._hdp_loaded_key = found[0]
         return {key: value for key, value in arrays.items() if key not in found}
 
     def _family_codes(self, X, codes=None):
