@@ -61,6 +61,7 @@ def measure(data, learner, repeats):
     import seminaive
     from seminaive.kernels.hdp import sparse_hdp_forest
     from seminaive.kernels.hls import sparse_hls_forest
+    from seminaive.parts import HierarchicalEstimates
 
     X, y, train, test = _sections().half_split({"data": data, "rows": None})
     name, base = LEARNERS[learner]
@@ -79,6 +80,7 @@ def measure(data, learner, repeats):
     # the estimates alone, on the fitted HDP model's trees: sampler against HLS fit
     est = {"hdp": [], "hls": []}
     model = models["hdp"]
+    part = HierarchicalEstimates()
     for _ in range(repeats):
         for mode in ("hdp", "hls"):
             t0 = time.perf_counter()
@@ -86,14 +88,14 @@ def measure(data, learner, repeats):
                 _, trees, _ = model._hdp_sampler_trees()
                 if mode == "hdp":
                     sparse_hdp_forest(trees, n_iter=int(model.n_iter),
-                                      burn_in=model._hdp_burn_in(), tying=model.tying,
-                                      seeds=model._hdp_seeds(len(trees)))
+                                      burn_in=part.burn_in(model), tying=model.tying,
+                                      seeds=part.seeds(model, len(trees)))
                 else:
                     sparse_hls_forest(trees)
             elif mode == "hdp":
                 table = model.table_
-                table.hdp_tables(int(model.n_iter), model._hdp_burn_in(), model.tying,
-                                 model._hdp_seeds(table.n_hdp_trees()))
+                table.hdp_tables(int(model.n_iter), part.burn_in(model), model.tying,
+                                 part.seeds(model, table.n_hdp_trees()))
             else:
                 model.table_.hls_tables()
             est[mode].append(time.perf_counter() - t0)

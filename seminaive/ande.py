@@ -15,8 +15,6 @@ nested selection of :mod:`seminaive.selection.auto`.
 from numbers import Integral
 from typing import Literal
 
-import numpy as np
-
 from ._docs import fill_doc
 from ._params import ArrayLike, Choices, Interval, RandomState, Transformer
 from .base import (
@@ -27,14 +25,18 @@ from .base import (
     _BaseAnDE,
     declare,
 )
+from .parts import GaussianChildren, HierarchicalEstimates
 from .selection import auto, memory
 from .weighting.information import SCHEMES, _InformationWeighted
-
-_HDP_KEY = "hdp_log_conditional"
 
 
 def _is_auto(estimator):
     return isinstance(estimator.n, str) and estimator.n == "auto"
+
+
+def _hierarchical_available(estimator):
+    """Hierarchical estimates need a fixed n and discretised numeric attributes."""
+    return not _is_auto(estimator) and estimator.numeric == "discretize"
 
 
 @fill_doc
@@ -93,6 +95,9 @@ class AnDE(_InformationWeighted):
     _parameter_docs = {
         "smoothing": "ande_smoothing",
     }
+    parts = (GaussianChildren(),
+             HierarchicalEstimates(when=_hierarchical_available,
+                                   owner="AnDE with n='auto' or numeric='gaussian'"))
 
     def __init__(
         self,
@@ -137,33 +142,6 @@ class AnDE(_InformationWeighted):
         self.memory = memory
         self.dtype = dtype
 
-    def _supports_gaussian(self):
-        return True
-
-    def _supports_hdp(self):
-        return not _is_auto(self) and getattr(self, "numeric", "discretize") == "discretize"
-
-    def _install_hdp(self, loaded=None):
-        """Estimate the conditionals by the HDP (``smoothing="hdp"``) or by hierarchical
-        linear smoothing (``"hls"``), or install those of a model file (validated)."""
-        table = self.table_
-        if loaded is None:
-            if self.smoothing == "hls":
-                table.hdp_conditional = table.hls_tables()
-                return
-            n_trees = table.n_hdp_trees()
-            table.hdp_conditional = table.hdp_tables(int(self.n_iter), self._hdp_burn_in(),
-                                                     self.tying, self._hdp_seeds(n_trees))
-            return
-        expected = table.n_conditional_entries()
-        loaded = np.asarray(loaded)
-        if loaded.dtype != np.float64 or loaded.shape != (expected,):
-            raise ValueError(f"{_HDP_KEY}: expected {expected} float64 values, got "
-                             f"{loaded.size} of {loaded.dtype}")
-        if not np.all(np.isfinite(loaded) & (loaded <= 0)):
-            raise ValueError(f"{_HDP_KEY} must be finite log-probabilities")
-        table.hdp_conditional = loaded.copy()
-
     def _check_params(self):
         super()._check_params()
         if _is_auto(self):
@@ -174,13 +152,14 @@ class AnDE(_InformationWeighted):
                                  "density='plugin' or a fixed n")
         memory.check_params(self)
 
-    def _hdp_owner(self):
-        return "AnDE with n='auto' or numeric='gaussian'"
-
     def _new_table(self, n_values, n_classes):
         if memory.selecting(self):
             return memory.new_table(self, n_values, n_classes)
         return super()._new_table(n_values, n_classes)
+
+    def _prepare_tables(self, source):
+        if not _is_auto(self) and memory.selecting(self):
+            memory.learn(self, source)
 
     def _learn_from_counts(self, source):
         if _is_auto(self):
@@ -190,10 +169,6 @@ class AnDE(_InformationWeighted):
             auto.learn(self, source)
             self._mark_choice()
         else:
-            if memory.selecting(self):
-                memory.learn(self, source)
-            if self._smoothing_spec().hierarchical:
-                self._install_hdp()
             super()._learn_from_counts(source)
 
     def _scores(self, X):
@@ -205,8 +180,6 @@ class AnDE(_InformationWeighted):
         if _is_auto(self):
             return auto.learned_state(self)
         state = super()._learned_state()
-        if self._smoothing_spec().hierarchical:
-            state[_HDP_KEY] = self.table_.hdp_conditional
         if memory.selecting(self):
             state.update(memory.learned_state(self))
         return state
@@ -214,12 +187,6 @@ class AnDE(_InformationWeighted):
     def _set_learned_state(self, arrays):
         if _is_auto(self):
             return auto.set_learned_state(self, arrays)
-        if (_HDP_KEY in arrays) != self._smoothing_spec().hierarchical:
-            raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
-                             "smoothing='hdp' or 'hls'")
-        if self._smoothing_spec().hierarchical:
-            arrays = dict(arrays)
-            self._install_hdp(arrays.pop(_HDP_KEY))
         if memory.selecting(self):
             arrays = memory.set_learned_state(self, arrays)
         elif self.table_.parents is not None:
@@ -235,6 +202,7 @@ class AnDE(_InformationWeighted):
 class _FixedOrder(_BaseAnDE):
     _n = None
     _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype")
+    parts = (GaussianChildren(),)
 
     def __init__(
         self,
@@ -269,9 +237,6 @@ class _FixedOrder(_BaseAnDE):
 
     def _order(self):
         return self._n
-
-    def _supports_gaussian(self):
-        return True
 
 
 @fill_doc
@@ -471,10 +436,9 @@ class A3DE(_FixedOrder):
             return memory.new_table(self, n_values, n_classes)
         return super()._new_table(n_values, n_classes)
 
-    def _learn_from_counts(self, source):
+    def _prepare_tables(self, source):
         if memory.selecting(self):
             memory.learn(self, source)
-        super()._learn_from_counts(source)
 
     def _learned_state(self):
         state = super()._learned_state()

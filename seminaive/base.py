@@ -19,17 +19,16 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import explanation, persistence
 from ._docs import fill_doc
 from ._params import Choices, HasMethods, Interval, check_params
 from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
-from .kernels import gaussian as gaussian_kernels
 from .kernels.hdp import TYING
 from .kernels.losses import LOSSES
 from .kernels.smoothing import Smoothing
+from .parts import PART_KINDS
 from .preprocessing.encoder import AttributeEncoder, as_frame
 from .preprocessing.validation import (
     check_sample_weight,
@@ -39,7 +38,7 @@ from .preprocessing.validation import (
     encode_labels,
 )
 from .sources import ArraySource, ChunkEncoder
-from .tables import FLOOR_RATIO, TABLE_DTYPES, FrequencyTable, storage_codes
+from .tables import TABLE_DTYPES, FrequencyTable, storage_codes
 
 #: default of ``max_table_bytes``: 4 GiB
 DEFAULT_MAX_TABLE_BYTES = 4 * 2**30
@@ -127,7 +126,13 @@ class Learner(ClassifierMixin, BaseEstimator):
       weights (TAN, KDB, selection, weighting); the default does nothing;
     * ``_scores`` -- per-class log scores of rows (default: AnDE over the tables);
     * ``_learned_state`` / ``_set_learned_state`` -- arrays learnt beyond the counts,
-      stored in model files.
+      stored in model files;
+    * ``_prepare_tables`` -- tables made again from the counts before the parts and
+      ``_learn_from_counts`` learn from them (default: none).
+
+    Gaussian children and hierarchical estimates are not hooks but *parts* the learner
+    declares in its class attribute ``parts`` (:mod:`seminaive.parts`); the base calls them
+    when it checks the parameters, makes the tables, learns, scores, saves and loads.
 
     Subclasses with their own parameters write an explicit ``__init__`` with type hints
     (scikit-learn needs the signature) that assigns every argument unchanged
@@ -155,6 +160,9 @@ class Learner(ClassifierMixin, BaseEstimator):
 
     #: ``{name: [constraint, ...]}``, scikit-learn's style (see :mod:`seminaive._params`)
     _parameter_constraints: dict = {}
+    #: the parts the learner declares (:mod:`seminaive.parts`: Gaussian children,
+    #: hierarchical estimates), called at fixed points of the protocol
+    parts: tuple = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -167,6 +175,11 @@ class Learner(ClassifierMixin, BaseEstimator):
     def _table_order(self):
         """Highest order of attribute combinations the table counts (n + 1 for AnDE)."""
         return self._order() + 1
+
+    def _prepare_tables(self, source):
+        """Make the tables again from the counts before anything is learnt from them (e.g.
+        count the children of selected parents, ``memory="select"``); the default keeps
+        them.  ``source`` is that of :meth:`_learn_from_counts`."""
 
     def _learn_from_counts(self, source):
         """Derive anything beyond the counts once ``self.table_`` holds the training data.
@@ -196,66 +209,19 @@ class Learner(ClassifierMixin, BaseEstimator):
         parameters or the learner's configuration.  Raises ``ValueError`` naming the
         parameter and what to use."""
         check_params(self)
-        params = self.get_params(deep=False)
-        if params.get("smoothing") in ("hdp", "hls") and not self._supports_hdp():
-            raise ValueError(f"smoothing={params['smoothing']!r} is not available for "
-                             f"{self._hdp_owner()}: use smoothing='m_estimate' or 'laplace'")
-        if params.get("numeric") == "gaussian" and not self._supports_gaussian():
-            raise ValueError(f"numeric='gaussian' is not available for {self._gaussian_owner()}:"
-                             " use numeric='discretize'")
-        burn_in = params.get("burn_in")
-        if burn_in is not None and burn_in >= params["n_iter"]:
-            raise ValueError(f"burn_in must be None or an integer in [0, n_iter), got "
-                             f"burn_in={burn_in!r} with n_iter={params['n_iter']!r}")
+        for kind in PART_KINDS:  # every kind: a parameter may ask for a part not declared
+            kind.check_params(self, self._part(kind))
 
-    def _supports_gaussian(self):
-        """Whether this learner (with its parameters) scores Gaussian numeric children."""
-        return False
+    def _part(self, kind):
+        """The part of class ``kind`` this learner declares in ``parts``, or None."""
+        for part in type(self).parts:
+            if isinstance(part, kind):
+                return part
+        return None
 
-    def _supports_hdp(self):
-        """Whether this learner (with its parameters) takes ``smoothing="hdp"`` and
-        ``smoothing="hls"``."""
-        return False
-
-    def _hdp_seeds(self, n_trees):
-        """One seed per HDP tree, from ``random_state``."""
-        rng = check_random_state(self.random_state)
-        return rng.randint(0, 2 ** 62, size=n_trees, dtype=np.int64).astype(np.uint64)
-
-    def _hdp_burn_in(self):
-        burn_in = getattr(self, "burn_in", None)
-        return min(1000, int(self.n_iter) // 10) if burn_in is None else int(burn_in)
-
-    def _gaussian_owner(self):
-        return type(self).__name__
-
-    def _hdp_owner(self):
-        return type(self).__name__
-
-    def _gaussian_attributes(self, encoder=None):
-        """Indices of the numeric attributes modelled as Gaussian children (empty with
-        ``numeric="discretize"``)."""
-        if getattr(self, "numeric", "discretize") != "gaussian":
-            return np.empty(0, dtype=np.int64)
-        encoder = self.encoder_ if encoder is None else encoder
-        return np.asarray(encoder.numeric_columns_, dtype=np.int64)
-
-    def _moment_order(self):
-        """Highest parent order of the moments kept in the shared table (None: the learner
-        keeps its Gaussian children's moments itself)."""
-        return self._order()
-
-    def _gaussian_missing_codes(self):
-        """Storage code of the value for missing of every Gaussian attribute
-        (``missing="value"`` and missing values in training), 0 elsewhere."""
-        codes = np.zeros(self.table_.n_attributes, dtype=np.int64)
-        numeric = self._gaussian_attributes()
-        own = self.encoder_.missing_code_[numeric]
-        codes[numeric] = np.where(own >= 0, own + 1, 0)
-        return codes
-
-    def _numeric_values(self, frame):
-        """Centred numeric values of a chunk when counting needs them, else None."""
+    def _chunk_values(self, frame):
+        """Centred numeric values of a chunk when counting needs them (a part's), else
+        None."""
         if not self.needs_values():
             return None
         return self.encoder_.numeric_values(frame, type(self).__name__)
@@ -303,7 +269,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, frame.shape[0])
         self.begin_fit(distinct_labels(y), self.make_encoder().fit(frame, y, sample_weight=w))
         codes, y_idx = self.chunk_encoder()(frame, y)
-        values = self._numeric_values(frame)
+        values = self._chunk_values(frame)
         self.count_chunk(codes, y_idx, w, values)
         self.learn_from(ArraySource(codes, y_idx, w, values=values))
         return self
@@ -388,9 +354,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         fitted ``encoder``, and make empty tables for them (refused before allocating, and
         before the reset, when they would exceed ``max_table_bytes``)."""
         table = self._new_table(encoder.n_values_, len(classes))
-        gaussian = self._gaussian_attributes(encoder)
-        if gaussian.size and self._moment_order() is not None:
-            table.attach_moments(gaussian, self._moment_order())
+        for part in type(self).parts:
+            part.attach(self, table, encoder)
         self.reset()
         self.classes_ = classes
         self.encoder_ = encoder
@@ -404,15 +369,19 @@ class Learner(ClassifierMixin, BaseEstimator):
         attributes whose Gaussian moments the table keeps, "moment_order": their parent
         order or None}`` (model files are checked against it before anything is
         allocated)."""
-        order = self._moment_order()
-        numeric = (self._gaussian_attributes(encoder) if order is not None
-                   else np.empty(0, dtype=np.int64))
-        return {"order": int(self._table_order()), "moment_numeric": numeric,
-                "moment_order": None if order is None else int(order)}
+        spec = {"order": int(self._table_order()),
+                "moment_numeric": np.empty(0, dtype=np.int64), "moment_order": None}
+        for part in type(self).parts:
+            spec.update(part.table_spec(self, encoder))
+        return spec
 
     def learned_state(self):
-        """The arrays learnt beyond the counts (name -> ndarray), for model files."""
-        return self._learned_state()
+        """The arrays learnt beyond the counts (name -> ndarray), for model files: the
+        learner's (``_learned_state``) and its parts'."""
+        state = self._learned_state()
+        for part in type(self).parts:
+            state.update(part.learned_state(self))
+        return state
 
     def restore_fit(self, classes, encoder, table, learned):
         """Install a model read from a file: :meth:`reset`, then ``classes``, ``encoder``,
@@ -422,6 +391,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.encoder_ = encoder
         self.table_ = table
+        for part in type(self).parts:
+            learned = part.restore(self, learned)
         self._set_learned_state(learned)
         self._sync_feature_attrs()
         # a structure, selection or weights read from the file is kept by partial_fit
@@ -435,8 +406,8 @@ class Learner(ClassifierMixin, BaseEstimator):
                             type(self).__name__)
 
     def needs_values(self):
-        """Whether counting needs the numeric values (Gaussian children)."""
-        return self._gaussian_attributes().size > 0
+        """Whether counting needs the numeric values (for a part, e.g. Gaussian children)."""
+        return any(part.needs_values(self) for part in type(self).parts)
 
     def count_chunk(self, codes, y_idx, sample_weight=None, values=None):
         """Add coded rows (and, for Gaussian children, their centred numeric values) to the
@@ -452,7 +423,13 @@ class Learner(ClassifierMixin, BaseEstimator):
 
     def learn_from(self, source):
         """Learn everything beyond the counts (the learner's ``_learn_from_counts`` hook),
-        replaying the training data through ``source`` (a :class:`seminaive.protocol.Source`)."""
+        replaying the training data through ``source`` (a :class:`seminaive.protocol.Source`):
+        first the learner's ``_prepare_tables`` (tables made again from the counts, e.g. a
+        selection of parents for memory), then every part's ``learn`` (e.g. hierarchical
+        estimates of the final counts), then ``_learn_from_counts``."""
+        self._prepare_tables(source)
+        for part in type(self).parts:
+            part.learn(self, source)
         self._learn_from_counts(source)
 
     # -------------------------------------------------------- choices kept by partial_fit
@@ -524,7 +501,7 @@ class Learner(ClassifierMixin, BaseEstimator):
                 encoder.restore(saved)
             raise
         codes = storage_codes(codes, self.table_.sizes)
-        values = self._numeric_values(frame)
+        values = self._chunk_values(frame)
         self.count_chunk(codes, y_idx, w, values)
         if not first:
             self._warn_first_chunk_cuts(route)
@@ -647,59 +624,18 @@ class Learner(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         codes = self._storage_codes(X)
-        if self.needs_values():
-            return self._gaussian_scores(X, codes)
+        for part in type(self).parts:
+            scores = part.scores(self, X, codes)
+            if scores is not None:
+                return scores
         return self.table_.scores(codes, self._order(), self.smoothing, self.m,
                                   self.min_count, self.aggregate,
                                   dtype=getattr(self, "dtype", "float64"))
-
-    def _gaussian_scores(self, X, codes, log_weights=None):
-        """AnDE scores with Gaussian numeric children (``numeric="gaussian"``)."""
-        return self.table_.gaussian_scores(
-            codes, self.encoder_.numeric_values(X, type(self).__name__),
-            self._bin_log_widths(), self._order(), self.smoothing, self.m, self.min_count,
-            self.aggregate, missing_code=self._gaussian_missing_codes(),
-            log_weights=log_weights, density=getattr(self, "density", "plugin"))
-
-    def _bin_log_widths(self):
-        """log widths of the numeric parents' bins (:meth:`MomentTable.bin_log_widths`)."""
-        return self.table_.moments.bin_log_widths(self.encoder_.cut_points(),
-                                                  self.encoder_.numeric_center_,
-                                                  self.encoder_.n_values_)
 
     def _smoothing_spec(self):
         """The estimators' parameters (``smoothing``, ``m``) read once, as a
         :class:`~seminaive.kernels.smoothing.Smoothing`."""
         return Smoothing.from_params(self.smoothing, self.m)
-
-    def _gaussian_kappa(self):
-        """Pseudo-rows of the Gaussian estimates' shrinkage (m; 1 with Laplace)."""
-        return self._smoothing_spec().kappa
-
-    def _gaussian_loo(self, max_parents):
-        """The :class:`~seminaive.kernels.gaussian.GaussianLoo` of the table's moments for
-        parent orders up to ``max_parents`` (an empty one without Gaussian children), for
-        the leave-one-out kernels."""
-        table = self.table_
-        if not self.needs_values() or table.moments is None:
-            return gaussian_kernels.no_gaussian_loo(table.n_attributes)
-        numeric = table.moments.numeric
-        gaussian = np.full(table.n_attributes, -1, dtype=np.int64)
-        gaussian[numeric] = np.arange(numeric.size)
-        cuts = self.encoder_.cut_points()
-        center = self.encoder_.numeric_center_
-        width = max([1] + ([len(c) for c in cuts] if cuts is not None else []))
-        cut_array = np.zeros((numeric.size, width))
-        n_cuts = np.full(numeric.size, -1, dtype=np.int64)
-        if cuts is not None:
-            for j, c in enumerate(cuts):
-                cut_array[j, :len(c)] = np.asarray(c, dtype=np.float64) - center[j]
-                n_cuts[j] = len(c)
-        starts = table.moment_starts(max_parents)
-        return gaussian_kernels.GaussianLoo(
-            gaussian, self._gaussian_missing_codes(), starts, table.moments.sums,
-            self._gaussian_kappa(), FLOOR_RATIO, cut_array, n_cuts,
-            int(min(max_parents, table.moment_parents)) + 1)
 
     @fill_doc
     def predict_log_proba(self, X):

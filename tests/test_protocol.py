@@ -11,6 +11,7 @@ import pytest
 
 import seminaive
 from seminaive import AODE, InputError
+from seminaive.parts import GaussianChildren, HierarchicalEstimates, Part
 from seminaive.persistence import ESTIMATORS
 from seminaive.protocol import Learner, Source
 
@@ -28,6 +29,61 @@ def test_every_learner_implements_the_protocol_once(name):
     for method in methods:
         owner = next(k for k in cls.__mro__ if method in vars(k))
         assert owner is seminaive.base.Learner, (name, method, owner)
+
+
+#: the hooks of the base a learner may override (docs/contributing.md, "Adding a learner")
+HOOKS = {"_order", "_table_order", "_check_params", "_learn_from_counts", "_scores",
+         "_learned_state", "_set_learned_state", "_prepare_tables", "_new_table",
+         "_make_encoder", "_parameter_constraints", "parts"}
+#: public methods a learner may wrap (a warning, then the base's): partial_fit of the
+#: discriminative learners; scikit-learn's generated metadata-request setters
+WRAPPED = {"partial_fit", "set_fit_request", "set_partial_fit_request", "set_score_request"}
+#: methods that were hooks of the base before Gaussian children and hierarchical estimates
+#: became parts: no learner may define them again
+FORMER_PART_HOOKS = {"_supports_gaussian", "_supports_hdp", "_hdp_seeds", "_hdp_burn_in",
+                     "_gaussian_owner", "_hdp_owner", "_gaussian_attributes", "_moment_order",
+                     "_gaussian_missing_codes", "_numeric_values", "_gaussian_scores",
+                     "_gaussian_kappa", "_gaussian_loo", "_bin_log_widths", "_install_hdp"}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_learners_override_only_hooks_and_declare_their_parts(name):
+    """What a learner changes of the base is a hook of the contributing guide; Gaussian
+    children and hierarchical estimates are parts it declares (``parts``), exactly when its
+    parameters can turn them on."""
+    cls = ESTIMATORS[name]
+    base = seminaive.base.Learner
+    below = cls.__mro__[:cls.__mro__.index(base)]
+    overridden = {m for k in below for m in vars(k) if m in vars(base)
+                  and not m.startswith("__")}
+    assert overridden <= HOOKS | WRAPPED, (name, sorted(overridden - HOOKS - WRAPPED))
+    defined = {m for k in cls.__mro__ for m in vars(k)}
+    assert not defined & FORMER_PART_HOOKS, (name, sorted(defined & FORMER_PART_HOOKS))
+    for part in cls.parts:
+        assert isinstance(part, Part), (name, part)
+    kinds = [type(part) for part in cls.parts]
+    assert len(set(kinds)) == len(kinds), name
+    constraints = cls._parameter_constraints
+    smoothing = [v for c in constraints.get("smoothing", []) for v in getattr(c, "order", ())]
+    assert ("numeric" in constraints) == any(isinstance(p, GaussianChildren)
+                                             for p in cls.parts), name
+    assert ("hdp" in smoothing) == any(isinstance(p, HierarchicalEstimates)
+                                       for p in cls.parts), name
+
+
+def test_a_parameter_asking_for_an_undeclared_part_is_refused():
+    """The base checks every kind of part: a learner that does not declare it (or whose
+    ``when`` is false) refuses the parameter that would turn it on, naming itself."""
+    class NoParts(AODE):
+        parts = ()
+
+    with pytest.raises(ValueError, match="numeric='gaussian' is not available for NoParts"):
+        NoParts(numeric="gaussian").check_params()
+    NoParts().check_params()
+    with pytest.raises(ValueError, match="smoothing='hdp' is not available for AnDE with"):
+        seminaive.AnDE(n="auto", smoothing="hdp").check_params()
+    with pytest.raises(ValueError, match="burn_in must be None"):
+        seminaive.KDB(smoothing="hdp", n_iter=5, burn_in=5).check_params()
 
 
 DRIVERS = sorted([*(PACKAGE / "streaming").glob("*.py"), PACKAGE / "dask.py",

@@ -80,15 +80,32 @@ def normal_inverse_gamma_predictive(mean, var, n, kappa):
     return mean, var * (nu + 1.0) / nu, nu
 
 
+class MomentEntries(NamedTuple):
+    """The entries of a :class:`seminaive.tables.MomentTable` that :func:`count_moments`
+    adds rows to: entry e is the child column ``column[e]`` of the numeric values given the
+    parents ``parents[e, :orders[e]]``, its block at ``offsets[e]`` in the sums, of shape
+    (cells, k, 3); entries ``group_starts[q]`` to ``group_starts[q + 1] - 1`` share their
+    parents; ``sizes`` are the attributes' storage sizes and ``k`` the classes."""
+
+    parents: np.ndarray
+    orders: np.ndarray
+    column: np.ndarray
+    offsets: np.ndarray
+    group_starts: np.ndarray
+    sizes: np.ndarray
+    k: int
+
+
 @njit(parallel=True, cache=True)
-def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_starts, sizes,
-                  k, sums):
+def count_moments(X, y, w, weighted, V, entries, sums):
     """Add the moments of the rows (storage codes ``X``, classes ``y``, numeric values
-    ``V`` of shape (n, number of numeric attributes), NaN = missing) to every entry e:
-    child column ``column[e]`` of ``V`` given the parents ``parents[e, :orders[e]]``, block
-    at ``offsets[e]`` of shape (cells, k, 3).  Entries ``group_starts[q]`` to
-    ``group_starts[q + 1] - 1`` share their parents: a row's cell is computed once for
-    them."""
+    ``V`` of shape (n, number of numeric attributes), NaN = missing) to the sums of every
+    entry of ``entries`` (a :class:`MomentEntries`): the weight, sum and sum of squares of
+    the child's observed values in the row's (parent cell, class).  The entries of one
+    group share their parents: a row's cell is computed once for them."""
+    parents, orders, column, offsets = (entries.parents, entries.orders, entries.column,
+                                        entries.offsets)
+    group_starts, sizes, k = entries.group_starts, entries.sizes, entries.k
     n_rows = X.shape[0]
     for q in prange(group_starts.size - 1):
         first = group_starts[q]
@@ -111,11 +128,65 @@ def count_moments(X, y, w, weighted, V, parents, orders, column, offsets, group_
                 sums[base + 2] += wr * v * v
 
 
+class GaussianGrid(NamedTuple):
+    """The Gaussian children of a table's scores (:func:`gaussian_scores`).
+
+    ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
+    ``missing_code[i]``: the storage code of a Gaussian attribute's value for missing
+    (``missing="value"``; 0: none); ``log_width[i, code]`` the log width of a value of a
+    numeric parent (0 otherwise); ``mean``, ``norm`` = log(2 pi var) / 2 and ``precision``
+    = 1 / (2 var) of the estimates (:func:`gaussian_terms`; with ``student``, Student's t
+    densities of :func:`student_terms` whose ``shape`` is laid out alike), laid out by
+    :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
+    ``grid_offsets[g]``, shape (cells, numeric attributes, k)).
+    """
+
+    gaussian: np.ndarray
+    missing_code: np.ndarray
+    log_width: np.ndarray
+    grid_offsets: np.ndarray
+    mean: np.ndarray
+    norm: np.ndarray
+    precision: np.ndarray
+    shape: np.ndarray
+    student: bool
+
+
+class ScoreTables(NamedTuple):
+    """The smoothed log tables rows are scored from: parent order ``n`` (rows cascade to
+    lower orders), the table's highest order ``max_order``, the log joints ``log_joint`` and
+    the log conditionals ``log_conditional`` at ``lc_offsets``
+    (:meth:`seminaive.tables.FrequencyTable.log_tables`)."""
+
+    n: int
+    max_order: int
+    log_joint: np.ndarray
+    log_conditional: np.ndarray
+    lc_offsets: np.ndarray
+
+
+class Combination(NamedTuple):
+    """How sub-models are combined: ``aggregate`` (a code of
+    :mod:`seminaive.kernels.scoring`) and, with ``weighted``, the per-cell log weights
+    ``log_weights``."""
+
+    aggregate: int
+    weighted: bool
+    log_weights: np.ndarray
+
+
 @njit(cache=True)
-def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first, sub_index,
-                 lj, lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean,
-                 norm, precision, student, shape, qual, cells, terms):
+def _level_terms(x, Vr, level, layout, tables, children, qual, cells, terms):
     """Sub-model scores of one row at one parent order (NaN rows: not qualifying)."""
+    offsets, combos, sizes, k = layout.offsets, layout.combos, layout.sizes, layout.n_classes
+    order_first, sub_index = layout.order_first, layout.sub_index
+    max_order, lj, lc, lc_offsets = (tables.max_order, tables.log_joint, tables.log_conditional,
+                                     tables.lc_offsets)
+    gaussian, missing_code, log_width = (children.gaussian, children.missing_code,
+                                         children.log_width)
+    grid_offsets, mean, norm, precision = (children.grid_offsets, children.mean, children.norm,
+                                           children.precision)
+    shape, student = children.shape, children.student
     n_num = Vr.size
     p_first = order_first[level]
     n_par = order_first[level + 1] - p_first
@@ -178,26 +249,23 @@ def _level_terms(x, Vr, level, max_order, combos, offsets, sizes, k, order_first
 
 
 @njit(parallel=True, cache=True)
-def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, sub_index, lj,
-                    lc, lc_offsets, gaussian, missing_code, log_width, grid_offsets, mean, norm,
-                    precision, aggregate, weighted, lw, out, student, shape):
+def gaussian_scores(X, V, layout, tables, children, combination, out):
     """Per-class AnDE scores with Gaussian numeric children (see the module docstring).
 
-    ``gaussian[i]``: the index of attribute i among the numeric attributes (-1: nominal);
-    ``missing_code[i]``: the storage code of a Gaussian attribute's value for missing
-    (``missing="value"``; 0: none), whose child term is then log P(missing | y, x_s) or,
-    for an observed value, log (1 - P(missing | y, x_s)) plus the log density;
-    ``V`` the centred numeric values of the rows; ``mean``, ``norm`` = log(2 pi var) / 2 and
-    ``precision`` = 1 / (2 var) of the estimates (:func:`gaussian_terms`; with ``student``,
-    Student's t densities of :func:`student_terms` whose ``shape`` is laid out alike), laid
-    out by
-    :meth:`seminaive.tables.MomentTable.grid_terms` (block of parent combination g at
-    ``grid_offsets[g]``, shape (cells, numeric attributes, k)); ``log_width[i, code]``
-    the log width of a value of a numeric parent (0 otherwise).  Rows cascade to lower
-    orders as in :func:`seminaive.kernels.scoring.predict_scores`; with ``weighted``, the
-    sub-models are combined with the per-cell log weights ``lw`` as there
+    ``layout`` is the table's :class:`~seminaive.tables.TableLayout`, ``tables`` its
+    :class:`ScoreTables`, ``children`` the :class:`GaussianGrid` of its moments and
+    ``combination`` the :class:`Combination` of the sub-models; ``V`` the centred numeric
+    values of the rows.  A Gaussian attribute with a value for missing has the child term
+    log P(missing | y, x_s) or, for an observed value, log (1 - P(missing | y, x_s)) plus
+    the log density.  Rows cascade to lower orders as in
+    :func:`seminaive.kernels.scoring.predict_scores`; with ``combination.weighted``, the
+    sub-models are combined with the per-cell log weights as there
     (:func:`seminaive.kernels.scoring.predict_scores_weighted`).
     """
+    offsets, combos, sizes, k = layout.offsets, layout.combos, layout.sizes, layout.n_classes
+    order_first = layout.order_first
+    n, lj = tables.n, tables.log_joint
+    aggregate, weighted, lw = combination.aggregate, combination.weighted, combination.log_weights
     n_rows, a = X.shape
     widest = widest_order(order_first, n)
     for r in prange(n_rows):
@@ -213,10 +281,7 @@ def gaussian_scores(X, V, n, max_order, combos, offsets, sizes, k, order_first, 
             if used == 0 and level > 0:
                 level -= 1
                 continue
-            n_par = _level_terms(x, V[r], level, max_order, combos, offsets, sizes, k,
-                                 order_first, sub_index, lj, lc, lc_offsets, gaussian,
-                                 missing_code, log_width, grid_offsets, mean, norm, precision,
-                                 student, shape, qual, cells, terms)
+            n_par = _level_terms(x, V[r], level, layout, tables, children, qual, cells, terms)
             if not weighted:
                 _aggregate_row(terms, n_par, k, aggregate, out[r])
                 break

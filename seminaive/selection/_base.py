@@ -10,6 +10,7 @@ import numpy as np
 
 from ..base import _BaseAnDE
 from ..kernels.losses import argmin_first, mean_loss
+from ..parts import GaussianChildren
 from . import _structure as st
 
 _STRUCTURE_ARRAYS = ("order", "parents", "children", "parent_weights")
@@ -27,15 +28,16 @@ def gaussian_inputs(est, X):
     """The :class:`._structure.GaussianInputs` of rows X (None without Gaussian children)."""
     if not est.needs_values():
         return None
+    part = est._part(GaussianChildren)
     return st.GaussianInputs(est.encoder_.numeric_values(X, type(est).__name__),
-                             est._gaussian_loo(0).gaussian, est._gaussian_missing_codes(),
-                             est._bin_log_widths(), est._gaussian_kappa())
+                             part.loo(est, 0).gaussian, part.missing_codes(est),
+                             part.bin_log_widths(est), part.kappa(est))
 
 
 def gaussian_loo(est, n_max):
     """The Gaussian leave-one-out context of the selection passes (None without Gaussian
     children)."""
-    return est._gaussian_loo(n_max) if est.needs_values() else None
+    return est._part(GaussianChildren).loo(est, n_max) if est.needs_values() else None
 
 
 def structure_scores(est, X):
@@ -159,8 +161,7 @@ class _SelectionBase(_BaseAnDE):
     aggregate = "joint"
     _nested = False  # ranking_, loo_loss_... saved with the structure
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     def _learn_from_counts(self, source):
         if self._keeps_choice("parents_"):

@@ -21,15 +21,32 @@ from ..base import _BaseAnDE
 from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
 from ..kernels.smoothing import log_joint_estimate
+from ..parts import GaussianChildren, HierarchicalEstimates
 from . import _kernels as kernels
 from . import _sparse
-from ._moments import SparseMoments, check_budget, gaussian_family_terms, merge_cells
+from ._moments import (
+    FamilyGaussian,
+    SparseMoments,
+    check_budget,
+    gaussian_family_terms,
+    merge_cells,
+)
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_codes", "moment_sums",
                 "moment_lengths")
-_HDP_KEY = "hdp_estimates"
+#: the model-file key of the hierarchical (HDP, HLS) estimates of the families
+_HDP_KEY = "hierarchical_estimates"
+#: the key of files written before the estimates had a neutral name (still read)
+_LEGACY_HDP_KEY = "hdp_estimates"
 #: the counted trees' keys, counts and lengths in a model file
 FAMILY_KEYS = ("family_keys", "family_key_counts", "family_lengths")
+
+
+#: the hierarchical estimates of the family learners that take ``smoothing="hdp"`` and
+#: ``"hls"`` (their estimate trees are made by :meth:`_FamilyLearner._estimate_trees`)
+HIERARCHICAL_FAMILIES = HierarchicalEstimates(layout="families")
+#: the Gaussian children of the family learners (moments counted per family)
+GAUSSIAN_FAMILIES = GaussianChildren(layout="families")
 
 
 @dataclass
@@ -56,9 +73,6 @@ class _StructureBase(_BaseAnDE):
 
     def _table_order(self):
         return 2
-
-    def _moment_order(self):
-        return None  # Gaussian children's moments are counted per family (_FamilyLearner)
 
     def _laplace(self):
         return self._smoothing_spec().laplace
@@ -180,7 +194,12 @@ def _dot_id(name):
 
 
 class _FamilyLearner(_StructureBase):
-    """A Bayesian network classifier with a fixed parent set per attribute."""
+    """A Bayesian network classifier with a fixed parent set per attribute.
+
+    Its Gaussian children's moments are counted per family (:meth:`_learn_moments`), not in
+    the shared table: learners with the ``numeric`` parameter declare
+    :data:`GAUSSIAN_FAMILIES` (``layout="families"``), and those with the ``n_iter``,
+    ``burn_in`` and ``tying`` parameters :data:`HIERARCHICAL_FAMILIES`."""
 
     def _install(self, stats, parents, counted=None):
         """Make ``parents`` (a, width) the model (called at the end of every fit);
@@ -230,9 +249,6 @@ class _FamilyLearner(_StructureBase):
         return held
 
     # -------------------------------------------------------------- smoothing="hdp"
-    def _supports_hdp(self):
-        return False  # a learner with the n_iter, burn_in and tying parameters says True
-
     def _hdp_levels(self):
         """Every attribute's HDP tree (levels of occurring nodes, :func:`._sparse.hdp_levels`):
         its count tree cut below its parents."""
@@ -280,23 +296,25 @@ class _FamilyLearner(_StructureBase):
             if self.smoothing == "hls":
                 estimates = sparse_hls_forest(trees, max_bytes=budget)
             else:
+                part = self._part(HierarchicalEstimates)
                 estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
-                                              burn_in=self._hdp_burn_in(), tying=self.tying,
-                                              seeds=self._hdp_seeds(len(trees)),
+                                              burn_in=part.burn_in(self), tying=self.tying,
+                                              seeds=part.seeds(self, len(trees)),
                                               max_bytes=budget)
             flat = np.concatenate([e.ravel() for e in estimates]) if estimates else np.zeros(0)
         else:
+            key = self.__dict__.pop("_hdp_loaded_key", _HDP_KEY)  # the file's name for them
             flat = np.asarray(loaded)
             if flat.dtype != np.float64 or flat.shape != (size,):
-                raise ValueError(f"{_HDP_KEY}: expected {size} float64 values, got "
+                raise ValueError(f"{key}: expected {size} float64 values, got "
                                  f"{flat.size} of {flat.dtype}")
             if not np.all((flat > 0) & (flat <= 1)):
-                raise ValueError(f"{_HDP_KEY} must be probabilities in (0, 1]")
+                raise ValueError(f"{key} must be probabilities in (0, 1]")
             for i, w in enumerate(widths):
                 lo = arrays.value_off[arrays.root[i]]
                 hi = lo + w * (arrays.level_start[i, -1] - arrays.root[i])
                 if not np.allclose(flat[lo:hi].reshape(-1, w).sum(axis=1), 1.0, atol=1e-9):
-                    raise ValueError(f"{_HDP_KEY}: a distribution does not sum to 1")
+                    raise ValueError(f"{key}: a distribution does not sum to 1")
             flat = flat.copy()
         arrays.values = flat
         return EstimateTrees(self._counts.chain, self._counts.depth, arrays, flat,
@@ -308,12 +326,16 @@ class _FamilyLearner(_StructureBase):
 
     def _take_hdp_state(self, arrays):
         """Keep the estimates of a model file for :meth:`_install` (ValueError when they do
-        not match ``smoothing``)."""
-        if (_HDP_KEY in arrays) != self._smoothing_spec().hierarchical:
+        not match ``smoothing``); files of earlier versions hold them under
+        ``_LEGACY_HDP_KEY``."""
+        found = [key for key in (_HDP_KEY, _LEGACY_HDP_KEY) if key in arrays]
+        if len(found) > 1 or bool(found) != self._smoothing_spec().hierarchical:
             raise ValueError(f"{_HDP_KEY} must be in the model file exactly when "
                              "smoothing='hdp' or 'hls'")
-        self._hdp_loaded = arrays.get(_HDP_KEY)
-        return {key: value for key, value in arrays.items() if key != _HDP_KEY}
+        self._hdp_loaded = arrays[found[0]] if found else None
+        if found:
+            self._hdp_loaded_key = found[0]
+        return {key: value for key, value in arrays.items() if key not in found}
 
     def _family_codes(self, X, codes=None):
         """Storage codes of the rows to score (attributes coded 0 are left out); ``codes``:
@@ -333,20 +355,17 @@ class _FamilyLearner(_StructureBase):
             _sparse.sparse_tree_scores(
                 codes, _sparse.tree_bundle(trees.arrays, trees.log_estimates), trees.chain,
                 trees.chain_len, self.table_.sizes, stats.n_classes, self._log_prior(),
-                (skip, self._gaussian_missing_codes()), out)
+                (skip, GAUSSIAN_FAMILIES.missing_codes(self)), out)
         elif codes.shape[0]:
             _sparse.score_counts(codes, tc, stats.kernel_args(), float(self.m),
                                  self._laplace(), float(self.min_count), out, skip,
-                                 self._gaussian_missing_codes())
+                                 GAUSSIAN_FAMILIES.missing_codes(self))
         if codes.shape[0] and moments is not None:
             # Gaussian children: their densities from the moments, whatever the smoothing
             # of the discrete families (the HDP estimates only the discrete tables)
             values = self.encoder_.numeric_values(X, type(self).__name__)
             values[:, ~self._gaussian_active()] = np.nan
-            chain, chain_len, starts, mean, var, floors, kappa = self._gaussian_arrays()
-            gaussian_family_terms(codes, values, chain, chain_len, starts, moments.codes,
-                                  moments.sums, mean, var, floors, self.table_.sizes,
-                                  stats.n_classes, kappa, float(self.min_count), out)
+            gaussian_family_terms(codes, values, self._gaussian_arrays(), out)
         return out
 
     def _log_prior(self):
@@ -357,13 +376,10 @@ class _FamilyLearner(_StructureBase):
                                             self._laplace()) for c in counts])
 
     # -------------------------------------------------------------- Gaussian children
-    def _supports_gaussian(self):
-        return True
-
     def _gaussian_active(self):
         """Which numeric attributes are children of the model (all, unless selected)."""
         active = getattr(self, "_active", None)
-        numeric = self._gaussian_attributes()
+        numeric = GAUSSIAN_FAMILIES.attributes(self)
         return np.ones(numeric.size, dtype=bool) if active is None else active[numeric]
 
     def _chain_scores(self):
@@ -381,13 +397,13 @@ class _FamilyLearner(_StructureBase):
 
     def _moment_chains(self):
         """The parent chain of every Gaussian child whose prefixes the moments hold."""
-        return [self._chain(i) for i in self._gaussian_attributes().tolist()]
+        return [self._chain(i) for i in GAUSSIAN_FAMILIES.attributes(self).tolist()]
 
     def _moment_entries(self):
         """(parent prefix, child) of every Gaussian child and every prefix of its chain."""
         entries = []
-        for i, chain in zip(self._gaussian_attributes().tolist(), self._moment_chains(),
-                            strict=True):
+        numeric = GAUSSIAN_FAMILIES.attributes(self).tolist()
+        for i, chain in zip(numeric, self._moment_chains(), strict=True):
             entries += [(tuple(chain[:length]), i) for length in range(len(chain) + 1)]
         return entries
 
@@ -402,7 +418,8 @@ class _FamilyLearner(_StructureBase):
             self.__dict__.pop("_moments", None)
             return
         sizes, k = self.table_.sizes, self.table_.n_classes
-        moments = SparseMoments(self._gaussian_attributes(), self._moment_chains(), sizes, k)
+        moments = SparseMoments(GAUSSIAN_FAMILIES.attributes(self),
+                                self._moment_chains(), sizes, k)
         moments.check_keys()
 
         def count(codes, y, w, values):
@@ -422,7 +439,8 @@ class _FamilyLearner(_StructureBase):
         self._moments = moments.set_cells(counted)
 
     def _gaussian_arrays(self):
-        """The arrays :func:`._moments.gaussian_family_terms` reads (cached)."""
+        """The :class:`._moments.FamilyGaussian` that :func:`._moments.gaussian_family_terms`
+        reads (its estimates cached)."""
         cache = getattr(self, "_gaussian_cache", None)
         if cache is None:
             moments = self._moments
@@ -436,7 +454,12 @@ class _FamilyLearner(_StructureBase):
                 chain[j, :len(full)] = full
             cache = self._gaussian_cache = (chain, chain_len, moments.level_starts(chains),
                                             mean, var, floors, kappa)
-        return cache
+        chain, chain_len, starts, mean, var, floors, kappa = cache
+        moments = self._moments
+        return FamilyGaussian(chain, chain_len, starts, moments.codes, moments.sums, mean, var,
+                              floors, self.table_.sizes, int(self.table_.n_classes),
+                              float(kappa), float(self.min_count),
+                              GAUSSIAN_FAMILIES.density(self) == "student")
 
     def _moment_state(self):
         moments = getattr(self, "_moments", None)
@@ -482,7 +505,8 @@ class _FamilyLearner(_StructureBase):
         return "\n".join(lines) + "\n"
 
     def _check_loaded_parents(self, arrays, max_parents):
-        if (set(arrays) - {"parents", *FAMILY_KEYS, "chain_cmi", _HDP_KEY, *_MOMENT_KEYS}
+        if (set(arrays) - {"parents", *FAMILY_KEYS, "chain_cmi", _HDP_KEY, _LEGACY_HDP_KEY,
+                           *_MOMENT_KEYS}
                 or "parents" not in arrays):
             raise ValueError(f"unexpected learned arrays {sorted(arrays)}")
         return check_parents(arrays["parents"], self.table_.n_attributes, max_parents)

@@ -20,6 +20,7 @@ cell with ``kappa`` pseudo-rows (:func:`empty_cell`), computed where they are re
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -443,18 +444,59 @@ def cell_estimate(node, level, yy, mean, var, kappa, floor):
     return m, s2
 
 
-@njit(parallel=True, cache=True)
-def gaussian_family_terms(X, V, chain, chain_len, level_start, codes, sums, mean, var, floors,
-                          sizes, k, kappa, min_count, out):
-    """Add log N(x_i; mean, var) of every observed Gaussian child to ``out``.
+class FamilyGaussian(NamedTuple):
+    """What :func:`gaussian_family_terms` reads of the Gaussian children of a family learner.
 
-    Child j (column j of ``V``) has the parents ``chain[j, :chain_len[j]]`` (most
-    conditionally informative first); the stored cells of its moments given the first L of
-    them are ``codes[level_start[j, L]:level_start[j, L + 1]]``.  A row uses the longest
-    prefix whose parent values are observed and whose cell holds at least ``min_count``
-    rows with the child observed (L = 0: the class alone); a class without a stored cell
-    there takes the estimates of an empty cell (:func:`cell_estimate`).
+    Child j has the parents ``chain[j, :chain_len[j]]``; the stored cells of its moments
+    given the first L of them are ``codes[level_start[j, L]:level_start[j, L + 1]]`` with
+    the sums ``sums`` (weight, sum, sum of squares) and the estimates ``mean``, ``var``
+    (:meth:`SparseMoments.estimates`, floors ``floors[j]``); ``sizes`` are the attributes'
+    storage sizes, ``k`` the classes, ``kappa`` the prior's pseudo-rows and ``min_count``
+    the least weight of a usable cell.  ``student``: score by the posterior predictive
+    Student's t of the normal-inverse-gamma prior rather than the plug-in Gaussian."""
+
+    chain: np.ndarray
+    chain_len: np.ndarray
+    level_start: np.ndarray
+    codes: np.ndarray
+    sums: np.ndarray
+    mean: np.ndarray
+    var: np.ndarray
+    floors: np.ndarray
+    sizes: np.ndarray
+    k: int
+    kappa: float
+    min_count: float
+    student: bool
+
+
+@njit(cache=True)
+def student_log_density(dv, s2, nu):
+    """log of Student's t density at ``dv`` from its location, with squared scale
+    ``s2 (nu + 1) / nu`` and ``nu`` degrees of freedom: the posterior predictive of a
+    normal-inverse-gamma prior whose posterior variance estimate is ``s2`` after ``nu``
+    (rows + pseudo-rows) (:func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive`)."""
+    scale2 = s2 * (nu + 1.0) / nu
+    return (math.lgamma((nu + 1.0) / 2.0) - math.lgamma(nu / 2.0)
+            - 0.5 * math.log(nu * math.pi * scale2)
+            - 0.5 * (nu + 1.0) * math.log1p(dv * dv / (nu * scale2)))
+
+
+@njit(parallel=True, cache=True)
+def gaussian_family_terms(X, V, model, out):
+    """Add log N(x_i; mean, var) (or, with ``model.student``, the Student-t predictive) of
+    every observed Gaussian child to ``out``.
+
+    ``model`` is a :class:`FamilyGaussian`.  A row uses the longest prefix of a child's
+    chain whose parent values are observed and whose cell holds at least ``min_count`` rows
+    with the child observed (L = 0: the class alone); a class without a stored cell there
+    takes the estimates of an empty cell (:func:`cell_estimate`), whose Student's t has
+    ``kappa`` degrees of freedom (no rows).
     """
+    chain, chain_len, level_start = model.chain, model.chain_len, model.level_start
+    codes, sums, mean, var, floors = model.codes, model.sums, model.mean, model.var, model.floors
+    sizes, k, kappa, min_count, student = (model.sizes, model.k, model.kappa, model.min_count,
+                                           model.student)
     n_rows = X.shape[0]
     n_num = V.shape[1]
     log_2pi = math.log(2.0 * math.pi)
@@ -488,4 +530,9 @@ def gaussian_family_terms(X, V, chain, chain_len, level_start, codes, sums, mean
             for yy in range(k):
                 m, s2 = cell_estimate(node, level, yy, mean, var, kappa, floors[j])
                 dv = v - m
-                out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)
+                if student:
+                    g = node[level, yy]
+                    nu = kappa + (sums[3 * g] if g >= 0 else 0.0)
+                    out[r, yy] += student_log_density(dv, s2, nu)
+                else:
+                    out[r, yy] -= 0.5 * (log_2pi + math.log(s2) + dv * dv / s2)

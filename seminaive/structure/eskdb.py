@@ -35,7 +35,7 @@ from ..base import (
 from ..exceptions import TableTooLargeError
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from . import _sparse
-from ._common import PairStatistics, _StructureBase
+from ._common import HIERARCHICAL_FAMILIES, PairStatistics, _StructureBase
 from .skdb import SKDB
 
 #: tries to draw an order different from those already drawn
@@ -237,6 +237,7 @@ class ESKDB(_StructureBase):
     True
     """
 
+    parts = (HIERARCHICAL_FAMILIES,)
     _parameter_constraints = declare(
         "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
         n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
@@ -300,9 +301,6 @@ class ESKDB(_StructureBase):
         self.burn_in = burn_in
         self.tying = tying
         self.discretization = discretization
-
-    def _supports_hdp(self):
-        return True
 
     def _check_params(self):
         super()._check_params()

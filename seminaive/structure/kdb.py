@@ -27,7 +27,7 @@ from ..base import (
     declare,
 )
 from . import _sparse
-from ._common import PairStatistics, _FamilyLearner
+from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
 
 
 def ranked_candidates(mi, cmi, k, order=None):
@@ -138,7 +138,8 @@ class KDB(_FamilyLearner):
     True
     """
 
-    _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
+    parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
+    _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
                                      smoothing=HDP_SMOOTHING)
     _parameter_docs = {
         "smoothing": "family_smoothing",
@@ -164,6 +165,7 @@ class KDB(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.k = k
         self.smoothing = smoothing
@@ -179,12 +181,10 @@ class KDB(_FamilyLearner):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _order(self):
         return self.k
-
-    def _supports_hdp(self):
-        return True
 
     def _table_order(self):
         return 2 if self.k >= 1 else 1

@@ -18,7 +18,7 @@ from ..base import DEFAULT_MAX_TABLE_BYTES, declare
 from ..kernels.losses import LOSSES, argmin_first, mean_loss, row_blocks
 from ..tables import FLOOR_RATIO
 from . import _skdb_kernels, _sparse
-from ._common import FAMILY_KEYS, PairStatistics, check_parents
+from ._common import FAMILY_KEYS, GAUSSIAN_FAMILIES, PairStatistics, check_parents
 from .kdb import KDB, ranked_candidates
 
 _SELECT = ("both", "attributes", "k", "none")
@@ -146,6 +146,7 @@ class SKDB(KDB):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.k = k
         self.loss = loss
@@ -163,6 +164,7 @@ class SKDB(KDB):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _learn_from_counts(self, source):
         if self._keeps_choice("k_"):
@@ -279,7 +281,7 @@ class SKDB(KDB):
     def _moment_chains(self):
         """Every candidate of every Gaussian child: the moments hold the models of any k."""
         return [[int(p) for p in self.candidates_[i] if p >= 0]
-                for i in self._gaussian_attributes().tolist()]
+                for i in GAUSSIAN_FAMILIES.attributes(self).tolist()]
 
     def _gaussian_loo_arrays(self):
         """What the leave-one-out kernel reads of the Gaussian children: the column of
@@ -298,7 +300,7 @@ class SKDB(KDB):
         own = moments.level_starts(self._moment_chains())
         starts[:, :own.shape[1]] = own
         starts[:, own.shape[1]:] = own[:, -1:]
-        return gaussian, self._gaussian_missing_codes(), starts, moments.codes, moments.sums
+        return gaussian, GAUSSIAN_FAMILIES.missing_codes(self), starts, moments.codes, moments.sums
 
     def _select(self, stats, losses, extra):
         """Keep the model of lowest loss in the space ``select`` allows (ties: smaller k, then

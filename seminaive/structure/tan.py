@@ -24,7 +24,7 @@ from ..base import (
     INPUT_PARAMETERS,
     declare,
 )
-from ._common import PairStatistics, _FamilyLearner
+from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
 
 
 def maximum_spanning_tree(weights, root=0):
@@ -110,7 +110,8 @@ class TAN(_FamilyLearner):
     True
     """
 
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS,
+    parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
                                      smoothing=HDP_SMOOTHING)
     _parameter_docs = {
         "smoothing": "family_smoothing",
@@ -135,6 +136,7 @@ class TAN(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.smoothing = smoothing
         self.m = m
@@ -149,6 +151,7 @@ class TAN(_FamilyLearner):
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.tying = tying
+        self.density = density
 
     def _learn_from_counts(self, source):
         stats = PairStatistics(self.table_)
@@ -161,9 +164,6 @@ class TAN(_FamilyLearner):
 
     def _learned_state(self):
         return {"parents": self._parents, **self._moment_state(), **self._hdp_state()}
-
-    def _supports_hdp(self):
-        return True
 
     def _set_learned_state(self, arrays):
         arrays = self._take_hdp_state(arrays)

@@ -179,7 +179,8 @@ class FrequencyTable(_CountTable):
         self._parent_major = None
         self._compact_tables = None
         self.moments = None
-        self.hdp_conditional = None
+        self.conditional = None
+        self.conditional_kind = None
 
     def attach_moments(self, numeric, max_parents):
         """Also keep the moments of the ``numeric`` attributes as Gaussian children of every
@@ -426,7 +427,62 @@ class FrequencyTable(_CountTable):
         self._compact_tables = None
         self._gaussian_key = None
         self._student_key = None
-        self.hdp_conditional = None  # estimated from the old counts
+        self.conditional = None  # estimated from the old counts
+        self.conditional_kind = None
+
+    #: the kinds of hierarchical estimates :meth:`install_conditional` takes
+    CONDITIONAL_KINDS = ("hdp", "hls")
+
+    def install_conditional(self, estimates, kind):
+        """Score with hierarchical estimates of every conditional instead of smoothed counts.
+
+        Parameters
+        ----------
+        estimates : ndarray of shape (n_conditional_entries(),)
+            float64 log-probabilities in the layout of :meth:`log_tables`' conditionals, as
+            :meth:`hdp_tables` and :meth:`hls_tables` return them (or as read from a model
+            file).  Copied.
+        kind : {"hdp", "hls"}
+            The estimator that made them: the ``smoothing`` they are scored with.
+
+        Raises
+        ------
+        ValueError
+            When ``kind`` is unknown, or the estimates are not float64 values of that shape,
+            or not finite log-probabilities (<= 0); the table is left as it was.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> table = FrequencyTable(np.array([2, 2]), 2, 2)
+        >>> table.add(np.array([[1, 1], [2, 1]]), np.array([0, 1]))
+        >>> table.install_conditional(table.hls_tables(), kind="hls")
+        >>> table.conditional_kind
+        'hls'
+        >>> try:
+        ...     table.install_conditional(np.zeros(3), kind="hdp")
+        ... except ValueError as error:
+        ...     print(str(error)[:37])
+        hdp estimates: expected 16 float64 va
+        """
+        if kind not in self.CONDITIONAL_KINDS:
+            raise ValueError(f"kind must be one of {list(self.CONDITIONAL_KINDS)}, got {kind!r}")
+        estimates = np.asarray(estimates)
+        expected = self.n_conditional_entries()
+        if estimates.dtype != np.float64 or estimates.shape != (expected,):
+            raise ValueError(f"{kind} estimates: expected {expected} float64 values (one per "
+                             f"conditional entry of the table), got {estimates.size} of "
+                             f"{estimates.dtype}")
+        if not np.all(np.isfinite(estimates) & (estimates <= 0)):
+            raise ValueError(f"{kind} estimates must be finite log-probabilities (<= 0)")
+        self.conditional = estimates.copy()
+        self.conditional_kind = kind
+
+    @property
+    def hdp_conditional(self):
+        """The former name of ``conditional`` (read only: install estimates with
+        :meth:`install_conditional`)."""
+        return self.conditional
 
     def combination_index(self, members):
         """Global index of the combination with these (distinct) attribute indices."""
@@ -706,6 +762,9 @@ class FrequencyTable(_CountTable):
 
     def __setstate__(self, state):
         state.setdefault("compact", False)  # pickled before the compact layout existed
+        if "hdp_conditional" in state:  # pickled before the estimates had a neutral name
+            state["conditional"] = state.pop("hdp_conditional")
+        state.setdefault("conditional_kind", None)
         self.__dict__.update(state)
 
     def copy(self):
@@ -735,7 +794,7 @@ class FrequencyTable(_CountTable):
         its leaves give the entries, a node the data never reached takes its nearest
         ancestor's estimate (see :mod:`seminaive.kernels.hdp`).  ``seeds``: one per tree,
         trees numbered by combination then member.  Install the result with
-        ``table.hdp_conditional = ...`` to score with ``smoothing="hdp"``.
+        :meth:`install_conditional` to score with ``smoothing="hdp"``.
         """
         trees, where = self._conditional_trees(max_order)
         if len(seeds) != len(trees):
@@ -751,7 +810,7 @@ class FrequencyTable(_CountTable):
         conditional P(x_c | y, x_rest) of the combinations of order 1 .. ``max_order``
         (default: all), as a log-conditional array: the trees of :meth:`hdp_tables`, fitted
         by ``seminaive.kernels.hls.hls_forest`` with the ridge penalty ``penalty``.
-        Install the result with ``table.hdp_conditional = ...`` to score with
+        Install the result with :meth:`install_conditional` to score with
         ``smoothing="hls"``.
         """
         trees, where = self._conditional_trees(max_order)
@@ -835,17 +894,17 @@ class FrequencyTable(_CountTable):
 
         See ``seminaive.kernels.log_joint_tables`` and
         ``seminaive.kernels.log_conditional_tables`` for the formulas.  With
-        ``smoothing="hdp"`` or ``"hls"`` the conditionals are ``hdp_conditional`` (set from
-        :meth:`hdp_tables` or :meth:`hls_tables`) and the joints of the parents are
-        m-estimated.
+        ``smoothing="hdp"`` or ``"hls"`` the conditionals are those installed by
+        :meth:`install_conditional` (from :meth:`hdp_tables` or :meth:`hls_tables`) and the
+        joints of the parents are m-estimated.
         """
-        key = (n, smoothing, float(m), float(min_count), id(self.hdp_conditional))
+        key = (n, smoothing, float(m), float(min_count), id(self.conditional))
         if self._log_tables is not None and self._log_tables_key == key:
             return self._log_tables
-        if smoothing in ("hdp", "hls") and self.hdp_conditional is None:
-            raise ValueError(f"smoothing={smoothing!r} needs the hierarchical estimates: set "
-                             "hdp_conditional from hdp_tables() or hls_tables() after "
-                             "counting")
+        if smoothing in ("hdp", "hls") and self.conditional is None:
+            raise ValueError(f"smoothing={smoothing!r} needs the hierarchical estimates: "
+                             "install them with install_conditional(hdp_tables() or "
+                             "hls_tables(), kind=...) after counting")
         laplace = Smoothing.from_params(smoothing, m).laplace
         n = min(n, self.max_order)
         of = self.order_first
@@ -867,7 +926,7 @@ class FrequencyTable(_CountTable):
         lc_offsets = np.zeros(self.orders.size + 1, dtype=np.int64)
         lc_offsets[1:] = np.cumsum(block)
         if smoothing in ("hdp", "hls"):
-            log_cond = self.hdp_conditional
+            log_cond = self.conditional
         else:
             log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
             kernels.log_conditional_tables(self.counts, self.offsets, self.combos,
@@ -1047,18 +1106,22 @@ class FrequencyTable(_CountTable):
         if X.shape[0]:
             gaussian = np.full(self.n_attributes, -1, dtype=np.int64)
             gaussian[self.moments.numeric] = np.arange(self.moments.numeric.size)
-            gaussian_kernels.gaussian_scores(
-                X, np.ascontiguousarray(values, dtype=np.float64), tables.n, self.max_order,
-                self.combos, self.offsets, self.sizes, self.n_classes, self.order_first,
-                self.sub_index, tables.log_joint, tables.log_conditional, tables.lc_offsets,
+            children = gaussian_kernels.GaussianGrid(
                 gaussian,
                 np.zeros(self.n_attributes, dtype=np.int64) if missing_code is None
                 else np.ascontiguousarray(missing_code, dtype=np.int64),
                 np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
-                mean, norm, precision, modes[aggregate], log_weights is not None,
+                mean, norm, precision, shape, density == "student")
+            combination = gaussian_kernels.Combination(
+                modes[aggregate], log_weights is not None,
                 np.zeros(1) if log_weights is None
-                else np.ascontiguousarray(log_weights, dtype=np.float64), out,
-                density == "student", shape)
+                else np.ascontiguousarray(log_weights, dtype=np.float64))
+            gaussian_kernels.gaussian_scores(
+                X, np.ascontiguousarray(values, dtype=np.float64), self.layout(),
+                gaussian_kernels.ScoreTables(int(tables.n), int(self.max_order),
+                                             tables.log_joint, tables.log_conditional,
+                                             tables.lc_offsets),
+                children, combination, out)
         return out
 
     def gaussian_grid(self, kappa):

@@ -130,10 +130,11 @@ class MomentTable:
         if values.shape != (X.shape[0], self.numeric.size):
             raise ValueError(f"expected the values of {self.numeric.size} numeric attributes "
                              f"for {X.shape[0]} rows, got shape {values.shape}")
+        entries = gaussian_kernels.MomentEntries(self.parents, self.orders, self.column,
+                                                 self.offsets, self.group_starts, self.sizes,
+                                                 int(self.n_classes))
         gaussian_kernels.count_moments(X, np.ascontiguousarray(y, dtype=np.int64), w,
-                                       weighted, values, self.parents, self.orders,
-                                       self.column, self.offsets, self.group_starts,
-                                       self.sizes, self.n_classes, self.sums)
+                                       weighted, values, entries, self.sums)
         return self
 
     def grow(self, sizes):

@@ -14,6 +14,7 @@ from scipy.special import logsumexp
 
 from .. import statistics
 from ..base import _BaseAnDE
+from ..parts import GaussianChildren
 
 #: tolerance on the sum of saved weights (they are normalised in float64 before saving)
 SUM_TOLERANCE = 1e-9
@@ -145,7 +146,8 @@ class _WeightedAnDE(_BaseAnDE):
     def _scores(self, X):
         codes = self._storage_codes(X)
         if self.needs_values():
-            return self._gaussian_scores(X, codes, log_weights=self._cell_log_weights_)
+            return self._part(GaussianChildren).scores(
+                self, X, codes, log_weights=self._cell_log_weights_)
         return self.table_.scores(codes, self._order(), self.smoothing, self.m, self.min_count,
                                   self.aggregate, log_weights=self._cell_log_weights_,
                                   dtype=getattr(self, "dtype", "float64"))

@@ -130,16 +130,25 @@ def loo_joint_tables(table, n_obs, prod_values, g_first, g_last, m, laplace, lj_
 
 
 @njit(cache=True)
-def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gaussian, missing_code,
-                    moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels, xr,
-                    lw_row, floor, est_mean, est_var, terms):
+def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gl, terms):
     """Add the Gaussian children's leave-one-out log densities to the qualifying
-    sub-models' terms, and divide their joints by their numeric parents' bin widths, both
-    computed from the moments with the row removed (:func:`seminaive.kernels.gaussian.
-    loo_estimates`, :func:`seminaive.kernels.gaussian.loo_log_widths`); the arrays are the
-    fields of a :class:`~seminaive.kernels.gaussian.GaussianLoo`."""
+    sub-models' terms of rows ``r0`` to ``r0 + n_rows - 1``, and divide their joints by
+    their numeric parents' bin widths, both computed from the moments with the row removed
+    (:func:`seminaive.kernels.gaussian.loo_estimates`,
+    :func:`seminaive.kernels.gaussian.loo_log_widths`); ``model`` is a :class:`LooModel`,
+    ``gl`` a :class:`~seminaive.kernels.gaussian.GaussianLoo`.  Its scratch arrays are
+    its own (one set per block: the caller's parallel blocks share nothing)."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
+    (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
+     n_levels) = gl
+    n_num = V.shape[1]
+    n_lat = order_first[n_levels]
+    xr = np.empty(X.shape[1], dtype=np.int64)
+    lw_row = np.zeros(X.shape[1])
+    floor = np.empty(n_num)
+    est_mean = np.empty((n_lat, n_num, k))
+    est_var = np.empty((n_lat, n_num, k))
     orders = np.zeros(order_first[n_levels], dtype=np.int64)
     for d in range(n_levels):
         for g in range(order_first[d], order_first[d + 1]):
@@ -294,7 +303,6 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels) = gl
     n_num = V.shape[1]
-    n_lat = order_first[n_levels] if n_num > 0 else 1
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -309,10 +317,7 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
         _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms, gaussian,
                    missing_code)
         if n_num > 0:
-            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gaussian, missing_code,
-                            moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels,
-                            np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
-                            np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)), terms)
+            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gl, terms)
         for r in range(rows):
             for s in range(n_par):
                 for yy in range(k):
@@ -459,7 +464,6 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels) = gl
     n_num = V.shape[1]
-    n_lat = order_first[n_levels] if n_num > 0 else 1
     n_rows_total = X.shape[0]
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
@@ -476,10 +480,7 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
         _loo_block(X, y, w, weighted, r0, rows, model, xs, cells, terms, gaussian,
                    missing_code)
         if n_num > 0:
-            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gaussian, missing_code,
-                            moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels,
-                            np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
-                            np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)), terms)
+            _gaussian_block(X, y, w, weighted, r0, rows, model, V, gl, terms)
         _block_statistics(kind, terms, rows, r0, y, w, weighted, log_alpha, scratch,
                           partial[b])
     for b in range(n_blocks):

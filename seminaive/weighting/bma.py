@@ -69,6 +69,7 @@ from .._docs import fill_doc
 from .._params import ArrayLike, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..kernels.smoothing import Smoothing, pseudo_counts
+from ..parts import GaussianChildren
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
 
@@ -290,7 +291,7 @@ class BMAAODE(_WeightedAnDE):
 
     n = 1
     aggregate = "joint"
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric")
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", "density")
 
     def __init__(
         self,
@@ -305,6 +306,7 @@ class BMAAODE(_WeightedAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.smoothing = smoothing
         self.m = m
@@ -316,15 +318,16 @@ class BMAAODE(_WeightedAnDE):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     def _learn_weights(self, source):
         if self.needs_values():
+            gaussian = self._part(GaussianChildren)
             self.log_marginal_likelihoods_ = gaussian_log_marginal_likelihoods(
-                self.table_, self._gaussian_kappa(), self._bin_log_widths(),
-                self._gaussian_missing_codes(), self.smoothing, self.m)
+                self.table_, gaussian.kappa(self), gaussian.bin_log_widths(self),
+                gaussian.missing_codes(self), self.smoothing, self.m)
         else:
             self.log_marginal_likelihoods_ = log_marginal_likelihoods(
                 self.table_, 1, self.smoothing, self.m)

@@ -30,6 +30,7 @@ from ..base import (
     _BaseAnDE,
     declare,
 )
+from ..parts import GaussianChildren
 from ._common import (
     _WeightedAnDE,
     cell_log_weights,
@@ -132,8 +133,7 @@ class _InformationWeighted(_WeightedAnDE):
         super()._check_params()
         check_scheme(self.weights)  # the entries of an array of weights
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     def _learn_from_counts(self, source):
         for attr in ("weights_", "_cell_log_weights_"):
@@ -218,7 +218,7 @@ class WAODE(_InformationWeighted):
     """
 
     n = 1
-    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric",
+    _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", "density",
                                      weights=[Choices(*SCHEMES)])
     _parameter_docs = {
         "weights": """
@@ -242,6 +242,7 @@ class WAODE(_InformationWeighted):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.weights = weights
         self.smoothing = smoothing
@@ -254,4 +255,5 @@ class WAODE(_InformationWeighted):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 

@@ -42,6 +42,7 @@ from .._docs import fill_doc
 from .._params import ArrayLike, Choices, Interval, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..exceptions import warn_user
+from ..parts import GaussianChildren
 from ._common import _WeightedAnDE, cell_log_weights, check_saved_weights
 from ._kernels import STAT_LMD, STAT_LMG
 from .loo import Evaluator, LeaveOneOut
@@ -75,11 +76,11 @@ class _Mixture(_WeightedAnDE):
 
     _kind = None
 
-    def _supports_gaussian(self):
-        return True
+    parts = (GaussianChildren(),)
 
     _parameter_constraints = declare(
-        INPUT_PARAMETERS, "numeric", n=[Interval(numbers.Integral, 1, None, closed="left")],
+        INPUT_PARAMETERS, "numeric", "density",
+        n=[Interval(numbers.Integral, 1, None, closed="left")],
         max_iter=[Interval(numbers.Integral, 1, None, closed="left")],
         tol=[Interval(numbers.Real, 0, None, closed="neither")],
         loo_cache_bytes=[Interval(numbers.Real, 0, None, closed="left")])
@@ -105,7 +106,8 @@ class _Mixture(_WeightedAnDE):
         else:
             loo = LeaveOneOut(self.table_, self._order(), self.smoothing, self.m,
                               self.min_count,
-                              self._gaussian_loo(self._order()) if self.needs_values()
+                              self._part(GaussianChildren).loo(self, self._order())
+                              if self.needs_values()
                               else None)
             evaluator = Evaluator(loo, source, self._kind, self.loo_cache_bytes)
             self.weights_ = self._optimise(evaluator, np.asarray(start, dtype=np.float64))
@@ -204,6 +206,7 @@ class MAPLMD(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
         acceleration: Literal["squarem"] | None = "squarem",
     ) -> None:
         self.n = n
@@ -220,6 +223,7 @@ class MAPLMD(_Mixture):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
         self.acceleration = acceleration
 
     def _optimise(self, evaluate, alpha):
@@ -355,6 +359,7 @@ class MAPLMG(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "plugin",
     ) -> None:
         self.n = n
         self.max_iter = max_iter
@@ -370,6 +375,7 @@ class MAPLMG(_Mixture):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     def _optimise(self, evaluate, alpha):
         scale = []  # total row weight, from the first pass: objective per unit of weight

@@ -18,6 +18,7 @@ from sparse_cases import check_reference
 from seminaive import KDB, SKDB, TAN
 from seminaive.datasets import load_kr_vs_kp
 from seminaive.kernels import hdp
+from seminaive.parts import HierarchicalEstimates
 
 
 def _stirling_int(n_max):
@@ -290,8 +291,9 @@ def test_kdb_hdp_estimates_by_hand(chess):
     X, y = chess
     model = KDB(k=2, smoothing="hdp", n_iter=40, random_state=0).fit(X, y)
     trees, chain, chain_len = model._hdp_tree_counts()
-    est = hdp.hdp_forest(trees, n_iter=40, burn_in=model._hdp_burn_in(), tying="level",
-                         seeds=model._hdp_seeds(len(trees)))
+    part = HierarchicalEstimates()
+    est = hdp.hdp_forest(trees, n_iter=40, burn_in=part.burn_in(model), tying="level",
+                         seeds=part.seeds(model, len(trees)))
     codes = model._storage_codes(X.iloc[:5])
     k = model.table_.n_classes
     sizes = model.table_.sizes

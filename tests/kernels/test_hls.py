@@ -19,6 +19,10 @@ from seminaive import KDB, SKDB, TAN, AnDE
 from seminaive.datasets import load_kr_vs_kp
 from seminaive.kernels import hls
 from seminaive.kernels.smoothing import Smoothing, pseudo_counts
+from seminaive.parts import GaussianChildren
+
+#: the Gaussian children part (the helpers it provides read the fitted model)
+GAUSSIAN = GaussianChildren()
 
 
 # ------------------------------------------------------------------ the parameters, once
@@ -40,8 +44,8 @@ def test_smoothing_value_object():
 
 def test_learners_read_the_parameters_once():
     assert KDB(smoothing="laplace", m=5.0)._smoothing_spec() == ("laplace", 5.0)
-    assert KDB(smoothing="laplace", m=5.0)._gaussian_kappa() == 1.0
-    assert AnDE(n=1, m=2.5)._gaussian_kappa() == 2.5
+    assert GAUSSIAN.kappa(KDB(smoothing="laplace", m=5.0)) == 1.0
+    assert GAUSSIAN.kappa(AnDE(n=1, m=2.5)) == 2.5
 
 
 # ------------------------------------------------------------------ the kernel

@@ -32,11 +32,15 @@ from seminaive import (
     load,
 )
 from seminaive.kernels.losses import mean_loss
+from seminaive.parts import GaussianChildren
 from seminaive.selection import _structure as st
 from seminaive.sources import ArraySource
 from seminaive.tables import FrequencyTable
 from seminaive.weighting._kernels import STAT_LMD, STAT_LMG
 from seminaive.weighting.loo import Evaluator, LeaveOneOut
+
+#: the Gaussian children part (the helpers it provides read the fitted model)
+GAUSSIAN = GaussianChildren()
 
 
 def mixed(n=40, seed=0, missing=0.1):
@@ -67,7 +71,7 @@ class Refit:
         self.y = np.searchsorted(model.classes_, y).astype(np.int64)
         self.w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
         self.numeric = [int(c) for c in model.encoder_.numeric_columns_]
-        self.missing_code = model._gaussian_missing_codes()
+        self.missing_code = GAUSSIAN.missing_codes(model)
 
     def without(self, t, order):
         model = self.model
@@ -196,7 +200,7 @@ def test_nested_loo_equals_refit_for_every_model(n, smoothing, m, min_count, mis
     source = ArraySource(refit.codes, refit.y, w, chunk_rows=13, values=refit.values)
     losses, total = st.nested_losses(model.table_, source, ranking, n, attr_weights,
                                      smoothing, m, min_count, loss,
-                                     gaussian=model._gaussian_loo(n))
+                                     gaussian=GAUSSIAN.loo(model, n))
     keys = [(level, r, s) for level in range(n + 1)
             for r in ([0] if level == 0 else range(level, a + 1)) for s in range(a + 1)]
     ref = ref_loo(refit, n, [(lv, ranking[:r], ranking[:s]) for lv, r, s in keys],
@@ -249,7 +253,7 @@ def test_wrapper_loo_equals_refit_for_every_move(missing):
     source = ArraySource(refit.codes, refit.y, values=refit.values)
     losses, total = st.wrapper_losses(model.table_, source, parents, children, candidates,
                                       "m_estimate", 1.0, 1, "rmse",
-                                      gaussian=model._gaussian_loo(1))
+                                      gaussian=GAUSSIAN.loo(model, 1))
     models = []
     for q, p, c in candidates:
         par, chi = parents.copy(), children.copy()
@@ -277,13 +281,13 @@ def test_structure_scores_match_the_reference(missing):
     refit = Refit(model, XT, np.full(len(XT), "a"), None)
     table = model.table_
     kappa = float(model.m)
-    fitted = (table, *table.moments.estimates(kappa), model._bin_log_widths())
+    fitted = (table, *table.moments.estimates(kappa), GAUSSIAN.bin_log_widths(model))
     weights = np.array([0.3, 1.0, 0.0, 2.0])
     values = refit.values
     for order, parents, children in [(0, [], [1, 3]), (1, [0, 2, 3], [0, 1, 2]),
                                      (2, [0, 1, 2, 3], [0, 1, 2, 3]), (1, [], [0, 2])]:
-        inputs = st.GaussianInputs(values, model._gaussian_loo(0).gaussian,
-                                   model._gaussian_missing_codes(), model._bin_log_widths(),
+        inputs = st.GaussianInputs(values, GAUSSIAN.loo(model, 0).gaussian,
+                                   GAUSSIAN.missing_codes(model), GAUSSIAN.bin_log_widths(model),
                                    kappa)
         got = st.structure_scores(table, refit.codes, order, parents, children, weights,
                                   "m_estimate", 1.0, 2, inputs)
@@ -300,8 +304,8 @@ def test_full_structure_is_gaussian_ande(n):
     ande = AnDE(n=n, numeric="gaussian").fit(X, Y)
     codes = model._storage_codes(XT)
     inputs = st.GaussianInputs(model.encoder_.numeric_values(XT, "t"),
-                               model._gaussian_loo(0).gaussian,
-                               model._gaussian_missing_codes(), model._bin_log_widths(), 1.0)
+                               GAUSSIAN.loo(model, 0).gaussian,
+                               GAUSSIAN.missing_codes(model), GAUSSIAN.bin_log_widths(model), 1.0)
     got = st.structure_scores(model.table_, codes, n, np.arange(a), np.arange(a), np.ones(a),
                               "m_estimate", 1.0, 1, inputs)
     assert_allclose(got, ande.joint_log_likelihood(XT), rtol=1e-10)
@@ -408,7 +412,7 @@ def test_mixture_loo_joints_equal_refit(n, smoothing, min_count, missing, wkind)
                    missing=missing, max_iter=2, discretizer="equal_frequency",
                    n_bins=3).fit(X, Y, sample_weight=w)
     refit = Refit(model, X, Y, w)
-    loo = LeaveOneOut(model.table_, n, smoothing, model.m, min_count, model._gaussian_loo(n))
+    loo = LeaveOneOut(model.table_, n, smoothing, model.m, min_count, GAUSSIAN.loo(model, n))
     got = loo.log_joint(refit.codes, refit.y, w, refit.values)
     parents = model.table_.combinations(n)
     for t in range(len(Y)):
@@ -431,7 +435,7 @@ def test_mixture_statistics_stream_equal_cached(kind):
     leave-one-out tensor."""
     model = MAPLMD(numeric="gaussian", max_iter=2).fit(X, Y)
     refit = Refit(model, X, Y, None)
-    loo = LeaveOneOut(model.table_, 1, "m_estimate", 1.0, 1, model._gaussian_loo(1))
+    loo = LeaveOneOut(model.table_, 1, "m_estimate", 1.0, 1, GAUSSIAN.loo(model, 1))
     source = ArraySource(refit.codes, refit.y, chunk_rows=11, values=refit.values)
     alpha = np.log(np.array([0.1, 0.2, 0.3, 0.4]))
     streamed = Evaluator(loo, source, kind, cache_bytes=0)
@@ -486,7 +490,7 @@ def test_bma_marginal_likelihood_is_the_chain_rule(smoothing):
     laplace = smoothing == "laplace"
     kappa = 1.0 if laplace else m
     mean, var = table.moments.estimates(kappa)
-    widths = model._bin_log_widths()
+    widths = GAUSSIAN.bin_log_widths(model)
     numeric = [1, 2]
     expected = np.zeros(4)
     for u in range(4):

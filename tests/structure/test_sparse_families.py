@@ -264,8 +264,13 @@ def test_corrupt_and_dense_model_files_are_refused():
         skdb._set_learned_state({**sstate, "family_counts": np.zeros(10)})
     hdp_model = KDB(k=3, smoothing="hdp", n_iter=20, random_state=0).fit(X, y)
     hstate = hdp_model._learned_state()
+    # the estimates are stored under a neutral name; files of earlier versions name them
+    # hdp_estimates, which is still read and checked
+    estimates = hstate.pop("hierarchical_estimates")
     with pytest.raises(ValueError, match="hdp_estimates"):
-        hdp_model._set_learned_state({**hstate, "hdp_estimates": hstate["hdp_estimates"][1:]})
+        hdp_model._set_learned_state({**hstate, "hdp_estimates": estimates[1:]})
+    with pytest.raises(ValueError, match="hierarchical_estimates"):
+        hdp_model._set_learned_state({**hstate, "hierarchical_estimates": estimates[1:]})
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,8 +24,12 @@ from sparse_cases import check_reference, make_data
 
 from seminaive import KDB, SKDB, TAN, TableTooLargeError, load
 from seminaive.exceptions import ModelFileError
+from seminaive.parts import GaussianChildren
 from seminaive.structure import _moments
 from seminaive.tables import MomentTable, storage_codes
+
+#: the Gaussian children part (the helpers it provides read the fitted model)
+GAUSSIAN = GaussianChildren()
 
 #: stored outputs written on another machine (run again with NUMBA_CPU_NAME=generic in CI)
 pytestmark = pytest.mark.reference
@@ -58,7 +62,7 @@ def _direct(model, X, y, w=None):
     values = model.encoder_.numeric_values(X, "t")
     y_idx = np.searchsorted(model.classes_, y)
     table = MomentTable(model._moment_entries(), model.table_.sizes, model.table_.n_classes,
-                        model._gaussian_attributes())
+                        GAUSSIAN.attributes(model))
     return table.add(codes, y_idx, w, values)
 
 

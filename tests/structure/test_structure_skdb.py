@@ -10,6 +10,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from test_structure_common import family_reference, random_nominal, training_codes
 
 from seminaive import KDB, SKDB, load
+from seminaive.parts import GaussianChildren
+
+#: the Gaussian children part (the helpers it provides read the fitted model)
+GAUSSIAN = GaussianChildren()
 
 
 def _loss(scores, yt, loss):
@@ -164,7 +168,7 @@ def test_gaussian_loo_equals_refitting_without_the_row(missing):
     X, y = _gaussian_frame(40, seed=3)
     model = SKDB(k=2, numeric="gaussian", loss="log_loss", discretizer="equal_frequency",
                  n_bins=2, missing=missing).fit(X, y)
-    own_missing = model._gaussian_missing_codes()
+    own_missing = GAUSSIAN.missing_codes(model)
     codes = training_codes(model, X)
     values = model.encoder_.numeric_values(X, "t")
     numeric = list(model.encoder_.numeric_columns_)

@@ -1,0 +1,86 @@
+"""Student-t children (``density="student"``) of the family learners (TAN, KDB, SKDB).
+
+The posterior predictive of the normal-inverse-gamma prior behind the Gaussian estimates:
+Student's t with nu = kappa + N degrees of freedom (N the weight of the cell's rows with the
+child observed, kappa the prior's pseudo-rows), location the estimated mean and squared scale
+var (nu + 1) / nu (Murphy 2007, eq. 100).  Checked against scipy's t at the parameters
+derived by hand from the model's moments, and against the plug-in Gaussian in the limit of
+many rows.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm, t
+
+from seminaive import KDB, SKDB, TAN
+
+
+def data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    a = (y + rng.integers(0, 2, n)) % 3
+    X = pd.DataFrame({"a": [f"a{v}" for v in a],
+                      "u": rng.normal(y * 0.9, 1.0 + 0.3 * y, n),
+                      "v": rng.normal(a * 0.5 - y * 0.4, 0.8, n)})
+    X.loc[rng.random(n) < 0.05, "u"] = np.nan
+    return X, pd.Series(np.array(["lo", "mid", "hi"])[y])
+
+
+@pytest.mark.parametrize("m", [1.0, 3.0])
+def test_class_only_children_are_scipy_t_at_hand_derived_parameters(m):
+    """k = 0: every numeric child depends on the class alone, so the Student-t score minus
+    the plug-in score of a row is, over its observed numeric children and for every class,
+    log t(v; nu, mean, sqrt(var (nu + 1) / nu)) - log N(v; mean, sqrt(var)), with mean and
+    var the estimates of the class's cell and nu = m + its weight."""
+    X, y = data(60)
+    plug = KDB(k=0, m=m, numeric="gaussian").fit(X, y)
+    stud = KDB(k=0, m=m, numeric="gaussian", density="student").fit(X, y)
+    moments = plug._moments
+    mean, var, _ = moments.estimates(m)
+    starts = moments.level_starts([[] for _ in moments.numeric])
+    values = plug.encoder_.numeric_values(X, "t")
+    expected = np.zeros((len(X), 3))
+    for j in range(moments.numeric.size):
+        for yy in range(3):
+            g = starts[j, 0] + yy
+            nu = m + moments.sums[3 * g]
+            loc, s2 = mean[g], var[g]
+            v = values[:, j]
+            diff = (t.logpdf(v, df=nu, loc=loc, scale=np.sqrt(s2 * (nu + 1) / nu))
+                    - norm.logpdf(v, loc=loc, scale=np.sqrt(s2)))
+            expected[:, yy] += np.where(np.isnan(v), 0.0, diff)
+    got = stud.joint_log_likelihood(X) - plug.joint_log_likelihood(X)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
+    assert np.abs(expected).max() > 1e-3  # the two densities differ on 60 rows
+
+
+LEARNERS = [lambda **p: TAN(**p), lambda **p: KDB(k=2, **p), lambda **p: SKDB(k=2, **p)]
+
+
+@pytest.mark.parametrize("make", LEARNERS, ids=["TAN", "KDB", "SKDB"])
+def test_student_children_tend_to_the_plugin_gaussian_with_many_rows(make):
+    """Student's t with kappa + N degrees of freedom tends to the plug-in Gaussian: the
+    probabilities are close on average over 30,000 rows, not over 40 (a few cells of few
+    rows stay apart, as they should)."""
+    gaps = []
+    for n in (40, 30_000):
+        X, y = data(n, seed=1)
+        plug = make(numeric="gaussian").fit(X, y)
+        stud = make(numeric="gaussian", density="student").fit(X, y)
+        # the same counts and structure, scored with the other density
+        assert np.array_equal(plug._parents, stud._parents)
+        gaps.append(np.abs(stud.predict_proba(X) - plug.predict_proba(X)).mean())
+    assert gaps[1] < 1e-3
+    assert gaps[0] > 10 * gaps[1]
+
+
+def test_student_children_are_saved_and_loaded(tmp_path):
+    import seminaive
+
+    X, y = data(80)
+    model = KDB(k=1, numeric="gaussian", density="student").fit(X, y)
+    model.save(tmp_path / "m.npz")
+    loaded = seminaive.load(tmp_path / "m.npz")
+    assert loaded.density == "student"
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
