@@ -80,7 +80,7 @@ def test_root_only_binary_by_hand():
     """One node, counts (3, 1), penalty 1: the coefficients are (c, -c) with
     4 sigmoid(2c) - 3 + c = 0, c = 0.341811919378875..., so P = sigmoid(2c)."""
     est = hls.sparse_hls_forest([(np.array([-1]), np.array([0, 1]),
-                                  np.array([[3.0, 1.0]]))])[0]
+                                  np.array([[3.0, 1.0]]))], penalty=1.0)[0]
     assert est[0, 0] == pytest.approx(0.664547020155281, abs=1e-9)
     assert est[0, 1] == pytest.approx(1 - 0.664547020155281, abs=1e-9)
 
@@ -106,7 +106,7 @@ def test_deeper_tree_equals_a_general_optimiser():
     parent = np.array([-1, 0, 0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 6, 7, 8, 8])
     level_start = np.array([0, 1, 4, 9, 18])
     leaves = rng.poisson(3.0, size=(9, 4)).astype(float) * rng.integers(0, 2, size=(9, 4))
-    got = hls.sparse_hls_forest([(parent, level_start, leaves)])[0]
+    got = hls.sparse_hls_forest([(parent, level_start, leaves)], penalty=1.0)[0]
     np.testing.assert_allclose(got, _brute(parent, leaves, 1.0), atol=2e-7)
 
 
@@ -124,8 +124,8 @@ def test_invariants_and_limits():
     # a huge penalty: uniform; a node with more rows stays closer to its own frequencies
     est = hls.sparse_hls_forest([(parent, level_start, 10 * freq)], penalty=1e9)[0]
     np.testing.assert_allclose(est, 1.0 / 3.0, atol=1e-6)
-    few = hls.sparse_hls_forest([(parent, level_start, 5 * freq)])[0]
-    many = hls.sparse_hls_forest([(parent, level_start, 500 * freq)])[0]
+    few = hls.sparse_hls_forest([(parent, level_start, 5 * freq)], penalty=1.0)[0]
+    many = hls.sparse_hls_forest([(parent, level_start, 500 * freq)], penalty=1.0)[0]
     assert np.all(np.abs(many[3:] - freq) < np.abs(few[3:] - freq))
 
 
