@@ -11,31 +11,59 @@ node is the softmax of the sum of the coefficients on its path from the root,
 
 so that a node shares what its ancestors learnt and adds its own correction.  The
 coefficients minimise the multinomial log loss of the rows (their counts at the leaves) plus
-a ridge penalty,
+a ridge penalty of every level l,
 
-    sum_leaves sum_x -n_leaf,x log P(x | leaf)  +  lambda / 2  sum_j ||beta_j||^2,
+    sum_leaves sum_x -n_leaf,x log P(x | leaf)  +  sum_j lambda_level(j) / 2 ||beta_j||^2,
 
-with lambda = ``penalty`` (1 by default: the reference code's ridge, scikit-learn's C = 1).
-The penalty shrinks a node with few rows towards its parent, as the HDP's concentration
-does, and the root towards the uniform distribution.
+the maximum a posteriori coefficients under independent normal priors of variance
+1 / lambda_l.  The penalty shrinks a node with few rows towards its parent, as the HDP's
+concentration does, and the root towards the uniform distribution.
 
-The fit is Newton's method with the softmax's Hessian replaced by its diagonal
-N p (1 - p) and a halving line search on the objective (so every step decreases it).  With a
-diagonal Hessian the Newton system of a tree separates by value, and each value's system is a
-Gaussian chain on the tree, solved exactly in one pass up and one pass down (eliminating
-every subtree into a quadratic of its parent's path sum).  An iteration therefore costs
-O(nodes x values) whatever the depth, and the fit stops when no coefficient moves by more
-than ``tol`` (or after ``max_iter`` iterations).  A node without rows has coefficients 0 at
-the optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
+The penalties are chosen per level of every tree by the evidence (``penalty=None``, the
+default): they maximise the marginal likelihood of the counts under the Laplace
+approximation at the fitted coefficients, by the fixed point of MacKay (1992),
+
+    lambda_l  <-  gamma_l / sum_{j in level l} ||beta_j||^2,
+    gamma_l = (V - 1) / V  sum_{j in level l} sum_x (1 - lambda_l Var(beta_j,x)),
+
+gamma_l the level's effective number of coefficients (a node's V coefficients sum to 0, so
+V - 1 of them are free), alternating with refits of the coefficients from where they are.
+The posterior variances come exactly, in one pass up and one down, from the tree-shaped
+Gaussian of the approximation (below).  A level whose nodes add nothing to their parents'
+gets the largest penalty (``PENALTY_BOUNDS``): its nodes take their parents'
+distributions.  The root's penalty stays at 1 (one node: too little to choose a variance
+from).  A number for ``penalty`` fixes every level's (the reference code's ridge: 1).
+
+The fit is Newton's method with the softmax's Hessian replaced by its diagonal, scaled to
+its curvature on coefficients that sum to 0 over the values (V / (V - 1) N p (1 - p): exact
+for two values, and at the uniform distribution for any number), and a halving line search
+on the objective (so every step decreases it).  With a diagonal Hessian the Newton system
+of a tree separates by value, and each value's system is a Gaussian chain on the tree,
+solved exactly in one pass up and one pass down (eliminating every subtree into a
+quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
+whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
+after ``max_iter`` iterations in all).  A node without rows has coefficients 0 at the
+optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
 numbers are drawn: the estimates are deterministic.
 
-Departures from Cooper, Webb & Schmidt (2025): the root has a (penalised) coefficient
-vector of its own, where the public code fits none (every level-1 node is then shrunk to
-the uniform distribution instead of to the pooled distribution of x); the counts of a value
-no row of a tree has are fitted too (they get a finite, small probability) rather than
-set aside; only the ridge variant is implemented (not the Bayesian global-local shrinkage
-one); and the optimiser is the tree-structured Newton method above rather than a general
-solver.
+Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes the penalty
+(its public code: scikit-learn's C = 1 for every coefficient), and its Bayesian variant
+samples one global prior variance (inverse-gamma prior) with the coefficients by
+Polya-gamma Gibbs sampling; here one variance per level is chosen by maximising the
+(approximate) evidence instead, deterministic and at the cost of a few refits, and the
+Laplace approximation uses the diagonal Hessian above, not the full softmax one.  The root
+has a coefficient vector of its own, where the public code fits none (every level-1 node is
+then shrunk to the uniform distribution instead of to the pooled distribution of x); the
+counts of a value no row of a tree has are fitted too (they get a finite, small probability)
+rather than set aside; the global-local shrinkage (horseshoe) priors are not implemented;
+and the optimiser is the tree-structured Newton method above rather than a general solver.
+
+References
+----------
+Cooper, C., Webb, G. I. & Schmidt, D. F. (2025). Efficient parameter estimation for
+Bayesian network classifiers using hierarchical linear smoothing. arXiv:2505.23320.
+
+MacKay, D. J. C. (1992). Bayesian interpolation. Neural Computation 4(3), 415-447.
 """
 
 import math
@@ -376,6 +404,17 @@ def sparse_hls_bytes(trees, n_threads=None):
     return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
 
 
+def hls_bytes(trees, n_threads=None):
+    """Bytes :func:`hls_forest` and the table that keeps its estimates need for ``trees``
+    (list of (counts, dims)) when every node of every tree exists (the fit works on the
+    occurring nodes, which need less; see :func:`sparse_hls_bytes`), counted as
+    :func:`.hdp.hdp_bytes` counts the HDP's."""
+    threads = numba.get_num_threads() if n_threads is None else n_threads
+    cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
+    threads = max(1, min(threads, len(cells)))
+    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+
+
 def _check_penalty(penalty):
     if penalty is None:
         return PENALTY_START, True
@@ -496,8 +535,11 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         ``counts``: non-negative counts of shape (prod dims, n_values): the rows of the
         data at every combination of the conditioning variables (C order, sizes ``dims``,
         the first conditioning variable slowest).
-    penalty, tol, max_iter, max_bytes
-        As in :func:`sparse_hls_forest` (``max_bytes`` counts the occurring nodes).
+    penalty, tol, max_iter
+        As in :func:`sparse_hls_forest`.
+    max_bytes : int, optional
+        Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
+        :func:`hls_bytes` exceeds it.
 
     Returns
     -------
@@ -513,6 +555,15 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     >>> est.shape, bool(np.allclose(est[2], est[0]))  # node 2 has no rows: the root's
     ((3, 2), True)
     """
+    _check_penalty(penalty)
+    need = hls_bytes(trees)
+    if max_bytes is not None and need > max_bytes:
+        raise TableTooLargeError(
+            f"the hierarchical linear smoothing estimates of {len(trees)} tables would need "
+            f"{need / 2**30:.2f} GiB (every node of every tree, dense), more than the "
+            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
+            "has the memory")
     sparse, layout = [], []
     for j, (counts, d) in enumerate(trees):
         counts = np.asarray(counts, dtype=np.float64)
@@ -525,8 +576,7 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         leaf_index = index[-counts.shape[0]:]
         sparse.append((parent, level_start, counts[leaf_index >= 0]))
         layout.append((index, dims, int(levels.sum())))
-    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter,
-                                  max_bytes=max_bytes)
+    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter)
     out = []
     for est, (index, dims, n_rows) in zip(estimates, layout, strict=True):
         dense = np.empty((n_rows, est.shape[1]))
