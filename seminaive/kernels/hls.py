@@ -87,6 +87,11 @@ PENALTY_BOUNDS = (1e-4, 1e6)
 PENALTY_TOL = 1.01
 #: between updates of the penalties the coefficients are fitted to this tolerance
 LOOSE_TOL = 1e-4
+#: Newton iterations at most between two updates of the penalties (after the first fit)
+UPDATE_ITER = 3
+#: a level's penalty still rising above this goes to the largest (its coefficients are
+#: already all but 0)
+SNAP = 1e4
 #: updates of the penalties at most
 MAX_UPDATES = 50
 #: the fit stops when no coefficient moves by more than this
@@ -312,6 +317,8 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
             speed[d] = 1.0
         last[d] = step
         pen[d] = min(max(pen[d] * math.exp(speed[d] * step), lo), hi)
+        if step > 0.0 and pen[d] >= SNAP:  # its coefficients are ~0 already: to the bound
+            pen[d] = hi
     return change
 
 
@@ -339,9 +346,11 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         loose = max(settings.tol, LOOSE_TOL)
         last = np.zeros(pen.size)
         speed = np.ones(pen.size)
-        for _ in range(MAX_UPDATES):
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, budget - total)
-            total += min(used, budget - total)
+        for update in range(MAX_UPDATES):
+            # the first fit to the loose tolerance, then a few Newton steps between updates
+            steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps)
+            total += min(used, steps)
             if total >= budget:
                 break
             if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed) <= PENALTY_TOL:
