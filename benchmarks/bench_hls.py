@@ -145,7 +145,8 @@ def main():
         f"{os.cpu_count()} cores shared with other jobs: only the same-run ratio is "
         "meaningful).  Each set is split in halves (seed 0): fit on one, log loss on the "
         "other.  `smoothing=\"hdp\"` runs the sampler's defaults (1000 iterations); "
-        "`smoothing=\"hls\"` the ridge fit of Cooper, Webb & Schmidt (2025); fit times are the "
+        "`smoothing=\"hls\"` the ridge fit of Cooper, Webb & Schmidt (2025) with the penalty "
+        "of every level chosen by the evidence (`seminaive.kernels.hls`); fit times are the "
         "best of the repeats, HDP and HLS alternating in one process after a warm-up.  The "
         "estimates alone: the sampler against the HLS fit on the trees of the fitted HDP "
         "model (the rest of a fit is the same for both).",

@@ -74,7 +74,8 @@ smoothing : {"m_estimate", "laplace", "hdp", "hls"}, default="m_estimate"
     see :meth:`seminaive.FrequencyTable.hdp_tables`), with P(y, x_s) m-estimated
     (integer n, ``numeric="discretize"``); or ``"hls"``: the same trees estimated by
     hierarchical linear smoothing, a ridge-penalised log-linear model with one coefficient
-    vector per node (Cooper, Webb & Schmidt 2025; see :mod:`seminaive.kernels.hls`, which
+    vector per node, the penalty of every level chosen by the evidence (Cooper, Webb &
+    Schmidt 2025; see :mod:`seminaive.kernels.hls`, which
     states the departures), deterministic and much faster than the sampler.  With
     ``missing="ignore"`` every denominator counts only the rows in which the attributes it
     involves are observed.""",
@@ -201,10 +202,11 @@ smoothing : {"m_estimate", "laplace", "hdp", "hls"}, default="m_estimate"
     turn (most conditionally informative first), estimated by collapsed Gibbs sampling of
     the table counts (Petitjean et al. 2018; see :mod:`seminaive.kernels.hdp`), with P(y)
     m-estimated; or ``"hls"``: the same trees estimated by hierarchical linear smoothing, a
-    ridge-penalised log-linear model with one coefficient vector per node (Cooper, Webb &
-    Schmidt 2025; see :mod:`seminaive.kernels.hls`, which states the departures),
-    deterministic and much faster than the sampler.  Under ``"hdp"`` and ``"hls"`` a
-    missing or unseen parent value stops the descent: the estimate is that of the deepest
+    ridge-penalised log-linear model with one coefficient vector per node, the penalty of
+    every level chosen by the evidence (Cooper, Webb & Schmidt 2025; see
+    :mod:`seminaive.kernels.hls`, which states the departures), deterministic and much
+    faster than the sampler.  Under ``"hdp"`` and ``"hls"`` a missing or unseen parent
+    value stops the descent: the estimate is that of the deepest
     node the row reaches, and ``min_count`` is not used.
     With ``missing="ignore"`` every denominator counts only the rows in which x_i is
     observed.""",

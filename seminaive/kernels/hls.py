@@ -11,34 +11,63 @@ node is the softmax of the sum of the coefficients on its path from the root,
 
 so that a node shares what its ancestors learnt and adds its own correction.  The
 coefficients minimise the multinomial log loss of the rows (their counts at the leaves) plus
-a ridge penalty,
+a ridge penalty of every level l,
 
-    sum_leaves sum_x -n_leaf,x log P(x | leaf)  +  lambda / 2  sum_j ||beta_j||^2,
+    sum_leaves sum_x -n_leaf,x log P(x | leaf)  +  sum_j lambda_level(j) / 2 ||beta_j||^2,
 
-with lambda = ``penalty`` (1 by default: the reference code's ridge, scikit-learn's C = 1).
-The penalty shrinks a node with few rows towards its parent, as the HDP's concentration
-does, and the root towards the uniform distribution.
+the maximum a posteriori coefficients under independent normal priors of variance
+1 / lambda_l.  The penalty shrinks a node with few rows towards its parent, as the HDP's
+concentration does, and the root towards the uniform distribution.
 
-The fit is Newton's method with the softmax's Hessian replaced by its diagonal
-N p (1 - p) and a halving line search on the objective (so every step decreases it).  With a
-diagonal Hessian the Newton system of a tree separates by value, and each value's system is a
-Gaussian chain on the tree, solved exactly in one pass up and one pass down (eliminating
-every subtree into a quadratic of its parent's path sum).  An iteration therefore costs
-O(nodes x values) whatever the depth, and the fit stops when no coefficient moves by more
-than ``tol`` (or after ``max_iter`` iterations).  A node without rows has coefficients 0 at
-the optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
+The penalties are chosen per level of every tree by the evidence (``penalty=None``, the
+default): they maximise the marginal likelihood of the counts under the Laplace
+approximation at the fitted coefficients, by the fixed point of MacKay (1992),
+
+    lambda_l  <-  gamma_l / sum_{j in level l} ||beta_j||^2,
+    gamma_l = (V - 1) / V  sum_{j in level l} sum_x (1 - lambda_l Var(beta_j,x)),
+
+gamma_l the level's effective number of coefficients (a node's V coefficients sum to 0, so
+V - 1 of them are free), alternating with refits of the coefficients from where they are.
+The posterior variances come exactly, in one pass up and one down, from the tree-shaped
+Gaussian of the approximation (below).  A level whose nodes add nothing to their parents'
+gets the largest penalty (``PENALTY_BOUNDS``): its nodes take their parents'
+distributions.  The root's penalty stays at 1 (one node: too little to choose a variance
+from).  A number for ``penalty`` fixes every level's (the reference code's ridge: 1).
+
+The fit is Newton's method with the softmax's Hessian replaced by its diagonal, scaled to
+its curvature on coefficients that sum to 0 over the values (V / (V - 1) N p (1 - p): exact
+for two values, and at the uniform distribution for any number), and a halving line search
+on the objective (so every step decreases it).  With a diagonal Hessian the Newton system
+of a tree separates by value, and each value's system is a Gaussian chain on the tree,
+solved exactly in one pass up and one pass down (eliminating every subtree into a
+quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
+whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
+after ``max_iter`` iterations in all).  A node without rows has coefficients 0 at the
+optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
 numbers are drawn: the estimates are deterministic.
 
-Departures from Cooper, Webb & Schmidt (2025): the root has a (penalised) coefficient
-vector of its own, where the public code fits none (every level-1 node is then shrunk to
-the uniform distribution instead of to the pooled distribution of x); the counts of a value
-no row of a tree has are fitted too (they get a finite, small probability) rather than
-set aside; only the ridge variant is implemented (not the Bayesian global-local shrinkage
-one); and the optimiser is the tree-structured Newton method above rather than a general
-solver.
+Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes the penalty
+(its public code: scikit-learn's C = 1 for every coefficient), and its Bayesian variant
+samples one global prior variance (inverse-gamma prior) with the coefficients by
+Polya-gamma Gibbs sampling; here one variance per level is chosen by maximising the
+(approximate) evidence instead, deterministic and at the cost of a few refits, and the
+Laplace approximation uses the diagonal Hessian above, not the full softmax one.  The root
+has a coefficient vector of its own, where the public code fits none (every level-1 node is
+then shrunk to the uniform distribution instead of to the pooled distribution of x); the
+counts of a value no row of a tree has are fitted too (they get a finite, small probability)
+rather than set aside; the global-local shrinkage (horseshoe) priors are not implemented;
+and the optimiser is the tree-structured Newton method above rather than a general solver.
+
+References
+----------
+Cooper, C., Webb, G. I. & Schmidt, D. F. (2025). Efficient parameter estimation for
+Bayesian network classifiers using hierarchical linear smoothing. arXiv:2505.23320.
+
+MacKay, D. J. C. (1992). Bayesian interpolation. Neural Computation 4(3), 415-447.
 """
 
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -47,14 +76,52 @@ from numba import njit, prange
 from ..exceptions import TableTooLargeError
 from .hdp import _fill_dense, sparse_from_dense, thread_shares, tree_levels
 
-#: the ridge penalty lambda (the reference code's scikit-learn C = 1)
-PENALTY = 1.0
+#: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
+#: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
+PENALTY = None
+#: the penalty every level starts from when it is chosen (the reference code's ridge)
+PENALTY_START = 1.0
+#: the chosen penalties are kept within these bounds
+PENALTY_BOUNDS = (1e-4, 1e6)
+#: the penalties are chosen when no level's changes by more than this factor in an update
+PENALTY_TOL = 1.01
+#: between updates of the penalties the coefficients are fitted to this tolerance
+LOOSE_TOL = 1e-4
+#: Newton iterations at most between two updates of the penalties (after the first fit)
+UPDATE_ITER = 3
+#: a level's penalty still rising above this goes to the largest (its coefficients are
+#: already all but 0)
+SNAP = 1e4
+#: updates of the penalties at most
+MAX_UPDATES = 50
 #: the fit stops when no coefficient moves by more than this
 TOL = 1e-9
-#: Newton iterations at most
-MAX_ITER = 200
+#: Newton iterations at most (in all)
+MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
+#: working arrays of a tree's size a fit allocates (beside its estimates)
+WORK_ARRAYS = 7
+
+#: the trees of a forest, flattened: ``parents`` (every tree's in turn), ``node_offsets``
+#: (where each tree's nodes start), ``level_starts`` (n_trees, max depth + 2), ``depths``,
+#: ``leaves`` (the leaf counts, flat), ``leaf_offsets``, ``n_values``, ``out_offsets``
+#: (where each tree's estimates start)
+Forest = namedtuple("Forest", "parents node_offsets level_starts depths leaves leaf_offsets "
+                              "n_values out_offsets")
+#: the settings of a fit: ``penalty`` (the start when chosen), ``choose`` (choose the
+#: penalties per level), ``tol``, ``max_iter``
+Settings = namedtuple("Settings", "penalty choose tol max_iter")
+
+
+@njit(cache=True)
+def _node_levels(level_start):
+    """The level of every node."""
+    level = np.empty(level_start[-1], dtype=np.int64)
+    for d in range(level_start.size - 1):
+        for q in range(level_start[d], level_start[d + 1]):
+            level[q] = d
+    return level
 
 
 @njit(cache=True)
@@ -70,13 +137,41 @@ def _path_sums(parent, beta, eta):
 
 
 @njit(cache=True)
-def _objective(leaf_first, leaves, beta, eta, penalty):
-    """The penalised log loss at ``beta`` (``eta`` its path sums)."""
+def _objective(leaf_first, leaves, beta, eta, pen, level):
+    """The penalised log loss at ``beta`` (``eta`` its path sums; ``pen``: the penalty of
+    every level)."""
     n, V = beta.shape
     total = 0.0
     for q in range(n):
+        lam = pen[level[q]]
         for v in range(V):
-            total += 0.5 * penalty * beta[q, v] * beta[q, v]
+            total += 0.5 * lam * beta[q, v] * beta[q, v]
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        hi = eta[q, 0]
+        for v in range(1, V):
+            hi = max(hi, eta[q, v])
+        s = 0.0
+        for v in range(V):
+            s += math.exp(eta[q, v] - hi)
+        lse = hi + math.log(s)
+        for v in range(V):
+            total += leaves[i, v] * (lse - eta[q, v])
+    return total
+
+
+@njit(cache=True)
+def _curvature(leaf_first, leaves, eta, a, b):
+    """The gradient ``b`` and the approximate Hessian ``a`` of the loss in the leaves' path
+    sums (0 at the other nodes): n p - counts and V / (V - 1) n p (1 - p), the Hessian's
+    diagonal scaled to its curvature on coefficients that sum to 0 over the values (exact
+    for two values, and for any number of values at the uniform distribution)."""
+    V = a.shape[1]
+    scale = V / (V - 1.0) if V > 1 else 1.0
+    for q in range(leaf_first):
+        for v in range(V):
+            a[q, v] = 0.0
+            b[q, v] = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
         hi = eta[q, 0]
@@ -87,68 +182,44 @@ def _objective(leaf_first, leaves, beta, eta, penalty):
         for v in range(V):
             s += math.exp(eta[q, v] - hi)
             n_row += leaves[i, v]
-        lse = hi + math.log(s)
         for v in range(V):
-            total += leaves[i, v] * (lse - eta[q, v])
-    return total
+            p = math.exp(eta[q, v] - hi) / s
+            a[q, v] = scale * n_row * p * (1.0 - p)
+            b[q, v] = n_row * p - leaves[i, v]
 
 
 @njit(cache=True)
-def fit_tree(parent, level_start, leaves, penalty, tol, max_iter, out):
-    """Fit the coefficients of one tree and write every node's distribution to ``out``.
-
-    ``parent``: (n_nodes,) int, the parent of every node (-1 for the root, node 0; nodes in
-    level order); ``level_start``: the first node of every level (the last entry n_nodes);
-    ``leaves``: float counts (nodes of the deepest level, V); ``out``: (n_nodes, V).
-    Returns the number of Newton iterations (``max_iter`` + 1 when it did not converge).
-    """
-    n, V = out.shape
-    depth = level_start.size - 2
-    leaf_first = level_start[depth]
-    beta = np.zeros((n, V))
-    eta = np.zeros((n, V))
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter):
+    """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
+    sums).  Returns the number of iterations (``max_iter`` + 1: not converged)."""
+    n, V = beta.shape
+    leaf_first = n - leaves.shape[0]
     a = np.empty((n, V))
     b = np.empty((n, V))
     z = np.empty((n, V))
     trial = np.empty((n, V))
     _path_sums(parent, beta, eta)
-    current = _objective(leaf_first, leaves, beta, eta, penalty)
-    iterations = max_iter + 1
+    current = _objective(leaf_first, leaves, beta, eta, pen, level)
     for it in range(max_iter):
-        # the gradient and diagonal Hessian of the loss in the leaves' path sums
-        for q in range(leaf_first):
-            for v in range(V):
-                a[q, v] = 0.0
-                b[q, v] = 0.0
-        for i in range(leaves.shape[0]):
-            q = leaf_first + i
-            hi = eta[q, 0]
-            for v in range(1, V):
-                hi = max(hi, eta[q, v])
-            s = 0.0
-            n_row = 0.0
-            for v in range(V):
-                s += math.exp(eta[q, v] - hi)
-                n_row += leaves[i, v]
-            for v in range(V):
-                p = math.exp(eta[q, v] - hi) / s
-                a[q, v] = 2.0 * n_row * p * (1.0 - p)
-                b[q, v] = n_row * p - leaves[i, v]
+        _curvature(leaf_first, leaves, eta, a, b)
         # up: eliminate every subtree into a quadratic of its parent's path sum
         for q in range(n - 1, 0, -1):
             p = parent[q]
+            lam = pen[level[q]]
             for v in range(V):
-                den = penalty + a[q, v]
-                ap = penalty * a[q, v] / den
+                den = lam + a[q, v]
+                ap = lam * a[q, v] / den
                 a[p, v] += ap
-                b[p, v] += penalty * b[q, v] / den - ap * beta[q, v]
+                b[p, v] += lam * b[q, v] / den - ap * beta[q, v]
         # down: the path sums' increments z, then the coefficients' steps z - z_parent
+        lam = pen[0]
         for v in range(V):
-            z[0, v] = (-penalty * beta[0, v] - b[0, v]) / (penalty + a[0, v])
+            z[0, v] = (-lam * beta[0, v] - b[0, v]) / (lam + a[0, v])
         for q in range(1, n):
             p = parent[q]
+            lam = pen[level[q]]
             for v in range(V):
-                z[q, v] = (penalty * (z[p, v] - beta[q, v]) - b[q, v]) / (penalty + a[q, v])
+                z[q, v] = (lam * (z[p, v] - beta[q, v]) - b[q, v]) / (lam + a[q, v])
         for q in range(n - 1, 0, -1):
             p = parent[q]
             for v in range(V):
@@ -167,12 +238,13 @@ def fit_tree(parent, level_start, leaves, penalty, tol, max_iter, out):
         # halving line search on the objective
         t = 1.0
         accepted = False
+        value = current
         for _ in range(MAX_HALVINGS):
             for q in range(n):
                 for v in range(V):
                     trial[q, v] = beta[q, v] + t * z[q, v]
             _path_sums(parent, trial, eta)
-            value = _objective(leaf_first, leaves, trial, eta, penalty)
+            value = _objective(leaf_first, leaves, trial, eta, pen, level)
             if value <= current:
                 accepted = True
                 break
@@ -184,8 +256,111 @@ def fit_tree(parent, level_start, leaves, penalty, tol, max_iter, out):
             current = value
         _path_sums(parent, beta, eta)
         if not accepted or t * step <= tol:
-            iterations = it + 1
-            break
+            return it + 1
+    return max_iter + 1
+
+
+@njit(cache=True)
+def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
+    """One update of the penalties of the levels towards the maximum of the evidence (the
+    fixed point of MacKay 1992): every level's penalty becomes its coefficients' effective
+    number (gamma) over their sum of squares, the posterior variances from the Laplace
+    approximation at ``beta`` with the Hessian of :func:`_curvature`.  Updates ``pen`` in
+    place (``last``, ``speed``: every level's last step in log and its acceleration, kept
+    between updates) and returns the largest factor by which the plain update would have
+    changed a level's penalty."""
+    n, V = beta.shape
+    n_levels = pen.size
+    leaf_first = n - leaves.shape[0]
+    a = np.empty((n, V))
+    b = np.empty((n, V))
+    var = np.empty((n, V))
+    _curvature(leaf_first, leaves, eta, a, b)
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            a[p, v] += lam * a[q, v] / (lam + a[q, v])
+    gamma = np.zeros(n_levels)
+    squares = np.zeros(n_levels)
+    lam = pen[0]
+    for v in range(V):
+        var[0, v] = 1.0 / (lam + a[0, v])
+        gamma[0] += 1.0 - lam * var[0, v]
+        squares[0] += beta[0, v] * beta[0, v]
+    for q in range(1, n):
+        p = parent[q]
+        d = level[q]
+        lam = pen[d]
+        for v in range(V):
+            den = lam + a[q, v]
+            c = lam / den
+            var[q, v] = 1.0 / den + c * c * var[p, v]
+            gamma[d] += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
+            squares[d] += beta[q, v] * beta[q, v]
+    lo, hi = PENALTY_BOUNDS
+    change = 1.0
+    for d in range(1, n_levels):  # the root's penalty stays (see the module docstring)
+        # a node's coefficients sum to 0: V - 1 of its V are free
+        g = gamma[d] * (V - 1) / V
+        if squares[d] > 0.0 and g > 0.0:
+            new = min(max(g / squares[d], lo), hi)
+        else:
+            new = hi
+        step = math.log(new / pen[d])
+        change = max(change, math.exp(abs(step)))
+        # a level heading the same way as at the last update goes twice as far (up to 16x):
+        # the fixed point is the same, reached in fewer updates
+        if step * last[d] > 0.0:
+            speed[d] = min(2.0 * speed[d], 16.0)
+        else:
+            speed[d] = 1.0
+        last[d] = step
+        pen[d] = min(max(pen[d] * math.exp(speed[d] * step), lo), hi)
+        if step > 0.0 and pen[d] >= SNAP:  # its coefficients are ~0 already: to the bound
+            pen[d] = hi
+    return change
+
+
+@njit(cache=True)
+def fit_tree(parent, level_start, leaves, settings, pen, out):
+    """Fit the coefficients of one tree and write every node's distribution to ``out``.
+
+    ``parent``: (n_nodes,) int, the parent of every node (-1 for the root, node 0; nodes in
+    level order); ``level_start``: the first node of every level (the last entry n_nodes);
+    ``leaves``: float counts (nodes of the deepest level, V); ``settings``: a
+    :class:`Settings`; ``pen``: (depth + 1,) the penalty of every level, the start when
+    ``settings.choose`` (then overwritten with the chosen ones); ``out``: (n_nodes, V).
+    Returns the number of Newton iterations in all (``settings.max_iter`` + 1 when the fit
+    did not converge).
+    """
+    n, V = out.shape
+    level = _node_levels(level_start)
+    beta = np.zeros((n, V))
+    eta = np.zeros((n, V))
+    budget = settings.max_iter
+    total = 0
+    converged = True
+    if settings.choose:
+        # fit loosely, update the penalties, refit from there: until they settle
+        loose = max(settings.tol, LOOSE_TOL)
+        last = np.zeros(pen.size)
+        speed = np.ones(pen.size)
+        for update in range(MAX_UPDATES):
+            # the first fit to the loose tolerance, then a few Newton steps between updates
+            steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps)
+            total += min(used, steps)
+            if total >= budget:
+                break
+            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed) <= PENALTY_TOL:
+                break
+    if total < budget:
+        used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total)
+        converged = used <= budget - total
+        total += min(used, budget - total)
+    else:
+        converged = False
     for q in range(n):
         hi = eta[q, 0]
         for v in range(1, V):
@@ -195,42 +370,72 @@ def fit_tree(parent, level_start, leaves, penalty, tol, max_iter, out):
             s += math.exp(eta[q, v] - hi)
         for v in range(V):
             out[q, v] = math.exp(eta[q, v] - hi) / s
-    return iterations
+    return total if converged else settings.max_iter + 1
 
 
 @njit(parallel=True, cache=True)
-def fit_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values,
-               out_offsets, penalty, tol, max_iter, out, iterations, order, share_start):
-    """:func:`fit_tree` for every tree (in parallel; the layout of
-    :func:`.hdp.sample_forest`).  ``iterations[j]``: tree j's Newton iterations."""
+def fit_forest(forest, settings, order, share_start, out, iterations, penalties):
+    """:func:`fit_tree` for every tree of a :class:`Forest` (in parallel; the layout of
+    :func:`.hdp.sample_forest`).  Written: ``out`` (the estimates, flat at
+    ``forest.out_offsets``), ``iterations[j]`` (tree j's Newton iterations) and
+    ``penalties[j, :depth + 1]`` (tree j's penalty of every level)."""
     for w in prange(share_start.size - 1):
         for i in range(share_start[w], share_start[w + 1]):
             j = order[i]
-            depth = depths[j]
-            V = n_values[j]
-            parent = parents[node_offsets[j]:node_offsets[j + 1]]
-            ls = level_starts[j, :depth + 2].copy()
+            depth = forest.depths[j]
+            V = forest.n_values[j]
+            parent = forest.parents[forest.node_offsets[j]:forest.node_offsets[j + 1]]
+            ls = forest.level_starts[j, :depth + 2].copy()
             nn = ls[depth + 1]
             n_leaf = nn - ls[depth]
-            leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
+            lo = forest.leaf_offsets[j]
+            leaf = forest.leaves[lo:lo + n_leaf * V].reshape(n_leaf, V)
             est = np.empty((nn, V))
-            iterations[j] = fit_tree(parent, ls, leaf, penalty, tol, max_iter, est)
-            o = out_offsets[j]
+            pen = np.full(depth + 1, settings.penalty)
+            iterations[j] = fit_tree(parent, ls, leaf, settings, pen, est)
+            for d in range(depth + 1):
+                penalties[j, d] = pen[d]
+            o = forest.out_offsets[j]
             for q in range(nn):
                 for v in range(V):
                     out[o + q * V + v] = est[q, v]
 
 
-def sparse_hls_bytes(trees):
-    """Bytes :func:`sparse_hls_forest` allocates: the estimates, and six arrays of a tree's
-    size per thread (the largest trees)."""
+def sparse_hls_bytes(trees, n_threads=None):
+    """Bytes :func:`sparse_hls_forest` and the learner that keeps its estimates need for
+    ``trees`` (list of (parent, level_start, leaf_counts)), without allocating: the
+    estimates of every node (kept three times: the fit's output, the learner's copy and its
+    logarithm, as :func:`.hdp.sparse_hdp_bytes` counts them) and the working arrays of the
+    largest trees fitted at the same time (``WORK_ARRAYS`` of a tree's size each)."""
+    threads = numba.get_num_threads() if n_threads is None else n_threads
     cells = sorted(int(np.size(p)) * int(np.shape(c)[1]) for p, _, c in trees)
-    threads = max(1, min(numba.get_num_threads(), len(cells)))
-    return 8 * sum(cells) + 48 * sum(cells[-threads:]) if cells else 0
+    threads = max(1, min(threads, len(cells)))
+    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+
+
+def hls_bytes(trees, n_threads=None):
+    """Bytes :func:`hls_forest` and the table that keeps its estimates need for ``trees``
+    (list of (counts, dims)) when every node of every tree exists (the fit works on the
+    occurring nodes, which need less; see :func:`sparse_hls_bytes`), counted as
+    :func:`.hdp.hdp_bytes` counts the HDP's."""
+    threads = numba.get_num_threads() if n_threads is None else n_threads
+    cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
+    threads = max(1, min(threads, len(cells)))
+    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+
+
+def _check_penalty(penalty):
+    if penalty is None:
+        return PENALTY_START, True
+    if not (isinstance(penalty, (int, float, np.integer, np.floating))
+            and math.isfinite(penalty) and penalty > 0):
+        raise ValueError(f"penalty must be None (chosen per level) or a finite number > 0, "
+                         f"got {penalty!r}")
+    return float(penalty), False
 
 
 def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=None,
-                      return_iterations=False):
+                      return_iterations=False, return_penalties=False):
     """Hierarchical linear smoothing estimates of a list of trees holding only their
     occurring nodes (the input and output of :func:`.hdp.sparse_hdp_forest`).
 
@@ -241,23 +446,28 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
         nodes in level order); ``level_start``: (depth + 2,) int, the first node of every
         level; ``leaf_counts``: non-negative counts (weights need not be whole) of shape
         (nodes of the deepest level, n_values).
-    penalty : float, default=1.0
-        The ridge penalty lambda of every coefficient.
+    penalty : float or None, default=None
+        The ridge penalty lambda of every coefficient; None chooses one per level of every
+        tree by maximising the evidence (see the module docstring).
     tol : float, default=1e-9
         The fit of a tree stops when no coefficient moves by more than this.
-    max_iter : int, default=200
-        Newton iterations at most per tree.
+    max_iter : int, default=500
+        Newton iterations at most per tree (in all, when the penalties are chosen).
     max_bytes : int, optional
         Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
         :func:`sparse_hls_bytes` exceeds it.
     return_iterations : bool, default=False
         Also return every tree's number of Newton iterations (``max_iter`` + 1: not
         converged).
+    return_penalties : bool, default=False
+        Also return every tree's penalty of every level: (n_trees, largest depth + 1),
+        a level a tree does not have NaN.
 
     Returns
     -------
     list of ndarray
-        For every tree, the distributions of its nodes, shape (n_nodes, n_values).
+        For every tree, the distributions of its nodes, shape (n_nodes, n_values); then the
+        iterations and the penalties when asked for.
 
     Examples
     --------
@@ -270,10 +480,11 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
     >>> bool(np.allclose(est.sum(axis=1), 1.0)), bool(0.5 < est[1, 0] < 0.9)
     (True, True)
     """
-    if not penalty > 0:
-        raise ValueError(f"penalty must be > 0, got {penalty!r}")
+    start, choose = _check_penalty(penalty)
+    extra = ([np.zeros(0, dtype=np.int64)] if return_iterations else []) + (
+        [np.zeros((0, 1))] if return_penalties else [])
     if not trees:
-        return ([], np.zeros(0, dtype=np.int64)) if return_iterations else []
+        return ([], *extra) if extra else []
     need = sparse_hls_bytes(trees)
     if max_bytes is not None and need > max_bytes:
         n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
@@ -309,13 +520,17 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
         out_offsets[j + 1] = out_offsets[j] + parent.size * counts.shape[1]
     out = np.empty(int(out_offsets[-1]))
     iterations = np.zeros(len(trees), dtype=np.int64)
+    penalties = np.full((len(trees), int(depths.max()) + 1), np.nan)
     order, share_start = thread_shares(costs)
-    fit_forest(np.concatenate(parents), node_offsets, level_starts, depths,
-               np.concatenate(flat), leaf_offsets, n_values, out_offsets, float(penalty),
-               float(tol), int(max_iter), out, iterations, order, share_start)
+    forest = Forest(np.concatenate(parents), node_offsets, level_starts, depths,
+                    np.concatenate(flat), leaf_offsets, n_values, out_offsets)
+    fit_forest(forest, Settings(start, choose, float(tol), int(max_iter)), order, share_start,
+               out, iterations, penalties)
     estimates = [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
                  for j in range(len(trees))]
-    return (estimates, iterations) if return_iterations else estimates
+    extra = ([iterations] if return_iterations else []) + (
+        [penalties] if return_penalties else [])
+    return (estimates, *extra) if extra else estimates
 
 
 def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=None):
@@ -329,8 +544,11 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         ``counts``: non-negative counts of shape (prod dims, n_values): the rows of the
         data at every combination of the conditioning variables (C order, sizes ``dims``,
         the first conditioning variable slowest).
-    penalty, tol, max_iter, max_bytes
+    penalty, tol, max_iter
         As in :func:`sparse_hls_forest`.
+    max_bytes : int, optional
+        Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
+        :func:`hls_bytes` exceeds it.
 
     Returns
     -------
@@ -346,6 +564,15 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     >>> est.shape, bool(np.allclose(est[2], est[0]))  # node 2 has no rows: the root's
     ((3, 2), True)
     """
+    _check_penalty(penalty)
+    need = hls_bytes(trees)
+    if max_bytes is not None and need > max_bytes:
+        raise TableTooLargeError(
+            f"the hierarchical linear smoothing estimates of {len(trees)} tables would need "
+            f"{need / 2**30:.2f} GiB (every node of every tree, dense), more than the "
+            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
+            "has the memory")
     sparse, layout = [], []
     for j, (counts, d) in enumerate(trees):
         counts = np.asarray(counts, dtype=np.float64)
@@ -358,8 +585,7 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         leaf_index = index[-counts.shape[0]:]
         sparse.append((parent, level_start, counts[leaf_index >= 0]))
         layout.append((index, dims, int(levels.sum())))
-    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter,
-                                  max_bytes=max_bytes)
+    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter)
     out = []
     for est, (index, dims, n_rows) in zip(estimates, layout, strict=True):
         dense = np.empty((n_rows, est.shape[1]))

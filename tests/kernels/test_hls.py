@@ -84,7 +84,7 @@ def test_root_only_binary_by_hand():
     """One node, counts (3, 1), penalty 1: the coefficients are (c, -c) with
     4 sigmoid(2c) - 3 + c = 0, c = 0.341811919378875..., so P = sigmoid(2c)."""
     est = hls.sparse_hls_forest([(np.array([-1]), np.array([0, 1]),
-                                  np.array([[3.0, 1.0]]))])[0]
+                                  np.array([[3.0, 1.0]]))], penalty=1.0)[0]
     assert est[0, 0] == pytest.approx(0.664547020155281, abs=1e-9)
     assert est[0, 1] == pytest.approx(1 - 0.664547020155281, abs=1e-9)
 
@@ -110,7 +110,7 @@ def test_deeper_tree_equals_a_general_optimiser():
     parent = np.array([-1, 0, 0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 6, 7, 8, 8])
     level_start = np.array([0, 1, 4, 9, 18])
     leaves = rng.poisson(3.0, size=(9, 4)).astype(float) * rng.integers(0, 2, size=(9, 4))
-    got = hls.sparse_hls_forest([(parent, level_start, leaves)])[0]
+    got = hls.sparse_hls_forest([(parent, level_start, leaves)], penalty=1.0)[0]
     np.testing.assert_allclose(got, _brute(parent, leaves, 1.0), atol=2e-7)
 
 
@@ -128,8 +128,8 @@ def test_invariants_and_limits():
     # a huge penalty: uniform; a node with more rows stays closer to its own frequencies
     est = hls.sparse_hls_forest([(parent, level_start, 10 * freq)], penalty=1e9)[0]
     np.testing.assert_allclose(est, 1.0 / 3.0, atol=1e-6)
-    few = hls.sparse_hls_forest([(parent, level_start, 5 * freq)])[0]
-    many = hls.sparse_hls_forest([(parent, level_start, 500 * freq)])[0]
+    few = hls.sparse_hls_forest([(parent, level_start, 5 * freq)], penalty=1.0)[0]
+    many = hls.sparse_hls_forest([(parent, level_start, 500 * freq)], penalty=1.0)[0]
     assert np.all(np.abs(many[3:] - freq) < np.abs(few[3:] - freq))
 
 
@@ -156,6 +156,181 @@ def test_bad_trees_are_refused():
         hls.sparse_hls_forest([(np.array([-1]), np.array([0, 1]), -np.ones((1, 2)))])
     with pytest.raises(ValueError, match="penalty"):
         hls.sparse_hls_forest([], penalty=0.0)
+
+
+# ------------------------------------------------------------------ the chosen penalties
+def _design(parent, n_leaves):
+    """The design matrix of the leaves: 1 where a node is on a leaf's path."""
+    n = len(parent)
+    X = np.zeros((n_leaves, n))
+    for i in range(n_leaves):
+        q = n - n_leaves + i
+        while q >= 0:
+            X[i, q] = 1.0
+            q = parent[q]
+    return X
+
+
+def _brute_evidence(parent, level, leaves, pen):
+    """The MAP coefficients (BFGS on the dense design matrix), the Laplace evidence with the
+    kernel's Hessian approximation (dense log-determinants), and every level's gamma and
+    sum of squares (dense inverses), at the penalties ``pen`` of the levels."""
+    n, V = len(parent), leaves.shape[1]
+    X = _design(parent, leaves.shape[0])
+    lam = np.asarray(pen, dtype=float)[level]
+    N = leaves.sum(axis=1)
+
+    def fun(x):
+        beta = x.reshape(n, V)
+        e = X @ beta
+        value = (np.sum(N * logsumexp(e, axis=1)) - np.sum(leaves * e)
+                 + 0.5 * np.sum(lam[:, None] * beta * beta))
+        grad = X.T @ (N[:, None] * softmax(e, axis=1) - leaves) + lam[:, None] * beta
+        return value, grad.ravel()
+
+    res = minimize(fun, np.zeros(n * V), jac=True, method="BFGS",
+                   options={"gtol": 1e-11, "maxiter": 20000})
+    beta = res.x.reshape(n, V)
+    p = softmax(X @ beta, axis=1)
+    a = V / (V - 1) * N[:, None] * p * (1 - p)
+    free = (V - 1) / V
+    gamma, squares, logdet = np.zeros(len(pen)), np.zeros(len(pen)), 0.0
+    for v in range(V):
+        H = X.T @ np.diag(a[:, v]) @ X + np.diag(lam)
+        logdet += np.linalg.slogdet(H)[1]
+        np.add.at(gamma, level, free * (1 - lam * np.diag(np.linalg.inv(H))))
+    np.add.at(squares, level, np.sum(beta * beta, axis=1))
+    evidence = -res.fun + 0.5 * free * V * np.sum(np.log(lam)) - 0.5 * free * logdet
+    return softmax(_eta(parent, beta), axis=1), evidence, gamma, squares
+
+
+def _eta(parent, beta):
+    eta = np.zeros_like(beta)
+    for q in range(len(parent)):
+        eta[q] = beta[q] + (eta[parent[q]] if q else 0.0)
+    return eta
+
+
+def _hierarchical_counts(seed, rows=40, V=3):
+    """A root, 3 nodes of level 1 and 2 leaves under each, the distributions drawn around
+    their parents' (log-scale steps of 1 and 0.6), ``rows`` rows per leaf."""
+    rng = np.random.default_rng(seed)
+    parent = np.array([-1, 0, 0, 0, 1, 1, 2, 2, 3, 3])
+    level_start = np.array([0, 1, 4, 10])
+    eta = np.zeros((10, V))
+    for q in range(1, 10):
+        eta[q] = eta[parent[q]] + rng.normal(0, 1.0 if q < 4 else 0.6, V)
+    leaves = np.array([rng.multinomial(rows, softmax(eta[q])) for q in range(4, 10)], float)
+    return parent, level_start, leaves
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_chosen_penalties_are_the_evidence_fixed_point(seed):
+    """The chosen penalties against dense linear algebra: the estimates are the MAP at
+    them (BFGS), every chosen level's penalty is its gamma over its sum of squares (dense
+    inverse of the Hessian), and the evidence (dense log-determinants) is no higher with
+    any level's penalty halved or doubled."""
+    parent, level_start, leaves = _hierarchical_counts(seed)
+    est, pen = hls.sparse_hls_forest([(parent, level_start, leaves)], return_penalties=True)
+    pen = pen[0]
+    assert pen[0] == hls.PENALTY_START
+    lo, hi = hls.PENALTY_BOUNDS
+    assert np.all((pen[1:] > 10 * lo) & (pen[1:] < hi / 10)), pen  # chosen inside
+    level = np.repeat(np.arange(3), np.diff(level_start))
+    want, evidence, gamma, squares = _brute_evidence(parent, level, leaves, pen)
+    np.testing.assert_allclose(est[0], want, atol=2e-6)
+    np.testing.assert_allclose(pen[1:], gamma[1:] / squares[1:], rtol=0.03)
+    for d in (1, 2):
+        for factor in (0.5, 2.0):
+            other = pen.copy()
+            other[d] *= factor
+            assert _brute_evidence(parent, level, leaves, other)[1] <= evidence + 1e-9
+
+
+def test_chosen_penalties_invariants():
+    """More rows: every leaf nearer its own frequencies; a level that adds nothing: the
+    largest penalty (its nodes take their parents' distribution); no rows: uniform; the
+    same tree gives the same estimates alone, twice, or among others (deterministic)."""
+    parent, level_start, _ = _hierarchical_counts(0)
+    rng = np.random.default_rng(3)
+    freq = rng.dirichlet(np.ones(3), size=6)
+    dist = [np.abs(hls.sparse_hls_forest([(parent, level_start, c * freq)])[0][4:] - freq)
+            .max(axis=1) for c in (10, 100, 1000, 100000)]
+    for fewer, more in zip(dist[:-1], dist[1:], strict=True):
+        assert np.all(more < fewer)
+    assert dist[-1].max() < 1e-3
+    # leaves that copy their parents: the leaf level gets the largest penalty
+    same = np.repeat(rng.dirichlet(np.ones(3), size=3) * 60, 2, axis=0)
+    est, pen = hls.sparse_hls_forest([(parent, level_start, same)], return_penalties=True)
+    assert pen[0, 2] == hls.PENALTY_BOUNDS[1]
+    np.testing.assert_allclose(est[0][4:], est[0][parent[4:]], atol=1e-4)
+    est = hls.sparse_hls_forest([(parent, level_start, np.zeros((6, 3)))])[0]
+    np.testing.assert_allclose(est, 1.0 / 3.0, atol=1e-12)
+    trees = [_hierarchical_counts(s)[:3] for s in range(4)]
+    alone = hls.sparse_hls_forest(trees[2:3])[0]
+    together = hls.sparse_hls_forest(trees)
+    np.testing.assert_array_equal(together[2], alone)
+    np.testing.assert_array_equal(hls.sparse_hls_forest(trees)[0], together[0])
+
+
+def test_bad_penalties_are_refused():
+    tree = [(np.array([-1]), np.array([0, 1]), np.ones((1, 2)))]
+    for bad in (0.0, -1.0, float("nan"), float("inf"), "1"):
+        with pytest.raises(ValueError, match="penalty must be None"):
+            hls.sparse_hls_forest(tree, penalty=bad)
+    with pytest.raises(ValueError, match="penalty must be None"):
+        hls.hls_forest([(np.ones((2, 2)), [2])], penalty=-1.0)
+
+
+# ------------------------------------------------------------------ the memory budget
+def test_the_budget_counts_the_estimates_before_allocating():
+    """The kernels refuse one byte below what they count and accept it exactly; what they
+    count holds the estimates three times (output, the learner's copy, its logarithm)."""
+    from seminaive.exceptions import TableTooLargeError
+
+    trees = [_hierarchical_counts(s)[:3] for s in range(3)]
+    need = hls.sparse_hls_bytes(trees)
+    cells = sum(p.size * c.shape[1] for p, _, c in trees)
+    assert need >= 24 * cells
+    with pytest.raises(TableTooLargeError, match="max_table_bytes"):
+        hls.sparse_hls_forest(trees, max_bytes=need - 1)
+    hls.sparse_hls_forest(trees, max_bytes=need)
+    dense = [(np.arange(12.0).reshape(6, 2), [2, 3]), (np.ones((4, 3)), [4])]
+    need = hls.hls_bytes(dense)
+    assert need >= 24 * (1 + 2 + 6) * 2 + 24 * (1 + 4) * 3
+    with pytest.raises(TableTooLargeError, match="max_table_bytes"):
+        hls.hls_forest(dense, max_bytes=need - 1)
+    hls.hls_forest(dense, max_bytes=need)
+
+
+def test_the_learners_keep_hls_estimates_inside_the_budget(chess):
+    """As the HDP's (tests/tables/test_memory_budget.py): KDB refused below what it keeps,
+    accepted above; AnDE's table refused one byte below its counts and the estimates'
+    count, accepted at it."""
+    import warnings
+
+    from seminaive.exceptions import TableTooLargeError
+    from seminaive.tables import FrequencyTable
+
+    X, y = chess
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free = KDB(k=2, smoothing="hls").fit(X, y)
+        kept = free.table_.nbytes + free._held_bytes()
+        with pytest.raises(TableTooLargeError):
+            KDB(k=2, smoothing="hls", max_table_bytes=int(kept * 0.9)).fit(X, y)
+        model = KDB(k=2, smoothing="hls", max_table_bytes=3 * kept).fit(X, y)
+    assert model.table_.nbytes + model._held_bytes() <= 3 * kept
+    np.testing.assert_array_equal(model.predict_proba(X), free.predict_proba(X))
+    rng = np.random.default_rng(0)
+    table = FrequencyTable([3, 4, 3], 2, 2)
+    table.add(rng.integers(1, 4, size=(200, 3)), rng.integers(0, 2, size=200))
+    need = table.counts.nbytes + hls.hls_bytes(table._conditional_trees(None)[0])
+    table.max_table_bytes = need - 1
+    with pytest.raises(TableTooLargeError, match="max_table_bytes"):
+        table.hls_tables()
+    table.max_table_bytes = need
+    assert np.all(np.isfinite(table.hls_tables()))
 
 
 # ------------------------------------------------------------------ the learners
