@@ -191,6 +191,26 @@ class ESKDB(_StructureBase):
     the union of their families is counted once.  With ``smoothing="m_estimate"`` the
     members are plain SKDBs on perturbed orders.
 
+    The defaults are the settings of Zhang et al.'s experiments (their public code's run
+    settings): 20 members, K = 5, 1000 Gibbs iterations of which the first 100 are burn-in
+    (Petitjean et al.'s min(1000, iterations / 10)), concentrations tied per tree level,
+    leave-one-out selection by RMSE on m-estimates.  What still departs from them:
+
+    * Order of the first member: ranked by decreasing mutual information (as their code for
+      nominal data does); their code for numeric data draws every member's order.
+    * Attributes of zero mutual information: placed last in a drawn order, in index order,
+      and left to the leave-one-out selection; their code leaves them out of the order.
+    * Repeated orders: a drawn order equal to one already drawn is drawn again (up to 100
+      times) with the shared discretisation; with per-member discretisations repeats are
+      kept, as in their code.
+    * Cut points: the MDL threshold counts ``N - 1`` candidate cuts (Fayyad & Irani 1993),
+      where their code counts only the boundaries between distinct values; the cut points
+      are drawn from a sample of at most 100,000 rows (their code uses every row).
+    * One ensemble, not independent models: the members share the passes over the data
+      (counts, families, leave-one-out losses); each member still has its own tables,
+      estimates and random stream, so the model is the same as independent fits would give
+      with the same draws.
+
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
     its families (no row is dropped; the HDP estimates are sampled again on all the
@@ -198,8 +218,8 @@ class ESKDB(_StructureBase):
 
     Parameters
     ----------
-    n_estimators : int, default=5
-        Number of selective KDBs (the reference implementation's default).
+    n_estimators : int, default=20
+        Number of selective KDBs (the ensemble size of Zhang et al.'s experiments).
     k : int, default=5
         Largest number of attribute parents of every member, K.
     {loss_rmse}
@@ -262,7 +282,7 @@ class ESKDB(_StructureBase):
 
     def __init__(
         self,
-        n_estimators: int = 5,
+        n_estimators: int = 20,
         k: int = 5,
         *,
         loss: Literal["rmse", "zero_one", "log_loss"] = "rmse",
