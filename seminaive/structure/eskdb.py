@@ -199,10 +199,11 @@ class ESKDB(_StructureBase):
     * Order of the first member: ranked by decreasing mutual information (as their code for
       nominal data does); their code for numeric data draws every member's order.
     * Attributes of zero mutual information: placed last in a drawn order, in index order,
-      and left to the leave-one-out selection; their code leaves them out of the order.
-    * Repeated orders: a drawn order equal to one already drawn is drawn again (up to 100
-      times) with the shared discretisation; with per-member discretisations repeats are
-      kept, as in their code.
+      and left to the leave-one-out selection; their code for numeric data leaves them out
+      of the order.
+    * Repeated orders: with the shared discretisation a drawn order equal to one already
+      drawn is drawn again, up to 100 times (their code for nominal data until it differs);
+      with per-member discretisations repeats are kept, as in their code for numeric data.
     * Cut points: the MDL threshold counts ``N - 1`` candidate cuts (Fayyad & Irani 1993),
       where their code counts only the boundaries between distinct values; the cut points
       are drawn from a sample of at most 100,000 rows (their code uses every row).
@@ -213,8 +214,8 @@ class ESKDB(_StructureBase):
 
     Fit time: the HDP sampler (1000 iterations on every member's trees) and the members'
     leave-one-out pass take most of it; ``smoothing="hls"`` replaces the sampler by
-    hierarchical linear smoothing (Cooper, Webb & Schmidt 2025), several times faster, with
-    zero-one loss close to the sampler's (``benchmarks/bench_eskdb.py``).
+    hierarchical linear smoothing (Cooper, Webb & Schmidt 2025), 2 to 6 times faster to fit
+    on the sets of ``benchmarks/bench_eskdb.py``, with zero-one loss close to the sampler's.
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
