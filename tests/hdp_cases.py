@@ -68,9 +68,11 @@ def run(n_exact, tying, n_iter, burn_in, sample_conc, conc):
         n_values = counts.shape[1]
         est = np.empty((int(levels.sum()), n_values))
         t_out = np.empty((int(levels.sum()), n_values), dtype=np.int64)
-        hdp.sample_tree(np.asarray(counts, dtype=np.int64), dims, dims.size, n_values,
-                        n_iter, burn_in, hdp.TYING.index(tying), sample_conc, conc,
-                        np.uint64(101 + 7 * j), table, n_exact, hdp._ZETA, est, t_out)
+        settings = hdp.SamplerSettings(n_iter, burn_in, hdp.TYING.index(tying), sample_conc,
+                                       conc)
+        hdp.sample_tree(np.asarray(counts, dtype=np.int64), dims, dims.size, n_values, settings,
+                        np.uint64(101 + 7 * j), hdp.StirlingCache(table, n_exact, hdp._ZETA),
+                        est, t_out)
         result[f"{name}-est"] = est
         result[f"{name}-t"] = t_out
     return result

@@ -285,7 +285,7 @@ _SPECS = [
     LearnerSpec("skdb5-hdp", "SKDB5-HDP", _ours("SKDB", k=5, smoothing="hdp"),
                 description="selective KDB, k <= 5, HDP estimates"),
     LearnerSpec("eskdb", "ESKDB", _ours("ESKDB"),
-                description="5 selective KDBs (k <= 5), HDP estimates (Zhang et al. 2020)"),
+                description="20 selective KDBs (k <= 5), HDP estimates (Zhang et al. 2020)"),
     LearnerSpec("eskdb-shared", "ESKDB-shared", _ours("ESKDB", discretization="shared"),
                 description="ESKDB with one discretisation shared by the members"),
     LearnerSpec("lbr", "LBR", _ours("LBR"), description="lazy Bayesian rules"),

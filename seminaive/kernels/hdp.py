@@ -54,6 +54,7 @@ log c is taken once per concentration draw; and the trees go to the threads larg
 (Graham 1969) by a fitted cost (:func:`thread_shares`, :func:`sampler_cost`). """
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -84,6 +85,61 @@ GAMMA_MEMO = 16384
 TYING = ("none", "parent", "level", "single")
 
 #: zeta(j) for j = 0 .. NEWTON_MAX_T (entries 0 and 1 unused)
+class SamplerSettings(NamedTuple):
+    """How the Gibbs sampler runs (the same for every tree of a forest)."""
+
+    n_iter: int  # iterations
+    burn_in: int  # first iterations not averaged
+    tying: int  # index in TYING
+    sample_conc: bool  # False keeps every concentration at conc_start
+    conc_start: float  # starting concentration (the root's, always)
+
+
+class StirlingCache(NamedTuple):
+    """Log Stirling numbers: the exact table (:func:`stirling_table`) up to ``n_exact`` and
+    the zeta values of the approximations beyond it (``_ZETA``)."""
+
+    table: np.ndarray
+    n_exact: int
+    zeta: np.ndarray
+
+
+class SparseTree(NamedTuple):
+    """One tree of occurring nodes, as :func:`sample_sparse_tree` reads it."""
+
+    parent: np.ndarray  # (n_nodes,) parent of every node (-1 for the root, node 0)
+    level_start: np.ndarray  # (depth + 2,) first node of every level
+    depth: int  # conditioning variables
+    leaf_counts: np.ndarray  # integer counts (nodes of level depth, n_values)
+    n_values: int
+
+
+class FarMemo(NamedTuple):
+    """Log Stirling numbers beyond the exact table, remembered by (n, t)
+    (:func:`_log_stirling_memo`; direct-mapped, ``FAR_MEMO`` slots)."""
+
+    n: np.ndarray
+    t: np.ndarray
+    value: np.ndarray
+
+
+class ForestLayout(NamedTuple):
+    """The trees of :func:`sample_forest`, concatenated: tree ``j`` has nodes
+    ``node_offsets[j]`` .. ``node_offsets[j + 1]`` of ``parents`` (local indices), level
+    starts ``level_starts[j, :depths[j] + 2]``, leaf counts at ``leaves[leaf_offsets[j]:]``
+    (``n_values[j]`` per leaf) and its estimates at ``out[out_offsets[j]:]`` (``n_values[j]``
+    per node)."""
+
+    parents: np.ndarray
+    node_offsets: np.ndarray
+    level_starts: np.ndarray
+    depths: np.ndarray
+    leaves: np.ndarray
+    leaf_offsets: np.ndarray
+    n_values: np.ndarray
+    out_offsets: np.ndarray
+
+
 _ZETA = np.concatenate([[0.0, 0.0], zeta(np.arange(2, NEWTON_MAX_T + 1, dtype=np.float64))])
 
 
@@ -332,10 +388,12 @@ def _log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val):
 
 
 @njit(cache=True)
-def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, table, n_exact, zeta,
-                memo_n, memo_t, memo_val):
+def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, memo):
     """The log conditional of t = lo .. hi of :func:`sample_sparse_tree` in ``window`` and
-    its largest value, when some of its Stirling numbers are beyond the exact table."""
+    its largest value, when some of its Stirling numbers are beyond the exact table
+    (``stirling``: a :class:`StirlingCache`; ``memo``: a :class:`FarMemo`, written)."""
+    table, n_exact, zeta = stirling
+    memo_n, memo_t, memo_val = memo
     best = -np.inf
     lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
     for t in range(lo, hi + 1):
@@ -356,13 +414,14 @@ def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, table, n_exac
 
 
 @njit(cache=True)
-def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter, burn_in,
-                       tying, sample_conc, conc_start, seed, table, n_exact, zeta, out, out_t):
+def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     """Run the sampler on one tree and write the averaged estimates of its nodes.
 
-    ``parent``: (n_nodes,) parent index of every node (-1 for the root, node 0);
-    ``level_start``: (depth + 2,) first node of every level; ``leaf_counts``: integer counts
-    of shape (nodes of level ``depth``, n_values).  ``out``: float64 of shape
+    ``tree``: a :class:`SparseTree` (``parent``: (n_nodes,) parent index of every node, -1
+    for the root, node 0; ``level_start``: (depth + 2,) first node of every level;
+    ``leaf_counts``: integer counts of shape (nodes of level ``depth``, n_values));
+    ``settings``: a :class:`SamplerSettings`; ``seed``: the tree's random stream;
+    ``stirling``: a :class:`StirlingCache`.  ``out``: float64 of shape
     (n_nodes, n_values); a node without rows (and without rows below it) gets its parent's
     estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
     counts (0 where the node has no rows), for tests.
@@ -370,6 +429,9 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     The leaves' counts never change and a value with n <= 1 rows has t = n tables, so the
     leaves' values with at least 2 rows are listed once and only they are visited.
     """
+    parent, level_start, depth, leaf_counts, n_values = tree
+    n_iter, burn_in, tying, sample_conc, conc_start = settings
+    table, n_exact = stirling.table, stirling.n_exact
     total = level_start[depth + 1]
     V = n_values
     nk = np.zeros((total, V), dtype=np.int64)
@@ -449,6 +511,7 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
     memo_n = np.full(FAR_MEMO, -1, dtype=np.int64)
     memo_t = np.full(FAR_MEMO, -1, dtype=np.int64)
     memo_val = np.empty(FAR_MEMO)
+    far = FarMemo(memo_n, memo_t, memo_val)
     log_conc = np.full(total, math.log(conc_start))  # log conc[node], as conc changes
     # lgamma(x) and log(x) of the window's x = cp + N_par + t, remembered by the exact x
     # (direct-mapped by the integer part N_par + t; NaN: empty)
@@ -525,7 +588,7 @@ def sample_sparse_tree(parent, level_start, depth, leaf_counts, n_values, n_iter
                                 best = lp
                     else:
                         best = _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window,
-                                           table, n_exact, zeta, memo_n, memo_t, memo_val)
+                                           stirling, far)
                     if best == -np.inf:
                         continue
                     acc = 0.0
@@ -690,9 +753,9 @@ def _fill_dense(index, dims, depth, sparse, dense):
 
 
 @njit(cache=True)
-def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, sample_conc,
-                conc_start, seed, table, n_exact, zeta, out, out_t):
-    """:func:`sample_sparse_tree` on a tree given densely, results dense.
+def sample_tree(leaf_counts, dims, depth, n_values, settings, seed, stirling, out, out_t):
+    """:func:`sample_sparse_tree` on a tree given densely, results dense (``settings``: a
+    :class:`SamplerSettings`; ``stirling``: a :class:`StirlingCache`).
 
     ``leaf_counts``: integer counts of shape (prod dims, n_values), rows in C order over the
     conditioning variables (sizes ``dims[:depth]``).  ``out``: float64 of shape
@@ -704,8 +767,8 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
     n = parent.size
     est = np.empty((n, n_values))
     t_sparse = np.empty((n, n_values), dtype=np.int64)
-    sample_sparse_tree(parent, level_start, depth, leaves, n_values, n_iter, burn_in, tying,
-                       sample_conc, conc_start, seed, table, n_exact, zeta, est, t_sparse)
+    sample_sparse_tree(SparseTree(parent, level_start, depth, leaves, n_values), settings,
+                       seed, stirling, est, t_sparse)
     _fill_dense(index, dims, depth, est, out)
     for q in range(index.size):
         for v in range(n_values):
@@ -713,30 +776,26 @@ def sample_tree(leaf_counts, dims, depth, n_values, n_iter, burn_in, tying, samp
 
 
 @njit(parallel=True, cache=True)
-def sample_forest(parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
-                  n_values, out_offsets, n_iter, burn_in, tying, sample_conc, conc_start,
-                  seeds, table, n_exact, zeta, out, order, share_start):
-    """:func:`sample_sparse_tree` for every tree (in parallel; each tree has its own random
-    stream, so the result does not depend on the threads or the order).
+def sample_forest(forest, settings, seeds, stirling, out, order, share_start):
+    """:func:`sample_sparse_tree` for every tree of ``forest`` (a :class:`ForestLayout`) in
+    parallel; each tree has its own random stream (``seeds[j]``), so the result does not
+    depend on the threads or the order.
 
-    Tree ``j``: nodes ``node_offsets[j]`` .. ``node_offsets[j + 1]`` of ``parents`` (local
-    indices), level starts ``level_starts[j, :depths[j] + 2]``, leaf counts at
-    ``leaves[leaf_offsets[j]:]`` (n_values[j] per leaf), estimates written at
-    ``out[out_offsets[j]:]`` (n_values[j] per node).  Thread share ``w`` samples the trees
-    ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
+    Tree ``j``'s estimates are written at ``out[forest.out_offsets[j]:]`` (``n_values[j]``
+    per node; ``out`` is passed on its own, an array written through a tuple inside the
+    parallel loop would be shared between its threads).  Thread share ``w`` samples the
+    trees ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
     :func:`thread_shares`)."""
     for w in prange(share_start.size - 1):
         for i in range(share_start[w], share_start[w + 1]):
-            _sample_forest_tree(order[i], parents, node_offsets, level_starts, depths, leaves,
-                                leaf_offsets, n_values, out_offsets, n_iter, burn_in, tying,
-                                sample_conc, conc_start, seeds, table, n_exact, zeta, out)
+            _sample_forest_tree(order[i], forest, settings, seeds, stirling, out)
 
 
 @njit(cache=True)
-def _sample_forest_tree(j, parents, node_offsets, level_starts, depths, leaves, leaf_offsets,
-                        n_values, out_offsets, n_iter, burn_in, tying, sample_conc,
-                        conc_start, seeds, table, n_exact, zeta, out):
+def _sample_forest_tree(j, forest, settings, seeds, stirling, out):
     """Tree ``j`` of :func:`sample_forest`."""
+    parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values, \
+        out_offsets = forest
     depth = depths[j]
     V = n_values[j]
     parent = parents[node_offsets[j]:node_offsets[j + 1]]
@@ -746,8 +805,8 @@ def _sample_forest_tree(j, parents, node_offsets, level_starts, depths, leaves, 
     leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
     est = np.empty((n, V))
     t_out = np.empty((n, V), dtype=np.int64)
-    sample_sparse_tree(parent, ls, depth, leaf, V, n_iter, burn_in, tying, sample_conc,
-                       conc_start, seeds[j], table, n_exact, zeta, est, t_out)
+    sample_sparse_tree(SparseTree(parent, ls, depth, leaf, V), settings, seeds[j], stirling,
+                       est, t_out)
     o = out_offsets[j]
     for q in range(n):
         for v in range(V):
@@ -893,11 +952,12 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
     table, n_exact = stirling_cache(n_max)
     out = np.empty(int(out_offsets[-1]))
     order, share_start = thread_shares(costs)
-    sample_forest(np.concatenate(parents), node_offsets, level_starts, depths,
-                  np.concatenate(flat), leaf_offsets, n_values, out_offsets, int(n_iter),
-                  int(burn_in), TYING.index(tying), bool(sample_concentration),
-                  float(concentration), np.asarray(seeds, dtype=np.uint64), table, n_exact,
-                  _ZETA, out, order, share_start)
+    forest = ForestLayout(np.concatenate(parents), node_offsets, level_starts, depths,
+                          np.concatenate(flat), leaf_offsets, n_values, out_offsets)
+    settings = SamplerSettings(int(n_iter), int(burn_in), TYING.index(tying),
+                               bool(sample_concentration), float(concentration))
+    sample_forest(forest, settings, np.asarray(seeds, dtype=np.uint64),
+                  StirlingCache(table, n_exact, _ZETA), out, order, share_start)
     return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
             for j in range(len(trees))]
 

@@ -152,8 +152,10 @@ def test_sampler_matches_the_exact_posterior_mean():
     out = np.zeros((4, 3))
     runs = 4
     for seed in range(runs):
-        hdp.sample_tree(counts, np.array([3]), 1, 3, 60000, 1000, 2, False, c,
-                        np.uint64(seed + 11), table, n_exact, hdp._ZETA, out, t_out)
+        hdp.sample_tree(counts, np.array([3]), 1, 3,
+                        hdp.SamplerSettings(60000, 1000, 2, False, c),
+                        np.uint64(seed + 11), hdp.StirlingCache(table, n_exact, hdp._ZETA), out,
+                        t_out)
         est += out
     est /= runs
     exact_leaf, exact_root = _exact_posterior_mean(counts, c, c)
@@ -174,8 +176,8 @@ def test_sampler_invariants():
     starts = np.concatenate([[0], np.cumsum(rows)])
     out = np.zeros((starts[-1], 5))
     t_out = np.zeros((starts[-1], 5), dtype=np.int64)
-    hdp.sample_tree(counts, dims, 3, 5, 300, 30, 2, True, 2.0, np.uint64(5), table, n_exact,
-                    hdp._ZETA, out, t_out)
+    hdp.sample_tree(counts, dims, 3, 5, hdp.SamplerSettings(300, 30, 2, True, 2.0), np.uint64(5),
+                    hdp.StirlingCache(table, n_exact, hdp._ZETA), out, t_out)
     np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(out > 0)
     n = np.zeros_like(t_out)
@@ -475,3 +477,17 @@ def test_thread_shares_balance_and_keep_the_estimates():
     for j, tree in enumerate(sparse):
         alone = hdp.sparse_hdp_forest([tree], **dict(kwargs, seeds=[4 + j]))[0]
         np.testing.assert_array_equal(together[j], alone)
+
+
+def test_no_kernel_takes_more_than_twelve_positional_parameters():
+    # long argument lists are bundled in named tuples (SamplerSettings, StirlingCache,
+    # SparseTree, FarMemo, ForestLayout)
+    import inspect
+
+    for name, fn in vars(hdp).items():
+        fn = getattr(fn, "py_func", fn)
+        if inspect.isfunction(fn) and fn.__module__ == hdp.__name__:
+            params = inspect.signature(fn).parameters.values()
+            positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                          p.POSITIONAL_OR_KEYWORD)]
+            assert len(positional) <= 12, (name, len(positional))

@@ -210,3 +210,14 @@ def test_per_member_families_share_one_budget(mixed):
     with pytest.raises(seminaive.TableTooLargeError, match="families of the 3 members"):
         ESKDB(n_estimators=3, k=3, n_iter=20, random_state=0,
               max_table_bytes=30_000).fit(X, y)
+
+
+def test_defaults_are_the_papers_settings():
+    # Zhang, Petitjean & Buntine (2020), their experiments' run settings: 20 members, K = 5,
+    # 1000 Gibbs iterations (burn-in min(1000, iterations / 10) = 100), level tying, RMSE
+    model = ESKDB()
+    params = model.get_params()
+    assert (params["n_estimators"], params["k"], params["n_iter"], params["tying"],
+            params["loss"], params["smoothing"], params["discretization"]) == (
+        20, 5, 1000, "level", "rmse", "hdp", "per_member")
+    assert model._hdp_burn_in() == 100

@@ -1,0 +1,163 @@
+"""ESKDB against scikit-learn's random forest (100 trees) and histogram gradient boosting on
+sets of 10,000 rows or more: zero-one loss and fit time, same data, same run.
+
+Every set is split in halves (seed 0, :func:`_sections.half_split`); each learner is fitted
+on one half and its zero-one loss measured on the other.  ESKDB runs with its defaults (the
+settings of Zhang, Petitjean & Buntine 2020: 20 members, K = 5, HDP estimates with 1000
+Gibbs iterations), with ``smoothing="hls"`` (hierarchical linear smoothing instead of the
+sampler), and with 5 members and HLS.  The forest and the boosting see the raw columns
+(nominal columns as ordinal codes); the forest gets as many jobs as the library has threads
+(``numba.get_num_threads()``), so both use the same cores.  Each learner is fitted once per
+set, the learners alternating in one process after a warm-up fit of every ESKDB variant on
+300 rows (compilation); the machine is shared, so the fit times are only comparable within a
+row (the ratio to the forest's).  Printed and written to ``docs/results.md`` (its section
+between the ``bench_eskdb`` markers).
+
+    python benchmarks/bench_eskdb.py [--quick] [--sets NAME ...] [--out PATH]
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = ("<!-- bench_eskdb -->", "<!-- /bench_eskdb -->")
+
+#: every set of the registry with 10,000 rows or more, and generated sets of 20,000 rows
+SETS = ["letter", "magic", "penbased", "waveform21@20000", "randombn@20000"]
+QUICK_SETS = ["penbased"]
+
+ESKDB_VARIANTS = {
+    "ESKDB": {},
+    "ESKDB-HLS": {"smoothing": "hls"},
+    "ESKDB(5)-HLS": {"smoothing": "hls", "n_estimators": 5},
+}
+PEERS = ("RF100", "HistGB")
+
+
+def _sections():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import _sections
+
+    return _sections
+
+
+def _raw(X):
+    """The columns as numbers for the trees: nominal columns as ordinal codes."""
+    import numpy as np
+
+    out = np.empty(X.shape, dtype=np.float64)
+    for j, col in enumerate(X.columns):
+        s = X[col]
+        if s.dtype.kind in "biuf":
+            out[:, j] = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            codes = s.astype("category").cat.codes.to_numpy()
+            out[:, j] = np.where(codes < 0, np.nan, codes)
+    return out
+
+
+def _make(name):
+    import numba
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+
+    import seminaive
+
+    if name == "RF100":
+        return RandomForestClassifier(n_estimators=100, n_jobs=numba.get_num_threads(),
+                                      random_state=0)
+    if name == "HistGB":
+        return HistGradientBoostingClassifier(random_state=0)
+    return seminaive.ESKDB(random_state=0, **ESKDB_VARIANTS[name])
+
+
+def measure(data):
+    """Zero-one loss and fit time (s) of every learner on one set."""
+    import numpy as np
+
+    X, y, train, test = _sections().half_split({"data": data, "rows": None})
+    raw = _raw(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ESKDB_VARIANTS:  # compilation
+            _make(name).set_params(n_estimators=2).fit(X.iloc[train[:300]], y[train[:300]])
+        loss, fit = {}, {}
+        for name in [*PEERS, *ESKDB_VARIANTS]:
+            model = _make(name)
+            own = raw if name in PEERS else X
+            rows = (lambda idx, own=own: own[idx]) if name in PEERS else (
+                lambda idx: X.iloc[idx])
+            t0 = time.perf_counter()
+            model.fit(rows(train), y[train])
+            fit[name] = time.perf_counter() - t0
+            loss[name] = float(np.mean(model.predict(rows(test)) != y[test]))
+            print(f"  {data} {name}: loss {loss[name]:.4f} fit {fit[name]:.1f} s", flush=True)
+    return loss, fit, len(train), X.shape[1], len(np.unique(y))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one set")
+    parser.add_argument("--sets", nargs="+", help="data sets (registry names)")
+    args = _sections().parse_or_serve(parser, None, ROOT)
+    given = any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:])
+    out = args.out if given else str(ROOT / "docs" / "results.md")
+    sets = args.sets or (QUICK_SETS if args.quick else SETS)
+    load_before = os.getloadavg()[0]
+    rows, within = [], {name: 0 for name in ESKDB_VARIANTS}
+    for data in sets:
+        loss, fit, n_train, n_attr, n_classes = measure(data)
+        row = [data, n_train, n_attr, n_classes]
+        row += [f"{loss[name]:.4f}" for name in [*PEERS, *ESKDB_VARIANTS]]
+        row += [f"{fit[name]:.1f}" for name in [*PEERS, *ESKDB_VARIANTS]]
+        row += [f"{fit[name] / fit['RF100']:.1f}" for name in ESKDB_VARIANTS]
+        for name in ESKDB_VARIANTS:
+            within[name] += fit[name] <= fit["RF100"]
+        rows.append(row)
+        print(" | ".join(str(v) for v in row), flush=True)
+        _write(out, args, rows, within, load_before, done=len(rows) == len(sets))
+
+
+def _write(out, args, rows, within, load_before, done):
+    """The section with the rows measured so far (written after every set)."""
+    load_after = os.getloadavg()[0]
+    summary = "; ".join(f"{name} fits within RF100's time on {within[name]} of {len(rows)} sets"
+                        for name in ESKDB_VARIANTS) + "."
+    print(summary)
+    command = "python benchmarks/bench_eskdb.py" + (" --quick" if args.quick else "") + (
+        " --sets " + " ".join(args.sets) if args.sets else "")
+    lines = [
+        MARK[0],
+        "## ESKDB against random forest and gradient boosting at 10,000 rows and more",
+        "",
+        f"`{command}` ({datetime.date.today().isoformat()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores shared with other jobs, load average {load_before:.1f} "
+        f"before and {load_after:.1f} after: only the same-row ratios are meaningful).  Each "
+        "set is split in halves (seed 0): fit on one, zero-one loss on the other.  ESKDB: "
+        "the defaults (Zhang, Petitjean & Buntine 2020: 20 members, K = 5, HDP estimates, "
+        "1000 Gibbs iterations), `smoothing=\"hls\"`, and 5 members with HLS.  RF100: "
+        "`RandomForestClassifier(n_estimators=100)` with as many jobs as the library's "
+        "threads; HistGB: `HistGradientBoostingClassifier()`; both on the raw columns "
+        "(nominal columns as ordinal codes).  One fit per learner and set, in one process, "
+        "after a warm-up.",
+        "",
+        summary,
+        "",
+        "| data | train rows | attributes | classes "
+        + "".join(f"| loss {name} " for name in [*PEERS, *ESKDB_VARIANTS])
+        + "".join(f"| fit {name} (s) " for name in [*PEERS, *ESKDB_VARIANTS])
+        + "".join(f"| {name} / RF100 fit " for name in ESKDB_VARIANTS) + "|",
+        "|---" * (4 + 2 * (len(PEERS) + len(ESKDB_VARIANTS)) + len(ESKDB_VARIANTS)) + "|",
+    ]
+    if not done:
+        lines[5] = "Run under way: the sets measured so far.  " + lines[5]
+    _sections().write_table_section(out, MARK, lines, rows)
+
+
+if __name__ == "__main__":
+    main()
