@@ -445,7 +445,9 @@ def _dictionary_codes(series, lookup, out):
         else:
             table = np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
                               -1).astype(np.int32)  # the last entry: null
-        np.take(table, indices, out=out[start:start + indices.size])
+        # indices lie in [-1, len(values)): "wrap" sends -1 (null) to the last entry, and
+        # skips the bounds check that makes the default mode twice as slow
+        np.take(table, indices, out=out[start:start + indices.size], mode="wrap")
         start += indices.size
 
 
