@@ -37,12 +37,54 @@ COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zip", ".xz", ".zst")
 #: compressions pyarrow reads (a ``.zip`` file is read with pandas)
 ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
 #: parsed chunks of a file source are kept in memory for the passes after the first while
-#: they take at most this many bytes (a 1,000,000 x 20 string table takes about 90 MB)
+#: they take at most this many bytes (a 1,000,000 x 20 string table takes about 90 MB); the
+#: default of :func:`keep_bytes`, which the environment variable ``SEMINAIVE_KEEP_BYTES``
+#: or the ``keep_bytes`` argument of :func:`~seminaive.streaming.fit_stream` overrides
 KEEP_BYTES = 1 << 29
+#: the environment variable that sets the budget of kept chunks, in bytes
+KEEP_BYTES_VARIABLE = "SEMINAIVE_KEEP_BYTES"
 #: a CSV string column with more distinct values in a block is kept as plain strings
 MAX_DICTIONARY_VALUES = 1 << 12
 #: the type of a string column read from a CSV file
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def keep_bytes(value=None):
+    """The memory budget, in bytes, of the parsed chunks a fit keeps so as not to parse a
+    file again: ``value`` when given, else the environment variable
+    ``SEMINAIVE_KEEP_BYTES``, else :data:`KEEP_BYTES` (512 MiB).  0 keeps nothing: every
+    pass parses the file again, and memory holds one chunk at a time.
+
+    Parameters
+    ----------
+    value : int, optional
+        A budget in bytes (a non-negative int).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from seminaive.streaming import keep_bytes
+    >>> keep_bytes(1 << 20)
+    1048576
+    """
+    where = "keep_bytes"
+    if value is None:
+        value = os.environ.get(KEEP_BYTES_VARIABLE)
+        where = KEEP_BYTES_VARIABLE
+        if value is None or value.strip() == "":
+            return int(KEEP_BYTES)
+        try:
+            value = int(value.strip().replace("_", ""))
+        except ValueError:
+            raise InputError(f"the environment variable {KEEP_BYTES_VARIABLE}={value!r} is not "
+                             "a number of bytes: set it to a non-negative integer such as "
+                             "268435456 (256 MiB), or unset it for the default") from None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"{where} must be a non-negative number of bytes, got {value!r}")
+    return int(value)
 
 
 def default_chunk_rows(n_columns):
@@ -217,6 +259,7 @@ class _ArrowCsvReader:
         self.paths = [os.fspath(p) for p in paths]
         self.types = dict(column_types or {})
         self.fixed = bool(fixed)
+        self.keep_bytes = None  # the memory budget (None: that of keep_bytes())
         self._names = {}
         for path in self.paths:
             _missing_file(path)
@@ -274,7 +317,8 @@ class _ArrowCsvReader:
         if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
             return None
         size = os.path.getsize(path)
-        if size > KEEP_BYTES // 2:
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
+        if size > budget // 2:
             return None
         read = csv.ReadOptions(use_threads=True, block_size=int(
             min(1 << 26, max(1 << 20, size // (4 * (os.cpu_count() or 1))))))
@@ -620,15 +664,17 @@ def open_source(source, csv_options=None, column_types=None):
 
 class _KeptChunks:
     """A file reader whose chunks are kept in memory, while they take at most ``budget``
-    bytes, by the first pass that reads them all: the passes after it do not parse the
-    files again."""
+    bytes (default: :func:`keep_bytes`), by the first pass that reads them all: the passes
+    after it do not parse the files again."""
 
     reiterable = True
 
-    def __init__(self, reader, budget=KEEP_BYTES):
+    def __init__(self, reader, budget=None):
         self._reader = reader
         self.paths = reader.paths
-        self.budget = int(budget)
+        self.budget = keep_bytes(budget)
+        if hasattr(reader, "keep_bytes"):
+            reader.keep_bytes = self.budget  # a CSV file read whole only if it fits
         self._kept = None  # (columns, chunk_rows, [(frame, where), ...]) of a complete pass
         self.dictionaries_used = getattr(reader, "dictionaries_used", False)
 
