@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MARKS = ("<!-- bench_files -->", "<!-- /bench_files -->")
 LEARNERS = {"NB": "NaiveBayes", "AODE": "AODE"}
 #: (rows, attributes, values per attribute, classes)
-SHAPES = [(1_000_000, 20, 5, 2), (500_000, 10, 3, 5), (200_000, 50, 8, 3)]
+SHAPES = [(1_000_000, 20, 5, 2), (500_000, 10, 8, 5), (200_000, 50, 8, 3)]
 QUICK_SHAPES = [(50_000, 20, 5, 2), (20_000, 10, 3, 5)]
 
 

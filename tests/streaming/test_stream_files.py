@@ -221,3 +221,36 @@ def test_memory_budget_of_kept_chunks(tmp_path, monkeypatch):
         fit_stream(NaiveBayes(), path, "label")
     with pytest.raises(InputError, match="keep_bytes"):
         fit_stream(NaiveBayes(), path, "label", keep_bytes=-1)
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE])
+def test_string_files_partial_fit_and_fit_give_the_same_counts(tmp_path, cls):
+    """The same string data through fit (object and string[pyarrow] columns), fit_stream of a
+    CSV and of a Parquet file (kept chunks, and re-parsed with a budget of 0) and partial_fit
+    in chunks: the same counts, cell for cell."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({f"a{j}": rng.choice([f"v{v}" for v in range(4)], n)
+                          for j in range(5)})
+    frame["class"] = np.where((frame["a0"] == "v1") | (rng.random(n) < 0.3), "c1", "c0")
+    frame.iloc[:4, :5] = [[f"v{v}"] * 5 for v in range(4)]  # the first chunk holds every value
+    csv, parquet = tmp_path / "d.csv", tmp_path / "d.parquet"
+    frame.to_csv(csv, index=False)
+    frame.to_parquet(parquet, index=False)
+    X, y = frame.drop(columns="class"), frame["class"]
+    ref = cls().fit(X, y)
+    arrow = cls().fit(X.astype("string[pyarrow]"), y.astype("string[pyarrow]"))
+    models = [arrow, cls().fit_stream(csv, "class", chunk_rows=700),
+              cls().fit_stream(parquet, "class", chunk_rows=700)]
+    from seminaive.streaming import fit_stream
+    models.append(fit_stream(cls(), csv, "class", chunk_rows=700, keep_bytes=0))
+    partial = cls()
+    for start in range(0, n, 1000):
+        part = frame.iloc[start:start + 1000]
+        partial.partial_fit(part.drop(columns="class").astype("string[pyarrow]"),
+                            part["class"], classes=["c0", "c1"])
+    models.append(partial)
+    for model in models:
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+        assert model.table_.n_rows == n
