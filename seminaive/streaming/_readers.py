@@ -52,7 +52,7 @@ DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 def keep_bytes(value=None):
     """The memory budget, in bytes, of the parsed chunks a fit keeps so as not to parse a
     file again: ``value`` when given, else the environment variable
-    ``SEMINAIVE_KEEP_BYTES``, else :data:`KEEP_BYTES` (512 MiB).  0 keeps nothing: every
+    ``SEMINAIVE_KEEP_BYTES``, else ``KEEP_BYTES`` (512 MiB).  0 keeps nothing: every
     pass parses the file again, and memory holds one chunk at a time.
 
     Parameters
