@@ -137,8 +137,8 @@ def main():
         "*parse* is `pyarrow.csv.read_csv` (or `pyarrow.parquet.read_table`) of the file, "
         "timed in the same process just before `fit_stream`.  *x parse* is this tree's "
         "`fit_stream` over the parse time; *speed-up* is the reference's `fit_stream` over "
-        "this tree's.  Petal itself is not run here: its source is not on a package "
-        "registry, so no binary could be built on this machine.",
+        "this tree's.  Petal on the same kind of string files is in the section on peers "
+        "(`benchmarks/bench_peers.py --petal PATH`).",
         "",
         "| data | file | learner | parse s | reference s | this tree s | x parse | speed-up "
         "| note |",
