@@ -140,6 +140,8 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         raise InputError(f"chunk_rows must be a positive int or None, got {chunk_rows!r}")
     budget = _keep_bytes(keep_bytes)  # checked before any reading
     reader = open_source(source, csv_options)
+    if hasattr(reader, "decide_types"):
+        reader.decide_types = True  # _scan starts a pass again when a type is widened
     owner = type(estimator).__name__
     columns = reader.columns()
     layout = None

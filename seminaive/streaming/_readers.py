@@ -490,9 +490,10 @@ class _CsvReader:
         self.options = dict(options or {})
         self.kinds = {}  # column -> "bool" / "int" / "float" / "object", decided once
         self.fixed = False
-        # the types of a model (predictions): its string columns read as strings, the others
-        # as they come (the encoder codes numbers by value, a NaN as missing)
-        self._decide = column_types is None
+        # decided only by a reader whose passes restart on ColumnTypeChanged (fit_stream
+        # sets it); the types of a model (predictions): its string columns read as strings,
+        # the others as they come (the encoder codes numbers by value, a NaN as missing)
+        self.decide_types = False
         for name, kind in (column_types or {}).items():
             if pa.types.is_dictionary(kind) or pa.types.is_string(kind):
                 self.kinds[name] = "object"
@@ -528,7 +529,7 @@ class _CsvReader:
 
     def _settle(self, frame, path, first_row):
         """The chunk with every column in its decided type (deciding the undecided ones)."""
-        if self._all_declared or not self._decide:
+        if self._all_declared or not self.decide_types:
             return frame
         declared = self._declared or {}
         casts = {}
