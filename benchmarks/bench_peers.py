@@ -11,8 +11,11 @@ peak resident memory the fit added and the zero-one loss on a held-out sample:
 - **Petal**, the C++ research code of Webb et al., only when a built binary is passed with
   ``--petal PATH`` (not required): the rows are written as Petal's metadata and data text
   files, Petal is timed end to end (reading its files, learning, classifying the test file)
-  and so are we (``pandas.read_csv`` of the same rows as CSV, fit, predict): the median of
-  ``--repeats`` runs of each (default 3), the two alternated.
+  and so are we, by three routes: the rows integer-coded as CSV (``pandas.read_csv``, fit,
+  predict), and Petal's own string files (values ``v0`` ... and classes ``c0`` ...) with a
+  header, as CSV and as Parquet (``fit_stream`` of the training file, ``predict_stream`` of
+  the test file to a Parquet file): the median of ``--repeats`` runs of each (default 3),
+  the four alternated.
 
 Printed and written to ``docs/performance.md`` (its section between the
 ``<!-- bench_peers -->`` markers; the other sections are kept).  Run from the repository
@@ -121,13 +124,47 @@ def write_petal_files(directory, X, y, X_te, y_te):
         np.savetxt(path, body, fmt="%s", delimiter=",")
         paths.append(path)
     csvs = []
+    header = ",".join([f"a{i}" for i in range(a)] + ["y"])
     for name, rows, labels in (("train", X, y), ("test", X_te, y_te)):
         path = directory / f"{name}.csv"
-        header = ",".join([f"a{i}" for i in range(a)] + ["y"])
         np.savetxt(path, np.column_stack([rows, labels]), fmt="%d", delimiter=",",
                    header=header, comments="")
         csvs.append(path)
     return meta, paths[0], paths[1], csvs[0], csvs[1]
+
+
+def convert_petal_files(directory, train, test):
+    """Petal's string data files with a header (``a0, ..., y``), as CSV and as Parquet:
+    ``{"csv": (train, test), "parquet": (train, test)}``."""
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    directory = Path(directory)
+    out = {"csv": [], "parquet": []}
+    for name, path in (("train", train), ("test", test)):
+        first = Path(path).read_text().split("\n", 1)[0]
+        names = [f"a{i}" for i in range(first.count(","))] + ["y"]
+        table = pa_csv.read_csv(path, read_options=pa_csv.ReadOptions(column_names=names))
+        csv_path = directory / f"{name}_strings.csv"
+        with open(csv_path, "w") as handle:
+            handle.write(",".join(names) + "\n")
+            handle.write(Path(path).read_text())
+        parquet_path = directory / f"{name}_strings.parquet"
+        pq.write_table(table, parquet_path)
+        out["csv"].append(csv_path)
+        out["parquet"].append(parquet_path)
+    return out
+
+
+def ours_on_strings(learner, attributes, train, test, out):
+    """Ours end to end on a string file: fit_stream of ``train``, predict_stream of ``test``
+    to ``out``; the predictions."""
+    import pyarrow.parquet as pq
+
+    est = model("seminaive-m", learner, attributes)
+    est.fit_stream(train, "y", progress=False)
+    est.predict_stream(test, out=out, proba=True, progress=False)
+    return pq.read_table(out, columns=["prediction"]).column(0).to_numpy(zero_copy_only=False)
 
 
 def parse_petal_loss(text):
@@ -144,6 +181,10 @@ def task_petal(spec):
     with tempfile.TemporaryDirectory() as tmp:
         meta, train, test, train_csv, test_csv = write_petal_files(tmp, X, y, X_te, y_te)
         del X, y, X_te
+        strings = convert_petal_files(tmp, train, test)
+        labels = np.char.add("c", y_te.astype(str))
+        string_times = {"csv": [], "parquet": []}
+        string_loss = {}
         command = [spec["petal"], str(meta), str(train), f"-t{test}",
                    f"-l{spec['petal_learner']}", *spec["petal_args"]]
         # through a shell that forks Petal (not exec): a process started straight from this
@@ -156,6 +197,9 @@ def task_petal(spec):
         warm.fit(warm_frame.drop(columns="y"), warm_frame["y"])
         warm.predict(warm_frame.drop(columns="y"))
         del warm, warm_frame
+        for train_s, test_s in strings.values():  # warm-up of the file routes
+            ours_on_strings(spec["learner"], spec["attributes"], train_s, test_s,
+                            Path(tmp) / "warm.parquet")
         petal_times, ours_times, ours_peak = [], [], 0.0
         for _ in range(spec["repeats"]):  # the two routes alternated: the same load
             t0 = time.perf_counter()
@@ -173,12 +217,21 @@ def task_petal(spec):
             ours_times.append(time.perf_counter() - t0)
             ours_peak = max(ours_peak, peak_rss_mib() - base)
             del est
+            for kind, (train_s, test_s) in strings.items():
+                t0 = time.perf_counter()
+                got = ours_on_strings(spec["learner"], spec["attributes"], train_s, test_s,
+                                      Path(tmp) / "predictions.parquet")
+                string_times[kind].append(time.perf_counter() - t0)
+                string_loss[kind] = float(np.mean(got != labels))
         petal_s, ours_s = float(np.median(petal_times)), float(np.median(ours_times))
         petal_loss = parse_petal_loss(done.stdout + done.stderr)
         petal_peak = parse_petal_memory(done.stdout + done.stderr)
     out = {"petal_s": petal_s, "petal_peak_mib": petal_peak, "petal_loss": petal_loss,
            "ours_s": ours_s, "ours_peak_mib": ours_peak,
-           "ours_loss": float(np.mean(pred != test_frame["y"].to_numpy()))}
+           "ours_loss": float(np.mean(pred != test_frame["y"].to_numpy())),
+           "csv_s": float(np.median(string_times["csv"])), "csv_loss": string_loss["csv"],
+           "parquet_s": float(np.median(string_times["parquet"])),
+           "parquet_loss": string_loss["parquet"]}
     if done.returncode != 0 or petal_loss is None:
         out["petal_error"] = f"exit {done.returncode}: " + " | ".join(
             (done.stderr or done.stdout).strip().splitlines()[-3:])
@@ -192,6 +245,10 @@ def parse_petal_memory(text):
 
 
 TASKS = {"memory": task_memory, "petal": task_petal}
+PETAL_HEADER = ("| attributes | rows | learner | Petal s | ours, integer CSV s | x | "
+                "ours, string CSV s | x | ours, string Parquet s | x | peak MiB (ours) | "
+                "peak MiB (Petal) | 0-1 loss (ours) | 0-1 loss (ours, strings) | "
+                "0-1 loss (Petal) |")
 
 
 def run_task(spec, timeout):
@@ -266,9 +323,7 @@ def main():
     petal_rows = []
     if args.petal:
         names = dict(item.split("=", 1) for item in args.petal_learners.split(",") if item)
-        petal_header = ("| attributes | rows | learner | end to end s (ours) | "
-                        "end to end s (Petal) | ratio | peak MiB (ours) | peak MiB (Petal) | "
-                        "0-1 loss (ours) | 0-1 loss (Petal) |")
+        petal_header = PETAL_HEADER
         print(petal_header, flush=True)
         for attributes, n_rows in shapes:
             for learner in LEARNERS:
@@ -279,12 +334,15 @@ def main():
                 res = run_task(spec, args.timeout)
                 row = [attributes, f"{n_rows:,}", learner]
                 if "error" in res:
-                    row += [res["error"]] + ["-"] * 6
+                    row += [res["error"]] + ["-"] * 12
                 else:
-                    row += [fmt(res["ours_s"]), fmt(res["petal_s"]),
-                            f"{res['petal_s'] / res['ours_s']:.1f}x",
+                    row += [fmt(res["petal_s"]), fmt(res["ours_s"]),
+                            f"{res['petal_s'] / res['ours_s']:.1f}x", fmt(res["csv_s"]),
+                            f"{res['petal_s'] / res['csv_s']:.1f}x", fmt(res["parquet_s"]),
+                            f"{res['petal_s'] / res['parquet_s']:.1f}x",
                             fmt(res["ours_peak_mib"], 0), fmt(res["petal_peak_mib"], 0),
-                            fmt(res["ours_loss"], 4), fmt(res["petal_loss"], 4)]
+                            fmt(res["ours_loss"], 4), fmt(res["csv_loss"], 4),
+                            fmt(res["petal_loss"], 4)]
                     if "petal_error" in res:
                         print(f"# Petal: {res['petal_error']}", flush=True)
                 petal_rows.append(row)
@@ -312,16 +370,17 @@ def write(args, header, rows, petal_rows, skbn):
     if petal_rows:
         lines += ["Petal (`--petal`, a binary built with its own makefile, g++ -O3, from a "
                   "public copy of its GPL source): end to end on its own text files (read, "
-                  "learn, classify the test file) against ours end to end on the same rows as CSV "
-                  f"(`pandas.read_csv`, fit, predict), each warmed up on 500 rows, the median "
-                  f"of {args.repeats} runs of each, the two alternated; peak MiB "
-                  "is the maximum memory Petal reports of itself and the memory our route "
-                  "added to the warmed-up process; both with m-estimates (our default, which "
-                  "reproduces Petal's).  Ratio: Petal's time over ours.", "",
-                  "| attributes | rows | learner | end to end s (ours) | end to end s (Petal) "
-                  "| ratio | peak MiB (ours) | peak MiB (Petal) | 0-1 loss (ours) | "
-                  "0-1 loss (Petal) |",
-                  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  "learn, classify the test file) against ours end to end on the same rows: "
+                  "integer-coded as CSV (`pandas.read_csv`, fit, predict), and Petal's string "
+                  "files themselves with a header, as CSV and as Parquet (`fit_stream` of the "
+                  "training file, `predict_stream` of the test file to Parquet); each warmed "
+                  f"up on the same files, the median of {args.repeats} runs of each, the four "
+                  "alternated; peak MiB is the maximum memory Petal reports of itself and the "
+                  "memory our integer route added to the warmed-up process; all with "
+                  "m-estimates (our default, which reproduces Petal's).  Each x: Petal's time "
+                  "over ours on that route.", "",
+                  PETAL_HEADER, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                  "---:|---:|---:|"]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in petal_rows]
     else:
         lines.append("Petal is not built on this machine (pass `--petal PATH` to add its "

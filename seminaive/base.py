@@ -590,9 +590,10 @@ class Learner(ClassifierMixin, BaseEstimator):
             As in :meth:`fit_stream`; the model's feature columns are read (extra columns,
             e.g. the target, are ignored when the model was fitted with column names).
         out : str or path
-            Parquet file written with columns ``prediction`` and, with ``proba``,
+            File written with columns ``prediction`` and, with ``proba``,
             ``proba_<class>`` for every class (equal to :meth:`predict` and
-            :meth:`predict_proba`).
+            :meth:`predict_proba`): CSV when its name ends in ``.csv``, Parquet in
+            ``.parquet`` or ``.pq``; any other name is refused.
         proba : bool, default=True
         chunk_rows, csv_options, progress
             As in :meth:`fit_stream`.

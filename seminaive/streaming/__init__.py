@@ -1,9 +1,11 @@
 """Fit and predict on data larger than memory: files and iterables read chunk by chunk.
 
 AnDE learns from counts that add up, so it learns in passes over chunks of the data; only the
-tables and one chunk are in memory at a time, unless the parsed chunks of a file fit in
-512 MiB (``KEEP_BYTES``): they are then kept from the first pass for the others, so that the
-file is parsed once.  :func:`fit_stream` makes two passes:
+tables and one chunk are in memory at a time, unless the parsed chunks of a file fit in the
+memory budget of :func:`keep_bytes` (512 MiB unless the ``keep_bytes`` argument of
+:func:`fit_stream` or the environment variable ``SEMINAIVE_KEEP_BYTES`` says otherwise):
+they are then kept from the first pass for the others, so that the file is parsed once.
+:func:`fit_stream` makes two passes:
 
 1. **scan** -- every chunk is read once; the class labels, the value set of every nominal
    column and whether a column has missing values are collected over the *whole* data, and a
@@ -58,6 +60,7 @@ from ._readers import (  # noqa: F401
     CSV_SUFFIXES,
     DEFAULT_CHUNK_CELLS,
     DEFAULT_SAMPLE_ROWS,
+    KEEP_BYTES,
     PARQUET_SUFFIXES,
     _check_same_columns,
     _CsvReader,
@@ -69,6 +72,7 @@ from ._readers import (  # noqa: F401
     _progress_bar,
     _select,
     default_chunk_rows,
+    keep_bytes,
     open_source,
 )
 from ._scan import (  # noqa: F401
@@ -80,4 +84,4 @@ from ._scan import (  # noqa: F401
     seed_of,
 )
 
-__all__ = ["fit_stream", "predict_stream"]
+__all__ = ["fit_stream", "keep_bytes", "predict_stream"]

@@ -19,6 +19,9 @@ from ._readers import (
     default_chunk_rows,
     open_source,
 )
+from ._readers import (
+    keep_bytes as _keep_bytes,
+)
 from ._scan import (
     ScanSummary,
     _Layout,
@@ -80,7 +83,7 @@ class StreamSource(ChunkedSource):
 
 def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
                chunk_rows=None, sample_rows=DEFAULT_SAMPLE_ROWS, classes=None,
-               csv_options=None, progress=None):
+               csv_options=None, progress=None, keep_bytes=None):
     """Fit ``estimator`` on data read chunk by chunk, in two passes (the engine of
     ``estimator.fit_stream``, whose docstring describes every parameter).
 
@@ -106,6 +109,12 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         Keyword arguments of ``pandas.read_csv``.
     progress : bool, optional
         Show progress bars (default: when stderr is a terminal).
+    keep_bytes : int, optional
+        Memory budget, in bytes, of the parsed chunks of a file kept from the first pass
+        for the others (then the file is parsed once); a file whose chunks take more is
+        parsed again by every pass, one chunk in memory at a time.  Default: the
+        environment variable ``SEMINAIVE_KEEP_BYTES``, else 512 MiB
+        (:func:`~seminaive.streaming.keep_bytes`).
 
     Returns
     -------
@@ -129,7 +138,10 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         raise InputError(f"sample_rows must be a positive int or None, got {sample_rows!r}")
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or int(chunk_rows) < 1):
         raise InputError(f"chunk_rows must be a positive int or None, got {chunk_rows!r}")
+    budget = _keep_bytes(keep_bytes)  # checked before any reading
     reader = open_source(source, csv_options)
+    if hasattr(reader, "decide_types"):
+        reader.decide_types = True  # _scan starts a pass again when a type is widened
     owner = type(estimator).__name__
     columns = reader.columns()
     layout = None
@@ -147,7 +159,8 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         raise InputError("classes is only for one-shot iterators: a source that can be read "
                          "twice gives its classes in the first pass")
     if getattr(reader, "paths", None) is not None:
-        reader = _KeptChunks(reader)  # the counting pass does not parse the files again
+        # the counting pass does not parse the files again (within the memory budget)
+        reader = _KeptChunks(reader, budget)
     summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
                     sample_rows, owner, progress)
     layout = summary.layout

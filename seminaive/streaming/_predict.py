@@ -76,6 +76,26 @@ def _model_types(estimator, columns):
     return types
 
 
+#: extensions of the files :func:`predict_stream` writes: CSV, then Parquet
+CSV_OUTPUTS = (".csv",)
+PARQUET_OUTPUTS = (".parquet", ".pq")
+
+
+def _output_is_csv(out):
+    """Whether ``out`` names a CSV file (else a Parquet one); any other extension is an
+    InputError naming the accepted ones."""
+    try:
+        suffix = os.path.splitext(os.fspath(out))[1].lower()
+    except TypeError as err:
+        raise InputError(f"out must be a path, got a {type(out).__name__}") from err
+    if suffix in CSV_OUTPUTS:
+        return True
+    if suffix in PARQUET_OUTPUTS:
+        return False
+    raise InputError(f"cannot tell the format to write from the name {os.fspath(out)!r}: "
+                     f"end it in {' or '.join(CSV_OUTPUTS + PARQUET_OUTPUTS)} (CSV or Parquet)")
+
+
 def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_options=None,
                    progress=None):
     """Write predictions of ``source`` to the Parquet or CSV file ``out``, chunk by chunk
@@ -88,10 +108,10 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
         As in :func:`fit_stream`; the model's feature columns are read.
     out : str or path
-        File written with columns ``prediction`` and ``proba_<class>``: CSV when its name
-        ends in ``.csv``, Parquet otherwise; it is
-        written beside ``out`` and renamed into place when complete, so a failure leaves a
-        previous ``out`` untouched and no partial file.
+        File written with columns ``prediction`` and ``proba_<class>``, in the format its
+        name ends with: CSV (``.csv``) or Parquet (``.parquet``, ``.pq``); any other name
+        is refused.  It is written beside ``out`` and renamed into place when complete, so
+        a failure leaves a previous ``out`` untouched and no partial file.
     proba : bool, default=True
         Also write the class probabilities.
     chunk_rows : int, optional
@@ -126,7 +146,8 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
 
     check_is_fitted(estimator, "table_")
     if out is None:
-        raise InputError("out is required: the path of the Parquet file to write")
+        raise InputError("out is required: the path of the CSV or Parquet file to write")
+    as_csv = _output_is_csv(out)
     columns = model_columns(estimator)
     reader = open_source(source, csv_options, column_types=_model_types(estimator, columns))
     file_columns = reader.columns()
@@ -140,7 +161,6 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     if chunk_rows is None:
         chunk_rows = default_chunk_rows(n_columns)
     n_rows = 0
-    as_csv = os.fspath(out).lower().endswith(".csv")
     # written beside ``out`` and renamed into place at the end: a source that fails midway
     # leaves any previous ``out`` untouched and no partial file
     with atomic_path(out, inputs=source if isinstance(source, (list, tuple)) else [source]) \

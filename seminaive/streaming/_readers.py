@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -36,12 +37,54 @@ COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zip", ".xz", ".zst")
 #: compressions pyarrow reads (a ``.zip`` file is read with pandas)
 ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
 #: parsed chunks of a file source are kept in memory for the passes after the first while
-#: they take at most this many bytes (a 1,000,000 x 20 string table takes about 90 MB)
+#: they take at most this many bytes (a 1,000,000 x 20 string table takes about 90 MB); the
+#: default of :func:`keep_bytes`, which the environment variable ``SEMINAIVE_KEEP_BYTES``
+#: or the ``keep_bytes`` argument of :func:`~seminaive.streaming.fit_stream` overrides
 KEEP_BYTES = 1 << 29
+#: the environment variable that sets the budget of kept chunks, in bytes
+KEEP_BYTES_VARIABLE = "SEMINAIVE_KEEP_BYTES"
 #: a CSV string column with more distinct values in a block is kept as plain strings
 MAX_DICTIONARY_VALUES = 1 << 12
 #: the type of a string column read from a CSV file
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def keep_bytes(value=None):
+    """The memory budget, in bytes, of the parsed chunks a fit keeps so as not to parse a
+    file again: ``value`` when given, else the environment variable
+    ``SEMINAIVE_KEEP_BYTES``, else ``KEEP_BYTES`` (512 MiB).  0 keeps nothing: every
+    pass parses the file again, and memory holds one chunk at a time.
+
+    Parameters
+    ----------
+    value : int, optional
+        A budget in bytes (a non-negative int).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from seminaive.streaming import keep_bytes
+    >>> keep_bytes(1 << 20)
+    1048576
+    """
+    where = "keep_bytes"
+    if value is None:
+        value = os.environ.get(KEEP_BYTES_VARIABLE)
+        where = KEEP_BYTES_VARIABLE
+        if value is None or value.strip() == "":
+            return int(KEEP_BYTES)
+        try:
+            value = int(value.strip().replace("_", ""))
+        except ValueError:
+            raise InputError(f"the environment variable {KEEP_BYTES_VARIABLE}={value!r} is not "
+                             "a number of bytes: set it to a non-negative integer such as "
+                             "268435456 (256 MiB), or unset it for the default") from None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"{where} must be a non-negative number of bytes, got {value!r}")
+    return int(value)
 
 
 def default_chunk_rows(n_columns):
@@ -216,6 +259,7 @@ class _ArrowCsvReader:
         self.paths = [os.fspath(p) for p in paths]
         self.types = dict(column_types or {})
         self.fixed = bool(fixed)
+        self.keep_bytes = None  # the memory budget (None: that of keep_bytes())
         self._names = {}
         for path in self.paths:
             _missing_file(path)
@@ -273,7 +317,8 @@ class _ArrowCsvReader:
         if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
             return None
         size = os.path.getsize(path)
-        if size > KEEP_BYTES // 2:
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
+        if size > budget // 2:
             return None
         read = csv.ReadOptions(use_threads=True, block_size=int(
             min(1 << 26, max(1 << 20, size // (4 * (os.cpu_count() or 1))))))
@@ -402,18 +447,59 @@ def _open_text(path):
     return open(path, "rb")
 
 
+def _pandas_kind(dtype):
+    """``"bool"``, ``"int"``, ``"float"`` or ``"object"``: how a column pandas parsed is
+    typed for the decision of :class:`_CsvReader`."""
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    return "object"
+
+
+def _wider_kind(decided, found):
+    """The kind a column decided as ``decided`` takes when a chunk reads as ``found`` (the
+    same kind when it holds the chunk as it is)."""
+    if decided == found or (decided == "float" and found == "int"):
+        return decided
+    if {decided, found} == {"int", "float"}:
+        return "float"
+    return "object"
+
+
 class _CsvReader:
     """CSV files with ``csv_options`` (keyword arguments of ``pandas.read_csv``) or zipped,
     read with ``pandas.read_csv(chunksize=...)``.
 
-    Types are inferred chunk by chunk; pass ``csv_options={"dtype": {...}}`` to fix them.
+    Every column's type is decided once for the whole source, as :class:`_ArrowCsvReader`
+    does: by the first chunk, widened (integers to floats, numbers to strings) when a later
+    chunk holds a value the type cannot hold, in which case the reader raises
+    :class:`ColumnTypeChanged` and the pass that was reading starts again; a column decided
+    as strings is then read as strings (``"01"`` stays ``"01"``) in every chunk.  Once the
+    types are final (``fixed``), a chunk that contradicts them is an
+    :class:`~seminaive.exceptions.InputError` naming the column and the rows.  Columns given
+    a ``dtype`` in ``csv_options`` keep it.
     """
 
     reiterable = True
 
-    def __init__(self, paths, options=None):
+    def __init__(self, paths, options=None, column_types=None):
         self.paths = [os.fspath(p) for p in paths]
         self.options = dict(options or {})
+        self.kinds = {}  # column -> "bool" / "int" / "float" / "object", decided once
+        self.fixed = False
+        # decided only by a reader whose passes restart on ColumnTypeChanged (fit_stream
+        # sets it); the types of a model (predictions): its string columns read as strings,
+        # the others as they come (the encoder codes numbers by value, a NaN as missing)
+        self.decide_types = False
+        for name, kind in (column_types or {}).items():
+            if pa.types.is_dictionary(kind) or pa.types.is_string(kind):
+                self.kinds[name] = "object"
+        declared = self.options.get("dtype")
+        self._declared = declared if isinstance(declared, dict) else None
+        self._all_declared = declared is not None and not isinstance(declared, dict)
         for path in self.paths:
             _missing_file(path)
 
@@ -432,15 +518,55 @@ class _CsvReader:
     def n_rows(self):
         return None
 
+    def _read_options(self):
+        options = dict(self.options)
+        if self._all_declared:
+            return options
+        strings = {name: object for name, kind in self.kinds.items() if kind == "object"}
+        if strings:
+            options["dtype"] = {**strings, **(self._declared or {})}
+        return options
+
+    def _settle(self, frame, path, first_row):
+        """The chunk with every column in its decided type (deciding the undecided ones)."""
+        if self._all_declared or not self.decide_types:
+            return frame
+        declared = self._declared or {}
+        casts = {}
+        for name in frame.columns:
+            if name in declared:
+                continue
+            found = _pandas_kind(frame[name].dtype)
+            decided = self.kinds.setdefault(name, found)
+            wider = _wider_kind(decided, found)
+            if wider == decided == "object" and found != "object":
+                # decided after the file was opened: the chunk's numbers lost their text
+                # ("01" read as 1); read again with the column declared as strings
+                raise ColumnTypeChanged(name)
+            if wider != decided:
+                if self.fixed:
+                    raise InputError(
+                        f"{path!r}, column {name!r}, rows from {first_row}: values that are "
+                        f"not {decided} as the column's other values are (its type was "
+                        "decided from the whole file): correct them, or give the column's "
+                        "type with csv_options={'dtype': {...}}")
+                self.kinds[name] = wider
+                raise ColumnTypeChanged(name)
+            if decided == "float" and found == "int":
+                casts[name] = np.float64
+        return frame.astype(casts) if casts else frame
+
     def frames(self, columns, chunk_rows):
         columns = list(columns)
         for path in self.paths:
+            first_row = 0
             with pd.read_csv(path, chunksize=int(chunk_rows), usecols=columns,
-                             **self.options) as chunks:
+                             **self._read_options()) as chunks:
                 for frame in chunks:
                     if frame.shape[0] == 0:
                         continue
-                    frame = frame[columns]
+                    frame = self._settle(frame[columns], path, first_row)
+                    first_row += frame.shape[0]
                     yield frame, path
                     del frame
 
@@ -533,21 +659,23 @@ def open_source(source, csv_options=None, column_types=None):
         return _ParquetReader(paths)
     if csv_options or any(Path(p).suffix.lower() in COMPRESSION_SUFFIXES
                           and Path(p).suffix.lower() not in ARROW_COMPRESSIONS for p in paths):
-        return _CsvReader(paths, csv_options)
+        return _CsvReader(paths, csv_options, column_types)
     return _ArrowCsvReader(paths, column_types, fixed=column_types is not None)
 
 
 class _KeptChunks:
     """A file reader whose chunks are kept in memory, while they take at most ``budget``
-    bytes, by the first pass that reads them all: the passes after it do not parse the
-    files again."""
+    bytes (default: :func:`keep_bytes`), by the first pass that reads them all: the passes
+    after it do not parse the files again."""
 
     reiterable = True
 
-    def __init__(self, reader, budget=KEEP_BYTES):
+    def __init__(self, reader, budget=None):
         self._reader = reader
         self.paths = reader.paths
-        self.budget = int(budget)
+        self.budget = keep_bytes(budget)
+        if hasattr(reader, "keep_bytes"):
+            reader.keep_bytes = self.budget  # a CSV file read whole only if it fits
         self._kept = None  # (columns, chunk_rows, [(frame, where), ...]) of a complete pass
         self.dictionaries_used = getattr(reader, "dictionaries_used", False)
 

@@ -161,3 +161,23 @@ def test_mdl_with_ten_thousand_classes_stays_small():
     assert cuts.size == 0  # class independent of x: no cut pays its MDL cost
     # the dense cumulated counts alone would be 10,000 x 20,001 x 8 bytes = 1.6 GB
     assert peak < 64 * 2**20, peak
+
+
+def test_whole_number_weights_too_many_to_repeat_are_refused_or_sampled():
+    """max_sample_rows=None repeats every row by its integer weight: weights standing for
+    more rows than can be repeated are an InputError (not a MemoryError); with a sample
+    size, a weighted sample of that size is drawn."""
+    from seminaive.preprocessing import AttributeEncoder
+
+    X = pd.DataFrame({"a": [0.1, 0.5, 0.9, 0.3]})
+    y = ["u", "v", "u", "v"]
+    w = np.full(4, 1e12)
+    with pytest.raises(InputError, match="max_sample_rows"):
+        AttributeEncoder(max_sample_rows=None).fit(X, y, sample_weight=w)
+    a = AttributeEncoder(max_sample_rows=1000, random_state=0).fit(X, y, sample_weight=w)
+    b = AttributeEncoder(max_sample_rows=1000, random_state=0).fit(X, y, sample_weight=w)
+    assert [c.tolist() for c in a.cut_points()] == [c.tolist() for c in b.cut_points()]
+    # the same rows with weight 1 (few enough to repeat) give the unweighted cut points
+    ones = AttributeEncoder(max_sample_rows=None).fit(X, y, sample_weight=np.ones(4))
+    plain = AttributeEncoder(max_sample_rows=None).fit(X, y)
+    assert [c.tolist() for c in ones.cut_points()] == [c.tolist() for c in plain.cut_points()]

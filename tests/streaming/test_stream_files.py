@@ -176,3 +176,81 @@ def test_arrow_table_target_streamed(tmp_path):
     pq.write_table(table, path)
     model = NaiveBayes().fit_stream(path, "label")
     assert model.classes_.tolist() == ["no", "yes"]
+
+
+def test_memory_budget_of_kept_chunks(tmp_path, monkeypatch):
+    """keep_bytes (argument, environment variable, default) decides whether the parsed
+    chunks are kept: within the budget the file is parsed once, with a budget of 0 by every
+    pass; the model is the same either way."""
+    from seminaive.streaming import fit_stream, keep_bytes
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    frame = pd.DataFrame({f"a{j}": rng.choice(["v0", "v1", "v2"], n) for j in range(3)})
+    frame["label"] = np.where(frame["a1"] == "v2", "c1", "c0")
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    opened = []
+    open_csv = pa_csv.open_csv
+    read_csv = pa_csv.read_csv
+    monkeypatch.setattr(pa_csv, "open_csv", lambda *a, **k: opened.append(a[0]) or open_csv(
+        *a, **k))
+    monkeypatch.setattr(pa_csv, "read_csv", lambda *a, **k: opened.append(a[0]) or read_csv(
+        *a, **k))
+    monkeypatch.delenv("SEMINAIVE_KEEP_BYTES", raising=False)
+    assert keep_bytes() == readers.KEEP_BYTES == 1 << 29
+    X, y = frame.drop(columns="label"), frame["label"]
+    expected = NaiveBayes().fit(X, y).predict_proba(X)
+    parses = {}
+    for name, kwargs, env in [("default", {}, None), ("zero", {"keep_bytes": 0}, None),
+                              ("env zero", {}, "0"), ("env overridden", {"keep_bytes": 1 << 26},
+                                                      "0")]:
+        if env is None:
+            monkeypatch.delenv("SEMINAIVE_KEEP_BYTES", raising=False)
+        else:
+            monkeypatch.setenv("SEMINAIVE_KEEP_BYTES", env)
+        opened.clear()
+        model = fit_stream(NaiveBayes(), path, "label", chunk_rows=300, **kwargs)
+        np.testing.assert_array_equal(model.predict_proba(X), expected)
+        parses[name] = len([p for p in opened if str(p) == str(path)])
+    # (the header is read once besides the parses)
+    assert parses["default"] == parses["env overridden"] == 2
+    assert parses["zero"] == parses["env zero"] >= 3  # the scan, then the counts
+    monkeypatch.setenv("SEMINAIVE_KEEP_BYTES", "lots")
+    with pytest.raises(InputError, match="SEMINAIVE_KEEP_BYTES"):
+        fit_stream(NaiveBayes(), path, "label")
+    with pytest.raises(InputError, match="keep_bytes"):
+        fit_stream(NaiveBayes(), path, "label", keep_bytes=-1)
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE])
+def test_string_files_partial_fit_and_fit_give_the_same_counts(tmp_path, cls):
+    """The same string data through fit (object and string[pyarrow] columns), fit_stream of a
+    CSV and of a Parquet file (kept chunks, and re-parsed with a budget of 0) and partial_fit
+    in chunks: the same counts, cell for cell."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({f"a{j}": rng.choice([f"v{v}" for v in range(4)], n)
+                          for j in range(5)})
+    frame["class"] = np.where((frame["a0"] == "v1") | (rng.random(n) < 0.3), "c1", "c0")
+    frame.iloc[:4, :5] = [[f"v{v}"] * 5 for v in range(4)]  # the first chunk holds every value
+    csv, parquet = tmp_path / "d.csv", tmp_path / "d.parquet"
+    frame.to_csv(csv, index=False)
+    frame.to_parquet(parquet, index=False)
+    X, y = frame.drop(columns="class"), frame["class"]
+    ref = cls().fit(X, y)
+    arrow = cls().fit(X.astype("string[pyarrow]"), y.astype("string[pyarrow]"))
+    models = [arrow, cls().fit_stream(csv, "class", chunk_rows=700),
+              cls().fit_stream(parquet, "class", chunk_rows=700)]
+    from seminaive.streaming import fit_stream
+    models.append(fit_stream(cls(), csv, "class", chunk_rows=700, keep_bytes=0))
+    partial = cls()
+    for start in range(0, n, 1000):
+        part = frame.iloc[start:start + 1000]
+        partial.partial_fit(part.drop(columns="class").astype("string[pyarrow]"),
+                            part["class"], classes=["c0", "c1"])
+    models.append(partial)
+    for model in models:
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+        assert model.table_.n_rows == n
