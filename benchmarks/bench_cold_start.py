@@ -351,6 +351,9 @@ def write(args, rows, learners, results):
         ref = results[labels[0]]["import"]
         imp_text += f"; the reference: {ref[0]:.2f} s against {ref[1]:.2f} s"
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    if getattr(args, "from_logs", None):
+        load += (" when the tables were joined from the output of earlier runs (their load "
+                 "is stated below)")
     lines = [MARK[0], "## First use: compiling the kernels", "",
              f"Written by `benchmarks/bench_cold_start.py` on "
              f"{datetime.date.today().isoformat()}: {platform.machine()}, {os.cpu_count()} "
