@@ -380,7 +380,7 @@ def parent_major_index(parents, offsets, att_off, region, ridx=None, cell_first=
 
 
 def scoring_model(n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets,
-                  sub_index, aggregate=0, weighted=False, lw=None):
+                  sub_index, *, aggregate=0, weighted=False, lw=None):
     """A :class:`ScoringModel` with the kernels' types (one compiled signature)."""
     return ScoringModel(int(n), int(max_order), combos, offsets, sizes, int(k), order_first,
                         lj, lc, lc_offsets, sub_index, int(aggregate), bool(weighted),

@@ -986,7 +986,7 @@ class FrequencyTable(_CountTable):
             model = wide_kernels.scoring_model(
                 tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                 self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
-                tables.lc_offsets, self.sub_index, modes[aggregate])
+                tables.lc_offsets, self.sub_index, aggregate=modes[aggregate])
             index = wide_kernels.parent_major_index(
                 self.compact_parents, np.zeros(self.compact_parents.size + 1, dtype=np.int64),
                 self.att_off, self.n_classes + self.count_region, ridx, self.cell_first)
@@ -1007,7 +1007,8 @@ class FrequencyTable(_CountTable):
             model = wide_kernels.scoring_model(
                 tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                 self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
-                tables.lc_offsets, self.sub_index, modes[aggregate], weighted, log_weights)
+                tables.lc_offsets, self.sub_index, aggregate=modes[aggregate],
+                weighted=weighted, lw=log_weights)
             index = wide_kernels.parent_major_index(pm.parents, pm.offsets, pm.att_off,
                                                     pm.region)
             wide_kernels.predict_scores_wide(X, model, index, pm.values, out)
