@@ -12,19 +12,26 @@ A2DE (every number of values), is printed as met or not.  The parent-major table
 built once before timing (their build time is reported).  Printed and written to
 ``docs/performance.md`` (its section between the ``bench_wide`` markers).
 
-    python benchmarks/bench_wide.py [--quick] [--values 4,5,8] [--out FILE]
+With ``--reference COMMIT``, every shape is measured in fresh processes, the library at
+that commit and this tree alternately (best of ``--repeats`` of each), and the table adds
+the reference's parent-major rows/s (float64) and the ratio this / reference.
+
+    python benchmarks/bench_wide.py [--quick] [--values 4,5,8] [--reference COMMIT]
+                                    [--repeats N] [--out FILE]
 """
 
 import argparse
 import datetime
+import json
 import os
 import platform
+import tempfile
 import time
 from pathlib import Path
 
 import numba
 import numpy as np
-from _sections import write_section
+from _sections import export_library, run_library, write_section
 
 from seminaive import FrequencyTable
 from seminaive.datasets import make_random_bn
@@ -101,6 +108,43 @@ def run(name, n, n_train, n_attributes, n_predict, n_reference, n_values=5, seed
     return row
 
 
+def worker(spec):
+    """In this fresh process: :func:`run` of one shape, printed as JSON."""
+    print(json.dumps(run(*spec["shape"])))
+
+
+def _best(runs):
+    """Of several rows of one shape, the one of the fastest float64 parent-major
+    prediction (the least disturbed by the load of the machine)."""
+    ok = [r for r in runs if "error" not in r]
+    return max(ok, key=lambda r: r["f64"]) if ok else runs[-1]
+
+
+def compare(shapes, reference, repeats, timeout=7200):
+    """Each shape in fresh processes, the library at ``reference`` then this tree, alternated
+    ``repeats`` times: this tree's best row, with the reference's best float64 rows/s
+    (``ref_pm``, ``ref_pm_cpu``)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_dir = export_library(ROOT, reference, tmp)
+        script = Path(__file__).resolve()
+        for shape in shapes:
+            ours, theirs = [], []
+            for _ in range(repeats):
+                theirs.append(run_library(script, ref_dir, {"shape": shape}, timeout))
+                ours.append(run_library(script, ROOT, {"shape": shape}, timeout))
+            row, ref = _best(ours), _best(theirs)
+            if "error" in row or "error" in ref:
+                raise SystemExit(f"{shape}: {row.get('error') or ref.get('error')}")
+            row["ref_pm"], row["ref_pm_cpu"] = ref["f64"], ref["f64_cpu"]
+            print(f"{row['model']}: float64 parent-major {row['f64']:,.0f} rows/s "
+                  f"({row['f64_cpu']:,.0f} per CPU-s) against {ref['f64']:,.0f} "
+                  f"({ref['f64_cpu']:,.0f}) at {reference}: {row['f64'] / ref['f64']:.2f}x",
+                  flush=True)
+            rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -108,8 +152,16 @@ def main():
     parser.add_argument("--values", default="4,5,8",
                         help="the numbers of values of the A2DE shapes (default 4,5,8)")
     parser.add_argument("--no-a3de", action="store_true", help="skip the A3DE shape")
+    parser.add_argument("--reference", default=None,
+                        help="also measure the library at this commit (fresh processes)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="with --reference: alternated runs of each version (best kept)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker))
+        return
     values = [int(v) for v in args.values.split(",")]
     load_before = os.getloadavg()
     if args.quick:
@@ -120,7 +172,10 @@ def main():
         a3de = ("A3DE", 3, 100_000, 16, 50_000, 5_000)
     if not args.no_a3de:
         shapes.append(a3de)
-    rows = [run(*shape) for shape in shapes]
+    if args.reference:
+        rows = compare(shapes, args.reference, args.repeats)
+    else:
+        rows = [run(*shape) for shape in shapes]
     load_after = os.getloadavg()
     met = True
     for a2de in rows[:len(values)]:
@@ -149,18 +204,29 @@ def write(args, rows, met, load_before, load_after):
              "|delta log score| float64 parent-major vs reference.  float32 vs float64: "
              "max |delta log P(y|x)|, max |delta P(y|x)| and predicted classes that differ. "
              "Tables: the parent-major copy in float64 (+ counts and log tables).  "
+             "Per CPU-s: float64 rows per process CPU-second (all threads), which the load "
+             "of the machine inflates less than the wall time.  "
              f"Target: {TARGET:,} rows/s for A2DE on 200,000 x 50 with each number of values: "
-             f"**{'met' if met else 'not met'}**.", "",
+             f"**{'met' if met else 'not met'}**."
+             + (f"  At {args.reference}: the same measured in fresh processes, alternated "
+                f"with this tree ({args.repeats} of each, the fastest kept)."
+                if args.reference else ""), "",
              "| model | tables | build s (f64 / f32) | reference rows/s | float64 rows/s "
-             "| float32 rows/s | speed-up (f64) | exact | max Δ log P | max Δ P | classes "
-             "differ |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| float64 per CPU-s | float32 rows/s | speed-up (f64) | exact | max Δ log P "
+             "| max Δ P | classes differ |" + (f" float64 at {args.reference} (per CPU-s) "
+                                                f"| this / {args.reference} |"
+                                                if args.reference else ""),
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+             + ("---:|---:|" if args.reference else "")]
     for r in rows:
         lines.append(
             f"| {r['model']} | {r['tables']} | {r['build']} | {r['ref']:,.0f} | "
-            f"{r['f64']:,.0f} | {r['f32']:,.0f} | {r['f64'] / r['ref']:.1f}x | "
+            f"{r['f64']:,.0f} | {r['f64_cpu']:,.0f} | {r['f32']:,.0f} | "
+            f"{r['f64'] / r['ref']:.1f}x | "
             f"{r['exact']:.0e} | {r['dlogp']:.0e} | {r['dp']:.0e} | "
-            f"{r['disagree']} / {r['n_predict']:,} |")
+            f"{r['disagree']} / {r['n_predict']:,} |"
+            + (f" {r['ref_pm']:,.0f} ({r['ref_pm_cpu']:,.0f}) | "
+               f"{r['f64'] / r['ref_pm']:.2f}x |" if "ref_pm" in r else ""))
     lines += ["", MARK[1]]
     section = "\n".join(lines)
     write_section(args.out, MARK, section)

@@ -26,13 +26,30 @@ from .persistence import load_model as load
 from .preprocessing.encoder import AttributeEncoder
 from .tables import FrequencyTable, estimate_table_bytes
 
-#: the public names of each learner family, imported on first use (``__getattr__``)
-_FAMILIES = {
-    "structure": ("ESKDB", "HNB", "KDB", "LBR", "SKDB", "SPTAN", "TAN"),
-    "weighting": ("WAODE", "MAPLMD", "MAPLMG", "BMAAODE", "WANBIAC", "ALR"),
-    "selection": ("AODESR", "ASAODE", "BSEAODE", "FSSAODE", "SAODE", "SWAODE",
-                  "SelectiveAnDE"),
-}
+#: the learner families, imported on first use of one of their names (``__getattr__``)
+_FAMILY_MODULES = ("structure", "weighting", "selection")
+
+
+def _family_exports():
+    """The public names of each learner family, read from the ``__all__`` of its
+    ``__init__.py`` without importing it: exporting a learner from its family is all it
+    takes to make ``seminaive.<Name>`` work."""
+    import ast
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    families = {}
+    for family in _FAMILY_MODULES:
+        tree = ast.parse((here / family / "__init__.py").read_text(encoding="utf-8"))
+        for node in tree.body:
+            if (isinstance(node, ast.Assign)
+                    and any(getattr(t, "id", None) == "__all__" for t in node.targets)):
+                families[family] = tuple(ast.literal_eval(node.value))
+    return families
+
+
+#: the public names of each learner family (read from the families' ``__all__``)
+_FAMILIES = _family_exports()
 _LAZY = {name: family for family, names in _FAMILIES.items() for name in names}
 
 __all__ = [

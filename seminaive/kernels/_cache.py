@@ -21,8 +21,8 @@ unpickles an index before it checks its stamp, and fails outright on a type that
 moved since.  If the directory cannot be written, numba's own locations are used.
 
 :func:`install` must run before any kernel is decorated (``seminaive.kernels`` imports
-this module first).  It also prints, the first time a learner compiles kernels in a
-process (cache misses only), one line on standard error, e.g. ``seminaive: compiling
+this module first).  It also prints, the first time each learner compiles kernels in
+a process (cache misses only), one line on standard error naming it, e.g. ``seminaive: compiling
 kernels for AODE (first use; cached afterwards)...``; ``SEMINAIVE_COMPILE_NOTICE=0``
 silences it.
 """
@@ -166,17 +166,23 @@ _noticed = set()
 
 def _learner_name():
     """The class name of the outermost estimator of this package on the call stack (the
-    learner whose fit or predict is compiling), or None."""
-    name = None
-    frame = sys._getframe(2)
-    while frame is not None:
-        owner = frame.f_locals.get("self")
-        cls = type(owner)
-        if (owner is not None and cls.__module__.startswith("seminaive.")
-                and hasattr(owner, "get_params")):
-            name = cls.__name__
-        frame = frame.f_back
-    return name
+    learner whose fit or predict is compiling; in a thread of
+    :func:`._threads.parallel_calls`, on the stack of the thread that started it), or
+    None."""
+    from ._threads import caller_frame
+
+    for frame in (sys._getframe(2), caller_frame()):
+        name = None
+        while frame is not None:
+            owner = frame.f_locals.get("self")
+            cls = type(owner)
+            if (owner is not None and cls.__module__.startswith("seminaive.")
+                    and hasattr(owner, "get_params")):
+                name = cls.__name__
+            frame = frame.f_back
+        if name is not None:
+            return name
+    return None
 
 
 class _CompileNotice(event.Listener):

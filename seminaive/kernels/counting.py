@@ -1,8 +1,11 @@
 """Counting kernels: one pass over the data into the count blocks; table maintenance."""
 
+from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
+
+from ._threads import parallel_calls
 
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
@@ -44,9 +47,46 @@ def _lanes(n_cells):
     return 1
 
 
+class CountJob(NamedTuple):
+    """What :func:`count_combinations` counts, bundled for its kernels (read only; the
+    counts they write are passed apart).
+
+    Attributes
+    ----------
+    X : ndarray of int, shape (n_rows, n_attributes)
+        Storage codes.
+    y : ndarray of int
+        Class codes.
+    w : ndarray of float64
+        Row weights (read only when ``weighted``).
+    weighted : bool
+        Whether the rows count ``w`` rather than 1.
+    combos, orders, offsets : ndarray of int64
+        The combinations counted, their orders and the starts of their blocks.
+    sizes : ndarray of int64
+        The extent of every attribute.
+    k : int
+        Number of classes.
+    block : int
+        Rows counted together.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    weighted: bool
+    combos: np.ndarray
+    orders: np.ndarray
+    offsets: np.ndarray
+    sizes: np.ndarray
+    k: int
+    block: int
+
+
 @njit(cache=True, nogil=True)
-def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, c0, c1):
-    """Count combinations ``c0 .. c1 - 1`` over all rows, block by block.
+def _count_chunk(job, counts, c0, c1):
+    """Count combinations ``c0 .. c1 - 1`` of the :class:`CountJob` ``job`` over all rows,
+    block by block.
 
     For a combination of order d, members ``0 .. d - 2`` are its prefix and member d - 1
     its last.  ``base[r] = (prefix code) * (last extent * k) + y[r] + lane(r)`` folds the
@@ -57,6 +97,7 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
     (t >= 1) holds the code of the first t + 1 members (the prefix of the prefix), reused
     the same way: a quadruple's base is one pass from its pair's level.
     """
+    X, y, w, weighted, combos, orders, offsets, sizes, k, block = job
     n = X.shape[0]
     depth = 2
     for c in range(c0, c1):
@@ -176,20 +217,21 @@ def _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, b
                     counts[off + q] += local[q] + local[n_cells + q]
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs):
-    n_combos = combos.shape[0]
-    for run in prange(n_runs):
-        _count_chunk(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
-                     run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
+def _count_runs(job, counts, n_runs):
+    """:func:`_count_chunk` of ``n_runs`` contiguous runs of the combinations, on the
+    threads (:func:`._threads.parallel_calls`; every run counts distinct combinations)."""
+    n_combos = job.combos.shape[0]
+    parallel_calls(_count_chunk, [
+        (job, counts, run * n_combos // n_runs, (run + 1) * n_combos // n_runs)
+        for run in range(n_runs)])
 
 
 def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
     """N(y, x_s) for every combination s (``combos[c, :orders[c]]``, orders >= 1, in any
     mix) into the block of ``counts`` starting at ``offsets[c]``.
 
-    One parallel region over contiguous runs of combinations (``CHUNKS_PER_THREAD`` per
-    thread, the same number of increments each); within a run, rows in blocks of ``block``
+    Contiguous runs of combinations on the threads (``CHUNKS_PER_THREAD`` per thread, the
+    same number of increments each); within a run, rows in blocks of ``block``
     and consecutive combinations sharing a prefix share its code (:func:`_count_chunk`), so
     combinations in lexicographic order cost about one pass over the data each.
     """
@@ -197,7 +239,8 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
     if n_combos == 0 or X.shape[0] == 0:
         return
     n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_combos))
-    _count_runs(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block, n_runs)
+    job = CountJob(X, y, w, bool(weighted), combos, orders, offsets, sizes, int(k), int(block))
+    _count_runs(job, counts, n_runs)
 
 
 def _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block):

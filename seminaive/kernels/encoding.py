@@ -6,6 +6,8 @@ import numpy as np
 from numba import njit, prange
 from numba.typed import List
 
+from ._threads import parallel_calls, parts
+
 # --------------------------------------------------------------------------------------------
 # Input coding (integer-coded nominal columns, all columns in one pass each)
 # --------------------------------------------------------------------------------------------
@@ -83,20 +85,29 @@ def encode_int_columns(X, lows, starts, lookup, out):
                 out[r, j] = lookup[starts[j] + v] if 0 <= v < span else -1
 
 
-@njit(parallel=True, cache=True)
 def bin_columns(X, cuts, cut_starts, out_cols, out):
     """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
 
     The cut points of column j are ``cuts[cut_starts[j]:cut_starts[j + 1]]`` (ascending);
     a value is compared as float64, so bin ``i`` holds ``c_{i-1} < x <= c_i`` exactly as
     ``np.searchsorted(cuts, x, side="left")`` places it.  Up to 16 cut points are counted
-    without branches, more are searched by bisection.  Parallel over blocks of rows, every
-    column of a block in one pass.  Returns the number of infinite values (which the caller
-    refuses)."""
-    n, a = X.shape
+    without branches, more are searched by bisection.  Blocks of rows on the threads
+    (:func:`._threads.parallel_calls`), every column of a block in one pass.  Returns the
+    number of infinite values (which the caller refuses)."""
+    n = X.shape[0]
     n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
     infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
-    for b in prange(n_blocks):
+    work = X.size
+    parallel_calls(_bin_blocks, [(X, cuts, cut_starts, out_cols, out, lo, hi, infs)
+                                 for lo, hi in parts(n_blocks, work)])
+    return int(infs.sum())
+
+
+@njit(cache=True, nogil=True)
+def _bin_blocks(X, cuts, cut_starts, out_cols, out, b0, b1, infs):
+    """:func:`bin_columns` of the row blocks ``b0 .. b1 - 1``."""
+    n, a = X.shape
+    for b in range(b0, b1):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
         count = 0
@@ -126,7 +137,6 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
                         hi = mid
                 out[r, col] = -1 if np.isnan(v) else lo - c0
         infs[b] = count
-    return infs.sum()
 
 
 @njit(parallel=True, cache=True)

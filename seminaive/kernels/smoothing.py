@@ -12,7 +12,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ._threads import parallel_calls, parts
 
 #: the estimators of ``smoothing``: flat (m-estimate, Laplace) and hierarchical
 SMOOTHINGS = ("m_estimate", "laplace", "hdp", "hls")
@@ -140,7 +142,6 @@ def log_conditional_estimate(count, parent_count, n_values, m, laplace):
     return math.log(count + prior) - math.log(parent_count + total)
 
 
-@njit(parallel=True, cache=True)
 def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
                      min_count, out):
     """log P(y, x_s) for every parent combination s and cell (Webb et al. 2012, §2;
@@ -152,8 +153,21 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
     ``N_obs(s)`` counts the rows in which every attribute of s is observed (Weka's AODE uses
     N - N(x_i missing)).  A cell with a missing parent value, or whose frequency N(x_s) is
     below ``min_count``, is marked NaN: it is not used as a super-parent.
+
+    The combinations ``g_first`` to ``g_last - 1`` are split evenly over the threads
+    (:func:`._threads.parallel_calls`).
     """
-    for g in prange(g_first, g_last):
+    work = int(offsets[g_last] - offsets[g_first]) if g_last > g_first else 0
+    parallel_calls(_log_joint_part, [
+        (counts, offsets, combos, orders, sizes, int(k), g_first + lo, g_first + hi, float(m),
+         bool(laplace), float(min_count), out) for lo, hi in parts(g_last - g_first, work)])
+
+
+@njit(cache=True, nogil=True)
+def _log_joint_part(counts, offsets, combos, orders, sizes, k, g_first, g_last, m, laplace,
+                    min_count, out):
+    """:func:`log_joint_tables` of the combinations ``g_first`` to ``g_last - 1``."""
+    for g in range(g_first, g_last):
         d = orders[g]
         off = offsets[g]
         n_cells = (offsets[g + 1] - off) // k
@@ -182,24 +196,37 @@ def log_joint_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
                     out[idx] = math.log(counts[idx] + prior) - log_den
 
 
-@njit(parallel=True, cache=True)
-def log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                           lc_offsets, m, laplace, out, held_out=0.0):
-    """log P(x_c | y, x_rest) for every combination, member c and cell (Cerquides &
-    de Màntaras 2005, eq. 16).
+def log_conditional_tables(layout, g_first, g_last, lc_offsets, m, laplace, out,
+                           held_out=0.0):
+    """log P(x_c | y, x_rest) for every combination g_first .. g_last - 1, member c and
+    cell (Cerquides & de Màntaras 2005, eq. 16), from the counts of ``layout`` (a
+    :class:`seminaive.tables.TableLayout`, taken apart by position).
 
     m-estimate:  (N(y, x_rest, x_c) + m / |X_c|) / (N(y, x_rest) - N(y, x_rest, x_c missing) + m)
     Laplace:     (N(y, x_rest, x_c) + 1) / (N(y, x_rest) - N(y, x_rest, x_c missing) + |X_c|)
 
     A missing child value gets log 1 = 0: it is left out of the product.
-    Output block layout: (cells, d, k).
+    Output block layout: (cells, d, k), combination g's from ``lc_offsets[g]``.
 
     ``held_out`` > 0 gives the estimates with that much weight of one instance of the cell
     removed from its counts (leave-one-out, Cerquides & de Màntaras 2005, eq. 32):
     N(y, x_rest, x_c) - held_out
     over N(y, x_rest)_obs - held_out; cells that cannot hold the instance are NaN.
+
+    The combinations are split evenly over the threads (:func:`._threads.parallel_calls`).
     """
-    for g in prange(g_first, g_last):
+    offsets = layout[1]
+    work = int(offsets[g_last] - offsets[g_first]) if g_last > g_first else 0
+    parallel_calls(_log_conditional_part, [
+        (layout, g_first + lo, g_first + hi, lc_offsets, float(m), bool(laplace), out,
+         float(held_out)) for lo, hi in parts(g_last - g_first, work)])
+
+
+@njit(cache=True, nogil=True)
+def _log_conditional_part(layout, g_first, g_last, lc_offsets, m, laplace, out, held_out):
+    """:func:`log_conditional_tables` of the combinations ``g_first`` to ``g_last - 1``."""
+    counts, offsets, combos, orders, sizes, k, _, _, _ = layout
+    for g in range(g_first, g_last):
         d = orders[g]
         off = offsets[g]
         total = offsets[g + 1] - off

@@ -27,10 +27,12 @@ code of :mod:`.scoring`.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from ._threads import parallel_calls, parts
 from .scoring import (
     AGGREGATE_POSTERIOR,
     AGGREGATE_VOTE,
@@ -42,6 +44,121 @@ from .smoothing import pseudo_counts
 
 #: rows scored together against one parent combination (its regions stay in cache)
 WIDE_BLOCK_ROWS = 16_384
+
+
+class ScoringModel(NamedTuple):
+    """An AnDE model as the kernels of this module read it (read only), bundled.
+
+    Attributes
+    ----------
+    n : int
+        The order of the parent combinations of the sub-models.
+    max_order : int
+        The highest order of the table.
+    combos : ndarray of int64
+        The members of every combination, padded with -1.
+    offsets : ndarray of int64
+        Start of every combination's log joints in ``lj`` (and, weighted, of its cells'
+        log weights in ``lw``, times k).
+    sizes : ndarray of int64
+        The extent of every attribute.
+    k : int
+        Number of classes.
+    order_first : ndarray of int64
+        The first combination of every order.
+    lj, lc, lc_offsets : ndarray
+        The log joints, the log conditionals and the starts of their blocks.
+    sub_index : ndarray of int64
+        ``sub_index[g, p]``: combination g without its member p.
+    aggregate : int
+        How the sub-models are combined (``AGGREGATE_*`` of :mod:`.scoring`).
+    weighted : bool
+        Whether the sub-models are weighted by ``lw``.
+    lw : ndarray of float64
+        Log weight of every parent cell (read only when ``weighted``).
+    """
+
+    n: int
+    max_order: int
+    combos: np.ndarray
+    offsets: np.ndarray
+    sizes: np.ndarray
+    k: int
+    order_first: np.ndarray
+    lj: np.ndarray
+    lc: np.ndarray
+    lc_offsets: np.ndarray
+    sub_index: np.ndarray
+    aggregate: int
+    weighted: bool
+    lw: np.ndarray
+
+
+class ParentMajorIndex(NamedTuple):
+    """Where the regions of the parent-major layout are (read only), bundled.
+
+    Attributes
+    ----------
+    parents : ndarray of int64
+        Global index of the j-th parent combination of the layout.
+    offsets : ndarray of int64
+        Start of the j-th parent combination's regions.
+    att_off : ndarray of int64
+        Start of attribute i within a region, after the k log joints.
+    region : int
+        Entries of one region.
+    ridx, cell_first : ndarray of int64
+        A compact selective table (:func:`build_compact_regions`): the region of parent
+        cell ``cell`` of the j-th parent combination is ``ridx[cell_first[j] + cell]``
+        (-1: it does not qualify); empty otherwise (``offsets[j] // region + cell``).
+    """
+
+    parents: np.ndarray
+    offsets: np.ndarray
+    att_off: np.ndarray
+    region: int
+    ridx: np.ndarray
+    cell_first: np.ndarray
+
+
+class CompactLayout(NamedTuple):
+    """The compact counts of a selective table's parent cells (read only), bundled for
+    :func:`build_compact_regions`.
+
+    Attributes
+    ----------
+    p_globals : ndarray of int64
+        Global index of the j-th parent combination.
+    p_combos : ndarray of int64
+        Its members.
+    cell_first : ndarray of int64
+        Start of its parent cells in ``slot_of``.
+    slot_of : ndarray of int64
+        The slot of every parent cell (-1: no counts stored).
+    sizes : ndarray of int64
+        The extent of every attribute.
+    k : int
+        Number of classes.
+    counts : ndarray of float64
+        The counts of every slot, ``count_region`` entries each.
+    att_off : ndarray of int64
+        Start of attribute i within a slot's counts.
+    count_region : int
+        Counts per slot.
+    n_slots : int
+        Number of slots.
+    """
+
+    p_globals: np.ndarray
+    p_combos: np.ndarray
+    cell_first: np.ndarray
+    slot_of: np.ndarray
+    sizes: np.ndarray
+    k: int
+    counts: np.ndarray
+    att_off: np.ndarray
+    count_region: int
+    n_slots: int
 
 
 def parent_major_shape(n, max_order, offsets, sizes, k, order_first, sub_index):
@@ -66,29 +183,55 @@ def parent_major_shape(n, max_order, offsets, sizes, k, order_first, sub_index):
     return parents, region, int(cells.sum()) * region
 
 
-@njit(parallel=True, cache=True)
-def build_parent_major(n, max_order, combos, offsets, sizes, k, order_first, lj, lj_offsets,
-                       lc, lc_offsets, sub_index, parents, parent_pos, pm_offsets, att_off,
-                       region, out):
-    """Fill ``out`` (zeros on entry, float64 or float32) with the parent-major layout.
+def build_parent_major(model, offsets, index, parent_pos, out):
+    """Fill ``out`` (zeros on entry, float64 or float32) with the parent-major layout of the
+    :class:`ScoringModel` ``model`` at the places of the :class:`ParentMajorIndex` ``index``.
 
-    ``parents[j]``: global index of the j-th parent combination of the layout, ``parent_pos``
-    its position by ``g - order_first[n]`` (-1: absent), ``offsets`` the blocks of the counts
-    (the cells of every combination), ``lj_offsets`` those of the log joints in ``lj`` (the
-    same, except for a selective table), ``pm_offsets[j]`` the start of its
-    regions, ``att_off[i]`` the start of attribute i within a region (after the k joints).
+    ``parent_pos`` is the position of a parent combination in ``index.parents`` by
+    ``g - order_first[n]`` (-1: absent), ``offsets`` the blocks of the counts (the cells of
+    every combination; ``model.offsets`` are those of the log joints, the same except for a
+    selective table).
+
+    The parent combinations, then the child combinations, are split evenly over the
+    threads (:func:`._threads.parallel_calls`).
     """
-    for j in prange(parents.size):
+    n, max_order, order_first = model.n, model.max_order, model.order_first
+    work = out.size
+    parallel_calls(_pm_joints, [(model, offsets, index, lo, hi, out)
+                                for lo, hi in parts(index.parents.size, work)])
+    d = n + 1
+    if d > max_order:
+        return
+    h0, h1 = int(order_first[d]), int(order_first[d + 1])
+    parallel_calls(_pm_children, [(model, offsets, index, parent_pos, h0 + lo, h0 + hi, out)
+                                  for lo, hi in parts(h1 - h0, work)])
+
+
+@njit(cache=True, nogil=True)
+def _pm_joints(model, offsets, index, j0, j1, out):
+    """The log joints of the regions of the parent combinations ``j0 .. j1 - 1`` of
+    :func:`build_parent_major`."""
+    k, lj, lj_offsets = model.k, model.lj, model.offsets
+    parents, pm_offsets, region = index.parents, index.offsets, index.region
+    for j in range(j0, j1):
         g = parents[j]
         n_cells = (offsets[g + 1] - offsets[g]) // k
         for c in range(n_cells):
             for yy in range(k):
                 out[pm_offsets[j] + c * region + yy] = lj[lj_offsets[g] + c * k + yy]
+
+
+@njit(cache=True, nogil=True)
+def _pm_children(model, offsets, index, parent_pos, h0, h1, out):
+    """The log conditionals of the child combinations ``h0 .. h1 - 1`` (order n + 1) in
+    the regions of :func:`build_parent_major`."""
+    n, combos, sizes, k, order_first = model.n, model.combos, model.sizes, model.k, \
+        model.order_first
+    lc, lc_offsets, sub_index = model.lc, model.lc_offsets, model.sub_index
+    pm_offsets, att_off, region = index.offsets, index.att_off, index.region
     d = n + 1
-    if d > max_order:
-        return
     p_first = order_first[n]
-    for h in prange(order_first[d], order_first[d + 1]):
+    for h in range(h0, h1):
         n_cells = (offsets[h + 1] - offsets[h]) // k
         for p in range(d):
             g = sub_index[h, p]
@@ -210,40 +353,55 @@ def wide_block_rows(n_rows, threads):
 _NO_INDEX = np.zeros(0, dtype=np.int64)
 
 
-def predict_scores_wide(X, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                        lc_offsets, sub_index, aggregate, weighted, lw, parents, pm_offsets,
-                        att_off, region, pm, out, ridx=None, cell_first=None, pending=None):
-    """Per-class AnDE scores from the parent-major layout ``pm``; see
+def predict_scores_wide(X, model, index, pm, out, pending=None):
+    """Per-class AnDE scores of the :class:`ScoringModel` ``model`` from the parent-major
+    layout ``pm`` at the places of the :class:`ParentMajorIndex` ``index``; see
     :func:`_predict_scores_wide` (rows in blocks of :func:`wide_block_rows`).
 
-    ``ridx`` and ``cell_first`` (a compact selective table, :func:`build_compact_regions`):
-    the region of parent cell ``cell`` of the j-th parent combination is
-    ``ridx[cell_first[j] + cell]`` (-1: it does not qualify) rather than
-    ``pm_offsets[j] // region + cell``.  ``pending`` (bool, one per row): rows in which no
+    ``index.ridx`` and ``index.cell_first`` not empty (a compact selective table,
+    :func:`build_compact_regions`): the region of parent cell ``cell`` of the j-th parent
+    combination is ``ridx[cell_first[j] + cell]`` (-1: it does not qualify) rather than
+    ``offsets[j] // region + cell``.  ``pending`` (bool, one per row): rows in which no
     sub-model is used are marked there and left to the caller instead of cascading.
 
     The rows that cascade are scored afterwards by :func:`_cascade_rows`, a kernel of its
     own that is compiled only when some row needs it."""
     n_rows = X.shape[0]
     block = wide_block_rows(n_rows, get_num_threads())
-    if ridx is None:
-        ridx, cell_first = _NO_INDEX, _NO_INDEX
     mark = np.zeros(n_rows, dtype=np.bool_) if pending is None else pending
-    _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, lw, parents,
-                         pm_offsets, att_off, region, pm, ridx, cell_first, mark, block, out)
+    _predict_scores_wide(X, model, index, pm, mark, block, out)
     if pending is not None:
         return
     rows = np.flatnonzero(mark)
     if rows.size:
-        _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                      lc_offsets, sub_index, aggregate, weighted, lw, out)
+        _cascade_rows(X, rows, model, out)
+
+
+def parent_major_index(parents, offsets, att_off, region, ridx=None, cell_first=None):
+    """A :class:`ParentMajorIndex` with the kernels' types (``ridx`` and ``cell_first``
+    empty unless given)."""
+    if ridx is None:
+        ridx, cell_first = _NO_INDEX, _NO_INDEX
+    return ParentMajorIndex(parents, offsets, att_off, int(region), ridx, cell_first)
+
+
+def scoring_model(n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets,
+                  sub_index, *, aggregate=0, weighted=False, lw=None):
+    """A :class:`ScoringModel` with the kernels' types (one compiled signature)."""
+    return ScoringModel(int(n), int(max_order), combos, offsets, sizes, int(k), order_first,
+                        lj, lc, lc_offsets, sub_index, int(aggregate), bool(weighted),
+                        _NO_WEIGHTS if lw is None else lw)
+
+
+_NO_WEIGHTS = np.zeros(1)
 
 
 @njit(parallel=True, cache=True)
-def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first, lj, lc,
-                  lc_offsets, sub_index, aggregate, weighted, lw, out):
+def _cascade_rows(X, rows, model, out):
     """:func:`.scoring.cascade_row` for the ``rows`` of ``X`` in which no parent
     combination of order n is used."""
+    n, max_order, combos, offsets, sizes, k, order_first, lj, lc, lc_offsets, sub_index, \
+        aggregate, weighted, lw = model
     a = X.shape[1]
     widest = 0
     for level in range(n + 1):
@@ -261,11 +419,11 @@ def _cascade_rows(X, rows, n, max_order, combos, offsets, sizes, k, order_first,
 
 
 @njit(parallel=True, cache=True)
-def _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, lw, parents,
-                         pm_offsets, att_off, region, pm, ridx, cell_first, pending, block,
-                         out):
-    """Per-class AnDE scores from the parent-major layout ``pm`` (see the module docstring);
-    the same results as :func:`.scoring._predict_scores` with the same arguments.
+def _predict_scores_wide(X, model, index, pm, pending, block, out):
+    """Per-class AnDE scores of the :class:`ScoringModel` ``model`` from the parent-major
+    layout ``pm`` at the places of the :class:`ParentMajorIndex` ``index`` (see the module
+    docstring); the same results as :func:`.scoring._predict_scores` with the same
+    arguments.
 
     Per row, over the qualifying parent combinations s (and, ``weighted``, those whose cell
     log weight ``lw[offsets[s] // k + cell]`` is not -inf):
@@ -281,6 +439,9 @@ def _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, l
     the combination-major kernel).  Every helper appears once in the loop body: each is
     inlined, so that the body compiles once per helper, not once per row of a group.
     """
+    # taken apart before the parallel loop: its body sees plain arrays
+    n, _, combos, offsets, sizes, k, _, _, _, _, _, aggregate, weighted, lw = model
+    parents, pm_offsets, att_off, region, ridx, cell_first = index
     n_rows, a = X.shape
     n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
@@ -380,11 +541,10 @@ def _predict_scores_wide(X, n, combos, offsets, sizes, k, aggregate, weighted, l
 
 
 @njit(parallel=True, cache=True)
-def build_compact_regions(p_globals, p_combos, cell_first, slot_of, sizes, k, lj,
-                          lj_offsets, counts, att_off, count_region, m, laplace, n_slots,
-                          ridx, out):
+def build_compact_regions(compact, lj, lj_offsets, m, laplace, ridx, out):
     """The parent-major regions of a compact selective table (``FrequencyTable(...,
-    occupied=...)``) from its compact counts, and ``ridx``, the region of every parent cell.
+    occupied=...)``) from its compact counts (a :class:`CompactLayout`) and its log joints
+    ``lj`` (at ``lj_offsets``), and ``ridx``, the region of every parent cell.
 
     Region ``slot`` holds the log joints of the slot's parent cell and the log conditionals
     of every attribute value and class computed from the slot's counts (the region layout of
@@ -395,6 +555,8 @@ def build_compact_regions(p_globals, p_combos, cell_first, slot_of, sizes, k, lj
     qualifying cell that holds no rows (only with ``min_count`` 0).  The conditionals are
     those of :func:`.smoothing.log_conditional_tables`, the same sums in the same order.
     """
+    p_globals, p_combos, cell_first, slot_of, sizes, k, counts, att_off, count_region, \
+        n_slots = compact
     a = sizes.size
     n = p_combos.shape[1]
     region = k + count_region

@@ -412,12 +412,13 @@ class FrequencyTable(_CountTable):
         region = k + self.count_region
         values = np.zeros((self.n_slots + self.compact_parents.size) * region, dtype=dtype)
         ridx = np.empty(self.slot_of.size, dtype=np.int64)
-        wide_kernels.build_compact_regions(
+        compact = wide_kernels.CompactLayout(
             self.compact_parents, self.compact_combos, self.cell_first, self.slot_of,
-            self.sizes, k, tables.log_joint, tables.lj_offsets, self.compact_counts,
-            self.att_off, self.count_region, float(m), Smoothing.from_params(smoothing, m).laplace,
-            self.n_slots,
-            ridx, values)
+            self.sizes, int(k), self.compact_counts, self.att_off, int(self.count_region),
+            int(self.n_slots))
+        wide_kernels.build_compact_regions(
+            compact, tables.log_joint, tables.lj_offsets, float(m),
+            bool(Smoothing.from_params(smoothing, m).laplace), ridx, values)
         self._compact_tables = (key, (ridx, values))
         return ridx, values
 
@@ -929,9 +930,8 @@ class FrequencyTable(_CountTable):
             log_cond = self.conditional
         else:
             log_cond = np.empty(int(lc_offsets[-1]), dtype=np.float64)
-            kernels.log_conditional_tables(self.counts, self.offsets, self.combos,
-                                           self.orders, self.sizes, self.n_classes, int(of[1]),
-                                           lc_last, lc_offsets, float(m), laplace, log_cond)
+            kernels.log_conditional_tables(self.layout(), int(of[1]), lc_last, lc_offsets,
+                                           float(m), bool(laplace), log_cond, 0.0)
         self._log_tables = LogTables(log_joint, log_cond, lc_offsets, n, lj_offsets)
         self._log_tables_key = key
         return self._log_tables
@@ -977,10 +977,13 @@ class FrequencyTable(_CountTable):
         att_off[1:] = k * np.cumsum(self.sizes)[:-1]
         values = np.zeros(n_entries, dtype=dtype)
         lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
+        model = wide_kernels.scoring_model(
+            n, self.max_order, self.combos, lj_offsets, self.sizes, k, self.order_first,
+            tables.log_joint, tables.log_conditional, tables.lc_offsets, self.sub_index)
         wide_kernels.build_parent_major(
-            n, self.max_order, self.combos, self.offsets, self.sizes, k, self.order_first,
-            tables.log_joint, lj_offsets, tables.log_conditional, tables.lc_offsets,
-            self.sub_index, parents, parent_pos, pm_offsets, att_off, region, values)
+            model, self.offsets, wide_kernels.parent_major_index(parents, pm_offsets, att_off,
+                                                                 region),
+            parent_pos, values)
         pm = ParentMajorTables(parents, pm_offsets, att_off, region, values)
         self._parent_major = (key, pm)
         return pm
@@ -1043,13 +1046,14 @@ class FrequencyTable(_CountTable):
                                  "kernel: use kernel='auto' or 'parent_major'")
             ridx, values = self.compact_tables(n, smoothing, m, min_count, dtype)
             pending = np.zeros(X.shape[0], dtype=np.bool_)
-            wide_kernels.predict_scores_wide(
-                X, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
+            model = wide_kernels.scoring_model(
+                tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                 self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
-                tables.lc_offsets, self.sub_index, modes[aggregate], False, np.zeros(1),
+                tables.lc_offsets, self.sub_index, aggregate=modes[aggregate])
+            index = wide_kernels.parent_major_index(
                 self.compact_parents, np.zeros(self.compact_parents.size + 1, dtype=np.int64),
-                self.att_off, self.n_classes + self.count_region, values, out, ridx,
-                self.cell_first, pending)
+                self.att_off, self.n_classes + self.count_region, ridx, self.cell_first)
+            wide_kernels.predict_scores_wide(X, model, index, values, out, pending)
             rows = np.flatnonzero(pending)
             if rows.size:  # no log conditionals of order n: the cascade reads the counts
                 kernels.scoring.cascade_from_counts(
@@ -1060,12 +1064,14 @@ class FrequencyTable(_CountTable):
                                         and self._parent_major_fits(tables.n, dtype)):
             pm = self.parent_major(n, smoothing, m, min_count, dtype)
             weighted = log_weights is not None
-            wide_kernels.predict_scores_wide(
-                X, tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
+            model = wide_kernels.scoring_model(
+                tables.n, self.max_order, self.combos, lj_offsets, self.sizes,
                 self.n_classes, self.order_first, tables.log_joint, tables.log_conditional,
-                tables.lc_offsets, self.sub_index, modes[aggregate], weighted,
-                log_weights if weighted else np.zeros(1), pm.parents, pm.offsets, pm.att_off,
-                pm.region, pm.values, out)
+                tables.lc_offsets, self.sub_index, aggregate=modes[aggregate],
+                weighted=weighted, lw=log_weights)
+            index = wide_kernels.parent_major_index(pm.parents, pm.offsets, pm.att_off,
+                                                    pm.region)
+            wide_kernels.predict_scores_wide(X, model, index, pm.values, out)
         elif log_weights is None:
             kernels.predict_scores(X, tables.n, scoring, modes[aggregate], out)
         else:

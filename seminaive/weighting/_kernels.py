@@ -91,9 +91,7 @@ def loo_conditional_tables(table, g_first, g_last, lc_offsets, m, laplace, out):
     holds at least that row).  A missing child value gets log 1 = 0.  ``table`` is a
     :class:`~seminaive.tables.TableLayout`.
     """
-    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
-    log_conditional_tables(counts, offsets, combos, orders, sizes, k, g_first, g_last,
-                           lc_offsets, m, laplace, out, 1.0)
+    log_conditional_tables(table, g_first, g_last, lc_offsets, m, laplace, out, 1.0)
 
 
 @njit(parallel=True, cache=True)

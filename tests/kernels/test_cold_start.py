@@ -155,3 +155,60 @@ def test_warm_up_called_once_per_learner_and_data_set(monkeypatch, tmp_path):
     config = runner.RunConfig(["kr-vs-kp"], ["nb", "aode"], protocol_params={"folds": 2})
     runner.run(config, str(tmp_path), progress=False)
     assert sorted(calls) == [("aode", "kr-vs-kp", 0), ("nb", "kr-vs-kp", 0)]
+
+
+def test_notice_names_each_learner_whose_kernels_compile(monkeypatch, capsys):
+    """One line per learner in whose fit or predict a kernel of the package compiles (the
+    outermost estimator on the stack), none for a learner already named, and a line
+    without a name for kernels compiled outside any learner."""
+    from types import SimpleNamespace
+
+    import seminaive
+    from seminaive.kernels import counting
+
+    monkeypatch.setattr(_cache, "_noticed", set())
+    monkeypatch.setenv(_cache.NOTICE_ENV, "1")
+    listener = _cache._CompileNotice()
+    ours = SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=counting.regrid.py_func)})
+    theirs = SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=len)})
+
+    def fit(self, inner=None):  # a learner's method: ``self`` is on the stack
+        if inner is not None:
+            return fit(inner)
+        listener.on_start(ours)
+        listener.on_start(theirs)  # not a kernel of the package: no notice
+
+    fit(seminaive.NaiveBayes())
+    fit(seminaive.AODE())
+    fit(seminaive.NaiveBayes())  # named already
+    fit(seminaive.KDB(), inner=seminaive.NaiveBayes())  # the outermost learner is named
+    listener.on_start(ours)  # outside any learner
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"seminaive: compiling kernels{what} (first use; cached afterwards)..."
+                     for what in (" for NaiveBayes", " for AODE", " for KDB", "")]
+
+
+def test_a_kernel_compiling_on_a_worker_thread_is_named_after_the_callers_learner():
+    """The loops that run on Python threads (:mod:`seminaive.kernels._threads`) may compile a
+    kernel in a worker thread: its learner is found on the stack of the thread that
+    started the loop."""
+    import threading
+
+    import seminaive
+    from seminaive.kernels import _threads
+
+    seen = []
+
+    def kernel(part):
+        seen.append((part, threading.current_thread() is threading.main_thread(),
+                     (lambda: _cache._learner_name())()))
+
+    def fit(self):
+        _threads.parallel_calls(kernel, [(0,), (1,), (2,), (3,)])
+
+    fit(seminaive.AODE())
+    assert sorted(part for part, _, _ in seen) == [0, 1, 2, 3]
+    assert {name for _, _, name in seen} == {"AODE"}
+    if numba.get_num_threads() > 1:  # some part ran on a worker thread
+        assert not all(main for _, main, _ in seen)
+    assert _threads.caller_frame() is None  # not in a worker thread

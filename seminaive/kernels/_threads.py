@@ -1,0 +1,118 @@
+"""Parallel loops on Python threads over kernels that release the GIL.
+
+A kernel with a ``prange`` loop makes numba compile a parallel version of it on first use:
+its loop body is outlined, typed again and optimised again with every kernel it calls,
+which takes seconds per kernel.  Where the iterations of a loop are independent, write
+disjoint outputs and each do much work (a whole combination's block of a table), the loop
+body is instead one ordinary ``nogil`` kernel over a range of iterations, and
+:func:`parallel_calls` runs those ranges on up to :func:`numba.get_num_threads` threads:
+the same numbers (every iteration computes exactly what it computed in the ``prange``
+loop) for a fraction of the compilation.  The hot loops of prediction keep ``prange``.
+"""
+
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from numba import get_num_threads
+
+_local = threading.local()
+_pool = []
+_pool_lock = threading.Lock()
+
+
+def caller_frame():
+    """In a thread of :func:`parallel_calls`: the current frame of the thread that called
+    it (whose stack shows what the kernels run for); None in any other thread."""
+    ident = getattr(_local, "caller", None)
+    return None if ident is None else sys._current_frames().get(ident)
+
+
+def _executor(threads):
+    """The process's thread pool, with at least ``threads`` workers (made on first use)."""
+    with _pool_lock:
+        if not _pool or _pool[0][1] < threads:
+            if _pool:
+                _pool.pop()[0].shutdown(wait=False)
+            _pool.append((ThreadPoolExecutor(max_workers=threads,
+                                             thread_name_prefix="seminaive"), threads))
+        return _pool[0][0]
+
+
+def _run(caller, kernel, args):
+    _local.caller = caller
+    try:
+        kernel(*args)
+    finally:
+        _local.caller = None
+
+
+def parallel_calls(kernel, calls):
+    """Run ``kernel(*args)`` for every ``args`` of ``calls``, on up to
+    :func:`numba.get_num_threads` threads (in this thread if there is one thread or one
+    call); the kernel must release the GIL (``nogil=True``) and the calls must write
+    disjoint outputs.  A kernel not compiled yet runs its first call in this thread (it
+    compiles there, where the compile notice sees which learner it is for).
+
+    Parameters
+    ----------
+    kernel : callable
+        A numba kernel compiled with ``nogil=True``.
+    calls : list of tuple
+        The arguments of every call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive.kernels._threads import parallel_calls
+    >>> out = np.zeros(4)
+    >>> parallel_calls(lambda lo, hi: out.__setitem__(slice(lo, hi), lo), [(0, 2), (2, 4)])
+    >>> out.tolist()
+    [0.0, 0.0, 2.0, 2.0]
+    """
+    threads = min(get_num_threads(), len(calls))
+    if threads <= 1:
+        for args in calls:
+            kernel(*args)
+        return
+    if not getattr(kernel, "signatures", True):  # compiles on its first call: here
+        kernel(*calls[0])
+        calls = calls[1:]
+        if not calls:
+            return
+    caller = threading.get_ident()
+    pool = _executor(threads)
+    futures = [pool.submit(_run, caller, kernel, args) for args in calls[1:]]
+    kernel(*calls[0])  # this thread takes a part too
+    for done in futures:
+        done.result()
+
+
+def even_parts(n_items, n_parts):
+    """Bounds ``(lo, hi)`` of ``n_parts`` consecutive parts of ``range(n_items)`` (as
+    numba's ``prange`` splits a loop over threads), empty parts left out.
+
+    Examples
+    --------
+    >>> from seminaive.kernels._threads import even_parts
+    >>> even_parts(5, 2)
+    [(0, 2), (2, 5)]
+    """
+    bounds = [p * n_items // n_parts for p in range(n_parts + 1)]
+    return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+
+
+def parts(n_items, work=None, min_work=1 << 16):
+    """Bounds of the parts of ``range(n_items)`` given to the threads: one per thread, or a
+    single part when ``work`` (an estimate of the entries the loop touches) is below
+    ``min_work``, where starting threads would cost more than it saves.
+
+    Examples
+    --------
+    >>> from seminaive.kernels._threads import parts
+    >>> parts(10, work=100)
+    [(0, 10)]
+    """
+    if work is not None and work < min_work:
+        return [(0, n_items)] if n_items > 0 else []
+    return even_parts(n_items, max(1, min(n_items, get_num_threads())))
