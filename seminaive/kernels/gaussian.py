@@ -416,8 +416,7 @@ def class_level_without_row(sums, start, yy, rm, v, mu_all, pooled_var, floor):
 
 
 @njit(cache=True)
-def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
-                  moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var):
+def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
     """Leave-one-out Gaussian estimates of every numeric child given every parent
     combination g of order < ``n_levels`` at the row's own parent values:
     ``est_mean[g, j, y]``, ``est_var[g, j, y]``, as
@@ -426,7 +425,13 @@ def loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, 
     shrinkage chain (the coarser estimate of g: the mean of those of g minus one member).
     The class-level estimates, the pooled fallback of a class with at most one row and the
     variance floor (from the overall variance) all lose the row.  Entries of a child whose
-    value the row lacks, and of combinations with an unobserved member, are not written."""
+    value the row lacks, and of combinations with an unobserved member, are not written.
+
+    ``lattice`` is the tuple ``(combos, orders, order_first, sub_index, sizes, k)`` of the
+    table's combinations and ``gl`` a :class:`GaussianLoo`; the written arrays ``floor``,
+    ``est_mean`` and ``est_var`` are passed on their own."""
+    combos, orders, order_first, sub_index, sizes, k = lattice
+    _, _, moment_start, sums, kappa, floor_ratio, _, _, n_levels = gl
     n_num = Vr.size
     for j in range(n_num):
         v = Vr[j]

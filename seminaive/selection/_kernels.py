@@ -300,8 +300,8 @@ def _row_gaussian_loo(xr, Vr, yt, h, table, gl, lw_row, floor, est_mean, est_var
     _, _, combos, orders, sizes, k, order_first, _, sub_index = table
     gaussian, _, moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels = gl
     loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, lw_row)
-    loo_estimates(xr, Vr, yt, h, combos, orders, order_first, sub_index, sizes, k, n_levels,
-                  moment_start, sums, kappa, floor_ratio, floor, est_mean, est_var)
+    loo_estimates(xr, Vr, yt, h, (combos, orders, order_first, sub_index, sizes, k), gl,
+                  floor, est_mean, est_var)
 
 
 @njit(parallel=True, cache=True)

@@ -160,8 +160,8 @@ def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gl, terms):
             xr[i] = X[row, i]
         loo_log_widths(xr, V[row], removed, gaussian, n_cuts, cuts, moment_start, sums, k,
                        lw_row)
-        loo_estimates(xr, V[row], y[row], removed, combos, orders, order_first, sub_index,
-                      sizes, k, n_levels, moment_start, sums, kappa, floor_ratio, floor,
+        loo_estimates(xr, V[row], y[row], removed,
+                      (combos, orders, order_first, sub_index, sizes, k), gl, floor,
                       est_mean, est_var)
         for g in range(p_first, order_first[n + 1]):
             s = g - p_first
