@@ -353,6 +353,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per cell")
     parser.add_argument("--memory-gib", type=float, default=6.0, help="memory budget per cell")
     parser.add_argument("--results", default=str(ROOT / "benchmarks" / "bench_large.json"))
+    parser.add_argument("--also", nargs="*", default=[],
+                        help="results files of other runs to report with this one")
     parser.add_argument("--cache", default="/tmp/seminaive-bench-large")
     parser.add_argument("--out", default=str(ROOT / "docs" / "results.md"))
     parser.add_argument("--report-only", action="store_true")
@@ -381,12 +383,16 @@ def main():
                     cached(args.cache, data, rows, SEED)  # generate outside
                     cached(args.cache, data, args.test, SEED + 1)  # the timed cell
                     r = run_cell(spec, args.timeout, args.memory_gib)
+                    results = json.loads(path.read_text()) if path.exists() else {}
                     results[key] = {"data": data, "learner": learner, "rows": rows,
                                     "test": args.test, "threads": args.threads, **r}
                     atomic_write_text(path, json.dumps(results, indent=1, sort_keys=True))
                     print(key, json.dumps(r), flush=True)
     if args.no_write:
         return
+    results = json.loads(path.read_text()) if path.exists() else {}
+    for other in args.also:
+        results.update(json.loads(Path(other).read_text()))
     import lightgbm
     import sklearn
     import xgboost
