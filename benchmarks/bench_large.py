@@ -295,6 +295,15 @@ def _t(seconds):
     return "–" if seconds is None else (f"{seconds:.1f}" if seconds < 100 else f"{seconds:.0f}")
 
 
+def _why(cell):
+    """Why a cell has no result, short: stopped (time or memory) or failed (the error)."""
+    error = cell["error"]
+    if error.startswith("over the"):
+        return f"stopped: {error}"
+    return "failed: " + error.rsplit(".", 1)[-1][:110] if "Error:" not in error else (
+        "failed: " + error.split("Error:", 1)[1].strip()[:110])
+
+
 def report(results, meta):
     lines = [MARK[0], "", "### The tables (generated)", "",
              f"Command: `{meta['command']}` (last run {meta['date']}, {meta['machine']}; "
@@ -319,7 +328,7 @@ def report(results, meta):
                 if r is None:
                     continue
                 if "error" in r:
-                    lines.append(f"| {learner} | {rows:,} | {r['error']} | | | | |")
+                    lines.append(f"| {learner} | {rows:,} | {_why(r)} | | | | |")
                     continue
                 lines.append(f"| {learner} | {rows:,} | {_f(r['zero_one'], 4)} | "
                              f"{_f(r['log_loss'])} | {_t(r['fit_s'])} | "
@@ -335,7 +344,7 @@ def report(results, meta):
             for s in sizes:
                 r = results.get(f"{data}|{learner}|{s}")
                 row.append("not run" if r is None else
-                           ("stopped" if "error" in r else _f(r["zero_one"], 4)))
+                           (_why(r).split(":")[0] if "error" in r else _f(r["zero_one"], 4)))
             if any(v != "not run" for v in row):
                 lines.append(f"| {data} | {learner} | " + " | ".join(row) + " |")
     lines += ["", MARK[1]]
