@@ -2,7 +2,9 @@
 
 ``make_led`` and ``make_waveform`` are the classic generators of Breiman et al. (1984),
 *Classification and Regression Trees*; ``RandomBayesianNetwork`` draws a random discrete
-Bayesian network classifier whose exact posterior (hence Bayes error) is available.
+Bayesian network classifier whose exact posterior (hence Bayes error) is available;
+``make_poker_hand`` deals poker hands whose class is an exact function of the five cards
+(Bayes error 0), in the layout of the UCI poker-hand data (Cattral & Oppacher 2007).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ __all__ = [
     "make_waveform",
     "RandomBayesianNetwork",
     "make_random_bn",
+    "POKER_HAND_CLASSES",
+    "poker_hand_class",
+    "make_poker_hand",
 ]
 
 #: Segments lit for each digit 0-9, in the order of the UCI LED generator:
@@ -586,3 +591,153 @@ def make_random_bn(
     )
     X, y = net.sample(n_samples, random_state=rng)
     return X, y, net
+
+
+# -------------------------------------------------------------------------- poker
+
+#: Names of the poker-hand classes 0-9, in the order of the UCI poker-hand data.
+POKER_HAND_CLASSES = (
+    "nothing",
+    "one pair",
+    "two pairs",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+    "royal flush",
+)
+
+_ROYAL = (1 << 1) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13)  # ranks 1 (ace), 10, J, Q, K
+
+
+def poker_hand_class(X):
+    """The class of each five-card poker hand, exactly as the UCI poker-hand data codes it.
+
+    A hand is 10 columns ``S1, C1, S2, C2, ..., S5, C5``: suit 1-4 and rank 1-13 (1 is the
+    ace, 11-13 jack, queen, king) of each card. The classes, highest first (a hand takes
+    the highest that applies): 9 royal flush (10, J, Q, K, A of one suit), 8 straight flush
+    (five ranks in sequence, one suit), 7 four of a kind, 6 full house (three of one rank
+    and two of another), 5 flush (one suit), 4 straight (five ranks in sequence; the ace is
+    low in A-2-3-4-5 and high in 10-J-Q-K-A, a sequence does not wrap round, as
+    Q-K-A-2-3), 3 three of a kind, 2 two pairs, 1 one pair, 0 nothing.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, 10)
+        Hands of five distinct cards.
+
+    Returns
+    -------
+    ndarray of shape (n,), dtype int64
+        Class codes 0-9 (see ``POKER_HAND_CLASSES``).
+
+    Raises
+    ------
+    InputError
+        If ``X`` is not (n, 10), holds a suit outside 1-4 or a rank outside 1-13, or a hand
+        holds the same card twice.
+
+    References
+    ----------
+    Cattral, R. & Oppacher, F. (2007). Poker Hand data set. UCI Machine Learning Repository.
+
+    Examples
+    --------
+    >>> from seminaive.datasets import poker_hand_class
+    >>> poker_hand_class([[1, 10, 1, 11, 1, 13, 1, 12, 1, 1],   # royal flush
+    ...                   [2, 1, 3, 2, 1, 3, 4, 4, 2, 5],       # straight, ace low
+    ...                   [1, 12, 2, 13, 3, 1, 4, 2, 1, 3]])    # no wrap round: nothing
+    array([9, 4, 0])
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] != 10:
+        raise InputError(f"a poker hand is 10 columns (suit, rank) x 5, got shape {X.shape}")
+    if X.size and not np.issubdtype(X.dtype, np.integer):
+        if not np.all(np.equal(np.mod(X, 1), 0)):
+            raise InputError("suits and ranks must be integers")
+    X = X.astype(np.int64, copy=False)
+    suits, ranks = X[:, 0::2], X[:, 1::2]
+    if X.size and (suits.min() < 1 or suits.max() > 4 or ranks.min() < 1 or ranks.max() > 13):
+        raise InputError("suits must be in 1-4 and ranks in 1-13 (ace 1, king 13)")
+    cards = np.sort((suits - 1) * 13 + (ranks - 1), axis=1)
+    if X.size and np.any(cards[:, 1:] == cards[:, :-1]):
+        raise InputError("a hand holds the same card twice; deal five distinct cards")
+    n = X.shape[0]
+    counts = (ranks[:, :, None] == np.arange(14)).sum(axis=1, dtype=np.int8)  # per rank
+    ordered = -np.sort(-counts, axis=1)
+    first, second = ordered[:, 0], ordered[:, 1]
+    flush = np.all(suits == suits[:, :1], axis=1)
+    mask = (np.int64(1) << ranks).sum(axis=1)  # bit r set for each rank present
+    distinct = first == 1
+    low = ranks.min(axis=1)
+    royal = distinct & (mask == _ROYAL)
+    straight = distinct & ((ranks.max(axis=1) - low == 4) | royal)
+    y = np.zeros(n, dtype=np.int64)
+    y[first == 2] = 1
+    y[(first == 2) & (second == 2)] = 2
+    y[first == 3] = 3
+    y[straight] = 4
+    y[flush] = 5
+    y[(first == 3) & (second == 2)] = 6
+    y[first == 4] = 7
+    y[straight & flush] = 8
+    y[royal & flush] = 9
+    return y
+
+
+def make_poker_hand(n_samples, random_state=None, chunk_size=_DEFAULT_CHUNK):
+    """Deal poker hands: five cards drawn without replacement from a 52-card deck.
+
+    The class is an exact function of the cards (``poker_hand_class``), so the Bayes error
+    is 0 and any number of rows can be drawn; the classes are very unequal (about 50.1 %
+    nothing, 42.3 % one pair, 0.00015 % royal flush, the frequencies of all 2,598,960
+    hands).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of hands.
+    random_state : None, int or numpy.random.Generator
+        Seed or generator.
+    chunk_size : int, default=1_000_000
+        Hands dealt at a time (bounds temporary memory).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 10), dtype uint8
+        ``S1, C1, ..., S5, C5``: suit 1-4 and rank 1-13 of each card, in dealing order.
+    y : ndarray of shape (n_samples,), dtype int64
+        Class 0-9 (see ``POKER_HAND_CLASSES``).
+
+    References
+    ----------
+    Cattral, R. & Oppacher, F. (2007). Poker Hand data set. UCI Machine Learning Repository.
+
+    Examples
+    --------
+    >>> from seminaive.datasets import make_poker_hand, poker_hand_class
+    >>> X, y = make_poker_hand(1000, random_state=0)
+    >>> X.shape, bool((poker_hand_class(X) == y).all()), int(X[:, 1::2].max()) <= 13
+    ((1000, 10), True, True)
+    """
+    n = _check_n(n_samples)
+    rng = _rng(random_state)
+    chunk_size = max(1, int(chunk_size))
+    X = np.empty((n, 10), dtype=np.uint8)
+    y = np.empty(n, dtype=np.int64)
+    for start in range(0, n, chunk_size):
+        stop = min(start + chunk_size, n)
+        cards = rng.integers(0, 52, size=(stop - start, 5), dtype=np.int16)
+        while True:  # redeal the hands holding a card twice (about 18 %)
+            s = np.sort(cards, axis=1)
+            bad = np.flatnonzero(np.any(s[:, 1:] == s[:, :-1], axis=1))
+            if not bad.size:
+                break
+            cards[bad] = rng.integers(0, 52, size=(bad.size, 5), dtype=np.int16)
+        block = X[start:stop]
+        block[:, 0::2] = cards // 13 + 1
+        block[:, 1::2] = cards % 13 + 1
+        y[start:stop] = poker_hand_class(block)
+    return X, y
