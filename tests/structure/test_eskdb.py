@@ -8,6 +8,7 @@ from scipy.special import softmax
 import seminaive
 from seminaive import ESKDB, SKDB, FrequencyTable
 from seminaive.datasets import load_kr_vs_kp
+from seminaive.parts import HierarchicalEstimates
 from seminaive.preprocessing import MDLDiscretizer
 from seminaive.structure.eskdb import remap_codes, sample_orders
 
@@ -220,4 +221,4 @@ def test_defaults_are_the_papers_settings():
     assert (params["n_estimators"], params["k"], params["n_iter"], params["tying"],
             params["loss"], params["smoothing"], params["discretization"]) == (
         20, 5, 1000, "level", "rmse", "hdp", "per_member")
-    assert model._hdp_burn_in() == 100
+    assert model._part(HierarchicalEstimates).burn_in(model) == 100
