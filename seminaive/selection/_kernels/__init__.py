@@ -1,0 +1,31 @@
+"""Kernels for selecting sub-models, by concern: the leave-one-out estimates shared by
+every search (:mod:`._common`), the nested model spaces (:mod:`.nested`), the wrapper
+searches (:mod:`.wrapper`), classification with a selected structure (:mod:`.scoring`)
+and subsumption resolution (:mod:`.subsumption`)."""
+
+from ._common import (  # noqa: F401
+    CountContext,
+    GaussianScoring,
+    LogTables,
+    LooEstimate,
+    Moves,
+    NestedSpace,
+    SelectedStructure,
+    observed_totals,
+)
+from .nested import (  # noqa: F401
+    TILE_ROWS,
+    nested_loo_loss,
+    nested_loo_loss_nominal,
+)
+from .scoring import (  # noqa: F401
+    selective_scores,
+)
+from .subsumption import (  # noqa: F401
+    eager_subsumption,
+    generalisation_graph,
+    lazy_subsumption,
+)
+from .wrapper import (  # noqa: F401
+    wrapper_loo_loss,
+)

@@ -1,0 +1,200 @@
+"""Leave-one-out losses of every one-attribute move of the wrapper searches (forward
+sequential selection and backward sequential elimination) in one pass."""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ...kernels.losses import (
+    row_loss,
+)
+from ._common import (
+    _combo_cell,
+    _gaussian_child_loo,
+    _layout,
+    _loo_log_cond,
+    _loo_log_joint,
+    _lse_add,
+    _row_gaussian_loo,
+    _union_cell,
+)
+
+# --------------------------------------------------------------------------------------------
+# Wrapper search (FSS / BSE): leave-one-out losses of one-attribute moves in one pass
+# --------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
+    """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
+    by the masks of ``moves`` (a :class:`Moves`), changed by candidate j: attribute
+    ``moves.attribute[j]`` (-1: no change) becomes a parent iff ``moves.parent[j]`` and a
+    child iff ``moves.child[j]`` (Chen et al. 2014, §2.4 eq for P(y, x) with a parent set p
+    and a child set c; naive Bayes over the children when no parent qualifies); ``ctx`` is a
+    :class:`CountContext`, ``est`` a :class:`LooEstimate`; Gaussian children (``V``, ``gl``)
+    as in :func:`nested_loo_loss`."""
+    table, n_observed, has_missing, lc, lc_offsets = ctx
+    counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
+    lay = _layout(table)
+    parent_mask, child_mask, cand_attr, cand_parent, cand_child = moves
+    min_count = est.min_count
+    n_rows, a = X.shape
+    n_cand = cand_attr.shape[0]
+    n_num = V.shape[1]
+    gaussian, missing_code = gl[0], gl[1]
+    n_lat = order_first[gl[8]] if n_num > 0 else 1
+    partial = np.zeros((n_blocks, n_cand))
+    for b in prange(n_blocks):
+        r0 = b * n_rows // n_blocks
+        r1 = (b + 1) * n_rows // n_blocks
+        lw_row = np.zeros(a)
+        floor = np.empty(n_num)
+        est_mean = np.empty((n_lat, n_num, k))
+        est_var = np.empty((n_lat, n_num, k))
+        gterm = np.empty(k)
+        xr = np.empty(a, dtype=np.int64)
+        base = np.empty((a, k))
+        qual = np.zeros(a, dtype=np.bool_)
+        term = np.zeros((a, a, k))
+        total = np.empty((a, k))
+        nb_term = np.zeros((a, k))
+        nb_total = np.empty(k)
+        top = np.empty((1, k))
+        acc = np.empty((1, k))
+        vals = np.empty(k)
+        score = np.empty(k)
+        one = np.empty(1, dtype=np.int64)
+        empty = np.empty(1, dtype=np.int64)
+        for rr in range(r0, r1):
+            wt = w[rr]
+            if wt <= 0.0:
+                continue
+            h = min(wt, 1.0)
+            yt = y[rr]
+            for i in range(a):
+                xr[i] = X[rr, i]
+            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
+            # naive Bayes terms (level 0)
+            for yy in range(k):
+                nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
+                                              yy, yt, h, est)
+            for j in range(a):
+                xc = xr[j]
+                for yy in range(k):
+                    nb_term[j, yy] = 0.0
+                if xc == 0:
+                    continue
+                g2, cell0, stride, _ = _union_cell(empty, 0, j, xr, sizes, ext_first)
+                jn = gaussian[j]
+                mc = missing_code[j]
+                if jn >= 0 and xc != mc:
+                    if not math.isnan(V[rr, jn]):
+                        gterm[:] = 0.0
+                        _gaussian_child_loo(gterm, 0, jn, V[rr, jn],
+                                            (mc, sizes[j] - 1, has_missing[j]), counts,
+                                            (offsets[0], offsets[g2], cell0, stride), lc,
+                                            lc_offsets[g2] + (cell0 + mc * stride) * k,
+                                            (yt, h), est, (est_mean, est_var))
+                        for yy in range(k):
+                            nb_term[j, yy] = gterm[yy]
+                            if child_mask[j]:
+                                nb_total[yy] += gterm[yy]
+                    continue
+                for yy in range(k):
+                    nb_term[j, yy] = _loo_log_cond(counts,
+                                                   (offsets[0], offsets[g2], cell0, stride),
+                                                   xc, sizes[j] - 1, has_missing[j], yy, yt,
+                                                   h, k, est)
+                    if child_mask[j]:
+                        nb_total[yy] += nb_term[j, yy]
+            # one-dependence terms
+            for i in range(a):
+                qual[i] = False
+                for j in range(a):
+                    for yy in range(k):
+                        term[i, j, yy] = 0.0
+                if xr[i] == 0:
+                    continue
+                one[0] = i
+                g, cell = _combo_cell(one, 1, xr, sizes, ext_first)
+                base_off = offsets[g] + cell * k
+                freq = -h
+                for yy in range(k):
+                    freq += counts[base_off + yy]
+                if freq < min_count:
+                    continue
+                qual[i] = True
+                n_obs_loo = n_observed[g] - h
+                prod_values = max(sizes[i] - 1, 1) * 1.0
+                for yy in range(k):
+                    base[i, yy] = _loo_log_joint(counts, base_off, n_obs_loo, k, prod_values,
+                                                 yy, yt, h, est)
+                    # a numeric parent that is a child: a density (its bin's width)
+                    term[i, i, yy] = -lw_row[i]
+                    total[i, yy] = base[i, yy] + (term[i, i, yy] if child_mask[i] else 0.0)
+                for j in range(a):
+                    xc = xr[j]
+                    if j == i or xc == 0:
+                        continue
+                    g2, cell0, stride, pos = _union_cell(one, 1, j, xr, sizes, ext_first)
+                    jn = gaussian[j]
+                    mc = missing_code[j]
+                    if jn >= 0 and xc != mc:
+                        if not math.isnan(V[rr, jn]):
+                            gterm[:] = 0.0
+                            _gaussian_child_loo(
+                                gterm, g, jn, V[rr, jn], (mc, sizes[j] - 1, has_missing[j]),
+                                counts, (base_off, offsets[g2], cell0, stride), lc,
+                                lc_offsets[g2] + ((cell0 + mc * stride) * 2 + pos) * k,
+                                (yt, h), est, (est_mean, est_var))
+                            for yy in range(k):
+                                term[i, j, yy] = gterm[yy]
+                                if child_mask[j]:
+                                    total[i, yy] += gterm[yy]
+                        continue
+                    lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * 2 + pos) * k
+                    for yy in range(k):
+                        if yy == yt:
+                            t = _loo_log_cond(counts, (base_off, offsets[g2], cell0, stride),
+                                              xc, sizes[j] - 1, has_missing[j], yy, yt, h, k,
+                                              est)
+                        else:  # the other classes' counts are those of the full tables
+                            t = lc[lc_idx + yy]
+                        term[i, j, yy] = t
+                        if child_mask[j]:
+                            total[i, yy] += t
+            for ci in range(n_cand):
+                q = cand_attr[ci]
+                top[0, :] = -np.inf
+                acc[0, :] = 0.0
+                used = 0
+                child_delta = 0.0
+                if q >= 0:
+                    if child_mask[q] and not cand_child[ci]:
+                        child_delta = -1.0
+                    elif cand_child[ci] and not child_mask[q]:
+                        child_delta = 1.0
+                for i in range(a):
+                    is_parent = parent_mask[i]
+                    if i == q:
+                        is_parent = cand_parent[ci]
+                    if not is_parent or not qual[i]:
+                        continue
+                    for yy in range(k):
+                        vals[yy] = total[i, yy]
+                        if q >= 0:
+                            vals[yy] += child_delta * term[i, q, yy]
+                    _lse_add(top, acc, 0, vals, k)
+                    used += 1
+                if used > 0:
+                    for yy in range(k):
+                        score[yy] = top[0, yy] + math.log(acc[0, yy]) - math.log(used)
+                else:
+                    for yy in range(k):
+                        score[yy] = nb_total[yy]
+                        if q >= 0:
+                            score[yy] += child_delta * nb_term[q, yy]
+                partial[b, ci] += wt * row_loss(score, k, yt, loss_kind)
+    for b in range(n_blocks):
+        out += partial[b]
