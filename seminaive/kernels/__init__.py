@@ -43,6 +43,8 @@ from .encoding import (
                        float_column_ranges,
                        int_column_presence,
                        int_column_ranges,
+                       int_scan_codes,
+                       recode_small,
                        utf8_slots,
 )
 from .scoring import (
@@ -65,7 +67,8 @@ __all__ = [
     "conditional_mutual_information",
     "count_combinations",
     "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
-    "encode_int_columns", "int_column_presence", "int_column_ranges",
+    "encode_int_columns", "int_column_presence", "int_column_ranges", "int_scan_codes",
+    "recode_small",
     "bin_columns", "column_medians", "encode_float_columns", "encode_utf8_columns",
     "float_column_presence", "float_column_ranges", "utf8_slots",
     "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from ..exceptions import InputError, InputTypeError, warn_user
+from ..kernels.encoding import SMALL_VALUES
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 from .validation import check_sample_weight
 
@@ -634,7 +635,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     def _fit(self, frame, y, sample_weight=None):
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
-        for attr in ("feature_names_in_", "discretizer_"):
+        for attr in ("feature_names_in_", "discretizer_", "_fit_codes_"):
             self.__dict__.pop(attr, None)
         if y is not None:
             y = np.asarray(y)
@@ -946,8 +947,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         if dtype.kind == "f":
             if not kernels.float_column_ranges(matrix, lows, highs):
                 return  # values that are not integers: sorted one column at a time
-        else:
-            kernels.int_column_ranges(matrix, lows, highs)
+        elif matrix.shape[0] and self._small_int_categories(frame, matrix, lows, highs):
+            return
         spans = highs - lows + 1
         if spans.sum() > 1 << 26:
             return
@@ -961,6 +962,44 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             values = np.flatnonzero(seen[starts[j]:starts[j + 1]]) + lows[j]
             self.categories_[j] = (values.astype(np.float64) if dtype.kind == "f"
                                    else values).tolist()
+
+    def _small_int_categories(self, frame, matrix, lows, highs):
+        """The values of every column of an integer matrix, and their storage codes, in one
+        pass (:func:`~seminaive.kernels.int_scan_codes`) when they all lie in ``[0, 64)``;
+        the codes are kept for :meth:`take_fit_codes`.  False when some value does not (then
+        ``lows`` and ``highs`` hold every column's range)."""
+        a = matrix.shape[1]
+        masks = np.empty(a, dtype=np.uint64)
+        codes = np.empty(matrix.shape, dtype=np.uint8, order="F")
+        kernels.int_scan_codes(matrix, lows, highs, masks, codes)
+        if lows.min() < 0 or highs.max() >= SMALL_VALUES:
+            return False
+        bits = np.unpackbits(masks.view(np.uint8).reshape(a, 8), axis=1, bitorder="little")
+        tables = np.zeros((a, SMALL_VALUES + 1), dtype=np.uint8)
+        identity = True
+        for j in range(a):
+            values = np.flatnonzero(bits[j])
+            self.categories_[j] = values.tolist()
+            tables[j, values + 1] = np.arange(1, values.size + 1)
+            identity = identity and values.size == values[-1] + 1
+        if not identity:  # some column's values are not 0 .. k - 1: codes by position
+            kernels.recode_small(codes, tables)
+        self._fit_codes_ = (frame, codes)
+        return True
+
+    def take_fit_codes(self, X):
+        """The storage codes (uint8, value position + 1) of the data the encoder was just
+        fitted on, when ``X`` is that data (the very same frame) and the fit made them in its
+        pass over an integer matrix; else None.  Given once: the codes are dropped."""
+        kept = self.__dict__.pop("_fit_codes_", None)
+        if kept is None or kept[0] is not X or self.missing_code_.max() >= 0:
+            return None
+        return kept[1]
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_fit_codes_", None)  # the codes of one fit, never part of the model
+        return state
 
     def _int_matrix(self, frame):
         """The data as one matrix when every column is a nominal attribute coded by integral
@@ -1027,6 +1066,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     def encode(self, X, owner):
         """:meth:`transform` with ``owner`` (the estimator's name) in error messages."""
         check_is_fitted(self, "categories_")
+        self.__dict__.pop("_fit_codes_", None)
         frame = as_frame(X)
         self._check_columns(frame, owner)
         # column-major: every column is written contiguously, and the tables count by column
