@@ -14,8 +14,8 @@ peak resident memory the fit added and the zero-one loss on a held-out sample:
   and so are we, by three routes: the rows integer-coded as CSV (``pandas.read_csv``, fit,
   predict), and Petal's own string files (values ``v0`` ... and classes ``c0`` ...) with a
   header, as CSV and as Parquet (``fit_stream`` of the training file, ``predict_stream`` of
-  the test file to a Parquet file): the median of ``--repeats`` runs of each (default 3),
-  the four alternated.
+  the test file to a Parquet file of the predicted classes, read back for the 0-1 loss):
+  the median of ``--repeats`` runs of each (default 3), the four alternated.
 
 Printed and written to ``docs/performance.md`` (its section between the
 ``<!-- bench_peers -->`` markers; the other sections are kept).  Run from the repository
@@ -163,7 +163,8 @@ def ours_on_strings(learner, attributes, train, test, out):
 
     est = model("seminaive-m", learner, attributes)
     est.fit_stream(train, "y", progress=False)
-    est.predict_stream(test, out=out, proba=True, progress=False)
+    # the predicted classes only: Petal reports the 0-1 loss, and computes no probabilities
+    est.predict_stream(test, out=out, proba=False, progress=False)
     return pq.read_table(out, columns=["prediction"]).column(0).to_numpy(zero_copy_only=False)
 
 
@@ -373,7 +374,10 @@ def write(args, header, rows, petal_rows, skbn):
                   "learn, classify the test file) against ours end to end on the same rows: "
                   "integer-coded as CSV (`pandas.read_csv`, fit, predict), and Petal's string "
                   "files themselves with a header, as CSV and as Parquet (`fit_stream` of the "
-                  "training file, `predict_stream` of the test file to Parquet); each warmed "
+                  "training file, `predict_stream(proba=False)` of the test file to Parquet, "
+                  "read back for the 0-1 loss); Petal's time is its whole process (start, "
+                  "parse, learn, classify, report), ours that of a process that has imported "
+                  "the library and compiled its kernels; each warmed "
                   f"up on the same files, the median of {args.repeats} runs of each, the four "
                   "alternated; peak MiB is the maximum memory Petal reports of itself and the "
                   "memory our integer route added to the warmed-up process; all with "

@@ -374,34 +374,18 @@ def _arrow_strings(series, combine=True):
     return arr
 
 
-def _utf8_values(lookup):
-    """The values of ``lookup`` (an Index) as UTF-8 bytes, or None when they are not all
-    strings."""
-    cats = list(lookup)
-    if not all(isinstance(c, str) for c in cats):
-        return None
-    try:
-        return [c.encode("utf-8") for c in cats]
-    except UnicodeEncodeError:  # lone surrogates: not representable in Arrow either
-        return None
-
-
-def _utf8_buffers(arr):
-    """``(offsets, data, validity, offset)`` of an Arrow (large) string array, as the
-    kernel :func:`~seminaive.kernels.encode_utf8_columns` reads them."""
-    validity, offsets, data = arr.buffers()[:3]
-    offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(arr.type)
-                            else np.int32)
-    data = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else \
-        np.zeros(1, dtype=np.uint8)
-    validity = np.frombuffer(validity, dtype=np.uint8) if validity is not None and \
-        arr.null_count else np.zeros(0, dtype=np.uint8)
-    views = []
-    for buf in (offsets, data, validity):  # all read-only: one array type in the kernel
-        view = buf.view()
-        view.flags.writeable = False
-        views.append(view)
-    return *views, arr.offset
+def _index_in_codes(arr, value_set, out):
+    """Codes of an Arrow string array (or chunked array) against ``value_set`` (the known
+    values in code order, of the array's type) into ``out``: Arrow's hash lookup
+    (:func:`pyarrow.compute.index_in`) on the buffers as they are, chunk by chunk, -1 for a
+    null or a value not in the set; no Python string is made."""
+    start = 0
+    for chunk in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]):
+        index = pc.index_in(chunk, value_set=value_set)
+        if index.null_count:
+            index = index.fill_null(-1)
+        out[start:start + len(index)] = index.to_numpy(zero_copy_only=False)
+        start += len(index)
 
 
 def _nominal_values(series, present):
@@ -829,7 +813,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         for col, cats in grown.items():
             self.categories_[col] = cats
             self._lookup_.pop(col, None)
-            self._lookup_.pop(("utf8", col), None)
+            for key in [k for k in self._lookup_ if isinstance(k, tuple) and k[1] == col]:
+                self._lookup_.pop(key)  # the column's Arrow value sets
         if self.missing == "value":
             self._add_missing_codes(frame, present)
         return self
@@ -918,13 +903,20 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._lookup_[col] = lookup
         return lookup
 
-    def _utf8_values(self, col):
-        """The known values of nominal column ``col`` as UTF-8 bytes (None unless they are
-        all strings), kept with the lookups."""
-        key = ("utf8", col)
+    def _arrow_values(self, col, arrow_type):
+        """The known values of nominal column ``col`` as a pyarrow array of ``arrow_type``
+        (a string type) in code order, for :func:`pyarrow.compute.index_in`; None unless
+        they are all strings.  Kept with the lookups."""
+        key = ("arrow", col, str(arrow_type))
         if key not in self._lookup_:
-            self._lookup_[key] = _utf8_values(self.categories_[col] if self.missing_code_[
-                col] < 0 else self._category_index(col))
+            known = list(self._category_index(col))
+            values = None
+            if all(isinstance(v, str) for v in known):
+                try:
+                    values = pa.array(known, type=arrow_type)
+                except (pa.ArrowException, UnicodeEncodeError):  # lone surrogates
+                    values = None
+            self._lookup_[key] = values
         return self._lookup_[key]
 
     def _check_columns(self, frame, owner):
@@ -1088,7 +1080,6 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         fast = self._int_matrix(frame)
         if fast is not None and not self._encode_int_matrix(fast, codes):
             fast = None
-        strings = ([], [])  # Arrow string columns (string, large_string): coded together
         nominal = np.flatnonzero(self.nominal_) if fast is None else ()
         # frame.items() makes the column Series faster than frame.iloc[:, col] one by one
         columns = [s for c, (_, s) in enumerate(frame.items()) if self.nominal_[c]] if len(
@@ -1105,16 +1096,13 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 _dictionary_codes(series, lookup, codes[:, col])
                 continue
             arr = _arrow_strings(series, combine=False)
-            if isinstance(arr, pa.ChunkedArray) and arr.num_chunks > 1:
-                # string chunks: dictionary-encoded as they are held (no copy into one
-                # array), then coded by a lookup of each dictionary
-                _dictionary_codes(pc.dictionary_encode(arr), lookup, codes[:, col])
+            if arr is not None and (value_set := self._arrow_values(col, arr.type)) is not None:
+                _index_in_codes(arr, value_set, codes[:, col])
                 continue
-            if isinstance(arr, pa.ChunkedArray):
-                arr = arr.chunk(0) if arr.num_chunks == 1 else None
-            if arr is not None and (keys := self._utf8_values(col)) is not None:
-                strings[pa.types.is_large_string(arr.type)].append(
-                    (_utf8_buffers(arr), keys, col))
+            if arr is not None:
+                # known values that are not all strings: each chunk dictionary-encoded as it
+                # is held, then coded by a lookup of each dictionary
+                _dictionary_codes(pc.dictionary_encode(arr), lookup, codes[:, col])
                 continue
             values = series.to_numpy()
             if values.dtype.kind in "iuf" and lookup.dtype.kind in "iuf":
@@ -1123,10 +1111,6 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 codes[:, col] = _object_codes(values, lookup)
             else:
                 codes[:, col] = lookup.get_indexer(series)
-        for group in strings:
-            if group:
-                kernels.encode_utf8_columns([g[0] for g in group], [g[1] for g in group],
-                                            np.array([g[2] for g in group]), codes)
         if self.missing == "value":
             for col in np.flatnonzero(self.missing_code_ >= 0):
                 series = frame.iloc[:, col]
