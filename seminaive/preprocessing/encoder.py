@@ -980,9 +980,24 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         return True
 
     def take_fit_codes(self, X):
-        """The storage codes (uint8, value position + 1) of the data the encoder was just
-        fitted on, when ``X`` is that data (the very same frame) and the fit made them in its
-        pass over an integer matrix; else None.  Given once: the codes are dropped."""
+        """The storage codes of the data the encoder was just fitted on, made by the fit's
+        one pass over an integer matrix.
+
+        Given once, and only for the very same frame: the codes are dropped by this call and
+        by any coding (:meth:`transform`), so data changed after the fit is always coded
+        again.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The frame the encoder was fitted on.
+
+        Returns
+        -------
+        codes : ndarray of uint8, shape (n_rows, n_attributes), Fortran order, or None
+            A value's position in ``categories_`` + 1 (the table's storage codes); None when
+            ``X`` is not that frame or the fit did not make them.
+        """
         kept = self.__dict__.pop("_fit_codes_", None)
         if kept is None or kept[0] is not X or self.missing_code_.max() >= 0:
             return None
