@@ -19,6 +19,7 @@ Run from the repository root::
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -99,6 +100,7 @@ def main():
     now_dir = ROOT if args.commit is None else export_library(
         ROOT, args.commit, tempfile.mkdtemp(prefix="bench-now-"))
     data_dir = tempfile.mkdtemp(prefix="bench-files-")
+    load_start = os.getloadavg()[0]
     rows = []
     for shape in QUICK_SHAPES if args.quick else SHAPES:
         csv_path, parquet_path = write_files(shape, data_dir)
@@ -138,7 +140,9 @@ def main():
         "timed in the same process just before `fit_stream`.  *x parse* is this tree's "
         "`fit_stream` over the parse time; *speed-up* is the reference's `fit_stream` over "
         "this tree's.  Petal on the same kind of string files is in the section on peers "
-        "(`benchmarks/bench_peers.py --petal PATH`).",
+        "(`benchmarks/bench_peers.py --petal PATH`).  "
+        f"{os.cpu_count()} cores; load average {load_start:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end.",
         "",
         "| data | file | learner | parse s | reference s | this tree s | x parse | speed-up "
         "| note |",
