@@ -95,7 +95,6 @@ def encode_int_columns(X, lows, starts, lookup, out):
 SMALL_VALUES = 64
 
 
-@njit(parallel=True, cache=True)
 def int_scan_codes(X, lows, highs, masks, out):
     """One pass over an integer matrix: the minimum and maximum of every column, the set of
     its values in ``[0, 64)`` as the bits of ``masks[j]``, and ``out[r, j] = X[r, j] + 1``
@@ -104,48 +103,40 @@ def int_scan_codes(X, lows, highs, masks, out):
     When every value lies in ``[0, 64)`` this is all a fit needs: the sorted values of a
     column are the set bits of its mask, and ``out`` holds storage codes (a value's
     position + 1) as they are when each column's values are ``0 .. k - 1``
-    (:func:`recode_small` maps them otherwise).  Parallel over blocks of rows read row by
-    row, each block with its own minima, maxima and masks, reduced at the end."""
+    (:func:`recode_small` maps them otherwise).  One range of rows per thread
+    (:func:`._threads.parallel_calls`), each read row by row with its own minima, maxima
+    and masks, reduced at the end."""
     n, a = X.shape
-    n_blocks = max((n + ROW_BLOCK - 1) // ROW_BLOCK, 1)
-    block_lo = np.empty((n_blocks, a), dtype=np.int64)
-    block_hi = np.empty((n_blocks, a), dtype=np.int64)
-    block_mask = np.zeros((n_blocks, a), dtype=np.uint64)
-    for b in prange(n_blocks):
-        r0 = b * ROW_BLOCK
-        r1 = min(n, r0 + ROW_BLOCK)
-        lo = np.zeros(a, dtype=np.int64)
-        hi = np.zeros(a, dtype=np.int64)
-        mask = np.zeros(a, dtype=np.uint64)
-        if r0 < n:
-            for j in range(a):
-                lo[j] = np.int64(X[r0, j])
-                hi[j] = lo[j]
-        for r in range(r0, r1):
-            for j in range(a):
-                v = np.int64(X[r, j])
-                lo[j] = min(lo[j], v)
-                hi[j] = max(hi[j], v)
-                if np.uint64(v) < np.uint64(SMALL_VALUES):
-                    mask[j] |= np.uint64(1) << np.uint64(v)
-                    out[r, j] = np.uint8(v + 1)
-                else:
-                    out[r, j] = 0
+    bounds = parts(n, X.size) or [(0, 0)]
+    part_lo = np.zeros((len(bounds), a), dtype=np.int64)
+    part_hi = np.zeros((len(bounds), a), dtype=np.int64)
+    part_mask = np.zeros((len(bounds), a), dtype=np.uint64)
+    parallel_calls(_scan_rows, [(X, r0, r1, part_lo[p], part_hi[p], part_mask[p], out)
+                                for p, (r0, r1) in enumerate(bounds)])
+    lows[:] = part_lo.min(axis=0)
+    highs[:] = part_hi.max(axis=0)
+    masks[:] = np.bitwise_or.reduce(part_mask, axis=0)
+
+
+@njit(cache=True, nogil=True)
+def _scan_rows(X, r0, r1, lo, hi, mask, out):
+    """:func:`int_scan_codes` of the rows ``r0 .. r1 - 1`` (``lo``, ``hi``, ``mask``: this
+    range's own)."""
+    a = X.shape[1]
+    if r0 < r1:
         for j in range(a):
-            block_lo[b, j] = lo[j]
-            block_hi[b, j] = hi[j]
-            block_mask[b, j] = mask[j]
-    for j in range(a):
-        lo = block_lo[0, j]
-        hi = block_hi[0, j]
-        mask = block_mask[0, j]
-        for b in range(1, n_blocks):
-            lo = min(lo, block_lo[b, j])
-            hi = max(hi, block_hi[b, j])
-            mask |= block_mask[b, j]
-        lows[j] = lo
-        highs[j] = hi
-        masks[j] = mask
+            lo[j] = np.int64(X[r0, j])
+            hi[j] = lo[j]
+    for r in range(r0, r1):
+        for j in range(a):
+            v = np.int64(X[r, j])
+            lo[j] = min(lo[j], v)
+            hi[j] = max(hi[j], v)
+            if np.uint64(v) < np.uint64(SMALL_VALUES):
+                mask[j] |= np.uint64(1) << np.uint64(v)
+                out[r, j] = np.uint8(v + 1)
+            else:
+                out[r, j] = 0
 
 
 @njit(parallel=True, cache=True)
