@@ -180,7 +180,9 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
         if X.shape[0] and linear:
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
-                blocks, out, out_sq, kernels.TILE_ROWS if tile_rows is None else tile_rows)
+                blocks, out, out_sq,
+                kernels.tile_size(a, table.n_classes, **({} if tile_rows is None
+                                                          else {"tile_rows": tile_rows})))
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

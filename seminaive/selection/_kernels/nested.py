@@ -212,10 +212,16 @@ _NO_BLOCK = -(1 << 40)  # below any block
 #: a row's union cells when the combination does not qualify for it (below any cell)
 _NO_CELL = -(1 << 60)
 #: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
-#: TILE_ROWS, and at most _TILE_BYTES of per-row sums, so that they and one combination's
-#: union blocks stay in a core's cache
+#: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`)
 TILE_ROWS = 512
-_TILE_BYTES = 1 << 21
+TILE_BYTES = 1 << 21
+
+
+def tile_size(n_attributes, n_classes, tile_rows=TILE_ROWS, tile_bytes=TILE_BYTES):
+    """Rows per tile of :func:`nested_loo_loss_nominal`: at most ``tile_rows``, and at most
+    ``tile_bytes`` of the tile's per-row sums and working arrays."""
+    a, k = n_attributes, n_classes
+    return max(1, min(int(tile_rows), int(tile_bytes) // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
 
 
 @njit(cache=True, inline="always")
@@ -426,11 +432,11 @@ class _Tile(NamedTuple):
     apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
     bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
     cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
-    pv: np.ndarray  # per row: the running product (one class at a time)
+    pv: np.ndarray  # pv[y, i]: row i's running product in class y
     gat: np.ndarray  # per row: its union cell's count (one child and class)
     pe: np.ndarray  # its block
-    hcls: np.ndarray  # the row's held-out amount in the class
-    den: np.ndarray  # the row's LOO parent count in the class
+    hcls: np.ndarray  # hcls[y, i]: the row's held-out amount in class y
+    den: np.ndarray  # den[y, i]: the row's LOO parent count in class y
     inv_den: np.ndarray  # 1 / (den + m)
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
@@ -631,56 +637,53 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 xc = np.int64(xrank[j, i])
                 t = i0 + xc * cj + sc * apart[pos, i] + bpart[pos, i]
                 cidx[j, i] = t if xc != 0 else -1
-        # stream the blocks into cache before the rows' scattered reads: the next line of
-        # every block at once (independent misses)
-        touched = 0.0
-        step = 0
-        more = True
-        while more:
-            more = False
-            for j in range(a):
-                if ctype[j] >= 0 and idx0[j] + step < iend[j]:
-                    touched += counts[idx0[j] + step]
-                    more = True
-            step += line
-        pv[0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
+            pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls[i] = hy
+                hcls_y[i] = hy
                 cnt = max(counts[base[i] + yy] - hy, 0.0)
                 p = (wq * cnt + jadd) * jinv[i]
-                pv[i] = p
-                pe[i] = 0
-                den[i] = cnt
-                inv_den[i] = 1.0 / (cnt + m)
+                pv_y[i] = p
+                pe_y[i] = 0
+                den_y[i] = cnt
+                inv_y[i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
-                    _renormalise(pv, pe, i)
-                    if pe[i] != 0:
+                    _renormalise(pv_y, pe_y, i)
+                    if pe_y[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, yy, 0, i, pv_y[i], pe_y[i])
                 else:
                     acc[yy, 0, i] += p
-            for j in range(a):
-                t_kind = ctype[j]
+        for j in range(a):
+            t_kind = ctype[j]
+            if t_kind >= 0:
+                # stream the child's union block into cache before the rows' scattered
+                # reads of its cells, for every class
+                touched = 0.0
+                for t in range(idx0[j], iend[j], line):
+                    touched += counts[t]
+                gat[0] = touched  # (overwritten before it is read)
+            for yy in range(k):
+                pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
                 if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                     if plain:
-                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                        num_add[j], pv, acc[yy, j + 1]):
+                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
+                                        num_add[j], pv_y, acc[yy, j + 1]):
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
                             for i in range(n_tile):
-                                if 0.0 < pv[i] < _TINY:
-                                    _renormalise(pv, pe, i)
+                                if 0.0 < pv_y[i] < _TINY:
+                                    _renormalise(pv_y, pe_y, i)
                                     blocks[i] = True
                                     plain = False
-                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
+                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
+                                      num_add[j], pv_y, pe_y, acc[yy, j + 1], ea[yy, j + 1]):
                         for i in range(n_tile):
-                            _renormalise(pv, pe, i)  # (one block may not have been enough)
-                            if pe[i] != 0:
+                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
+                            if pe_y[i] != 0:
                                 blocks[i] = True
                     continue
                 na = num_add[j]
@@ -688,29 +691,29 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 cj = cc[j]
                 nv = sizes[rank[j]]
                 for i in range(n_tile):
-                    p = pv[i]
+                    p = pv_y[i]
                     t = cidx[j, i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls[i], 0.0)
+                        num = max(counts[t + yy] - hcls_y[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls[i]
+                            dmiss = -hcls_y[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den[i] + da)
+                            p *= (num + 1.0) / (den_y[i] + da)
                         else:
-                            p *= (num + na) * inv_den[i]
+                            p *= (num + na) * inv_y[i]
                         if 0.0 < p < _TINY:
-                            pv[i] = p
-                            _renormalise(pv, pe, i)
-                            p = pv[i]
+                            pv_y[i] = p
+                            _renormalise(pv_y, pe_y, i)
+                            p = pv_y[i]
                             blocks[i] = True
                             plain = False
-                        pv[i] = p
+                        pv_y[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -750,7 +753,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     for j in range(a):
         nv = max(sizes[rank[j]] - 1, 1)
         num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
-    tile = max(1, min(tile_rows, _TILE_BYTES // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
+    tile = max(1, tile_rows)
     width = max(n_levels - 1, 1)
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
@@ -765,9 +768,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile), np.empty(a, dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty((k, tile)), np.empty(tile),
+                   np.empty((k, tile), dtype=np.int64), np.empty((k, tile)),
+                   np.empty((k, tile)), np.empty((k, tile)), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64))
