@@ -9,9 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...kernels.losses import (
-    LOSS_LOG,
-    LOSS_RMSE,
-    LOSS_ZERO_ONE,
+    loss_from_terms,
     scaled_row_loss,
 )
 from ...kernels.smoothing import (
@@ -19,13 +17,14 @@ from ...kernels.smoothing import (
 )
 from ._common import (
     _gaussian_child_loo,
+    _held_out_buffers,
+    _hold_out,
     _is_member,
     _layout,
     _loo_log_cond,
     _loo_log_joint,
     _lse_add,
     _qualifying_parent,
-    _row_gaussian_loo,
     _union_cell,
 )
 
@@ -65,19 +64,14 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
     rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
     min_count = est.min_count
     n_rows, a = X.shape
-    n_num = V.shape[1]
     gaussian, missing_code = gl[0], gl[1]
-    n_lat = order_first[gl[8]] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
-        lw_row = np.zeros(a)
-        floor = np.empty(n_num)
-        est_mean = np.empty((n_lat, n_num, k))
-        est_var = np.empty((n_lat, n_num, k))
-        xr = np.empty(a, dtype=np.int64)
+        held = _held_out_buffers(lay, n_rows, V, gl)
+        xr, lw_row, _, est_mean, est_var = held
         cur_top = np.empty((a + 1, a + 1, k))
         cur_scale = np.empty((a + 1, a + 1, k))
         prev_top = np.empty((a + 1, a + 1, k))
@@ -86,14 +80,9 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
         acc = np.empty((a + 1, k))
         pre = np.empty(k)
         for rr in range(r0, r1):
-            wt = w[rr]
+            wt, h, yt = _hold_out(rr, X, y, w, V, lay, gl, held)
             if wt <= 0.0:
                 continue
-            h = min(wt, 1.0)
-            yt = y[rr]
-            for i in range(a):
-                xr[i] = X[rr, i]
-            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
             for L in range(n_levels):
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
@@ -252,46 +241,34 @@ def _renormalise(p, e, yy):
 
 
 @njit(cache=True, inline="always")
-def _block_row_loss(acc, ea, k, yt, kind):
-    """:func:`~seminaive.kernels.losses.row_loss` of the per-class scores
-    log(acc[y] * _BLOCK ** ea[y]) (no logarithm for RMSE and zero-one)."""
-    if kind == LOSS_RMSE:  # the usual case first: every class in the same block
-        same = True
-        total = 0.0
+def _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked):
+    """:func:`~seminaive.kernels.losses.loss_from_terms` of row i's per-class scores
+    log(acc[y, s, i] * _BLOCK ** ea[y, s, i]) (no logarithm for RMSE and zero-one): the
+    terms are the sums brought to the highest block of a positive sum (the sums
+    themselves when the row has no block other than 0, ``blocked`` False)."""
+    t = 0
+    if blocked:
+        t = _NO_BLOCK
         for yy in range(k):
-            total += acc[yy]
-            if ea[yy] != ea[0] and acc[yy] > 0.0:
-                same = False
-        if same and total > 0.0:  # (the classes of sum 0 add nothing whatever their block)
-            err = 1.0 - acc[yt] / total
-            return err * err
-    t = _NO_BLOCK
-    for yy in range(k):
-        if acc[yy] > 0.0 and ea[yy] > t:
-            t = ea[yy]
-    if t == _NO_BLOCK:
-        return 1.0 if kind != LOSS_LOG else np.inf
+            if acc[yy, s, i] > 0.0 and ea[yy, s, i] > t:
+                t = ea[yy, s, i]
     total = 0.0
     best = 0
     best_e = -1.0
-    e_true = 0.0
     for yy in range(k):
-        e = acc[yy] * _block_factor(t - ea[yy]) if acc[yy] > 0.0 else 0.0
+        e = acc[yy, s, i]
+        if blocked:
+            e = e * _block_factor(t - ea[yy, s, i]) if e > 0.0 else 0.0
         total += e
         if e > best_e:
             best_e = e
             best = yy
-        if yy == yt:
-            e_true = e
-    if kind == LOSS_ZERO_ONE:
-        return 0.0 if best == yt else 1.0
-    if kind == LOSS_RMSE:
-        err = 1.0 - e_true / total
-        return err * err
-    if acc[yt] <= 0.0:
-        return np.inf
-    # the true class's sum from its own block: finite however small its posterior
-    return math.log(total) - math.log(acc[yt]) + (t - ea[yt]) * _LOG_BLOCK
+    true_term = acc[yt, s, i]
+    shift = 0.0
+    if blocked:
+        true_term = true_term * _block_factor(t - ea[yt, s, i]) if true_term > 0.0 else 0.0
+        shift = (t - ea[yt, s, i]) * _LOG_BLOCK
+    return loss_from_terms(total, best, true_term, acc[yt, s, i], shift, yt, kind)
 
 
 @njit(cache=True, inline="always")
@@ -332,31 +309,6 @@ def _block_add(acc, ea, yy, s, i, v, e):
         acc[yy, s, i] += v * _block_factor(cur - e)
 
 
-@njit(cache=True, inline="always")
-def _plain_row_loss(acc, s, i, k, yt, kind):
-    """:func:`_block_row_loss` of ``acc[:, s, i]`` when every block is 0 (the same
-    operations, so the same value)."""
-    total = 0.0
-    for yy in range(k):
-        total += acc[yy, s, i]
-    if total <= 0.0:
-        return 1.0 if kind != LOSS_LOG else np.inf
-    if kind == LOSS_RMSE:
-        err = 1.0 - acc[yt, s, i] / total
-        return err * err
-    if kind == LOSS_ZERO_ONE:
-        best = 0
-        best_e = -1.0
-        for yy in range(k):
-            if acc[yy, s, i] > best_e:
-                best_e = acc[yy, s, i]
-                best = yy
-        return 0.0 if best == yt else 1.0
-    if acc[yt, s, i] <= 0.0:
-        return np.inf
-    return math.log(total) - math.log(acc[yt, s, i])
-
-
 @njit(cache=True)
 def _first_qualifying(L, rr, X, w, table, space, min_count):
     """The first r at which level L has a qualifying combination for row rr (the highest
@@ -391,12 +343,9 @@ def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
         wt = w[rr]
         yt = y[rr]
         if added[i]:  # else the same sums, the same losses as at r - 1
-            if blocks[i]:
-                for s in range(a + 1):
-                    last_loss[i, s] = _block_row_loss(acc[:, s, i], ea[:, s, i], k, yt, kind)
-            else:
-                for s in range(a + 1):
-                    last_loss[i, s] = _plain_row_loss(acc, s, i, k, yt, kind)
+            blocked = blocks[i]
+            for s in range(a + 1):
+                last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
             added[i] = False
         if L > 0 or r == 0:
             for s in range(a + 1):
