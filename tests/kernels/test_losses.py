@@ -49,10 +49,9 @@ def test_scaled_scores_give_the_loss_of_their_log_scores(kind):
         yt = int(rng.integers(4))
         expected = row_loss(score, 4, yt, kind)
         got = scaled_row_loss(top, scale, 4, yt, kind)
-        # (the RMSE of a posterior near 1 is a difference of nearly equal numbers: equal
+        # (the loss of a posterior near 1 is a difference of nearly equal numbers: equal
         # to rounding in absolute terms)
-        assert got == pytest.approx(expected, rel=1e-12, abs=1e-15 if kind == LOSS_RMSE
-                                    else 1e-300)
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
 def test_the_log_loss_stays_finite_when_the_true_term_underflows():
