@@ -21,8 +21,14 @@ skips it.
 Printed and written to ``docs/performance.md`` (its section between the ``bench_selection``
 markers).
 
+With ``--grid``, instead: ``AnDE(n="auto")`` against ``AnDE(n=2)`` on random nominal data of
+1,600 rows x 60 attributes (uniform values and classes, seed 0) with 2, 4 and 8 values and
+2 to 5 classes, the two fits alternated ``--repeats`` times in one process for every shape
+(best wall time and best CPU time of each); the whole grid of ratios is printed and written
+to the section between the ``bench_selection_grid`` markers.  Target: every ratio <= 10.
+
     python benchmarks/bench_selection.py [--quick] [--full] [--before] [--reference COMMIT]
-                                         [--out PATH]
+                                         [--grid] [--out PATH]
 """
 
 import argparse
@@ -36,6 +42,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from _sections import export_library, parse_or_serve, run_library, write_section
 from numba import get_num_threads
 
@@ -47,6 +54,9 @@ from seminaive.sources import ArraySource
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_selection -->", "<!-- /bench_selection -->")
+GRID_MARK = ("<!-- bench_selection_grid -->", "<!-- /bench_selection_grid -->")
+GRID_VALUES = (2, 4, 8)
+GRID_CLASSES = (2, 3, 4, 5)
 TARGET = 10.0
 
 MODELS = {
@@ -114,6 +124,79 @@ def against_reference(args):
             identical)
 
 
+def random_nominal(n_values, n_classes, n_rows=1600, n_attributes=60, seed=0):
+    """Uniform random nominal data: ``n_rows`` x ``n_attributes`` categorical columns of
+    ``n_values`` values and ``n_classes`` classes (seed ``seed``)."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_values, (n_rows, n_attributes))
+    X = pd.DataFrame(codes, columns=[f"a{i}" for i in range(n_attributes)]).astype("category")
+    y = pd.Series(rng.integers(0, n_classes, n_rows)).astype("category")
+    return X, y
+
+
+def grid_cell(n_values, n_classes, repeats):
+    """Best wall and CPU times of ``AnDE(n=2)`` and ``AnDE(n="auto")`` fits on one shape,
+    the two alternated ``repeats`` times after a warm-up fit on 100 rows, and the model
+    ``n="auto"`` chose: ``(a2de wall, auto wall, a2de cpu, auto cpu, selected)``."""
+    X, y = random_nominal(n_values, n_classes)
+    for make in (lambda: AnDE(n=2), lambda: AnDE(n="auto")):
+        make().fit(X.iloc[:100], y.iloc[:100])
+    wall = {"a2de": [], "auto": []}
+    cpu = {"a2de": [], "auto": []}
+    for _ in range(repeats):
+        for name, make in (("a2de", lambda: AnDE(n=2)), ("auto", lambda: AnDE(n="auto"))):
+            t0, c0 = time.perf_counter(), time.process_time()
+            model = make().fit(X, y)
+            wall[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)
+    selected = f"n={model.n_}, r={model.n_parents_}, s={model.n_children_}"
+    return (min(wall["a2de"]), min(wall["auto"]), min(cpu["a2de"]), min(cpu["auto"]),
+            selected)
+
+
+def run_grid(args):
+    """The whole grid (:func:`grid_cell` for every shape), printed and written."""
+    cells = {}
+    for n_values in GRID_VALUES:
+        for n_classes in GRID_CLASSES:
+            cell = grid_cell(n_values, n_classes, args.repeats)
+            cells[n_values, n_classes] = cell
+            print(f"# {n_values} values, {n_classes} classes: A2DE {cell[0]:.3f} s, "
+                  f"n='auto' {cell[1]:.3f} s ({cell[1] / cell[0]:.1f}x wall, "
+                  f"{cell[3] / cell[2]:.1f}x CPU), {cell[4]}; load average "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+    load_avg = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    header = "| values | " + " | ".join(f"{k} classes" for k in GRID_CLASSES) + " |"
+    rule = "|---|" + "---:|" * len(GRID_CLASSES)
+    rows = []
+    for n_values in GRID_VALUES:
+        row = []
+        for n_classes in GRID_CLASSES:
+            a2de, auto, a2de_cpu, auto_cpu, _ = cells[n_values, n_classes]
+            row.append(f"{auto / a2de:.1f} ({auto_cpu / a2de_cpu:.1f})")
+        rows.append(f"| {n_values} | " + " | ".join(row) + " |")
+    worst = max(c[1] / c[0] for c in cells.values())
+    lines = [GRID_MARK[0], "## n=\"auto\" against A2DE across shapes", "",
+             f"Written by `benchmarks/bench_selection.py --grid` on "
+             f"{datetime.date.today().isoformat()}: {platform.machine()}, "
+             f"{os.cpu_count()} cores ({get_num_threads()} numba threads), Python "
+             f"{platform.python_version()}; load average {load_avg}.", "",
+             "Random nominal data, 1,600 rows x 60 attributes (uniform values and classes, "
+             "seed 0).  Fit time of `AnDE(n=\"auto\")` over the fit time of `AnDE(n=2)` "
+             f"(A2DE) on the same data in the same process, best of {args.repeats} fits "
+             "each, the two alternated, after a warm-up fit on 100 rows; in brackets the "
+             "same ratio of CPU times (this process, every thread).  Target: <= 10 "
+             f"everywhere; worst wall ratio here {worst:.1f}.", "", header, rule, *rows, "",
+             "| values | classes | A2DE s | n=\"auto\" s | selected |", "|---:|---:|---:|---:|---|"]
+    for (n_values, n_classes), cell in cells.items():
+        lines.append(f"| {n_values} | {n_classes} | {cell[0]:.3f} | {cell[1]:.3f} | "
+                     f"{cell[4]} |")
+    lines += ["", GRID_MARK[1]]
+    for row in rows:
+        print(row)
+    write_section(args.out, GRID_MARK, "\n".join(lines))
+
+
 def median_fit_times(X, y, repeats):
     """Median wall time and median CPU time (this process, every thread) of every model's
     fit over ``repeats`` fits, the models alternated in each repeat (so that every model
@@ -162,13 +245,22 @@ def main():
     parser.add_argument("--full", action="store_true", help="all 3,190 rows")
     parser.add_argument("--before", action="store_true",
                         help="also time the log-space leave-one-out pass (slow)")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="fits of each model (default 5; 3 with --grid)")
+    parser.add_argument("--grid", action="store_true",
+                        help="n='auto' against A2DE on random data of 2, 4, 8 values and "
+                             "2-5 classes (the --repeats fits of each, default 3 here)")
     parser.add_argument("--reference", default="81d2a0b",
                         help="commit of the nested pass to compare with ('' to skip)")
     parser.add_argument("--ref-repeats", type=int, default=5,
                         help="fresh-process fits of each version, alternated")
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:
+        return
+    if args.repeats is None:
+        args.repeats = 3 if args.grid else 5
+    if args.grid:
+        run_grid(args)
         return
     X, y = sample(args.full, args.quick)
     n_rows = len(y)

@@ -14,9 +14,11 @@ from ._common import (  # noqa: F401
     observed_totals,
 )
 from .nested import (  # noqa: F401
+    TILE_BYTES,
     TILE_ROWS,
     nested_loo_loss,
     nested_loo_loss_nominal,
+    tile_size,
 )
 from .scoring import (  # noqa: F401
     selective_scores,

@@ -302,6 +302,37 @@ def _row_gaussian_loo(xr, Vr, yt, h, table, gl, lw_row, floor, est_mean, est_var
                   floor, est_mean, est_var)
 
 
+@njit(cache=True)
+def _held_out_buffers(table, n_rows, V, gl):
+    """What a leave-one-out pass over rows keeps per thread: the held-out row's codes and
+    the working arrays of :func:`_row_gaussian_loo` (``table`` a
+    :class:`~seminaive.tables.TableLayout`, ``V`` the rows' numeric values, ``gl`` a
+    :class:`~seminaive.kernels.gaussian.GaussianLoo`)."""
+    a = table.sizes.shape[0]
+    k = table.n_classes
+    n_num = V.shape[1]
+    n_lat = table.order_first[gl[8]] if n_num > 0 else 1
+    return (np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
+            np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)))
+
+
+@njit(cache=True, inline="always")
+def _hold_out(rr, X, y, w, V, table, gl, held):
+    """Hold row rr out: ``(its weight, the held-out amount min(w, 1), its class)``; when
+    its weight is positive, its codes are copied into ``held[0]`` and the leave-one-out
+    Gaussian estimates without it are made in the other arrays of ``held``
+    (:func:`_held_out_buffers`)."""
+    xr, lw_row, floor, est_mean, est_var = held
+    wt = w[rr]
+    h = min(wt, 1.0)
+    yt = y[rr]
+    if wt > 0.0:
+        for i in range(xr.shape[0]):
+            xr[i] = X[rr, i]
+        _row_gaussian_loo(xr, V[rr], yt, h, table, gl, lw_row, floor, est_mean, est_var)
+    return wt, h, yt
+
+
 @njit(parallel=True, cache=True)
 def observed_totals(table, g_last, out):
     """out[g] = N_obs(s): rows in which every attribute of combination g is observed

@@ -9,9 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...kernels.losses import (
-    LOSS_LOG,
-    LOSS_RMSE,
-    LOSS_ZERO_ONE,
+    loss_from_terms,
     scaled_row_loss,
 )
 from ...kernels.smoothing import (
@@ -19,13 +17,14 @@ from ...kernels.smoothing import (
 )
 from ._common import (
     _gaussian_child_loo,
+    _held_out_buffers,
+    _hold_out,
     _is_member,
     _layout,
     _loo_log_cond,
     _loo_log_joint,
     _lse_add,
     _qualifying_parent,
-    _row_gaussian_loo,
     _union_cell,
 )
 
@@ -65,19 +64,14 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
     rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
     min_count = est.min_count
     n_rows, a = X.shape
-    n_num = V.shape[1]
     gaussian, missing_code = gl[0], gl[1]
-    n_lat = order_first[gl[8]] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
-        lw_row = np.zeros(a)
-        floor = np.empty(n_num)
-        est_mean = np.empty((n_lat, n_num, k))
-        est_var = np.empty((n_lat, n_num, k))
-        xr = np.empty(a, dtype=np.int64)
+        held = _held_out_buffers(lay, n_rows, V, gl)
+        xr, lw_row, _, est_mean, est_var = held
         cur_top = np.empty((a + 1, a + 1, k))
         cur_scale = np.empty((a + 1, a + 1, k))
         prev_top = np.empty((a + 1, a + 1, k))
@@ -86,14 +80,9 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
         acc = np.empty((a + 1, k))
         pre = np.empty(k)
         for rr in range(r0, r1):
-            wt = w[rr]
+            wt, h, yt = _hold_out(rr, X, y, w, V, lay, gl, held)
             if wt <= 0.0:
                 continue
-            h = min(wt, 1.0)
-            yt = y[rr]
-            for i in range(a):
-                xr[i] = X[rr, i]
-            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
             for L in range(n_levels):
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
@@ -212,10 +201,16 @@ _NO_BLOCK = -(1 << 40)  # below any block
 #: a row's union cells when the combination does not qualify for it (below any cell)
 _NO_CELL = -(1 << 60)
 #: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
-#: TILE_ROWS, and at most _TILE_BYTES of per-row sums, so that they and one combination's
-#: union blocks stay in a core's cache
+#: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`)
 TILE_ROWS = 512
-_TILE_BYTES = 1 << 21
+TILE_BYTES = 1 << 21
+
+
+def tile_size(n_attributes, n_classes, tile_rows=TILE_ROWS, tile_bytes=TILE_BYTES):
+    """Rows per tile of :func:`nested_loo_loss_nominal`: at most ``tile_rows``, and at most
+    ``tile_bytes`` of the tile's per-row sums and working arrays."""
+    a, k = n_attributes, n_classes
+    return max(1, min(int(tile_rows), int(tile_bytes) // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
 
 
 @njit(cache=True, inline="always")
@@ -246,46 +241,34 @@ def _renormalise(p, e, yy):
 
 
 @njit(cache=True, inline="always")
-def _block_row_loss(acc, ea, k, yt, kind):
-    """:func:`~seminaive.kernels.losses.row_loss` of the per-class scores
-    log(acc[y] * _BLOCK ** ea[y]) (no logarithm for RMSE and zero-one)."""
-    if kind == LOSS_RMSE:  # the usual case first: every class in the same block
-        same = True
-        total = 0.0
+def _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked):
+    """:func:`~seminaive.kernels.losses.loss_from_terms` of row i's per-class scores
+    log(acc[y, s, i] * _BLOCK ** ea[y, s, i]) (no logarithm for RMSE and zero-one): the
+    terms are the sums brought to the highest block of a positive sum (the sums
+    themselves when the row has no block other than 0, ``blocked`` False)."""
+    t = 0
+    if blocked:
+        t = _NO_BLOCK
         for yy in range(k):
-            total += acc[yy]
-            if ea[yy] != ea[0] and acc[yy] > 0.0:
-                same = False
-        if same and total > 0.0:  # (the classes of sum 0 add nothing whatever their block)
-            err = 1.0 - acc[yt] / total
-            return err * err
-    t = _NO_BLOCK
-    for yy in range(k):
-        if acc[yy] > 0.0 and ea[yy] > t:
-            t = ea[yy]
-    if t == _NO_BLOCK:
-        return 1.0 if kind != LOSS_LOG else np.inf
+            if acc[yy, s, i] > 0.0 and ea[yy, s, i] > t:
+                t = ea[yy, s, i]
     total = 0.0
     best = 0
     best_e = -1.0
-    e_true = 0.0
     for yy in range(k):
-        e = acc[yy] * _block_factor(t - ea[yy]) if acc[yy] > 0.0 else 0.0
+        e = acc[yy, s, i]
+        if blocked:
+            e = e * _block_factor(t - ea[yy, s, i]) if e > 0.0 else 0.0
         total += e
         if e > best_e:
             best_e = e
             best = yy
-        if yy == yt:
-            e_true = e
-    if kind == LOSS_ZERO_ONE:
-        return 0.0 if best == yt else 1.0
-    if kind == LOSS_RMSE:
-        err = 1.0 - e_true / total
-        return err * err
-    if acc[yt] <= 0.0:
-        return np.inf
-    # the true class's sum from its own block: finite however small its posterior
-    return math.log(total) - math.log(acc[yt]) + (t - ea[yt]) * _LOG_BLOCK
+    true_term = acc[yt, s, i]
+    shift = 0.0
+    if blocked:
+        true_term = true_term * _block_factor(t - ea[yt, s, i]) if true_term > 0.0 else 0.0
+        shift = (t - ea[yt, s, i]) * _LOG_BLOCK
+    return loss_from_terms(total, best, true_term, acc[yt, s, i], shift, yt, kind)
 
 
 @njit(cache=True, inline="always")
@@ -326,31 +309,6 @@ def _block_add(acc, ea, yy, s, i, v, e):
         acc[yy, s, i] += v * _block_factor(cur - e)
 
 
-@njit(cache=True, inline="always")
-def _plain_row_loss(acc, s, i, k, yt, kind):
-    """:func:`_block_row_loss` of ``acc[:, s, i]`` when every block is 0 (the same
-    operations, so the same value)."""
-    total = 0.0
-    for yy in range(k):
-        total += acc[yy, s, i]
-    if total <= 0.0:
-        return 1.0 if kind != LOSS_LOG else np.inf
-    if kind == LOSS_RMSE:
-        err = 1.0 - acc[yt, s, i] / total
-        return err * err
-    if kind == LOSS_ZERO_ONE:
-        best = 0
-        best_e = -1.0
-        for yy in range(k):
-            if acc[yy, s, i] > best_e:
-                best_e = acc[yy, s, i]
-                best = yy
-        return 0.0 if best == yt else 1.0
-    if acc[yt, s, i] <= 0.0:
-        return np.inf
-    return math.log(total) - math.log(acc[yt, s, i])
-
-
 @njit(cache=True)
 def _first_qualifying(L, rr, X, w, table, space, min_count):
     """The first r at which level L has a qualifying combination for row rr (the highest
@@ -385,12 +343,9 @@ def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
         wt = w[rr]
         yt = y[rr]
         if added[i]:  # else the same sums, the same losses as at r - 1
-            if blocks[i]:
-                for s in range(a + 1):
-                    last_loss[i, s] = _block_row_loss(acc[:, s, i], ea[:, s, i], k, yt, kind)
-            else:
-                for s in range(a + 1):
-                    last_loss[i, s] = _plain_row_loss(acc, s, i, k, yt, kind)
+            blocked = blocks[i]
+            for s in range(a + 1):
+                last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
             added[i] = False
         if L > 0 or r == 0:
             for s in range(a + 1):
@@ -426,11 +381,11 @@ class _Tile(NamedTuple):
     apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
     bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
     cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
-    pv: np.ndarray  # per row: the running product (one class at a time)
+    pv: np.ndarray  # pv[y, i]: row i's running product in class y
     gat: np.ndarray  # per row: its union cell's count (one child and class)
     pe: np.ndarray  # its block
-    hcls: np.ndarray  # the row's held-out amount in the class
-    den: np.ndarray  # the row's LOO parent count in the class
+    hcls: np.ndarray  # hcls[y, i]: the row's held-out amount in class y
+    den: np.ndarray  # den[y, i]: the row's LOO parent count in class y
     inv_den: np.ndarray  # 1 / (den + m)
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
@@ -631,56 +586,53 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 xc = np.int64(xrank[j, i])
                 t = i0 + xc * cj + sc * apart[pos, i] + bpart[pos, i]
                 cidx[j, i] = t if xc != 0 else -1
-        # stream the blocks into cache before the rows' scattered reads: the next line of
-        # every block at once (independent misses)
-        touched = 0.0
-        step = 0
-        more = True
-        while more:
-            more = False
-            for j in range(a):
-                if ctype[j] >= 0 and idx0[j] + step < iend[j]:
-                    touched += counts[idx0[j] + step]
-                    more = True
-            step += line
-        pv[0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
+            pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls[i] = hy
+                hcls_y[i] = hy
                 cnt = max(counts[base[i] + yy] - hy, 0.0)
                 p = (wq * cnt + jadd) * jinv[i]
-                pv[i] = p
-                pe[i] = 0
-                den[i] = cnt
-                inv_den[i] = 1.0 / (cnt + m)
+                pv_y[i] = p
+                pe_y[i] = 0
+                den_y[i] = cnt
+                inv_y[i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
-                    _renormalise(pv, pe, i)
-                    if pe[i] != 0:
+                    _renormalise(pv_y, pe_y, i)
+                    if pe_y[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, yy, 0, i, pv_y[i], pe_y[i])
                 else:
                     acc[yy, 0, i] += p
-            for j in range(a):
-                t_kind = ctype[j]
+        for j in range(a):
+            t_kind = ctype[j]
+            if t_kind >= 0:
+                # stream the child's union block into cache before the rows' scattered
+                # reads of its cells, for every class
+                touched = 0.0
+                for t in range(idx0[j], iend[j], line):
+                    touched += counts[t]
+                gat[0] = touched  # (overwritten before it is read)
+            for yy in range(k):
+                pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
                 if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                     if plain:
-                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                        num_add[j], pv, acc[yy, j + 1]):
+                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
+                                        num_add[j], pv_y, acc[yy, j + 1]):
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
                             for i in range(n_tile):
-                                if 0.0 < pv[i] < _TINY:
-                                    _renormalise(pv, pe, i)
+                                if 0.0 < pv_y[i] < _TINY:
+                                    _renormalise(pv_y, pe_y, i)
                                     blocks[i] = True
                                     plain = False
-                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
+                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
+                                      num_add[j], pv_y, pe_y, acc[yy, j + 1], ea[yy, j + 1]):
                         for i in range(n_tile):
-                            _renormalise(pv, pe, i)  # (one block may not have been enough)
-                            if pe[i] != 0:
+                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
+                            if pe_y[i] != 0:
                                 blocks[i] = True
                     continue
                 na = num_add[j]
@@ -688,29 +640,29 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 cj = cc[j]
                 nv = sizes[rank[j]]
                 for i in range(n_tile):
-                    p = pv[i]
+                    p = pv_y[i]
                     t = cidx[j, i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls[i], 0.0)
+                        num = max(counts[t + yy] - hcls_y[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls[i]
+                            dmiss = -hcls_y[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den[i] + da)
+                            p *= (num + 1.0) / (den_y[i] + da)
                         else:
-                            p *= (num + na) * inv_den[i]
+                            p *= (num + na) * inv_y[i]
                         if 0.0 < p < _TINY:
-                            pv[i] = p
-                            _renormalise(pv, pe, i)
-                            p = pv[i]
+                            pv_y[i] = p
+                            _renormalise(pv_y, pe_y, i)
+                            p = pv_y[i]
                             blocks[i] = True
                             plain = False
-                        pv[i] = p
+                        pv_y[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -750,7 +702,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     for j in range(a):
         nv = max(sizes[rank[j]] - 1, 1)
         num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
-    tile = max(1, min(tile_rows, _TILE_BYTES // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
+    tile = max(1, tile_rows)
     width = max(n_levels - 1, 1)
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
@@ -765,9 +717,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile), np.empty(a, dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty((k, tile)), np.empty(tile),
+                   np.empty((k, tile), dtype=np.int64), np.empty((k, tile)),
+                   np.empty((k, tile)), np.empty((k, tile)), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64))

@@ -12,11 +12,12 @@ from ...kernels.losses import (
 from ._common import (
     _combo_cell,
     _gaussian_child_loo,
+    _held_out_buffers,
+    _hold_out,
     _layout,
     _loo_log_cond,
     _loo_log_joint,
     _lse_add,
-    _row_gaussian_loo,
     _union_cell,
 )
 
@@ -41,19 +42,14 @@ def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
     min_count = est.min_count
     n_rows, a = X.shape
     n_cand = cand_attr.shape[0]
-    n_num = V.shape[1]
     gaussian, missing_code = gl[0], gl[1]
-    n_lat = order_first[gl[8]] if n_num > 0 else 1
     partial = np.zeros((n_blocks, n_cand))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
-        lw_row = np.zeros(a)
-        floor = np.empty(n_num)
-        est_mean = np.empty((n_lat, n_num, k))
-        est_var = np.empty((n_lat, n_num, k))
+        held = _held_out_buffers(lay, n_rows, V, gl)
+        xr, lw_row, _, est_mean, est_var = held
         gterm = np.empty(k)
-        xr = np.empty(a, dtype=np.int64)
         base = np.empty((a, k))
         qual = np.zeros(a, dtype=np.bool_)
         term = np.zeros((a, a, k))
@@ -67,14 +63,9 @@ def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
         one = np.empty(1, dtype=np.int64)
         empty = np.empty(1, dtype=np.int64)
         for rr in range(r0, r1):
-            wt = w[rr]
+            wt, h, yt = _hold_out(rr, X, y, w, V, lay, gl, held)
             if wt <= 0.0:
                 continue
-            h = min(wt, 1.0)
-            yt = y[rr]
-            for i in range(a):
-                xr[i] = X[rr, i]
-            _row_gaussian_loo(xr, V[rr], yt, h, lay, gl, lw_row, floor, est_mean, est_var)
             # naive Bayes terms (level 0)
             for yy in range(k):
                 nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
