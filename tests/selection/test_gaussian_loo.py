@@ -14,8 +14,8 @@ import math
 from itertools import combinations
 
 import numpy as np
-import pandas as pd
 import pytest
+from gaussian_data import mixed_frame
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from scipy.stats import t as student_t
@@ -46,21 +46,8 @@ from seminaive.weighting.loo import Evaluator, LeaveOneOut
 GAUSSIAN = GaussianChildren()
 
 
-def mixed(n=40, seed=0, missing=0.1):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    colour = np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3]
-    size = rng.normal(10 + 3 * y, 1 + y, n)
-    weight = rng.normal(size * 2 + (colour == "red") * 4, 2.0)
-    shape = np.array(["round", "square"])[(rng.random(n) < 0.3 + 0.2 * y).astype(int)]
-    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight, "shape": shape})
-    for col in X.columns:
-        X.loc[rng.random(n) < missing, col] = np.nan if col in ("size", "weight") else None
-    return X, np.array(["a", "b", "c"])[y]
-
-
-X, Y = mixed()
-XT, _ = mixed(60, seed=1, missing=0.2)
+X, Y = mixed_frame(40)
+XT, _ = mixed_frame(60, seed=1, missing=0.2)
 
 
 # ------------------------------------------------------------------------------ reference
@@ -350,7 +337,7 @@ IDS = ["SelectiveAnDE", "ASAODE", "SAODE", "SWAODE", "FSSAODE", "BSEAODE", "AnDE
 def test_units_of_a_numeric_column_do_not_matter(make):
     # BMAAODE's evidence of a root covers the rows where it is observed: the roots' weights
     # ignore the units only when no value is missing (see seminaive.weighting.bma)
-    Xb, Yb = mixed(120, seed=4, missing=0.0 if isinstance(make(), BMAAODE) else 0.1)
+    Xb, Yb = mixed_frame(120, seed=4, missing=0.0 if isinstance(make(), BMAAODE) else 0.1)
     base = make().fit(Xb, Yb)
     Xs, XTs = Xb.copy(), XT.copy()
     for frame in (Xs, XTs):
@@ -380,7 +367,7 @@ def test_discretize_is_unchanged(make):
 
 @pytest.mark.parametrize("make", GAUSSIAN_LEARNERS, ids=IDS)
 def test_stream_dask_save_load(make, tmp_path):
-    Xb, Yb = mixed(150, seed=5)
+    Xb, Yb = mixed_frame(150, seed=5)
     full = make().fit(Xb, Yb)
     assert full.table_.moments is not None
     path = tmp_path / "train.parquet"
@@ -496,7 +483,7 @@ def test_bma_marginal_likelihood_is_the_chain_rule(smoothing):
     """log W_u with Gaussian children: every row's posterior predictive given the rows
     before it (Dirichlet for the root and the nominal children, divided by a numeric
     root's bin width; Student-t for the Gaussian children)."""
-    Xc, yc = mixed(30, seed=2, missing=0.0)
+    Xc, yc = mixed_frame(30, seed=2, missing=0.0)
     m = 1.5
     model = BMAAODE(numeric="gaussian", smoothing=smoothing, m=m, min_count=0,
                     discretizer="equal_frequency").fit(Xc, yc)
@@ -549,7 +536,7 @@ def test_rare_class_uses_the_pooled_estimates_without_the_row(density):
     """A class with two rows: holding one out leaves one, whose class-level estimate falls
     back to the pooled one (all classes, without the row; with Student's t children it
     shrinks towards it), as refitting does."""
-    Xr, Yr = mixed(36, seed=3)
+    Xr, Yr = mixed_frame(36, seed=3)
     Yr = np.where(Yr == "c", "b", Yr)
     Yr[[4, 9]] = "c"
     Xr.loc[[4, 9], ["size", "weight"]] = [[11.0, 20.0], [14.0, 30.0]]

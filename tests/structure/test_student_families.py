@@ -34,7 +34,7 @@ def test_class_only_children_are_scipy_t_at_hand_derived_parameters(m):
     log t(v; nu, mean, sqrt(var (nu + 1) / nu)) - log N(v; mean, sqrt(var)), with mean and
     var the estimates of the class's cell and nu = m + its weight."""
     X, y = data(60)
-    plug = KDB(k=0, m=m, numeric="gaussian").fit(X, y)
+    plug = KDB(k=0, m=m, numeric="gaussian", density="plugin").fit(X, y)
     stud = KDB(k=0, m=m, numeric="gaussian", density="student").fit(X, y)
     moments = plug._moments
     mean, var, _ = moments.estimates(m)
@@ -66,7 +66,7 @@ def test_student_children_tend_to_the_plugin_gaussian_with_many_rows(make):
     gaps = []
     for n in (40, 30_000):
         X, y = data(n, seed=1)
-        plug = make(numeric="gaussian").fit(X, y)
+        plug = make(numeric="gaussian", density="plugin").fit(X, y)
         stud = make(numeric="gaussian", density="student").fit(X, y)
         # the same counts and structure, scored with the other density
         assert np.array_equal(plug._parents, stud._parents)

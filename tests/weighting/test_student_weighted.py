@@ -34,7 +34,7 @@ def data(n, seed=0):
 @pytest.mark.parametrize("name", sorted(LEARNERS))
 def test_student_children_keep_the_weights_and_score_by_the_t(name):
     X, y = data(50)
-    plug = LEARNERS[name](numeric="gaussian").fit(X, y)
+    plug = LEARNERS[name](numeric="gaussian", density="plugin").fit(X, y)
     stud = LEARNERS[name](numeric="gaussian", density="student").fit(X, y)
     np.testing.assert_array_equal(stud.weights_, plug.weights_)
     part = GaussianChildren()
@@ -53,7 +53,7 @@ def test_student_children_tend_to_the_plugin_gaussian_with_many_rows(name):
     gaps = []
     for n in (40, 20_000):
         X, y = data(n, seed=1)
-        plug = LEARNERS[name](numeric="gaussian").fit(X, y)
+        plug = LEARNERS[name](numeric="gaussian", density="plugin").fit(X, y)
         stud = LEARNERS[name](numeric="gaussian", density="student").fit(X, y)
         gaps.append(np.abs(stud.predict_proba(X) - plug.predict_proba(X)).mean())
     assert gaps[1] < 1e-3
