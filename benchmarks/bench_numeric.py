@@ -1,20 +1,25 @@
-"""Gaussian numeric children on small numeric sets: the plug-in Gaussian, the Student-t
-posterior predictive (``density="student"``) and MDL discretisation, log loss, same run.
+"""Numeric attributes on small numeric sets: MDL discretisation, equal-frequency bins, the
+plug-in Gaussian and the Student-t posterior predictive children, log loss and zero-one
+loss, same run.
 
-For every data set and seed, 300 training rows (half the rows of a smaller set) are drawn
-at random (stratified), and up to 2,000 of the others are the test rows.  NaiveBayes and
-AODE are fitted with ``numeric="discretize"`` (MDL), ``numeric="gaussian"`` (plug-in) and
-``numeric="gaussian", density="student"``; the table gives each set's mean log loss over
-the seeds and the summary the geometric means of the per-set ratios (Student-t against MDL
-and against the plug-in Gaussian).  Printed and written to ``docs/results.md`` (its
-section between the ``bench_numeric`` markers).
+For every data set and seed, 300 training rows (half the rows of a smaller set; with
+``--full``, half of every set) are drawn at random (stratified), and up to 2,000 of the
+others are the test rows.  NaiveBayes, AODE and KDB(k=2) are fitted with every variant:
+``numeric="discretize"`` with MDL (the default), with 5 and with 10 equal-frequency bins,
+``numeric="gaussian", density="plugin"`` and ``numeric="gaussian", density="student"``
+(the default density of Gaussian children).  The table gives each set's mean losses over
+the seeds; the summary, per learner, the geometric means over the sets of every variant's
+log-loss ratio to MDL, and how many sets it is no worse on.  Printed and written to
+``docs/results.md`` (its section between the ``bench_numeric`` markers).
 
-    python benchmarks/bench_numeric.py [--seeds N] [--out PATH]
+    python benchmarks/bench_numeric.py [--seeds N] [--full] [--sets ...] [--out PATH]
 """
 
 import argparse
+import os
 import statistics
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -26,9 +31,12 @@ SETS = ["pima", "bupa", "ionosphere", "sonar", "wdbc", "vehicle", "segment", "ph
         "magic", "spambase", "banana", "twonorm"]
 VARIANTS = {
     "MDL": {"numeric": "discretize"},
+    "EF5": {"numeric": "discretize", "discretizer": "equal_frequency", "n_bins": 5},
+    "EF10": {"numeric": "discretize", "discretizer": "equal_frequency", "n_bins": 10},
     "plug-in": {"numeric": "gaussian", "density": "plugin"},
     "Student-t": {"numeric": "gaussian", "density": "student"},
 }
+LEARNERS = {"NB": ("NaiveBayes", {}), "AODE": ("AODE", {}), "KDB2": ("KDB", {"k": 2})}
 TRAIN_ROWS = 300
 TEST_ROWS = 2000
 
@@ -40,8 +48,8 @@ def _sections():
     return _sections
 
 
-def losses(data, learner, seeds):
-    """Mean log loss of every variant over the seeds."""
+def losses(data, seeds, full):
+    """``{(learner, variant): (mean log loss, mean zero-one loss)}`` over the seeds."""
     from sklearn.metrics import log_loss
     from sklearn.model_selection import train_test_split
 
@@ -50,67 +58,95 @@ def losses(data, learner, seeds):
 
     X, y = load(data)[:2]
     y = np.asarray(y)
-    out = {v: [] for v in VARIANTS}
+    out = {}
+    n_train = len(y) // 2 if full else min(TRAIN_ROWS, len(y) // 2)
     for seed in range(seeds):
-        train, rest = train_test_split(np.arange(len(y)),
-                                       train_size=min(TRAIN_ROWS, len(y) // 2),
+        train, rest = train_test_split(np.arange(len(y)), train_size=n_train,
                                        random_state=seed, stratify=y)
         test = rest[:TEST_ROWS]
-        for variant, params in VARIANTS.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = getattr(seminaive, learner)(**params).fit(X.iloc[train], y[train])
-                proba = np.clip(model.predict_proba(X.iloc[test]), 1e-15, 1.0)
-            out[variant].append(log_loss(y[test], proba, labels=model.classes_))
-    return {v: float(np.mean(x)) for v, x in out.items()}
+        for learner, (cls, base) in LEARNERS.items():
+            for variant, params in VARIANTS.items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = getattr(seminaive, cls)(**base, **params).fit(
+                        X.iloc[train], y[train])
+                    proba = np.clip(model.predict_proba(X.iloc[test]), 1e-15, 1.0)
+                ll = log_loss(y[test], proba, labels=model.classes_)
+                zo = float(np.mean(model.classes_[np.argmax(proba, axis=1)] != y[test]))
+                out.setdefault((learner, variant), []).append((ll, zo))
+    return {key: tuple(np.mean(v, axis=0)) for key, v in out.items()}, n_train
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--full", action="store_true",
+                        help="train on half of every set rather than on 300 rows")
     parser.add_argument("--sets", nargs="*", default=SETS)
     args = _sections().parse_or_serve(parser, None, ROOT)
     if args.out == str(ROOT / "docs" / "performance.md"):
         args.out = str(ROOT / "docs" / "results.md")
-    rows, summary = [], []
-    for learner in ("NaiveBayes", "AODE"):
-        vs_mdl, vs_plugin, wins_mdl, wins_plugin = [], [], 0, 0
-        for data in args.sets:
-            loss = losses(data, learner, args.seeds)
-            r_mdl = loss["Student-t"] / loss["MDL"]
-            r_plugin = loss["Student-t"] / loss["plug-in"]
-            vs_mdl.append(r_mdl)
-            vs_plugin.append(r_plugin)
-            wins_mdl += r_mdl <= 1
-            wins_plugin += r_plugin <= 1
-            row = [data, learner, f"{loss['MDL']:.4f}", f"{loss['plug-in']:.4f}",
-                   f"{loss['Student-t']:.4f}", f"{r_mdl:.3f}", f"{r_plugin:.3f}"]
+    mark = MARK if not args.full else ("<!-- bench_numeric_full -->",
+                                       "<!-- /bench_numeric_full -->")
+    load_before = os.getloadavg()[0]
+    start = time.time()
+    results = {}
+    rows = []
+    for data in args.sets:
+        results[data], n_train = losses(data, args.seeds, args.full)
+        for learner in LEARNERS:
+            mdl = results[data][(learner, "MDL")][0]
+            row = [data, n_train, learner]
+            row += [f"{results[data][(learner, v)][0]:.4f}" for v in VARIANTS]
+            row += [f"{results[data][(learner, v)][1]:.4f}" for v in VARIANTS]
+            row += [f"{results[data][(learner, 'Student-t')][0] / mdl:.3f}"]
             rows.append(row)
-            print(" | ".join(row), flush=True)
-        line = (f"{learner}: Student-t against MDL, geometric-mean log-loss ratio "
-                f"{statistics.geometric_mean(vs_mdl):.3f} (no worse on {wins_mdl} of "
-                f"{len(vs_mdl)} sets); against the plug-in Gaussian "
-                f"{statistics.geometric_mean(vs_plugin):.3f} (no worse on {wins_plugin} of "
-                f"{len(vs_plugin)}).")
-        summary.append(line)
-        print(line, flush=True)
+            print(" | ".join(str(c) for c in row), flush=True)
+    summary = []
+    for learner in LEARNERS:
+        parts = []
+        for v in VARIANTS:
+            if v == "MDL":
+                continue
+            ratios = [results[d][(learner, v)][0] / results[d][(learner, "MDL")][0]
+                      for d in args.sets]
+            parts.append(f"{v} {statistics.geometric_mean(ratios):.3f} (no worse on "
+                         f"{sum(r <= 1 for r in ratios)} of {len(ratios)})")
+        zo = {v: np.mean([results[d][(learner, v)][1] for d in args.sets]) for v in VARIANTS}
+        summary.append(f"{learner}: log loss against MDL, geometric mean of the ratios: "
+                       + "; ".join(parts) + ".  Mean zero-one loss: "
+                       + ", ".join(f"{v} {z:.4f}" for v, z in zo.items()) + ".")
+        print(summary[-1], flush=True)
+    ratios = [results[d][(learner, "Student-t")][0] / results[d][(learner, "plug-in")][0]
+              for d in args.sets for learner in LEARNERS]
+    summary.append(f"Student-t against the plug-in Gaussian, all learners: geometric-mean "
+                   f"log-loss ratio {statistics.geometric_mean(ratios):.3f} (no worse on "
+                   f"{sum(r <= 1 for r in ratios)} of {len(ratios)} set-learner pairs).")
+    print(summary[-1], flush=True)
+    size = "half of every set" if args.full else (f"{TRAIN_ROWS} training rows (half of a "
+                                                  "smaller set)")
     lines = [
-        MARK[0],
-        "## Gaussian children on small numeric sets: plug-in, Student-t and MDL",
+        mark[0],
+        "## Numeric attributes on small numeric sets: MDL, equal-frequency bins, plug-in "
+        "Gaussian and Student-t children" + (" (half of every set)" if args.full else ""),
         "",
-        f"`python benchmarks/bench_numeric.py --seeds {args.seeds}`: {TRAIN_ROWS} training "
-        f"rows (half of a smaller set) drawn at random (stratified, seeds "
-        f"0..{args.seeds - 1}), up to {TEST_ROWS} of the other rows to test; mean log loss "
-        "over the seeds.  Ratios below 1: the Student-t children "
-        "(`numeric=\"gaussian\", density=\"student\"`) do better.",
+        f"`python benchmarks/bench_numeric.py --seeds {args.seeds}"
+        + (" --full" if args.full else "") + f"` ({time.strftime('%Y-%m-%d')}, load "
+        f"average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, "
+        f"{time.time() - start:.0f} s): {size} drawn at random (stratified, seeds "
+        f"0..{args.seeds - 1}), up to {TEST_ROWS} of the other rows to test; mean losses "
+        "over the seeds.  MDL: `numeric=\"discretize\"` (the default); EF5 / EF10: 5 / 10 "
+        "equal-frequency bins; plug-in: `numeric=\"gaussian\", density=\"plugin\"`; "
+        "Student-t: `numeric=\"gaussian\"` (its default density).  Ratios below 1: better "
+        "than MDL.",
         "",
         *[f"- {s}" for s in summary],
         "",
-        "| data | learner | MDL | plug-in Gaussian | Student-t | Student-t / MDL "
-        "| Student-t / plug-in |",
-        "|---|---|---|---|---|---|---|",
+        "| data | train rows | learner | " + " | ".join(f"log loss {v}" for v in VARIANTS)
+        + " | " + " | ".join(f"0-1 {v}" for v in VARIANTS) + " | Student-t / MDL |",
+        "|" + "---|" * (4 + 2 * len(VARIANTS)),
     ]
-    _sections().write_table_section(args.out, MARK, lines, rows)
+    _sections().write_table_section(args.out, mark, lines, rows)
 
 
 if __name__ == "__main__":

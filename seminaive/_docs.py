@@ -290,15 +290,19 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     ``missing="value"`` it adds log P(missing | y, x_s), and an observed one
     log (1 - P(missing | y, x_s)) besides its density.""",
     "density": """\
-density : {"plugin", "student"}, default="plugin"
+density : {"plugin", "student"}, default="student"
     The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
-    ``"plugin"``: the Gaussian at the estimated mean and variance.  ``"student"``: the
-    posterior predictive of the normal-inverse-gamma prior behind those estimates (the
-    prior BMAAODE integrates over; given the class alone it is centred on the moments of all
-    classes), Student's t with m + N degrees of freedom (1 + N with Laplace smoothing), N
-    the weight of the rows of the cell: heavier tails where a class or a parent cell has
+    ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
+    ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
+    few rows).  ``"student"`` (the default): the posterior predictive of the
+    normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
+    given the class alone it is centred on the moments of all classes), Student's t with
+    m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
+    the cell: heavier tails where a class or a parent cell has
     few rows, the plug-in Gaussian in the limit of many rows (see
-    ``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).""",
+    ``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
+    passes of the selection learners and of the learned weights score the same density
+    with the held-out row removed.""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

@@ -115,7 +115,7 @@ class AnDE(_InformationWeighted):
         random_state: RandomState = None,
         weights: Literal["mi", "kl"] | ArrayLike | None = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
@@ -146,10 +146,6 @@ class AnDE(_InformationWeighted):
         super()._check_params()
         if _is_auto(self):
             auto.check_params(self)
-            if self.density != "plugin" and self.numeric == "gaussian":
-                raise ValueError("density='student' is not available with n='auto' (its "
-                                 "leave-one-out selection scores plug-in Gaussians): use "
-                                 "density='plugin' or a fixed n")
         memory.check_params(self)
 
     def _new_table(self, n_values, n_classes):
@@ -218,7 +214,7 @@ class _FixedOrder(_BaseAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         self.smoothing = smoothing
@@ -412,7 +408,7 @@ class A3DE(_FixedOrder):
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
         memory: Literal["refuse", "select", "select_dense"] = "refuse",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         super().__init__(smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,

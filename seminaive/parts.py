@@ -230,7 +230,8 @@ class GaussianChildren(Part):
         return gaussian_kernels.GaussianLoo(
             gaussian, self.missing_codes(learner), starts, table.moments.sums,
             self.kappa(learner), FLOOR_RATIO, cut_array, n_cuts,
-            int(min(max_parents, table.moment_parents)) + 1)
+            int(min(max_parents, table.moment_parents)) + 1,
+            self.density(learner) == "student")
 
     # ------------------------------------------------------------------ the hooks
     def table_spec(self, learner, encoder):

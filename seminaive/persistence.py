@@ -629,6 +629,10 @@ def load_model(path, max_bytes=None):
         params = dict(header["params"])
         if params.get("discretizer") is None:
             params["discretizer"] = "mdl"
+        if "density" not in params and "density" in cls().get_params():
+            # written before the learner took a density: its Gaussian children were the
+            # plug-in ones (the default is now the Student-t posterior predictive)
+            params["density"] = "plugin"
         model = cls(**params)
         model.check_params()
         cls_info = header["classes"]

@@ -11,6 +11,9 @@ from sparse_cases import make_data
 
 from seminaive import KDB, SKDB, TAN
 
+#: the reference was written by plug-in Gaussian children (the default then)
+PLUGIN = {"numeric": "gaussian", "density": "plugin"}
+
 
 def learner_cases():
     """(name, estimator, weighted) triples; every one is fitted on the first 350 rows of
@@ -18,28 +21,28 @@ def learner_cases():
     included) and scored on the rest."""
     cases = []
     for k in range(1, 6):
-        cases.append((f"kdb{k}-g", KDB(k=k, numeric="gaussian"), False))
+        cases.append((f"kdb{k}-g", KDB(k=k, **PLUGIN), False))
     # min_count=0: empty cells are used, their estimates drawn from the coarser cell with
     # a kappa that is not a power of two (rounding in every step)
-    cases.append(("kdb4-g-m3-mc0", KDB(k=4, numeric="gaussian", m=3.0, min_count=0), False))
-    cases.append(("kdb5-g-m0.7-mc0", KDB(k=5, numeric="gaussian", m=0.7, min_count=0),
+    cases.append(("kdb4-g-m3-mc0", KDB(k=4, **PLUGIN, m=3.0, min_count=0), False))
+    cases.append(("kdb5-g-m0.7-mc0", KDB(k=5, **PLUGIN, m=0.7, min_count=0),
                   False))
-    cases.append(("kdb3-g-laplace", KDB(k=3, numeric="gaussian", smoothing="laplace"), False))
-    cases.append(("kdb3-g-mc5", KDB(k=3, numeric="gaussian", min_count=5), False))
-    cases.append(("kdb3-g-value", KDB(k=3, numeric="gaussian", missing="value"), False))
-    cases.append(("kdb3-g-w", KDB(k=3, numeric="gaussian"), True))
-    cases.append(("kdb5-g-w-m2.5", KDB(k=5, numeric="gaussian", m=2.5, min_count=0), True))
-    cases.append(("kdb2-g-eqf", KDB(k=2, numeric="gaussian", discretizer="equal_frequency",
+    cases.append(("kdb3-g-laplace", KDB(k=3, **PLUGIN, smoothing="laplace"), False))
+    cases.append(("kdb3-g-mc5", KDB(k=3, **PLUGIN, min_count=5), False))
+    cases.append(("kdb3-g-value", KDB(k=3, **PLUGIN, missing="value"), False))
+    cases.append(("kdb3-g-w", KDB(k=3, **PLUGIN), True))
+    cases.append(("kdb5-g-w-m2.5", KDB(k=5, **PLUGIN, m=2.5, min_count=0), True))
+    cases.append(("kdb2-g-eqf", KDB(k=2, **PLUGIN, discretizer="equal_frequency",
                                     n_bins=5), False))
-    cases.append(("tan-g", TAN(numeric="gaussian"), False))
-    cases.append(("tan-g-w-value", TAN(numeric="gaussian", missing="value", m=3.0), True))
+    cases.append(("tan-g", TAN(**PLUGIN), False))
+    cases.append(("tan-g-w-value", TAN(**PLUGIN, missing="value", m=3.0), True))
     for k in (2, 3, 4):
-        cases.append((f"skdb{k}-g", SKDB(k=k, numeric="gaussian"), False))
-    cases.append(("skdb3-g-log-value", SKDB(k=3, numeric="gaussian", loss="log_loss",
+        cases.append((f"skdb{k}-g", SKDB(k=k, **PLUGIN), False))
+    cases.append(("skdb3-g-log-value", SKDB(k=3, **PLUGIN, loss="log_loss",
                                             missing="value"), False))
-    cases.append(("skdb4-g-w-m3-mc0", SKDB(k=4, numeric="gaussian", m=3.0, min_count=0),
+    cases.append(("skdb4-g-w-m3-mc0", SKDB(k=4, **PLUGIN, m=3.0, min_count=0),
                   True))
-    cases.append(("skdb3-g-laplace-01", SKDB(k=3, numeric="gaussian", smoothing="laplace",
+    cases.append(("skdb3-g-laplace-01", SKDB(k=3, **PLUGIN, smoothing="laplace",
                                              loss="zero_one"), False))
     return cases
 
@@ -70,10 +73,10 @@ def outputs(model):
 def partial_cases():
     """(name, estimator): fitted by partial_fit on rows 0-199, then 200-349 (new parent
     cells in the second chunk)."""
-    return [("kdb1-g-partial", KDB(k=1, numeric="gaussian")),
-            ("kdb3-g-partial", KDB(k=3, numeric="gaussian", m=3.0, min_count=0)),
-            ("skdb3-g-partial", SKDB(k=3, numeric="gaussian")),
-            ("tan-g-partial", TAN(numeric="gaussian"))]
+    return [("kdb1-g-partial", KDB(k=1, **PLUGIN)),
+            ("kdb3-g-partial", KDB(k=3, **PLUGIN, m=3.0, min_count=0)),
+            ("skdb3-g-partial", SKDB(k=3, **PLUGIN)),
+            ("tan-g-partial", TAN(**PLUGIN))]
 
 
 def partially_fitted(model):

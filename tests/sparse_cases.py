@@ -79,12 +79,12 @@ def learner_cases():
                           KDB(k=k, smoothing="hdp", n_iter=40, tying=tying, random_state=3)))
     cases.append(("kdb3-value", KDB(k=3, missing="value")))
     cases.append(("kdb3-mc5", KDB(k=3, min_count=5)))
-    cases.append(("kdb3-gauss", KDB(k=3, numeric="gaussian")))
+    cases.append(("kdb3-gauss", KDB(k=3, numeric="gaussian", density="plugin")))
     cases.append(("kdb4-laplace", KDB(k=4, smoothing="laplace")))
     for k in (2, 3, 5):
         cases.append((f"skdb{k}-m", SKDB(k=k)))
         cases.append((f"skdb{k}-hdp", SKDB(k=k, smoothing="hdp", n_iter=40, random_state=1)))
-    cases.append(("skdb3-gauss", SKDB(k=3, numeric="gaussian")))
+    cases.append(("skdb3-gauss", SKDB(k=3, numeric="gaussian", density="plugin")))
     cases.append(("skdb3-value", SKDB(k=3, missing="value", loss="log_loss")))
     cases.append(("eskdb-member", ESKDB(n_estimators=3, k=3, n_iter=40, random_state=0)))
     cases.append(("eskdb-shared", ESKDB(n_estimators=3, k=3, n_iter=40, random_state=0,

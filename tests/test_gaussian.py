@@ -5,8 +5,8 @@ Dask and model files equal fit."""
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from gaussian_data import mixed_frame
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_iris, load_wine
 from sklearn.naive_bayes import GaussianNB
@@ -14,32 +14,22 @@ from sklearn.preprocessing import KBinsDiscretizer
 
 from seminaive import A2DE, AODE, KDB, SKDB, TAN, AnDE, NaiveBayes, load
 
-
-def mixed_frame(n=300, seed=0, missing=0.1):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    colour = np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3]
-    size = rng.normal(10 + 3 * y, 1 + y, n)
-    weight = rng.normal(size * 2 + (colour == "red") * 4, 2.0)
-    shape = np.array(["round", "square"])[(rng.random(n) < 0.3 + 0.2 * y).astype(int)]
-    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight, "shape": shape})
-    for col in X.columns:
-        X.loc[rng.random(n) < missing, col] = np.nan if col in ("size", "weight") else None
-    return X, np.array(["a", "b", "c"])[y]
-
-
 X, Y = mixed_frame()
 XT, _ = mixed_frame(80, seed=1, missing=0.2)
 
 
 def test_naive_bayes_is_gaussian_nb():
     """With the m-estimates' m near 0, naive Bayes with Gaussian children is scikit-learn's
-    GaussianNB (maximum-likelihood means and variances, empirical prior)."""
+    GaussianNB (maximum-likelihood means and variances, empirical prior) with the plug-in
+    density; the Student-t posterior predictive (the default) is not."""
     for loader in (load_iris, load_wine):
         Xn, yn = loader(return_X_y=True)
-        ours = NaiveBayes(numeric="gaussian", m=1e-12).fit(Xn, yn)
+        ours = NaiveBayes(numeric="gaussian", density="plugin", m=1e-12).fit(Xn, yn)
         theirs = GaussianNB(var_smoothing=1e-15).fit(Xn, yn)
         assert_allclose(ours.predict_log_proba(Xn), theirs.predict_log_proba(Xn), atol=1e-7)
+        student = NaiveBayes(numeric="gaussian", m=1e-12).fit(Xn, yn)
+        assert not np.allclose(student.predict_log_proba(Xn), theirs.predict_log_proba(Xn),
+                               atol=1e-7)
 
 
 def test_moments_are_the_direct_sums():
@@ -235,7 +225,7 @@ def test_tan_gaussian_child_by_hand():
     """The Gaussian term of a child with one parent: shrunk from the class-only estimate
     with m pseudo-rows, recomputed from the training rows directly."""
     m = 1.5
-    model = TAN(numeric="gaussian", m=m).fit(X, Y)
+    model = TAN(numeric="gaussian", density="plugin", m=m).fit(X, Y)
     discrete = TAN(m=m).fit(X, Y)
     codes = model._storage_codes(X)
     codes_t = model._storage_codes(XT)
@@ -337,7 +327,8 @@ def test_missing_as_a_value_for_gaussian_children():
                     atol=1e-12)
     # by hand, for the numeric column "size" alone
     Xs, XTs = X[["size"]], XT[["size"]]
-    model = NaiveBayes(numeric="gaussian", missing="value", m=1.0).fit(Xs, Y)
+    model = NaiveBayes(numeric="gaussian", density="plugin", missing="value",
+                       m=1.0).fit(Xs, Y)
     y_idx = np.searchsorted(model.classes_, Y)
     size = Xs["size"].to_numpy()
     n_bins = len(model.encoder_.categories_[0]) - 1  # the bins and the missing value
@@ -377,3 +368,18 @@ def test_skdb_without_selection_is_gaussian_kdb():
         skdb = SKDB(k=2, select="none", numeric="gaussian", missing=missing).fit(X, Y)
         kdb = KDB(k=2, numeric="gaussian", missing=missing).fit(X, Y)
         assert_allclose(skdb.predict_proba(XT), kdb.predict_proba(XT), rtol=1e-12)
+
+
+def test_student_is_the_default_density():
+    """Every learner that takes numeric="gaussian" scores its numeric children by the
+    Student-t posterior predictive unless told density="plugin"."""
+    import inspect
+
+    from seminaive import persistence
+
+    takes = [cls for cls in persistence.ESTIMATORS.values()
+             if "numeric" in inspect.signature(cls).parameters
+             and "gaussian" in str(inspect.signature(cls).parameters["numeric"].annotation)]
+    assert len(takes) >= 15
+    for cls in takes:
+        assert cls().get_params()["density"] == "student", cls.__name__

@@ -311,7 +311,9 @@ class GaussianLoo(NamedTuple):
     0: none); ``moment_start[g, j]``: the first (cell, class) index (``offsets // 3``) of the
     moments of numeric attribute j given the parent combination g of the table (-1 when j is
     a member of g); ``sums`` the moments; ``cuts[j, :n_cuts[j]]`` the centred cut points of
-    numeric attribute j (``n_cuts[j]`` < 0: no cut points, every bin of width 1).
+    numeric attribute j (``n_cuts[j]`` < 0: no cut points, every bin of width 1);
+    ``student``: the children are Student's t posterior predictives (``density="student"``,
+    see :func:`loo_estimates`) rather than plug-in Gaussians.
     """
 
     gaussian: np.ndarray
@@ -323,13 +325,15 @@ class GaussianLoo(NamedTuple):
     cuts: np.ndarray
     n_cuts: np.ndarray
     n_levels: int  # parent orders 0 .. n_levels - 1 have moments
+    student: bool = False
 
 
 def no_gaussian_loo(n_attributes):
     """An empty :class:`GaussianLoo` (no Gaussian child) for ``n_attributes`` attributes."""
     return GaussianLoo(np.full(n_attributes, -1, dtype=np.int64),
                        np.zeros(n_attributes, dtype=np.int64), np.zeros((1, 0), dtype=np.int64),
-                       np.zeros(0), 1.0, 0.01, np.zeros((0, 1)), np.zeros(0, dtype=np.int64), 0)
+                       np.zeros(0), 1.0, 0.01, np.zeros((0, 1)), np.zeros(0, dtype=np.int64), 0,
+                       False)
 
 
 @njit(cache=True, inline="always")
@@ -415,6 +419,39 @@ def class_level_without_row(sums, start, yy, rm, v, mu_all, pooled_var, floor):
     return m0, max(v0, floor)
 
 
+@njit(cache=True, inline="always")
+def _row_cell(xr, g, d, combos, sizes):
+    """The cell of combination g (order ``d``) at the row's codes ``xr``; -1 when a member
+    is missing (code 0)."""
+    cell = 0
+    for t in range(d):
+        att = combos[g, t]
+        if xr[att] == 0:
+            return -1
+        cell = cell * sizes[att] + xr[att]
+    return cell
+
+
+@njit(cache=True, inline="always")
+def student_log_pdf(v, mean, var, nu):
+    """log of the posterior predictive of a normal-inverse-gamma posterior with mean
+    ``mean``, variance estimate ``var`` and ``nu`` = kappa + N: Student's t with ``nu``
+    degrees of freedom and squared scale ``var (nu + 1) / nu``, as
+    :func:`normal_inverse_gamma_predictive` and :func:`student_terms` give it."""
+    scale2 = var * (nu + 1.0) / nu
+    dv = v - mean
+    return (math.lgamma(0.5 * (nu + 1.0)) - math.lgamma(0.5 * nu)
+            - 0.5 * math.log(nu * math.pi * scale2)
+            - 0.5 * (nu + 1.0) * math.log1p(dv * dv / (nu * scale2)))
+
+
+@njit(cache=True, inline="always")
+def _as_gaussian(v, log_pdf):
+    """(mean, variance) of the Gaussian centred on ``v`` whose log density at ``v`` is
+    ``log_pdf`` (the exponent clipped at 700, a density below e^-350)."""
+    return v, math.exp(min(-2.0 * log_pdf - _LOG_2PI, 700.0))
+
+
 @njit(cache=True)
 def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
     """Leave-one-out Gaussian estimates of every numeric child given every parent
@@ -427,11 +464,19 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
     variance floor (from the overall variance) all lose the row.  Entries of a child whose
     value the row lacks, and of combinations with an unobserved member, are not written.
 
+    With ``gl.student`` (``density="student"``) the class level shrinks towards the pooled
+    moments too (``class_prior=True``), and once the chain is done every entry is replaced
+    by the Gaussian centred on the row's own value whose log density there is that of the
+    posterior predictive Student's t (:func:`student_log_pdf`, kappa + N degrees of freedom,
+    N the weight of the cell's rows without the row): the kernels read only
+    ``log_density(Vr[j], est_mean, est_var)``, which then is the Student-t's.
+
     ``lattice`` is the tuple ``(combos, orders, order_first, sub_index, sizes, k)`` of the
     table's combinations and ``gl`` a :class:`GaussianLoo`; the written arrays ``floor``,
     ``est_mean`` and ``est_var`` are passed on their own."""
     combos, orders, order_first, sub_index, sizes, k = lattice
-    _, _, moment_start, sums, kappa, floor_ratio, _, _, n_levels = gl
+    moment_start, sums, kappa, floor_ratio = gl.moment_start, gl.sums, gl.kappa, gl.floor_ratio
+    n_levels, student = gl.n_levels, gl.student
     n_num = Vr.size
     for j in range(n_num):
         v = Vr[j]
@@ -442,19 +487,19 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
             sums, start, k, h, v, floor_ratio)
         floor[j] = fl
         for yy in range(k):
-            est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
-                sums, start, yy, h if yy == yt else 0.0, v, mu_all, pooled_var, fl)
+            rm = h if yy == yt else 0.0
+            if student:
+                base = (start + yy) * 3
+                est_mean[0, j, yy], est_var[0, j, yy] = _shrunk(
+                    sums[base] - rm, sums[base + 1] - rm * v, sums[base + 2] - rm * v * v,
+                    mu_all, pooled_var, kappa, fl)
+            else:
+                est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
+                    sums, start, yy, rm, v, mu_all, pooled_var, fl)
     for g in range(order_first[1], order_first[n_levels]):
         d = orders[g]
-        cell = 0
-        observed = True
-        for t in range(d):
-            att = combos[g, t]
-            if xr[att] == 0:
-                observed = False
-                break
-            cell = cell * sizes[att] + xr[att]
-        if not observed:
+        cell = _row_cell(xr, g, d, combos, sizes)
+        if cell < 0:
             continue
         for j in range(n_num):
             v = Vr[j]
@@ -472,13 +517,37 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
                 var0 /= d
                 rm = h if yy == yt else 0.0
                 base = (start + cell * k + yy) * 3
-                n = sums[base] - rm
-                s1 = sums[base + 1] - rm * v
-                s2 = sums[base + 2] - rm * v * v
-                xbar = s1 / n if n > 0 else mu0
-                ss = max(s2 - n * xbar * xbar, 0.0)
-                denom = n + kappa
-                est_mean[g, j, yy] = (s1 + kappa * mu0) / denom
-                est_var[g, j, yy] = max(
-                    (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom,
-                    floor[j])
+                est_mean[g, j, yy], est_var[g, j, yy] = _shrunk(
+                    sums[base] - rm, sums[base + 1] - rm * v, sums[base + 2] - rm * v * v,
+                    mu0, var0, kappa, floor[j])
+    if not student:
+        return
+    # the chain reads the posterior estimates of the coarser combinations: replace them
+    # only once every entry is final
+    for g in range(order_first[n_levels]):
+        d = orders[g]
+        cell = _row_cell(xr, g, d, combos, sizes)
+        if cell < 0:
+            continue
+        for j in range(n_num):
+            v = Vr[j]
+            start = moment_start[g, j]
+            if start < 0 or math.isnan(v):
+                continue
+            for yy in range(k):
+                n = sums[(start + cell * k + yy) * 3] - (h if yy == yt else 0.0)
+                est_mean[g, j, yy], est_var[g, j, yy] = _as_gaussian(
+                    v, student_log_pdf(v, est_mean[g, j, yy], est_var[g, j, yy],
+                                       max(n, 0.0) + kappa))
+
+
+@njit(cache=True, inline="always")
+def _shrunk(n, s1, s2, mu0, var0, kappa, floor):
+    """(mean, floored variance) of a cell's moments (weight ``n``, sum ``s1``, sum of
+    squares ``s2``) shrunk towards (``mu0``, ``var0``) with ``kappa`` pseudo-rows, as
+    :meth:`seminaive.tables.MomentTable.estimates`."""
+    xbar = s1 / n if n > 0 else mu0
+    ss = max(s2 - n * xbar * xbar, 0.0)
+    denom = n + kappa
+    return ((s1 + kappa * mu0) / denom,
+            max((ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom, floor))

@@ -31,7 +31,8 @@ def gaussian_inputs(est, X):
     part = est._part(GaussianChildren)
     return st.GaussianInputs(est.encoder_.numeric_values(X, type(est).__name__),
                              part.loo(est, 0).gaussian, part.missing_codes(est),
-                             part.bin_log_widths(est), part.kappa(est))
+                             part.bin_log_widths(est), part.kappa(est),
+                             part.density(est) == "student")
 
 
 def gaussian_loo(est, n_max):

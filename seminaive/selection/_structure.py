@@ -258,6 +258,7 @@ class GaussianInputs(NamedTuple):
     missing_code: np.ndarray  # storage code of the value for missing (0: none)
     log_width: np.ndarray  # log widths of the numeric parents' bins (attribute, code)
     kappa: float  # pseudo-rows of the estimates' shrinkage
+    student: bool = False  # Student's t children (density="student")
 
 
 def structure_scores(table, codes, order, parents, children, weights, smoothing, m,
@@ -275,13 +276,16 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
         values = np.zeros((X.shape[0], 0))
         numeric, missing_code = np.full(a, -1, np.int64), np.zeros(a, np.int64)
         log_width = np.zeros((a, int(table.sizes.max(initial=1))))
-        grid = (np.zeros(1, np.int64), np.zeros(1), np.zeros(1), np.zeros(1))
+        grid = (np.zeros(1, np.int64), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1))
+        student = False
     else:
         values = np.ascontiguousarray(gaussian.values, dtype=np.float64)
         numeric = np.ascontiguousarray(gaussian.gaussian, dtype=np.int64)
         missing_code = np.ascontiguousarray(gaussian.missing_code, dtype=np.int64)
         log_width = np.ascontiguousarray(gaussian.log_width, dtype=np.float64)
-        grid = table.gaussian_grid(gaussian.kappa)
+        student = bool(gaussian.student)
+        grid = (table.student_grid(gaussian.kappa) if student
+                else (*table.gaussian_grid(gaussian.kappa), np.zeros(1)))
     out = np.empty((X.shape[0], lay.n_classes), dtype=np.float64)
     if X.shape[0]:
         kernels.selective_scores(
@@ -290,7 +294,7 @@ def structure_scores(table, codes, order, parents, children, weights, smoothing,
             kernels.SelectedStructure(members, level_first, combo_weight, n + 1,
                                       np.ascontiguousarray(children, dtype=np.int64)),
             out, values,
-            kernels.GaussianScoring(numeric, missing_code, log_width, *grid))
+            kernels.GaussianScoring(numeric, missing_code, log_width, *grid, student))
     return out
 
 

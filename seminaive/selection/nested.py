@@ -85,7 +85,7 @@ class SelectiveAnDE(_SelectionBase):
 
     _nested = True
     _parameter_constraints = declare(
-        "loss", INPUT_PARAMETERS, "numeric",
+        "loss", INPUT_PARAMETERS, "numeric", "density",
         n=[Interval(numbers.Integral, 0, None, closed="left")])
     _parameter_docs = {
         "n": """
@@ -109,6 +109,7 @@ class SelectiveAnDE(_SelectionBase):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.n = n
         self.loss = loss
@@ -122,6 +123,7 @@ class SelectiveAnDE(_SelectionBase):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     def _order(self):
         return self.n
@@ -185,7 +187,7 @@ class ASAODE(SelectiveAnDE):
     """
 
     n = 1
-    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric")
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric", "density")
 
     def __init__(
         self,
@@ -201,6 +203,7 @@ class ASAODE(SelectiveAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.loss = loss
         self.smoothing = smoothing
@@ -213,6 +216,7 @@ class ASAODE(SelectiveAnDE):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
 
 @fill_doc

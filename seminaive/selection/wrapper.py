@@ -147,7 +147,7 @@ class BSEAODE(_WrapperSelection):
     """
 
     _modes = _BSE_MODES
-    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric", "density",
                                      mode=[Choices(*_modes)])
     _parameter_docs = {
         "mode": """
@@ -173,6 +173,7 @@ class BSEAODE(_WrapperSelection):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.mode = mode
         self.loss = loss
@@ -186,6 +187,7 @@ class BSEAODE(_WrapperSelection):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     def _start(self, a):
         return np.ones(a, dtype=bool), np.ones(a, dtype=bool)
@@ -246,7 +248,7 @@ class FSSAODE(_WrapperSelection):
     """
 
     _modes = _FSS_MODES
-    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric",
+    _parameter_constraints = declare("loss", INPUT_PARAMETERS, "numeric", "density",
                                      mode=[Choices(*_modes)])
     _parameter_docs = {
         "mode": """
@@ -273,6 +275,7 @@ class FSSAODE(_WrapperSelection):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.mode = mode
         self.loss = loss
@@ -286,6 +289,7 @@ class FSSAODE(_WrapperSelection):
         self.max_table_bytes = max_table_bytes
         self.random_state = random_state
         self.numeric = numeric
+        self.density = density
 
     def _start(self, a):
         parents = np.full(a, self.mode == "ca")

@@ -445,7 +445,8 @@ class _FamilyLearner(_StructureBase):
         if cache is None:
             moments = self._moments
             kappa = self._smoothing_spec().kappa
-            mean, var, floors = moments.estimates(kappa)
+            mean, var, floors = moments.estimates(
+                kappa, class_prior=GAUSSIAN_FAMILIES.density(self) == "student")
             chains = [self._chain(i) for i in moments.numeric.tolist()]
             width = max((len(c) for c in chains), default=0)
             chain = np.full((len(chains), max(width, 1)), -1, dtype=np.int64)

@@ -167,11 +167,13 @@ class SparseMoments:
         return [tuple(a.copy() for a in self.cells(e)) for e in range(len(self.entries))]
 
     # ---------------------------------------------------------------- estimates
-    def estimates(self, kappa, floor_ratio=FLOOR_RATIO):
+    def estimates(self, kappa, floor_ratio=FLOOR_RATIO, class_prior=False):
         """Means and variances of every stored cell, and the variance floor of every
         child: :meth:`seminaive.tables.MomentTable.estimates` with the coarser estimate of a
         cell that of the chain prefix one parent shorter (the same operations, so the same
-        numbers)."""
+        numbers).  ``class_prior``: the class level shrinks towards the pooled moments of
+        all classes with ``kappa`` pseudo-rows (the prior of the Student's t children, as
+        the AnDE tables' ``class_prior``)."""
         k = self.n_classes
         mean = np.zeros(self.n_cells)
         var = np.zeros(self.n_cells)
@@ -187,10 +189,18 @@ class SparseMoments:
             pooled_mu, pooled_var = mu, max(v, floor)
             block = self.sums[3 * lo:3 * (lo + k)].reshape(k, 3)
             n, s1, s2 = block[:, 0], block[:, 1], block[:, 2]
-            enough = n > 1
-            safe = np.where(enough, n, 1.0)
-            m_est = np.where(enough, s1 / safe, pooled_mu)
-            v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled_var)
+            if class_prior:
+                xbar = np.where(n > 0, s1 / np.where(n > 0, n, 1.0), pooled_mu)
+                ss = np.maximum(s2 - n * xbar * xbar, 0.0)
+                denom = n + kappa
+                m_est = (s1 + kappa * pooled_mu) / denom
+                v_est = (ss + kappa * pooled_var
+                         + n * kappa / denom * (xbar - pooled_mu) ** 2) / denom
+            else:
+                enough = n > 1
+                safe = np.where(enough, n, 1.0)
+                m_est = np.where(enough, s1 / safe, pooled_mu)
+                v_est = np.where(enough, np.maximum(s2 / safe - m_est ** 2, 0.0), pooled_var)
             mean[lo:lo + k] = m_est
             var[lo:lo + k] = np.maximum(v_est, floor)
             for length in range(1, len(chain) + 1):

@@ -165,7 +165,7 @@ class KDB(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.k = k
         self.smoothing = smoothing

@@ -146,7 +146,7 @@ class SKDB(KDB):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.k = k
         self.loss = loss

@@ -136,7 +136,7 @@ class TAN(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.smoothing = smoothing
         self.m = m

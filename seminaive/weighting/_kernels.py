@@ -139,7 +139,7 @@ def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gl, terms):
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
-     n_levels) = gl
+     n_levels, _) = gl
     n_num = V.shape[1]
     n_lat = order_first[n_levels]
     xr = np.empty(X.shape[1], dtype=np.int64)
@@ -299,7 +299,7 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
-     n_levels) = gl
+     n_levels, _) = gl
     n_num = V.shape[1]
     n_rows_total = X.shape[0]
     a = X.shape[1]
@@ -460,7 +460,7 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
-     n_levels) = gl
+     n_levels, _) = gl
     n_num = V.shape[1]
     n_rows_total = X.shape[0]
     a = X.shape[1]

@@ -306,7 +306,7 @@ class BMAAODE(_WeightedAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.smoothing = smoothing
         self.m = m

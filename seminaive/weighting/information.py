@@ -242,7 +242,7 @@ class WAODE(_InformationWeighted):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.weights = weights
         self.smoothing = smoothing

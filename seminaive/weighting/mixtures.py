@@ -206,7 +206,7 @@ class MAPLMD(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
         acceleration: Literal["squarem"] | None = "squarem",
     ) -> None:
         self.n = n
@@ -359,7 +359,7 @@ class MAPLMG(_Mixture):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "plugin",
+        density: Literal["plugin", "student"] = "student",
     ) -> None:
         self.n = n
         self.max_iter = max_iter

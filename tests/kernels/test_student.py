@@ -79,14 +79,14 @@ def test_many_rows_give_the_plug_in_gaussian():
         # on a random sample, and both models must have the same bins)
         params = dict(numeric="gaussian", discretizer="equal_frequency", n_bins=3,
                       random_state=0)
-        plug = AODE(**params).fit(X.iloc[:rows], y[:rows])
+        plug = AODE(**params, density="plugin").fit(X.iloc[:rows], y[:rows])
         stud = AODE(**params, density="student").fit(X.iloc[:rows], y[:rows])
         return np.abs(stud.predict_proba(query) - plug.predict_proba(query)).max()
 
     small, large = gap(200), gap(n)
     assert large < 1e-3 and large < small / 20
     # and the plug-in is the Gaussian at the maximum-likelihood moments given the class
-    nb = NaiveBayes(numeric="gaussian").fit(X[["a"]], y)
+    nb = NaiveBayes(numeric="gaussian", density="plugin").fit(X[["a"]], y)
     xa = X["a"].to_numpy()
     want = [np.log((np.sum(y == c) + 0.5) / (n + 1.0))
             + norm.logpdf(xa[:5], xa[y == c].mean(), xa[y == c].std()) for c in (0, 1)]
@@ -99,7 +99,7 @@ def test_few_rows_give_heavier_tails_than_the_plug_in():
     X = pd.DataFrame({"a": rng.normal(size=20)})
     y = np.array([0, 1] * 10)
     far = pd.DataFrame({"a": [25.0]})
-    plug = NaiveBayes(numeric="gaussian").fit(X, y)._scores(far)
+    plug = NaiveBayes(numeric="gaussian", density="plugin").fit(X, y)._scores(far)
     stud = NaiveBayes(numeric="gaussian", density="student").fit(X, y)._scores(far)
     assert np.all(stud > plug)
 
@@ -116,7 +116,11 @@ def test_routes_and_model_files(tmp_path):
         path = tmp_path / "model.snb"
         model.save(path)
         np.testing.assert_array_equal(type(model).load(path).predict_proba(X), proba)
-    with pytest.raises(ValueError, match="density"):
-        AnDE(n="auto", numeric="gaussian", density="student").fit(X, y)
+    # n="auto" selects by the leave-one-out Student-t densities
+    # (tests/selection/test_gaussian_loo.py) and predicts with them
+    auto = AnDE(n="auto", numeric="gaussian").fit(X, y)
+    assert auto.density == "student"
+    assert not np.allclose(auto.predict_proba(X), AnDE(
+        n="auto", numeric="gaussian", density="plugin").fit(X, y).predict_proba(X))
     with pytest.raises(ValueError, match="density"):
         AODE(numeric="gaussian", density="t").fit(X, y)

@@ -5,17 +5,20 @@ The reference refits, for every held-out row, a FrequencyTable with moments on t
 rows (minus one copy of the row: held-out amount min(w, 1)) with the learner's encoder, takes
 its estimates (``MomentTable.estimates``) and bin widths (``MomentTable.bin_log_widths``),
 and scores the row with a plain-NumPy implementation of the selected structure written from
-its definition (no kernel shared).
+its definition (no kernel shared): the plug-in Gaussian density, or with
+``density="student"`` (the default) SciPy's Student's t with kappa + N degrees of freedom
+and squared scale var (kappa + N + 1) / (kappa + N), N the weight of the refitted cell.
 """
 
 import math
 from itertools import combinations
 
 import numpy as np
-import pandas as pd
 import pytest
+from gaussian_data import mixed_frame
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
+from scipy.stats import t as student_t
 
 from seminaive import (
     AODE,
@@ -43,21 +46,8 @@ from seminaive.weighting.loo import Evaluator, LeaveOneOut
 GAUSSIAN = GaussianChildren()
 
 
-def mixed(n=40, seed=0, missing=0.1):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    colour = np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3]
-    size = rng.normal(10 + 3 * y, 1 + y, n)
-    weight = rng.normal(size * 2 + (colour == "red") * 4, 2.0)
-    shape = np.array(["round", "square"])[(rng.random(n) < 0.3 + 0.2 * y).astype(int)]
-    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight, "shape": shape})
-    for col in X.columns:
-        X.loc[rng.random(n) < missing, col] = np.nan if col in ("size", "weight") else None
-    return X, np.array(["a", "b", "c"])[y]
-
-
-X, Y = mixed()
-XT, _ = mixed(60, seed=1, missing=0.2)
+X, Y = mixed_frame(40)
+XT, _ = mixed_frame(60, seed=1, missing=0.2)
 
 
 # ------------------------------------------------------------------------------ reference
@@ -72,6 +62,7 @@ class Refit:
         self.w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
         self.numeric = [int(c) for c in model.encoder_.numeric_columns_]
         self.missing_code = GAUSSIAN.missing_codes(model)
+        self.student = GAUSSIAN.density(model) == "student"
 
     def without(self, t, order):
         model = self.model
@@ -81,17 +72,20 @@ class Refit:
         table.attach_moments(self.numeric, order)
         table.add(self.codes, self.y, w, self.values)
         kappa = 1.0 if model.smoothing == "laplace" else float(model.m)
-        mean, var = table.moments.estimates(kappa)
+        mean, var = table.moments.estimates(kappa, class_prior=self.student)
         widths = table.moments.bin_log_widths(model.encoder_.cut_points(),
                                               model.encoder_.numeric_center_,
                                               model.encoder_.n_values_)
-        return table, mean, var, widths
+        if not self.student:
+            return table, mean, var, widths
+        return table, mean, var, widths, table.moments.sums.reshape(-1, 3)[:, 0] + kappa
 
 
 def ref_scores(refit, fitted, t, order, parents, children, weights, min_count):
     """Per-class log scores of the structure at training row t, from the refitted tables
-    ``fitted`` = (table, mean, var, widths) (m-estimates, or Laplace)."""
-    table, mean, var, widths = fitted
+    ``fitted`` = (table, mean, var, widths) (m-estimates, or Laplace), with a fifth array
+    ``nu`` (kappa + N per cell and class) for Student's t children."""
+    table, mean, var, widths, *nu = fitted
     model = refit.model
     laplace = model.smoothing == "laplace"
     m = float(model.m)
@@ -143,7 +137,12 @@ def ref_scores(refit, fitted, t, order, parents, children, weights, min_count):
                     cell = cell * int(table.sizes[i]) + int(x[i])
                 base = moments.offsets[e] // 3 + cell * k
                 mu, s2 = mean[base:base + k], var[base:base + k]
-                logt = logt - 0.5 * (np.log(2 * np.pi * s2) + (value - mu) ** 2 / s2)
+                if nu:
+                    df = nu[0][base:base + k]
+                    logt = logt + student_t.logpdf(value, df=df, loc=mu,
+                                                   scale=np.sqrt(s2 * (df + 1) / df))
+                else:
+                    logt = logt - 0.5 * (np.log(2 * np.pi * s2) + (value - mu) ** 2 / s2)
                 if mc:
                     logt = logt + np.log1p(-np.exp(cond(s, c, mc)))
             terms.append(logt + math.log(ws))
@@ -177,20 +176,22 @@ def ref_loo(refit, order, models, weights, min_count, loss):
 
 # ------------------------------------------------------------------------- nested spaces
 CASES = [
-    # (n, smoothing, m, min_count, missing, loss, weights)
-    (2, "m_estimate", 1.0, 1, "ignore", "log_loss", "none"),
-    (1, "laplace", 1.0, 2, "value", "rmse", "int"),
-    (2, "m_estimate", 0.5, 1, "value", "log_loss", "frac"),
+    # (n, smoothing, m, min_count, missing, loss, weights, density)
+    (2, "m_estimate", 1.0, 1, "ignore", "log_loss", "none", "plugin"),
+    (2, "m_estimate", 1.0, 1, "ignore", "log_loss", "none", "student"),
+    (1, "laplace", 1.0, 2, "value", "rmse", "int", "student"),
+    (2, "m_estimate", 0.5, 1, "value", "log_loss", "frac", "student"),
+    (2, "m_estimate", 0.5, 1, "value", "log_loss", "frac", "plugin"),
 ]
 
 
-@pytest.mark.parametrize("n, smoothing, m, min_count, missing, loss, wkind", CASES)
+@pytest.mark.parametrize("n, smoothing, m, min_count, missing, loss, wkind, density", CASES)
 def test_nested_loo_equals_refit_for_every_model(n, smoothing, m, min_count, missing, loss,
-                                                 wkind):
+                                                 wkind, density):
     rng = np.random.default_rng(n + 7)
     w = {"none": None, "int": rng.integers(0, 3, len(Y)).astype(float),
          "frac": rng.uniform(0.2, 2.5, len(Y))}[wkind]
-    model = SelectiveAnDE(n=n, numeric="gaussian", smoothing=smoothing, m=m,
+    model = SelectiveAnDE(n=n, numeric="gaussian", density=density, smoothing=smoothing, m=m,
                           min_count=min_count, missing=missing, loss=loss,
                           discretizer="equal_frequency", n_bins=3).fit(X, Y, sample_weight=w)
     refit = Refit(model, X, Y, w)
@@ -240,10 +241,11 @@ def test_swaode_loo_equals_refit():
 
 
 # ------------------------------------------------------------------------ wrapper search
-@pytest.mark.parametrize("missing", ["ignore", "value"])
-def test_wrapper_loo_equals_refit_for_every_move(missing):
-    model = FSSAODE(numeric="gaussian", missing=missing, discretizer="equal_frequency",
-                    loss="rmse").fit(X, Y)
+@pytest.mark.parametrize("missing, density", [("ignore", "plugin"), ("value", "plugin"),
+                                              ("ignore", "student"), ("value", "student")])
+def test_wrapper_loo_equals_refit_for_every_move(missing, density):
+    model = FSSAODE(numeric="gaussian", density=density, missing=missing,
+                    discretizer="equal_frequency", loss="rmse").fit(X, Y)
     refit = Refit(model, X, Y, None)
     a = 4
     parents = np.array([True, True, False, True])
@@ -296,16 +298,19 @@ def test_structure_scores_match_the_reference(missing):
             assert_allclose(got[t], ref, rtol=1e-10, err_msg=f"{order} {parents} {children}")
 
 
-@pytest.mark.parametrize("n", [1, 2])
-def test_full_structure_is_gaussian_ande(n):
-    """The model with every attribute a parent and a child is AnDE with Gaussian children."""
-    model = SelectiveAnDE(n=n, numeric="gaussian").fit(X, Y)
+@pytest.mark.parametrize("n, density", [(1, "plugin"), (2, "plugin"), (1, "student"),
+                                        (2, "student")])
+def test_full_structure_is_gaussian_ande(n, density):
+    """The model with every attribute a parent and a child is AnDE with Gaussian (or
+    Student's t) children."""
+    model = SelectiveAnDE(n=n, numeric="gaussian", density=density).fit(X, Y)
     a = model.table_.n_attributes
-    ande = AnDE(n=n, numeric="gaussian").fit(X, Y)
+    ande = AnDE(n=n, numeric="gaussian", density=density).fit(X, Y)
     codes = model._storage_codes(XT)
     inputs = st.GaussianInputs(model.encoder_.numeric_values(XT, "t"),
                                GAUSSIAN.loo(model, 0).gaussian,
-                               GAUSSIAN.missing_codes(model), GAUSSIAN.bin_log_widths(model), 1.0)
+                               GAUSSIAN.missing_codes(model), GAUSSIAN.bin_log_widths(model), 1.0,
+                               density == "student")
     got = st.structure_scores(model.table_, codes, n, np.arange(a), np.arange(a), np.ones(a),
                               "m_estimate", 1.0, 1, inputs)
     assert_allclose(got, ande.joint_log_likelihood(XT), rtol=1e-10)
@@ -332,7 +337,7 @@ IDS = ["SelectiveAnDE", "ASAODE", "SAODE", "SWAODE", "FSSAODE", "BSEAODE", "AnDE
 def test_units_of_a_numeric_column_do_not_matter(make):
     # BMAAODE's evidence of a root covers the rows where it is observed: the roots' weights
     # ignore the units only when no value is missing (see seminaive.weighting.bma)
-    Xb, Yb = mixed(120, seed=4, missing=0.0 if isinstance(make(), BMAAODE) else 0.1)
+    Xb, Yb = mixed_frame(120, seed=4, missing=0.0 if isinstance(make(), BMAAODE) else 0.1)
     base = make().fit(Xb, Yb)
     Xs, XTs = Xb.copy(), XT.copy()
     for frame in (Xs, XTs):
@@ -362,7 +367,7 @@ def test_discretize_is_unchanged(make):
 
 @pytest.mark.parametrize("make", GAUSSIAN_LEARNERS, ids=IDS)
 def test_stream_dask_save_load(make, tmp_path):
-    Xb, Yb = mixed(150, seed=5)
+    Xb, Yb = mixed_frame(150, seed=5)
     full = make().fit(Xb, Yb)
     assert full.table_.moments is not None
     path = tmp_path / "train.parquet"
@@ -404,11 +409,13 @@ def test_selection_sees_the_gaussian_children():
 ])
 def test_mixture_loo_joints_equal_refit(n, smoothing, min_count, missing, wkind):
     """Every sub-model's leave-one-out log joint (MAPLMD / MAPLMG) equals the refitted
-    sub-model's, Gaussian children and numeric parents' bin widths included."""
+    sub-model's, Gaussian children (Student's t, the default; the plug-in Gaussian on the
+    first case) and numeric parents' bin widths included."""
     rng = np.random.default_rng(n)
     w = {"none": None, "int": rng.integers(0, 3, len(Y)).astype(float),
          "frac": rng.uniform(0.2, 2.5, len(Y))}[wkind]
     model = MAPLMG(n=n, numeric="gaussian", smoothing=smoothing, min_count=min_count,
+                   density="plugin" if wkind == "none" else "student",
                    missing=missing, max_iter=2, discretizer="equal_frequency",
                    n_bins=3).fit(X, Y, sample_weight=w)
     refit = Refit(model, X, Y, w)
@@ -448,8 +455,6 @@ def test_mixture_statistics_stream_equal_cached(kind):
 def _nig_chain_rule(values, mu0, var0, kappa):
     """log p(values) as the product of the sequential Student-t predictive densities of the
     normal-inverse-gamma posterior (an independent computation of the evidence)."""
-    from scipy.stats import t as student_t
-
     mu, kap, a, b = mu0, kappa, kappa / 2.0, kappa * var0 / 2.0
     total = 0.0
     for x in values:
@@ -478,7 +483,7 @@ def test_bma_marginal_likelihood_is_the_chain_rule(smoothing):
     """log W_u with Gaussian children: every row's posterior predictive given the rows
     before it (Dirichlet for the root and the nominal children, divided by a numeric
     root's bin width; Student-t for the Gaussian children)."""
-    Xc, yc = mixed(30, seed=2, missing=0.0)
+    Xc, yc = mixed_frame(30, seed=2, missing=0.0)
     m = 1.5
     model = BMAAODE(numeric="gaussian", smoothing=smoothing, m=m, min_count=0,
                     discretizer="equal_frequency").fit(Xc, yc)
@@ -526,14 +531,16 @@ def test_bma_gaussian_learner():
     assert not np.allclose(proba, BMAAODE().fit(X, Y).predict_proba(XT))
 
 
-def test_rare_class_uses_the_pooled_estimates_without_the_row():
+@pytest.mark.parametrize("density", ["plugin", "student"])
+def test_rare_class_uses_the_pooled_estimates_without_the_row(density):
     """A class with two rows: holding one out leaves one, whose class-level estimate falls
-    back to the pooled one (all classes, without the row), as refitting does."""
-    Xr, Yr = mixed(36, seed=3)
+    back to the pooled one (all classes, without the row; with Student's t children it
+    shrinks towards it), as refitting does."""
+    Xr, Yr = mixed_frame(36, seed=3)
     Yr = np.where(Yr == "c", "b", Yr)
     Yr[[4, 9]] = "c"
     Xr.loc[[4, 9], ["size", "weight"]] = [[11.0, 20.0], [14.0, 30.0]]
-    model = SelectiveAnDE(n=1, numeric="gaussian", loss="log_loss",
+    model = SelectiveAnDE(n=1, numeric="gaussian", density=density, loss="log_loss",
                           discretizer="equal_frequency").fit(Xr, Yr)
     refit = Refit(model, Xr, Yr, None)
     keys = [(1, r, s) for r in range(1, 5) for s in range(5)]

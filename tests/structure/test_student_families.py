@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm, t
 
-from seminaive import KDB, SKDB, TAN
+from seminaive import KDB, SKDB, TAN, NaiveBayes
 
 
 def data(n, seed=0):
@@ -31,28 +31,36 @@ def data(n, seed=0):
 def test_class_only_children_are_scipy_t_at_hand_derived_parameters(m):
     """k = 0: every numeric child depends on the class alone, so the Student-t score minus
     the plug-in score of a row is, over its observed numeric children and for every class,
-    log t(v; nu, mean, sqrt(var (nu + 1) / nu)) - log N(v; mean, sqrt(var)), with mean and
-    var the estimates of the class's cell and nu = m + its weight."""
+    log t(v; nu, mean, sqrt(var (nu + 1) / nu)) - log N(v; mu, sqrt(s2)), with (mu, s2) the
+    class's maximum-likelihood moments, (mean, var) those moments shrunk towards the
+    moments of all classes with m pseudo-rows and nu = m + the class's weight, all
+    computed here from the training values (as NaiveBayes's Student-t children)."""
     X, y = data(60)
-    plug = KDB(k=0, m=m, numeric="gaussian").fit(X, y)
+    plug = KDB(k=0, m=m, numeric="gaussian", density="plugin").fit(X, y)
     stud = KDB(k=0, m=m, numeric="gaussian", density="student").fit(X, y)
-    moments = plug._moments
-    mean, var, _ = moments.estimates(m)
-    starts = moments.level_starts([[] for _ in moments.numeric])
     values = plug.encoder_.numeric_values(X, "t")
+    y_idx = np.searchsorted(plug.classes_, y)
     expected = np.zeros((len(X), 3))
-    for j in range(moments.numeric.size):
+    for j in range(values.shape[1]):
+        v = values[:, j]
+        seen = ~np.isnan(v)
+        mu0, var0 = v[seen].mean(), v[seen].var()
         for yy in range(3):
-            g = starts[j, 0] + yy
-            nu = m + moments.sums[3 * g]
-            loc, s2 = mean[g], var[g]
-            v = values[:, j]
+            xs = v[seen & (y_idx == yy)]
+            n, xbar = xs.size, xs.mean()
+            ss = ((xs - xbar) ** 2).sum()
+            loc = (xs.sum() + m * mu0) / (n + m)
+            s2 = (ss + m * var0 + n * m / (n + m) * (xbar - mu0) ** 2) / (n + m)
+            nu = m + n
             diff = (t.logpdf(v, df=nu, loc=loc, scale=np.sqrt(s2 * (nu + 1) / nu))
-                    - norm.logpdf(v, loc=loc, scale=np.sqrt(s2)))
-            expected[:, yy] += np.where(np.isnan(v), 0.0, diff)
+                    - norm.logpdf(v, loc=xbar, scale=xs.std()))
+            expected[:, yy] += np.where(seen, diff, 0.0)
     got = stud.joint_log_likelihood(X) - plug.joint_log_likelihood(X)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
     assert np.abs(expected).max() > 1e-3  # the two densities differ on 60 rows
+    nb = NaiveBayes(m=m, numeric="gaussian").fit(X, y)
+    np.testing.assert_allclose(stud.joint_log_likelihood(X), nb.joint_log_likelihood(X),
+                               rtol=1e-12, atol=1e-10)
 
 
 LEARNERS = [lambda **p: TAN(**p), lambda **p: KDB(k=2, **p), lambda **p: SKDB(k=2, **p)]
@@ -66,7 +74,7 @@ def test_student_children_tend_to_the_plugin_gaussian_with_many_rows(make):
     gaps = []
     for n in (40, 30_000):
         X, y = data(n, seed=1)
-        plug = make(numeric="gaussian").fit(X, y)
+        plug = make(numeric="gaussian", density="plugin").fit(X, y)
         stud = make(numeric="gaussian", density="student").fit(X, y)
         # the same counts and structure, scored with the other density
         assert np.array_equal(plug._parents, stud._parents)

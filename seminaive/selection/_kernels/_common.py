@@ -111,6 +111,8 @@ class GaussianScoring(NamedTuple):
     g_mean: np.ndarray
     g_norm: np.ndarray
     g_precision: np.ndarray
+    g_shape: np.ndarray  # Student's t: (nu + 1) / 2 (see seminaive.kernels.gaussian)
+    student: bool  # Student's t children (density="student") rather than Gaussians
 
 # --------------------------------------------------------------------------------------------
 # Indexing helpers
@@ -296,7 +298,7 @@ def _row_gaussian_loo(xr, Vr, yt, h, table, gl, lw_row, floor, est_mean, est_var
     if Vr.size == 0:
         return
     _, _, combos, orders, sizes, k, order_first, _, sub_index = table
-    gaussian, _, moment_start, sums, kappa, floor_ratio, cuts, n_cuts, n_levels = gl
+    gaussian, _, moment_start, sums, _, _, cuts, n_cuts, _, _ = gl
     loo_log_widths(xr, Vr, h, gaussian, n_cuts, cuts, moment_start, sums, k, lw_row)
     loo_estimates(xr, Vr, yt, h, (combos, orders, order_first, sub_index, sizes, k), gl,
                   floor, est_mean, est_var)

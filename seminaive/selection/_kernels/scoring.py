@@ -46,7 +46,8 @@ def selective_scores(X, table, logs, structure, out, V, gs):
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     lj, lc, lc_offsets = logs
     combo_members, level_first, combo_weight, n_levels, children = structure
-    gaussian, missing_code, log_width, grid_offsets, g_mean, g_norm, g_precision = gs
+    (gaussian, missing_code, log_width, grid_offsets, g_mean, g_norm, g_precision, g_shape,
+     student) = gs
     n_rows, a = X.shape
     n_num = V.shape[1]
     n_children = children.shape[0]
@@ -95,7 +96,11 @@ def selective_scores(X, table, logs, structure, out, V, gs):
                         first = grid_offsets[g] + (cell * n_num + jn) * k
                         for yy in range(k):
                             dv = v - g_mean[first + yy]
-                            pre[yy] -= g_norm[first + yy] + dv * dv * g_precision[first + yy]
+                            if student:
+                                pre[yy] -= g_norm[first + yy] + g_shape[first + yy] * math.log1p(
+                                    dv * dv * g_precision[first + yy])
+                            else:
+                                pre[yy] -= g_norm[first + yy] + dv * dv * g_precision[first + yy]
                         if mc > 0:
                             idx = lc_offsets[g2] + ((cell0 + mc * stride) * d + pos) * k
                             for yy in range(k):
