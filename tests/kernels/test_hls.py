@@ -427,7 +427,7 @@ def test_hls_is_refused_where_hdp_is(chess):
 
     X, y = chess
     with pytest.raises(ValueError, match="smoothing"):
-        AODE(smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
+        AODE(smoothing="hls", numeric="gaussian").fit(X.iloc[:50], y.iloc[:50])
     with pytest.raises(ValueError, match="smoothing='hls' is not available"):
         AnDE(n="auto", smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
 
