@@ -100,6 +100,9 @@ TOL = 1e-9
 MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
+#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
+#: starting the threads costs more than the fit (fits of about a microsecond per cell)
+SERIAL_CELLS = 20000
 #: working arrays of a tree's size a fit allocates (beside its estimates)
 WORK_ARRAYS = 7
 
@@ -364,32 +367,41 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     return total if converged else settings.max_iter + 1
 
 
+@njit(cache=True)
+def fit_trees(forest, settings, order, first, last, out, iterations, penalties):
+    """:func:`fit_tree` for the trees ``order[first:last]`` of a :class:`.hdp.ForestLayout`,
+    in turn.  Written: ``out`` (the estimates, flat at ``forest.out_offsets``),
+    ``iterations[j]`` (tree j's Newton iterations) and ``penalties[j, :depth + 1]`` (tree
+    j's penalty of every level)."""
+    for i in range(first, last):
+        j = order[i]
+        depth = forest.depths[j]
+        V = forest.n_values[j]
+        parent = forest.parents[forest.node_offsets[j]:forest.node_offsets[j + 1]]
+        ls = forest.level_starts[j, :depth + 2].copy()
+        nn = ls[depth + 1]
+        n_leaf = nn - ls[depth]
+        lo = forest.leaf_offsets[j]
+        leaf = forest.leaves[lo:lo + n_leaf * V].reshape(n_leaf, V)
+        est = np.empty((nn, V))
+        pen = np.full(depth + 1, settings.penalty)
+        iterations[j] = fit_tree(parent, ls, leaf, settings, pen, est)
+        for d in range(depth + 1):
+            penalties[j, d] = pen[d]
+        o = forest.out_offsets[j]
+        for q in range(nn):
+            for v in range(V):
+                out[o + q * V + v] = est[q, v]
+
+
 @njit(parallel=True, cache=True)
 def fit_forest(forest, settings, order, share_start, out, iterations, penalties):
-    """:func:`fit_tree` for every tree of a :class:`.hdp.ForestLayout` (in parallel, as
-    :func:`.hdp.sample_forest`).  Written: ``out`` (the estimates, flat at
-    ``forest.out_offsets``), ``iterations[j]`` (tree j's Newton iterations) and
-    ``penalties[j, :depth + 1]`` (tree j's penalty of every level)."""
+    """:func:`fit_trees` for every thread share (in parallel, as
+    :func:`.hdp.sample_forest`): share ``w`` fits the trees
+    ``order[share_start[w]:share_start[w + 1]]``."""
     for w in prange(share_start.size - 1):
-        for i in range(share_start[w], share_start[w + 1]):
-            j = order[i]
-            depth = forest.depths[j]
-            V = forest.n_values[j]
-            parent = forest.parents[forest.node_offsets[j]:forest.node_offsets[j + 1]]
-            ls = forest.level_starts[j, :depth + 2].copy()
-            nn = ls[depth + 1]
-            n_leaf = nn - ls[depth]
-            lo = forest.leaf_offsets[j]
-            leaf = forest.leaves[lo:lo + n_leaf * V].reshape(n_leaf, V)
-            est = np.empty((nn, V))
-            pen = np.full(depth + 1, settings.penalty)
-            iterations[j] = fit_tree(parent, ls, leaf, settings, pen, est)
-            for d in range(depth + 1):
-                penalties[j, d] = pen[d]
-            o = forest.out_offsets[j]
-            for q in range(nn):
-                for v in range(V):
-                    out[o + q * V + v] = est[q, v]
+        fit_trees(forest, settings, order, share_start[w], share_start[w + 1], out,
+                  iterations, penalties)
 
 
 def sparse_hls_bytes(trees, n_threads=None):
@@ -488,8 +500,11 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
     out = np.empty(int(out_offsets[-1]))
     iterations = np.zeros(len(trees), dtype=np.int64)
     penalties = np.full((len(trees), int(forest.depths.max()) + 1), np.nan)
-    fit_forest(forest, Settings(start, choose, float(tol), int(max_iter)), order, share_start,
-               out, iterations, penalties)
+    settings = Settings(start, choose, float(tol), int(max_iter))
+    if forest.out_offsets[-1] <= SERIAL_CELLS:  # the threads would cost more than they save
+        fit_trees(forest, settings, order, 0, order.size, out, iterations, penalties)
+    else:
+        fit_forest(forest, settings, order, share_start, out, iterations, penalties)
     estimates = [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
                  for j in range(len(trees))]
     extra = ([iterations] if return_iterations else []) + (
