@@ -42,9 +42,11 @@ of a tree separates by value, and each value's system is a Gaussian chain on the
 solved exactly in one pass up and one pass down (eliminating every subtree into a
 quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
 whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
-after ``max_iter`` iterations in all).  A node without rows has coefficients 0 at the
-optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
-numbers are drawn: the estimates are deterministic.
+after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
+HDP's set-up (:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per
+thread, or in one thread when the forest is small (``SERIAL_CELLS``).  A node without
+rows has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's,
+as the HDP's is.  No random numbers are drawn: the estimates are deterministic.
 
 Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes the penalty
 (its public code: scikit-learn's C = 1 for every coefficient), and its Bayesian variant
