@@ -103,8 +103,9 @@ MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
 #: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
-#: starting the threads costs more than the fit (fits of about a microsecond per cell)
-SERIAL_CELLS = 20000
+#: starting the threads costs more than they save (measured on a loaded 2-core machine, same
+#: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
+SERIAL_CELLS = 4096
 #: working arrays of a tree's size a fit allocates (beside its estimates)
 WORK_ARRAYS = 7
 
