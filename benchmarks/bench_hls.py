@@ -114,7 +114,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     args = _sections().parse_or_serve(parser, None, ROOT)
     sets = QUICK_SETS if args.quick else SETS
-    rows, wins, ratios, est_ratios = [], 0, [], []
+    load_start = os.getloadavg()[0]
+    rows, wins, ratios, est_ratios, worse = [], 0, [], [], []
     for data in sets:
         for learner in LEARNERS:
             loss, best, n_train = measure(data, learner, args.repeats)
@@ -123,6 +124,8 @@ def main():
             est_ratio = best["hdp estimates"] / best["hls estimates"]
             est_ratios.append(est_ratio)
             wins += loss["hls"] <= loss["hdp"]
+            if loss["hls"] > loss["hdp"]:
+                worse.append(f"{data} {learner} ({loss['hls']:.4f} against {loss['hdp']:.4f})")
             row = [data, n_train, learner, f"{loss['m_estimate']:.4f}", f"{loss['hdp']:.4f}",
                    f"{loss['hls']:.4f}", f"{best['hdp']:.2f}", f"{best['hls']:.3f}",
                    f"{ratio:.0f}x", f"{best['hdp estimates']:.2f}",
@@ -135,14 +138,17 @@ def main():
                f"mean {geo:.0f}x), and its estimates alone (on the same trees) "
                f"{min(est_ratios):.0f}x to {max(est_ratios):.0f}x faster than the sampler's "
                f"(geometric mean {statistics.geometric_mean(est_ratios):.0f}x).")
+    if worse:
+        summary += " HLS is worse on: " + "; ".join(worse) + "."
     print(summary)
+    load = f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     lines = [
         MARK[0],
         "## Hierarchical linear smoothing against the HDP",
         "",
         f"`python benchmarks/bench_hls.py{' --quick' if args.quick else ''} --repeats "
         f"{args.repeats}` ({datetime.date.today().isoformat()}, {platform.machine()}, "
-        f"{os.cpu_count()} cores shared with other jobs: only the same-run ratio is "
+        f"{os.cpu_count()} cores shared with other jobs, {load}: only the same-run ratio is "
         "meaningful).  Each set is split in halves (seed 0): fit on one, log loss on the "
         "other.  `smoothing=\"hdp\"` runs the sampler's defaults (1000 iterations); "
         "`smoothing=\"hls\"` the ridge fit of Cooper, Webb & Schmidt (2025) with the penalty "

@@ -235,6 +235,53 @@ class _FixedOrder(_BaseAnDE):
         return self._n
 
 
+def _discretized(estimator):
+    """Hierarchical estimates need discretised numeric attributes."""
+    return estimator.numeric == "discretize"
+
+
+class _HierarchicalOrder(_FixedOrder):
+    """A fixed order n >= 1 that also takes hierarchical estimates (``smoothing="hdp"`` or
+    ``"hls"``, with ``n_iter``, ``burn_in`` and ``tying``), exactly as ``AnDE(n=n)``."""
+
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS,
+                                     "dtype", smoothing=HDP_SMOOTHING)
+    _parameter_docs = {
+        "smoothing": "ande_smoothing",
+    }
+    parts = (GaussianChildren(),
+             HierarchicalEstimates(when=_discretized, owner="numeric='gaussian'"))
+
+    def __init__(
+        self,
+        *,
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "m_estimate",
+        m: float = 1.0,
+        min_count: float = 1,
+        aggregate: Literal["joint", "posterior", "vote"] = "joint",
+        discretizer: Literal["mdl", "equal_frequency"] | Transformer = "mdl",
+        n_bins: int = 3,
+        missing: Literal["ignore", "value"] = "ignore",
+        categorical_features: Literal["auto", "all", "none"] | ArrayLike = "auto",
+        max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
+        random_state: RandomState = None,
+        numeric: Literal["discretize", "gaussian"] = "discretize",
+        density: Literal["plugin", "student"] = "student",
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
+        dtype: Literal["float64", "float32"] = "float64",
+    ) -> None:
+        super().__init__(smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
+                         discretizer=discretizer, n_bins=n_bins, missing=missing,
+                         categorical_features=categorical_features,
+                         max_table_bytes=max_table_bytes, random_state=random_state,
+                         numeric=numeric, density=density, dtype=dtype)
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.tying = tying
+
+
 @fill_doc
 class NaiveBayes(_FixedOrder):
     """Naive Bayes: A0DE, P(y, x) ~ P(y) prod_i P(x_i | y).
@@ -274,7 +321,7 @@ class NaiveBayes(_FixedOrder):
 
 
 @fill_doc
-class AODE(_FixedOrder):
+class AODE(_HierarchicalOrder):
     """Averaged One-Dependence Estimators (A1DE).
 
     Averages the one-dependence estimators P(y, x_i) prod_j P(x_j | y, x_i) of every
@@ -314,7 +361,7 @@ class AODE(_FixedOrder):
 
 
 @fill_doc
-class A2DE(_FixedOrder):
+class A2DE(_HierarchicalOrder):
     """Averaged 2-Dependence Estimators: every pair of attributes as parents.
 
     Webb et al. (2012, eq. 11 with n = 2): lower bias than AODE, more variance; the paper
@@ -350,7 +397,7 @@ class A2DE(_FixedOrder):
 
 
 @fill_doc
-class A3DE(_FixedOrder):
+class A3DE(_HierarchicalOrder):
     """Averaged 3-Dependence Estimators: every triple of attributes as parents.
 
     Webb et al. (2012, eq. 11 with n = 3).  Its tables grow with the fourth power of the
@@ -390,13 +437,14 @@ class A3DE(_FixedOrder):
     """
 
     _n = 3
-    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype",
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS,
+                                     "dtype", smoothing=HDP_SMOOTHING,
                                      memory=[Choices(*memory.MEMORY)])
 
     def __init__(
         self,
         *,
-        smoothing: Literal["m_estimate", "laplace"] = "m_estimate",
+        smoothing: Literal["m_estimate", "laplace", "hdp", "hls"] = "m_estimate",
         m: float = 1.0,
         min_count: float = 1,
         aggregate: Literal["joint", "posterior", "vote"] = "joint",
@@ -409,13 +457,17 @@ class A3DE(_FixedOrder):
         numeric: Literal["discretize", "gaussian"] = "discretize",
         memory: Literal["refuse", "select", "select_dense"] = "refuse",
         density: Literal["plugin", "student"] = "student",
+        n_iter: int = 1000,
+        burn_in: int | None = None,
+        tying: Literal["none", "parent", "level", "single"] = "level",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         super().__init__(smoothing=smoothing, m=m, min_count=min_count, aggregate=aggregate,
                          discretizer=discretizer, n_bins=n_bins, missing=missing,
                          categorical_features=categorical_features,
                          max_table_bytes=max_table_bytes, random_state=random_state,
-                         numeric=numeric, density=density, dtype=dtype)
+                         numeric=numeric, density=density, n_iter=n_iter, burn_in=burn_in,
+                         tying=tying, dtype=dtype)
         self.memory = memory
 
     @property

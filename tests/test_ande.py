@@ -419,3 +419,35 @@ def test_extreme_underflow(n):
     want = np.array([[exact_log(p) for p in row] for row in exact])
     assert_array_equal(np.argmax(log_proba, axis=1), [int(row[1] > row[0]) for row in exact])
     assert_allclose(log_proba, want, rtol=1e-9, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# Hierarchical estimates: the fixed-order classes take them as AnDE(n) does
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls, n", [(AODE, 1), (A2DE, 2), (A3DE, 3)])
+@pytest.mark.parametrize("smoothing, extra", [
+    ("hls", {}), ("hdp", {"n_iter": 20, "burn_in": 5, "tying": "parent"})])
+def test_fixed_order_hierarchical_estimates_equal_ande(cls, n, smoothing, extra):
+    rng = np.random.default_rng(n)
+    X = pd.DataFrame(rng.integers(0, 3, size=(120, 5))).astype("category")
+    y = (X[0].cat.codes + X[1].cat.codes + rng.integers(0, 2, 120)) % 3
+    params = {"smoothing": smoothing, "random_state": 7, "categorical_features": "all",
+              **extra}
+    fixed = cls(**params).fit(X, y)
+    ande = AnDE(n, **params).fit(X, y)
+    assert_array_equal(fixed.table_.conditional, ande.table_.conditional)
+    assert_array_equal(fixed.predict_proba(X), ande.predict_proba(X))
+    # the hierarchical estimates differ from the m-estimates they replace
+    plain = cls(categorical_features="all").fit(X, y).predict_proba(X)
+    assert np.abs(fixed.predict_proba(X) - plain).max() > 1e-3
+
+
+@pytest.mark.parametrize("cls", [AODE, A2DE, A3DE])
+def test_fixed_order_hierarchical_estimates_refuse_gaussian_children(cls):
+    with pytest.raises(ValueError, match="smoothing='hls' is not available for "
+                                         "numeric='gaussian'"):
+        cls(smoothing="hls", numeric="gaussian").check_params()
+    with pytest.raises(ValueError, match="burn_in"):
+        cls(smoothing="hdp", n_iter=10, burn_in=10).check_params()

@@ -890,6 +890,75 @@ def _whole_counts(counts):
     return whole.astype(np.int64)
 
 
+def _float_counts(counts):
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.size and not (np.all(np.isfinite(counts)) and counts.min() >= 0):
+        raise ValueError("hierarchical estimates need finite, non-negative counts")
+    return counts
+
+
+def forest_layout(trees, *, what, need, max_bytes=None, whole=True, cost=sampler_cost):
+    """Check a list of trees of occurring nodes and flatten them into a
+    :class:`ForestLayout`, with the trees' shares of the threads (:func:`thread_shares`):
+    the set-up :func:`sparse_hdp_forest` and :func:`.hls.sparse_hls_forest` share.
+
+    Parameters
+    ----------
+    trees : list of (parent, level_start, leaf_counts)
+        As in :func:`sparse_hdp_forest` (non-empty).
+    what : str
+        The estimates, as the refusal names them ("hierarchical Dirichlet process").
+    need : int
+        The bytes the estimates need (the caller's count, e.g. :func:`sparse_hdp_bytes`).
+    max_bytes : int, optional
+        Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
+        ``need`` exceeds it.
+    whole : bool, default=True
+        The counts must be whole numbers (the leaves are then int64; otherwise float64,
+        finite and non-negative).
+    cost : callable, default=sampler_cost
+        ``cost(n_nodes, leaf_counts)``: a tree's relative time, for the thread shares.
+
+    Returns
+    -------
+    (ForestLayout, order, share_start)
+    """
+    if max_bytes is not None and need > max_bytes:
+        n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
+        raise TableTooLargeError(
+            f"the {what} estimates of {len(trees)} tables "
+            f"({n_nodes} occurring nodes) would need {need / 2**30:.2f} GiB, more than the "
+            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            "(a smaller k or n), fewer intervals per numeric attribute, "
+            "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
+    depths = np.array([np.size(ls) - 2 for _, ls, _ in trees], dtype=np.int64)
+    level_starts = np.zeros((len(trees), int(depths.max()) + 2), dtype=np.int64)
+    n_values = np.empty(len(trees), dtype=np.int64)
+    node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    flat, parents, costs = [], [], []
+    for j, (parent, ls, counts) in enumerate(trees):
+        counts = _whole_counts(counts) if whole else _float_counts(counts)
+        parent = np.asarray(parent, dtype=np.int64)
+        ls = np.asarray(ls, dtype=np.int64)
+        if (counts.ndim != 2 or ls[0] != 0 or ls[-1] != parent.size
+                or counts.shape[0] != ls[-1] - ls[-2]):
+            raise ValueError(f"tree {j}: the leaf counts and levels do not match its nodes")
+        level_starts[j, :ls.size] = ls
+        n_values[j] = counts.shape[1]
+        flat.append(counts.ravel())
+        parents.append(parent)
+        costs.append(cost(parent.size, counts))
+        node_offsets[j + 1] = node_offsets[j] + parent.size
+        leaf_offsets[j + 1] = leaf_offsets[j] + counts.size
+        out_offsets[j + 1] = out_offsets[j] + parent.size * counts.shape[1]
+    order, share_start = thread_shares(costs)
+    forest = ForestLayout(np.concatenate(parents), node_offsets, level_starts, depths,
+                          np.concatenate(flat), leaf_offsets, n_values, out_offsets)
+    return forest, order, share_start
+
+
 def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
                       sample_concentration=True, concentration=CONCENTRATION_START,
                       max_bytes=None):
@@ -917,49 +986,19 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
         raise ValueError(f"tying={tying!r}: use one of {TYING}")
     if not trees:
         return []
-    need = sparse_hdp_bytes(trees)
-    if max_bytes is not None and need > max_bytes:
-        n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
-        raise TableTooLargeError(
-            f"the hierarchical Dirichlet process estimates of {len(trees)} tables "
-            f"({n_nodes} occurring nodes) would need {need / 2**30:.2f} GiB, more than the "
-            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
-            "(a smaller k or n), fewer intervals per numeric attribute, "
-            "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
-    depths = np.array([np.size(ls) - 2 for _, ls, _ in trees], dtype=np.int64)
-    level_starts = np.zeros((len(trees), int(depths.max()) + 2), dtype=np.int64)
-    n_values = np.empty(len(trees), dtype=np.int64)
-    node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    flat, parents, costs, n_max = [], [], [], 0
-    for j, (parent, ls, counts) in enumerate(trees):
-        whole = _whole_counts(counts)
-        parent = np.asarray(parent, dtype=np.int64)
-        ls = np.asarray(ls, dtype=np.int64)
-        if (ls[0] != 0 or ls[-1] != parent.size or whole.shape[0] != ls[-1] - ls[-2]
-                or whole.ndim != 2):
-            raise ValueError(f"tree {j}: the leaf counts and levels do not match its nodes")
-        level_starts[j, :ls.size] = ls
-        n_values[j] = whole.shape[1]
-        flat.append(whole.ravel())
-        parents.append(parent)
-        costs.append(sampler_cost(parent.size, whole))
-        node_offsets[j + 1] = node_offsets[j] + parent.size
-        leaf_offsets[j + 1] = leaf_offsets[j] + whole.size
-        out_offsets[j + 1] = out_offsets[j] + parent.size * whole.shape[1]
-        n_max = max(n_max, int(whole.sum()))
+    forest, order, share_start = forest_layout(
+        trees, what="hierarchical Dirichlet process", need=sparse_hdp_bytes(trees),
+        max_bytes=max_bytes)
+    lo, n_values = forest.leaf_offsets, forest.n_values
+    n_max = max(int(forest.leaves[lo[j]:lo[j + 1]].sum()) for j in range(len(trees)))
     table, n_exact = stirling_cache(n_max)
-    out = np.empty(int(out_offsets[-1]))
-    order, share_start = thread_shares(costs)
-    forest = ForestLayout(np.concatenate(parents), node_offsets, level_starts, depths,
-                          np.concatenate(flat), leaf_offsets, n_values, out_offsets)
+    out = np.empty(int(forest.out_offsets[-1]))
     settings = SamplerSettings(int(n_iter), int(burn_in), TYING.index(tying),
                                bool(sample_concentration), float(concentration))
     sample_forest(forest, settings, np.asarray(seeds, dtype=np.uint64),
                   StirlingCache(table, n_exact, _ZETA), out, order, share_start)
-    return [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
-            for j in range(len(trees))]
+    oo = forest.out_offsets
+    return [out[oo[j]:oo[j + 1]].reshape(-1, n_values[j]) for j in range(len(trees))]
 
 
 def hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds, sample_concentration=True,

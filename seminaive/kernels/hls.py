@@ -42,9 +42,11 @@ of a tree separates by value, and each value's system is a Gaussian chain on the
 solved exactly in one pass up and one pass down (eliminating every subtree into a
 quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
 whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
-after ``max_iter`` iterations in all).  A node without rows has coefficients 0 at the
-optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
-numbers are drawn: the estimates are deterministic.
+after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
+HDP's set-up (:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per
+thread, or in one thread when the forest is small (``SERIAL_CELLS``).  A node without
+rows has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's,
+as the HDP's is.  No random numbers are drawn: the estimates are deterministic.
 
 Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes the penalty
 (its public code: scikit-learn's C = 1 for every coefficient), and its Bayesian variant
@@ -74,7 +76,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
-from .hdp import _fill_dense, sparse_from_dense, thread_shares, tree_levels
+from .hdp import _fill_dense, forest_layout, sparse_from_dense, tree_levels
 
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
 #: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
@@ -100,15 +102,13 @@ TOL = 1e-9
 MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
+#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
+#: starting the threads costs more than they save (measured on a loaded 2-core machine, same
+#: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
+SERIAL_CELLS = 4096
 #: working arrays of a tree's size a fit allocates (beside its estimates)
 WORK_ARRAYS = 7
 
-#: the trees of a forest, flattened: ``parents`` (every tree's in turn), ``node_offsets``
-#: (where each tree's nodes start), ``level_starts`` (n_trees, max depth + 2), ``depths``,
-#: ``leaves`` (the leaf counts, flat), ``leaf_offsets``, ``n_values``, ``out_offsets``
-#: (where each tree's estimates start)
-Forest = namedtuple("Forest", "parents node_offsets level_starts depths leaves leaf_offsets "
-                              "n_values out_offsets")
 #: the settings of a fit: ``penalty`` (the start when chosen), ``choose`` (choose the
 #: penalties per level), ``tol``, ``max_iter``
 Settings = namedtuple("Settings", "penalty choose tol max_iter")
@@ -122,6 +122,18 @@ def _node_levels(level_start):
         for q in range(level_start[d], level_start[d + 1]):
             level[q] = d
     return level
+
+
+@njit(cache=True)
+def _log_sum_exp(row):
+    """log sum_v exp(row[v]), without overflow."""
+    hi = row[0]
+    for v in range(1, row.size):
+        hi = max(hi, row[v])
+    s = 0.0
+    for v in range(row.size):
+        s += math.exp(row[v] - hi)
+    return hi + math.log(s)
 
 
 @njit(cache=True)
@@ -148,13 +160,7 @@ def _objective(leaf_first, leaves, beta, eta, pen, level):
             total += 0.5 * lam * beta[q, v] * beta[q, v]
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        hi = eta[q, 0]
-        for v in range(1, V):
-            hi = max(hi, eta[q, v])
-        s = 0.0
-        for v in range(V):
-            s += math.exp(eta[q, v] - hi)
-        lse = hi + math.log(s)
+        lse = _log_sum_exp(eta[q])
         for v in range(V):
             total += leaves[i, v] * (lse - eta[q, v])
     return total
@@ -174,16 +180,12 @@ def _curvature(leaf_first, leaves, eta, a, b):
             b[q, v] = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        hi = eta[q, 0]
-        for v in range(1, V):
-            hi = max(hi, eta[q, v])
-        s = 0.0
+        lse = _log_sum_exp(eta[q])
         n_row = 0.0
         for v in range(V):
-            s += math.exp(eta[q, v] - hi)
             n_row += leaves[i, v]
         for v in range(V):
-            p = math.exp(eta[q, v] - hi) / s
+            p = math.exp(eta[q, v] - lse)
             a[q, v] = scale * n_row * p * (1.0 - p)
             b[q, v] = n_row * p - leaves[i, v]
 
@@ -362,43 +364,47 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     else:
         converged = False
     for q in range(n):
-        hi = eta[q, 0]
-        for v in range(1, V):
-            hi = max(hi, eta[q, v])
-        s = 0.0
+        lse = _log_sum_exp(eta[q])
         for v in range(V):
-            s += math.exp(eta[q, v] - hi)
-        for v in range(V):
-            out[q, v] = math.exp(eta[q, v] - hi) / s
+            out[q, v] = math.exp(eta[q, v] - lse)
     return total if converged else settings.max_iter + 1
+
+
+@njit(cache=True)
+def fit_trees(forest, settings, order, first, last, out, iterations, penalties):
+    """:func:`fit_tree` for the trees ``order[first:last]`` of a :class:`.hdp.ForestLayout`,
+    in turn.  Written: ``out`` (the estimates, flat at ``forest.out_offsets``),
+    ``iterations[j]`` (tree j's Newton iterations) and ``penalties[j, :depth + 1]`` (tree
+    j's penalty of every level)."""
+    for i in range(first, last):
+        j = order[i]
+        depth = forest.depths[j]
+        V = forest.n_values[j]
+        parent = forest.parents[forest.node_offsets[j]:forest.node_offsets[j + 1]]
+        ls = forest.level_starts[j, :depth + 2].copy()
+        nn = ls[depth + 1]
+        n_leaf = nn - ls[depth]
+        lo = forest.leaf_offsets[j]
+        leaf = forest.leaves[lo:lo + n_leaf * V].reshape(n_leaf, V)
+        est = np.empty((nn, V))
+        pen = np.full(depth + 1, settings.penalty)
+        iterations[j] = fit_tree(parent, ls, leaf, settings, pen, est)
+        for d in range(depth + 1):
+            penalties[j, d] = pen[d]
+        o = forest.out_offsets[j]
+        for q in range(nn):
+            for v in range(V):
+                out[o + q * V + v] = est[q, v]
 
 
 @njit(parallel=True, cache=True)
 def fit_forest(forest, settings, order, share_start, out, iterations, penalties):
-    """:func:`fit_tree` for every tree of a :class:`Forest` (in parallel; the layout of
-    :func:`.hdp.sample_forest`).  Written: ``out`` (the estimates, flat at
-    ``forest.out_offsets``), ``iterations[j]`` (tree j's Newton iterations) and
-    ``penalties[j, :depth + 1]`` (tree j's penalty of every level)."""
+    """:func:`fit_trees` for every thread share (in parallel, as
+    :func:`.hdp.sample_forest`): share ``w`` fits the trees
+    ``order[share_start[w]:share_start[w + 1]]``."""
     for w in prange(share_start.size - 1):
-        for i in range(share_start[w], share_start[w + 1]):
-            j = order[i]
-            depth = forest.depths[j]
-            V = forest.n_values[j]
-            parent = forest.parents[forest.node_offsets[j]:forest.node_offsets[j + 1]]
-            ls = forest.level_starts[j, :depth + 2].copy()
-            nn = ls[depth + 1]
-            n_leaf = nn - ls[depth]
-            lo = forest.leaf_offsets[j]
-            leaf = forest.leaves[lo:lo + n_leaf * V].reshape(n_leaf, V)
-            est = np.empty((nn, V))
-            pen = np.full(depth + 1, settings.penalty)
-            iterations[j] = fit_tree(parent, ls, leaf, settings, pen, est)
-            for d in range(depth + 1):
-                penalties[j, d] = pen[d]
-            o = forest.out_offsets[j]
-            for q in range(nn):
-                for v in range(V):
-                    out[o + q * V + v] = est[q, v]
+        fit_trees(forest, settings, order, share_start[w], share_start[w + 1], out,
+                  iterations, penalties)
 
 
 def sparse_hls_bytes(trees, n_threads=None):
@@ -422,6 +428,11 @@ def hls_bytes(trees, n_threads=None):
     cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
     threads = max(1, min(threads, len(cells)))
     return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+
+
+def _fit_cost(n_nodes, leaf_counts):
+    """Relative time of :func:`fit_tree` on a tree (for the threads' shares): its cells."""
+    return float(n_nodes * max(np.shape(leaf_counts)[1], 1))
 
 
 def _check_penalty(penalty):
@@ -485,47 +496,18 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
         [np.zeros((0, 1))] if return_penalties else [])
     if not trees:
         return ([], *extra) if extra else []
-    need = sparse_hls_bytes(trees)
-    if max_bytes is not None and need > max_bytes:
-        n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
-        raise TableTooLargeError(
-            f"the hierarchical linear smoothing estimates of {len(trees)} tables "
-            f"({n_nodes} occurring nodes) would need {need / 2**30:.2f} GiB, more than the "
-            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
-            "(a smaller k or n), fewer intervals per numeric attribute, "
-            "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
-    depths = np.array([np.size(ls) - 2 for _, ls, _ in trees], dtype=np.int64)
-    level_starts = np.zeros((len(trees), int(depths.max()) + 2), dtype=np.int64)
-    n_values = np.empty(len(trees), dtype=np.int64)
-    node_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    leaf_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    out_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    flat, parents, costs = [], [], []
-    for j, (parent, ls, counts) in enumerate(trees):
-        counts = np.asarray(counts, dtype=np.float64)
-        parent = np.asarray(parent, dtype=np.int64)
-        ls = np.asarray(ls, dtype=np.int64)
-        if (counts.ndim != 2 or ls[0] != 0 or ls[-1] != parent.size
-                or counts.shape[0] != ls[-1] - ls[-2]):
-            raise ValueError(f"tree {j}: the leaf counts and levels do not match its nodes")
-        if counts.size and not (np.all(np.isfinite(counts)) and counts.min() >= 0):
-            raise ValueError(f"tree {j}: counts must be finite and non-negative")
-        level_starts[j, :ls.size] = ls
-        n_values[j] = counts.shape[1]
-        flat.append(counts.ravel())
-        parents.append(parent)
-        costs.append(float(parent.size * max(counts.shape[1], 1)))
-        node_offsets[j + 1] = node_offsets[j] + parent.size
-        leaf_offsets[j + 1] = leaf_offsets[j] + counts.size
-        out_offsets[j + 1] = out_offsets[j] + parent.size * counts.shape[1]
+    forest, order, share_start = forest_layout(
+        trees, what="hierarchical linear smoothing", need=sparse_hls_bytes(trees),
+        max_bytes=max_bytes, whole=False, cost=_fit_cost)
+    out_offsets, n_values = forest.out_offsets, forest.n_values
     out = np.empty(int(out_offsets[-1]))
     iterations = np.zeros(len(trees), dtype=np.int64)
-    penalties = np.full((len(trees), int(depths.max()) + 1), np.nan)
-    order, share_start = thread_shares(costs)
-    forest = Forest(np.concatenate(parents), node_offsets, level_starts, depths,
-                    np.concatenate(flat), leaf_offsets, n_values, out_offsets)
-    fit_forest(forest, Settings(start, choose, float(tol), int(max_iter)), order, share_start,
-               out, iterations, penalties)
+    penalties = np.full((len(trees), int(forest.depths.max()) + 1), np.nan)
+    settings = Settings(start, choose, float(tol), int(max_iter))
+    if forest.out_offsets[-1] <= SERIAL_CELLS:  # the threads would cost more than they save
+        fit_trees(forest, settings, order, 0, order.size, out, iterations, penalties)
+    else:
+        fit_forest(forest, settings, order, share_start, out, iterations, penalties)
     estimates = [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
                  for j in range(len(trees))]
     extra = ([iterations] if return_iterations else []) + (

@@ -247,7 +247,7 @@ def test_hdp_parameters_are_checked():
     from seminaive import AODE
 
     with pytest.raises(ValueError, match="smoothing"):
-        AODE(smoothing="hdp").fit(X.iloc[:50], y.iloc[:50])
+        AODE(smoothing="hdp", numeric="gaussian").fit(X.iloc[:50], y.iloc[:50])
 
 
 @pytest.fixture(scope="module")

@@ -133,6 +133,48 @@ def test_invariants_and_limits():
     assert np.all(np.abs(many[3:] - freq) < np.abs(few[3:] - freq))
 
 
+def test_the_threads_give_the_one_thread_estimates(monkeypatch):
+    """A forest above ``SERIAL_CELLS`` is fitted by the threads, one below in one thread:
+    the estimates, iterations and penalties are the same either way."""
+    rng = np.random.default_rng(3)
+    parent = np.array([-1, 0, 0, 1, 1, 2, 2, 2])
+    level_start = np.array([0, 1, 3, 8])
+    trees = [(parent, level_start, rng.poisson(2.0, size=(5, 2 + j % 4)).astype(float))
+             for j in range(9)]
+    one = hls.sparse_hls_forest(trees, return_iterations=True, return_penalties=True)
+    monkeypatch.setattr(hls, "SERIAL_CELLS", 0)
+    threads = hls.sparse_hls_forest(trees, return_iterations=True, return_penalties=True)
+    for a, b in zip(one[0], threads[0], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(one[1], threads[1])
+    np.testing.assert_array_equal(one[2], threads[2])
+
+
+def test_hls_and_hdp_share_the_forest_layout():
+    """Both kernels flatten their trees with :func:`.hdp.forest_layout`: the same layout,
+    whole counts as int64 for the sampler, weights as they are for HLS."""
+    from seminaive.kernels.hdp import forest_layout
+
+    parent = np.array([-1, 0, 0])
+    level_start = np.array([0, 1, 3])
+    trees = [(parent, level_start, np.array([[2.0, 1.0], [0.0, 3.0]])),
+             (np.array([-1]), np.array([0, 1]), np.array([[1.0, 0.0, 4.0]]))]
+    whole, _, _ = forest_layout(trees, what="x", need=0)
+    weights, _, _ = forest_layout(trees, what="x", need=0, whole=False, cost=hls._fit_cost)
+    assert whole.leaves.dtype == np.int64 and weights.leaves.dtype == np.float64
+    for a, b in zip(whole, weights, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(whole.node_offsets, [0, 3, 4])
+    np.testing.assert_array_equal(whole.out_offsets, [0, 6, 9])
+    np.testing.assert_array_equal(whole.level_starts, [[0, 1, 3], [0, 1, 0]])
+    with pytest.raises(ValueError, match="whole-number"):
+        forest_layout([(parent, level_start, np.array([[0.5, 1.0], [0.0, 3.0]]))],
+                      what="x", need=0)
+    with pytest.raises(ValueError, match="finite"):
+        hls.sparse_hls_forest([(np.array([-1]), np.array([0, 1]),
+                                np.array([[np.inf, 1.0]]))])
+
+
 def test_dense_forest_fills_absent_nodes_with_their_ancestor():
     counts = np.zeros((6, 2))  # dims (2, 3): 2 level-1 nodes, 6 leaves
     counts[0] = [5, 1]
@@ -427,7 +469,7 @@ def test_hls_is_refused_where_hdp_is(chess):
 
     X, y = chess
     with pytest.raises(ValueError, match="smoothing"):
-        AODE(smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
+        AODE(smoothing="hls", numeric="gaussian").fit(X.iloc[:50], y.iloc[:50])
     with pytest.raises(ValueError, match="smoothing='hls' is not available"):
         AnDE(n="auto", smoothing="hls").fit(X.iloc[:50], y.iloc[:50])
 
