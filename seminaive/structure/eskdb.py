@@ -15,7 +15,6 @@ Passes over the data, shared by every member: one for the class, attribute and p
 (each family counted once) and one for every member's leave-one-out losses.
 """
 
-import contextlib
 import warnings
 from numbers import Integral, Real
 from typing import Literal
@@ -34,7 +33,7 @@ from ..base import (
     INPUT_PARAMETERS,
     declare,
 )
-from ..exceptions import TableTooLargeError
+from ..exceptions import TableTooLargeError, warn_user
 from ..kernels.hdp import sparse_hdp_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
@@ -467,11 +466,15 @@ class ESKDB(_StructureBase):
             # the members keep their orders, candidates and selections; their families and
             # moments take this chunk
             self._warn_choice_kept("members' attribute orders, candidates and selections")
-            with warnings.catch_warnings(), self._sampling_together(self.estimators_):
-                warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
-                for member in self.estimators_:
-                    member._held_elsewhere = self._held_apart_from(member, self.estimators_)
-                    self._share(member)._learn_from_counts(source)
+            def install():
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
+                    for member in self.estimators_:
+                        member._held_elsewhere = self._held_apart_from(member,
+                                                                       self.estimators_)
+                        self._share(member)._learn_from_counts(source)
+
+            self._sampling_together(self.estimators_, install)
             return
         rng = check_random_state(self.random_state)
         orders = sample_orders(stats.mi, int(self.n_estimators), rng)
@@ -498,13 +501,17 @@ class ESKDB(_StructureBase):
         if kept:
             self._warn_choice_kept("members' attribute orders, candidates, selections and cut "
                                    "points")
-            with warnings.catch_warnings(), self._sampling_together(self.estimators_):
-                warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
-                for member, table, lut in zip(self.estimators_, tables, self._member_maps,
-                                              strict=True):
-                    self._share(member).table_ = table
-                    member._held_elsewhere = self._held_apart_from(member, self.estimators_)
-                    member._learn_from_counts(_RemappedSource(source, lut, table.sizes))
+            def install():
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", r".*partial_fit keeps", UserWarning)
+                    for member, table, lut in zip(self.estimators_, tables,
+                                                  self._member_maps, strict=True):
+                        self._share(member).table_ = table
+                        member._held_elsewhere = self._held_apart_from(member,
+                                                                       self.estimators_)
+                        member._learn_from_counts(_RemappedSource(source, lut, table.sizes))
+
+            self._sampling_together(self.estimators_, install)
             return
         rng = check_random_state(self.random_state)
         stats = [PairStatistics(t) for t in tables]
@@ -528,16 +535,15 @@ class ESKDB(_StructureBase):
 
         self._finish_members(members, passes, source.map_reduce(loo))
 
-    @contextlib.contextmanager
-    def _sampling_together(self, members):
-        """Within this block the members hand their HDP trees over instead of sampling
-        them; on leaving it, every member's trees are sampled in one forest
-        (:meth:`_sample_members`)."""
+    def _sampling_together(self, members, install):
+        """Run ``install()`` (which installs the members' models) with the members handing
+        their HDP trees over instead of sampling them, then sample every member's trees
+        in one forest (:meth:`_sample_members`)."""
         batch = []
         for member in members:
             member._batch = batch
         try:
-            yield
+            install()
         finally:
             for member in members:
                 member.__dict__.pop("_batch", None)
@@ -580,14 +586,13 @@ class ESKDB(_StructureBase):
             start = stop
         short = int(np.count_nonzero(ran < 0))
         if short:
-            warnings.warn(
-                f"the HDP sampler of {short} of {len(trees)} trees reached n_iter="
-                f"{int(self.n_iter)} before its averaged estimates moved by less than "
-                f"tol={self.tol}: raise n_iter or tol", ConvergenceWarning, stacklevel=4)
+            warn_user(f"the HDP sampler of {short} of {len(trees)} trees reached n_iter="
+                      f"{int(self.n_iter)} before its averaged estimates moved by less than "
+                      f"tol={self.tol}: raise n_iter or tol", ConvergenceWarning)
 
     def _finish_members(self, members, passes, summed):
-        start = 0
-        with self._sampling_together(members):
+        def install():
+            start = 0
             for (_, finish), member in zip(passes, members, strict=True):
                 # the member's structure within what the others hold
                 member._held_elsewhere = self._held_apart_from(member, members)
@@ -597,6 +602,8 @@ class ESKDB(_StructureBase):
                 size = member.loo_size()
                 finish(summed[start:start + size])
                 start += size
+
+        self._sampling_together(members, install)
         for member in members:
             member._mark_choice()
         self.estimators_ = members

@@ -253,8 +253,9 @@ def test_tol_stops_the_sampler_early(chess):
     assert np.all((early.n_iter_ - 200) % CHECK_EVERY == 0)
     np.testing.assert_array_equal(early.predict_proba(X), again.predict_proba(X))
     np.testing.assert_allclose(early.predict_proba(X), fixed.predict_proba(X), atol=0.05)
-    with pytest.warns(ConvergenceWarning, match="raise n_iter or tol"):
+    with pytest.warns(ConvergenceWarning, match="raise n_iter or tol") as caught:
         short = ESKDB(n_estimators=2, k=2, n_iter=120, tol=1e-12, random_state=3).fit(X, y)
     assert short.n_iter_.tolist() == [120, 120]
+    assert {w.filename for w in caught} == {__file__}  # the user's line
     with pytest.raises(ValueError, match="tol"):
         ESKDB(tol=-1.0).fit(X, y)
