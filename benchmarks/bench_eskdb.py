@@ -1,11 +1,12 @@
 """ESKDB against scikit-learn's random forest (100 trees) and histogram gradient boosting on
-sets of 10,000 rows or more: zero-one loss and fit time, same data, same run.
+sets of 10,000 rows or more: zero-one loss, log loss and fit time, same data, same run.
 
 Every set is split in halves (seed 0, :func:`_sections.half_split`); each learner is fitted
-on one half and its zero-one loss measured on the other.  ESKDB runs with its defaults (the
-settings of Zhang, Petitjean & Buntine 2020: 20 members, K = 5, HDP estimates with 1000
-Gibbs iterations), with ``smoothing="hls"`` (hierarchical linear smoothing instead of the
-sampler), and with 5 members and HLS.  The forest and the boosting see the raw columns
+on one half and its zero-one loss and log loss measured on the other.  ESKDB runs with its
+defaults (the settings of Zhang, Petitjean & Buntine 2020: 20 members, K = 5, HDP estimates
+with 1000 Gibbs iterations), with the sampler's early stop (``tol=0.01``), with
+``smoothing="hls"`` (hierarchical linear smoothing instead of the sampler), and with 5
+members and HLS.  The forest and the boosting see the raw columns
 (nominal columns as ordinal codes); the forest gets as many jobs as the library has threads
 (``numba.get_num_threads()``), so both use the same cores.  Each learner is fitted once per
 set, the learners alternating in one process after a warm-up fit of every ESKDB variant on
@@ -14,6 +15,9 @@ row (the ratio to the forest's).  Printed and written to ``docs/results.md`` (it
 between the ``bench_eskdb`` markers).
 
     python benchmarks/bench_eskdb.py [--quick] [--sets NAME ...] [--out PATH]
+
+Generated sets are named ``NAME@ROWS`` (``waveform21@20000``: 20,000 rows of the
+library's generator).
 """
 
 import argparse
@@ -29,11 +33,12 @@ ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_eskdb -->", "<!-- /bench_eskdb -->")
 
 #: every set of the registry with 10,000 rows or more, and generated sets of 20,000 rows
-SETS = ["letter", "magic", "penbased", "waveform21@20000", "randombn@20000"]
+SETS = ["letter", "magic", "penbased", "waveform21@20000", "randombn@20000", "led24@20000"]
 QUICK_SETS = ["penbased"]
 
 ESKDB_VARIANTS = {
     "ESKDB": {},
+    "ESKDB-tol": {"tol": 0.01},
     "ESKDB-HLS": {"smoothing": "hls"},
     "ESKDB(5)-HLS": {"smoothing": "hls", "n_estimators": 5},
 }
@@ -76,8 +81,17 @@ def _make(name):
     return seminaive.ESKDB(random_state=0, **ESKDB_VARIANTS[name])
 
 
+def _log_loss(model, X, y):
+    """Mean log loss (natural log) of the model's class probabilities on (X, y)."""
+    import numpy as np
+
+    proba = model.predict_proba(X)
+    index = np.searchsorted(model.classes_, y)
+    return float(-np.mean(np.log(np.clip(proba[np.arange(len(y)), index], 1e-15, 1.0))))
+
+
 def measure(data):
-    """Zero-one loss and fit time (s) of every learner on one set."""
+    """Zero-one loss, log loss and fit time (s) of every learner on one set."""
     import numpy as np
 
     X, y, train, test = _sections().half_split({"data": data, "rows": None})
@@ -86,7 +100,7 @@ def measure(data):
         warnings.simplefilter("ignore")
         for name in ESKDB_VARIANTS:  # compilation
             _make(name).set_params(n_estimators=2).fit(X.iloc[train[:300]], y[train[:300]])
-        loss, fit = {}, {}
+        loss, logloss, fit = {}, {}, {}
         for name in [*PEERS, *ESKDB_VARIANTS]:
             model = _make(name)
             own = raw if name in PEERS else X
@@ -96,8 +110,10 @@ def measure(data):
             model.fit(rows(train), y[train])
             fit[name] = time.perf_counter() - t0
             loss[name] = float(np.mean(model.predict(rows(test)) != y[test]))
-            print(f"  {data} {name}: loss {loss[name]:.4f} fit {fit[name]:.1f} s", flush=True)
-    return loss, fit, len(train), X.shape[1], len(np.unique(y))
+            logloss[name] = _log_loss(model, rows(test), y[test])
+            print(f"  {data} {name}: loss {loss[name]:.4f} log loss {logloss[name]:.4f} "
+                  f"fit {fit[name]:.1f} s", flush=True)
+    return loss, logloss, fit, len(train), X.shape[1], len(np.unique(y))
 
 
 def main():
@@ -111,9 +127,10 @@ def main():
     load_before = os.getloadavg()[0]
     rows, within = [], {name: 0 for name in ESKDB_VARIANTS}
     for data in sets:
-        loss, fit, n_train, n_attr, n_classes = measure(data)
+        loss, logloss, fit, n_train, n_attr, n_classes = measure(data)
         row = [data, n_train, n_attr, n_classes]
         row += [f"{loss[name]:.4f}" for name in [*PEERS, *ESKDB_VARIANTS]]
+        row += [f"{logloss[name]:.3f}" for name in [*PEERS, *ESKDB_VARIANTS]]
         row += [f"{fit[name]:.1f}" for name in [*PEERS, *ESKDB_VARIANTS]]
         row += [f"{fit[name] / fit['RF100']:.1f}" for name in ESKDB_VARIANTS]
         for name in ESKDB_VARIANTS:
@@ -138,9 +155,10 @@ def _write(out, args, rows, within, load_before, done):
         f"`{command}` ({datetime.date.today().isoformat()}, {platform.machine()}, "
         f"{os.cpu_count()} cores shared with other jobs, load average {load_before:.1f} "
         f"before and {load_after:.1f} after: only the same-row ratios are meaningful).  Each "
-        "set is split in halves (seed 0): fit on one, zero-one loss on the other.  ESKDB: "
-        "the defaults (Zhang, Petitjean & Buntine 2020: 20 members, K = 5, HDP estimates, "
-        "1000 Gibbs iterations), `smoothing=\"hls\"`, and 5 members with HLS.  RF100: "
+        "set is split in halves (seed 0): fit on one, zero-one loss and log loss on the "
+        "other.  ESKDB: the defaults (Zhang, Petitjean & Buntine 2020: 20 members, K = 5, "
+        "HDP estimates, 1000 Gibbs iterations), ESKDB-tol: the sampler stopped early "
+        "(`tol=0.01`), `smoothing=\"hls\"`, and 5 members with HLS.  RF100: "
         "`RandomForestClassifier(n_estimators=100)` with as many jobs as the library's "
         "threads; HistGB: `HistGradientBoostingClassifier()`; both on the raw columns "
         "(nominal columns as ordinal codes).  One fit per learner and set, in one process, "
@@ -150,9 +168,10 @@ def _write(out, args, rows, within, load_before, done):
         "",
         "| data | train rows | attributes | classes "
         + "".join(f"| loss {name} " for name in [*PEERS, *ESKDB_VARIANTS])
+        + "".join(f"| log loss {name} " for name in [*PEERS, *ESKDB_VARIANTS])
         + "".join(f"| fit {name} (s) " for name in [*PEERS, *ESKDB_VARIANTS])
         + "".join(f"| {name} / RF100 fit " for name in ESKDB_VARIANTS) + "|",
-        "|---" * (4 + 2 * (len(PEERS) + len(ESKDB_VARIANTS)) + len(ESKDB_VARIANTS)) + "|",
+        "|---" * (4 + 3 * (len(PEERS) + len(ESKDB_VARIANTS)) + len(ESKDB_VARIANTS)) + "|",
     ]
     if not done:
         lines[5] = "Run under way: the sets measured so far.  " + lines[5]

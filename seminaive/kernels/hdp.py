@@ -26,7 +26,10 @@ past the burn-in is the posterior mean given the state,
 
     p_jk = (n_jk + c_j p_parent(j),k) / (N_j + c_j),
 
-and the returned estimates are their average over the kept iterations.  The root keeps the
+and the returned estimates are their average over the kept iterations.  With a tolerance
+(``tol`` > 0, not the reference's fixed count) a tree stops once that average moves by less
+than ``tol`` between two checks ``CHECK_EVERY`` kept iterations apart: its estimates are
+then exactly those of the fixed-count run of as many iterations.  The root keeps the
 fixed concentration 2 towards the uniform distribution; its table counts are 1 for every
 value it has seen.  The cost depends on the number of nodes, not on the number of rows.
 
@@ -77,6 +80,8 @@ CONCENTRATION_EVERY = 5
 CONCENTRATION_START = 2.0
 #: concentrations are capped here
 CONCENTRATION_MAX = 4000.0
+#: with a tolerance, the averaged estimates are compared every this many kept iterations
+CHECK_EVERY = 50
 #: slots of the sampler's memo of log Stirling numbers beyond the exact table (a power of 2)
 FAR_MEMO = 4096
 #: slots of the sampler's memos of lgamma and log in the window (a power of 2)
@@ -93,6 +98,7 @@ class SamplerSettings(NamedTuple):
     tying: int  # index in TYING
     sample_conc: bool  # False keeps every concentration at conc_start
     conc_start: float  # starting concentration (the root's, always)
+    tol: float = 0.0  # > 0: stop once the averaged estimates move less (every CHECK_EVERY)
 
 
 class StirlingCache(NamedTuple):
@@ -426,11 +432,17 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
     counts (0 where the node has no rows), for tests.
 
+    Returns ``(iterations run, converged)``.  With ``settings.tol`` > 0 the averaged
+    estimates are compared every ``CHECK_EVERY`` kept iterations, and the sampler stops
+    (converged) at the first check, after the second, where no estimate moved by
+    ``tol`` or more since the previous check; with ``tol`` = 0 it runs ``n_iter``
+    iterations (converged is then True).
+
     The leaves' counts never change and a value with n <= 1 rows has t = n tables, so the
     leaves' values with at least 2 rows are listed once and only they are visited.
     """
     parent, level_start, depth, leaf_counts, n_values = tree
-    n_iter, burn_in, tying, sample_conc, conc_start = settings
+    n_iter, burn_in, tying, sample_conc, conc_start, tol = settings
     table, n_exact = stirling.table, stirling.n_exact
     total = level_start[depth + 1]
     V = n_values
@@ -520,6 +532,10 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     log_key = np.full(GAMMA_MEMO, np.nan)
     log_val = np.empty(GAMMA_MEMO)
     root_c = math.exp(math.log(conc_start))
+    checking = tol > 0.0
+    prev = np.zeros((total, V) if checking else (1, 1))
+    n_run = n_iter
+    converged = not checking
     for it in range(n_iter):
         # table counts, deepest level first
         for lev in range(depth, -1, -1):
@@ -658,6 +674,19 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
                     norm += pk[node, v]
                 for v in range(V):
                     psum[node, v] += pk[node, v] / norm
+            if checking and n_kept % CHECK_EVERY == 0:
+                moved = 0.0
+                for node in range(total):
+                    if not exists[node]:
+                        continue
+                    for v in range(V):
+                        e = psum[node, v] / n_kept
+                        moved = max(moved, abs(e - prev[node, v]))
+                        prev[node, v] = e
+                if n_kept > CHECK_EVERY and moved < tol:
+                    n_run = it + 1
+                    converged = True
+                    break
     # averaged estimates, nodes without rows from their parent
     for node in range(total):
         for v in range(V):
@@ -676,6 +705,7 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
         else:
             for v in range(V):
                 out[node, v] = out[parent[node], v]
+    return n_run, converged
 
 
 @njit(cache=True)
@@ -776,7 +806,7 @@ def sample_tree(leaf_counts, dims, depth, n_values, settings, seed, stirling, ou
 
 
 @njit(parallel=True, cache=True)
-def sample_forest(forest, settings, seeds, stirling, out, order, share_start):
+def sample_forest(forest, settings, seeds, stirling, out, order, share_start, iterations):
     """:func:`sample_sparse_tree` for every tree of ``forest`` (a :class:`ForestLayout`) in
     parallel; each tree has its own random stream (``seeds[j]``), so the result does not
     depend on the threads or the order.
@@ -785,10 +815,13 @@ def sample_forest(forest, settings, seeds, stirling, out, order, share_start):
     per node; ``out`` is passed on its own, an array written through a tuple inside the
     parallel loop would be shared between its threads).  Thread share ``w`` samples the
     trees ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
-    :func:`thread_shares`)."""
+    :func:`thread_shares`).  ``iterations[j]``: the iterations tree ``j`` ran, negative
+    when it reached ``n_iter`` without converging (see :func:`sample_sparse_tree`)."""
     for w in prange(share_start.size - 1):
         for i in range(share_start[w], share_start[w + 1]):
-            _sample_forest_tree(order[i], forest, settings, seeds, stirling, out)
+            j = order[i]
+            n_run, converged = _sample_forest_tree(j, forest, settings, seeds, stirling, out)
+            iterations[j] = n_run if converged else -n_run
 
 
 @njit(cache=True)
@@ -805,12 +838,13 @@ def _sample_forest_tree(j, forest, settings, seeds, stirling, out):
     leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
     est = np.empty((n, V))
     t_out = np.empty((n, V), dtype=np.int64)
-    sample_sparse_tree(SparseTree(parent, ls, depth, leaf, V), settings, seeds[j], stirling,
-                       est, t_out)
+    n_run, converged = sample_sparse_tree(SparseTree(parent, ls, depth, leaf, V), settings,
+                                          seeds[j], stirling, est, t_out)
     o = out_offsets[j]
     for q in range(n):
         for v in range(V):
             out[o + q * V + v] = est[q, v]
+    return n_run, converged
 
 
 # --------------------------------------------------------------------------------------------
@@ -961,7 +995,7 @@ def forest_layout(trees, *, what, need, max_bytes=None, whole=True, cost=sampler
 
 def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
                       sample_concentration=True, concentration=CONCENTRATION_START,
-                      max_bytes=None):
+                      max_bytes=None, tol=0.0, iterations=None):
     """HDP estimates of a list of trees holding only their occurring nodes.
 
     Parameters
@@ -976,6 +1010,13 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
     max_bytes : int, optional
         Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
         :func:`sparse_hdp_bytes` exceeds it.
+    tol : float, default=0.0
+        0: every tree runs ``n_iter`` iterations.  Above 0: a tree stops once its averaged
+        estimates (past the burn-in) move by less than ``tol`` between two checks
+        ``CHECK_EVERY`` kept iterations apart (at most ``n_iter`` iterations).
+    iterations : ndarray of shape (n_trees,), optional
+        Filled with the iterations every tree ran (int64), negative for a tree that
+        reached ``n_iter`` with ``tol`` > 0 without converging.
 
     Returns
     -------
@@ -994,9 +1035,12 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
     table, n_exact = stirling_cache(n_max)
     out = np.empty(int(forest.out_offsets[-1]))
     settings = SamplerSettings(int(n_iter), int(burn_in), TYING.index(tying),
-                               bool(sample_concentration), float(concentration))
+                               bool(sample_concentration), float(concentration), float(tol))
+    ran = np.zeros(len(trees), dtype=np.int64)
     sample_forest(forest, settings, np.asarray(seeds, dtype=np.uint64),
-                  StirlingCache(table, n_exact, _ZETA), out, order, share_start)
+                  StirlingCache(table, n_exact, _ZETA), out, order, share_start, ran)
+    if iterations is not None:
+        iterations[:] = ran
     oo = forest.out_offsets
     return [out[oo[j]:oo[j + 1]].reshape(-1, n_values[j]) for j in range(len(trees))]
 

@@ -49,8 +49,33 @@ def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
     return observed
 
 
+@njit(parallel=True, cache=True)
+def node_sums(trees, sizes, node_freq, node_den):
+    """Every node's count of rows (``node_freq``, the child's missing slot included) and of
+    rows with the child observed (``node_den``), summed in the order
+    :func:`._sparse.tree_sums` sums them; the trees are those of every attribute, tree i
+    from ``root[i]`` to the next root."""
+    a = trees.root.size
+    n_nodes = trees.code.size
+    for i in prange(a):
+        end = trees.root[i + 1] if i + 1 < a else n_nodes
+        V = sizes[i]
+        for g in range(trees.root[i], end):
+            off = trees.value_off[g]
+            freq = 0.0
+            den = 0.0
+            for v in range(V):
+                cnt = trees.values[off + v]
+                freq += cnt
+                if v >= 1:
+                    den += cnt
+            node_freq[g] = freq
+            node_den[g] = den
+
+
 @njit(cache=True, inline="always")
-def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num, den, stack):
+def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num, den, stack,
+                totals):
     """LOO numerator and denominator of P(x_i = xi | y, first ``jj`` candidates) for every
     class (``jj`` = 0: no parent), the family read from attribute i's count tree (along
     ``path`` while the row's candidates are observed); falls back to P(x_i | y) as
@@ -58,9 +83,11 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
     only when its own value is ``xi``.  ``row`` is the held-out row's ``(codes, class,
     removed amount)``, ``family`` ``(i, xi, jj)``, ``pairs`` a
     :class:`._kernels.PairArrays` (the order-1 counts); ``num`` and ``den`` are the
-    outputs, ``stack`` the tree walk's.  (Arrays a kernel writes are passed on their own,
-    never inside a tuple: numba's parallel loops see a write only on the array itself, and
-    would otherwise share the arrays of a ``prange`` body between its threads.)"""
+    outputs, ``stack`` the tree walk's; ``totals`` the nodes' ``(rows, rows with the child
+    observed)`` (:func:`node_sums`), so a node on the path costs O(1), not O(values).
+    (Arrays a kernel writes are passed on their own, never inside a tuple: numba's parallel
+    loops see a write only on the array itself, and would otherwise share the arrays of a
+    ``prange`` body between its threads.)"""
     xr, yr, u = row
     i, xi, jj = family
     uni_counts, sizes, k = pairs.counts, pairs.sizes, pairs.k
@@ -69,22 +96,17 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
     use_family = False
     if jj > 0:
         if jj <= observed:  # every parent observed: the nodes on the row's path
-            for yy in range(k):
-                num[yy] = 0.0
-                den[yy] = 0.0
+            node_freq, node_den = totals
             freq = 0.0
             for yy in range(k):
                 g = path[yy, jj]
                 if g < 0:
+                    num[yy] = 0.0
+                    den[yy] = 0.0
                     continue
-                off = trees.value_off[g]
-                for v in range(sizes[i]):
-                    cnt = trees.values[off + v]
-                    freq += cnt
-                    if v >= 1:
-                        den[yy] += cnt
-                    if v == xi:
-                        num[yy] += cnt
+                num[yy] = trees.values[trees.value_off[g] + xi]
+                den[yy] = node_den[g]
+                freq += node_freq[g]
         else:
             freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], xi, num, den,
                              stack)
@@ -198,6 +220,10 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
+    node_freq = np.empty(trees.code.size)
+    node_den = np.empty(trees.code.size)
+    node_sums(trees, sizes, node_freq, node_den)
+    totals = (node_freq, node_den)
     for b in prange(n_blocks):
         start = b * n // n_blocks
         stop = (b + 1) * n // n_blocks
@@ -242,7 +268,7 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                         if mc > 0:  # missing="value": the row's value was observed
                             jj = min(j, n_cand[i])
                             _family_loo((xr, yr, u), (i, mc, jj), trees, candidates[i], path,
-                                        observed, pairs, min_count, num, den, stack)
+                                        observed, pairs, min_count, num, den, stack, totals)
                             for yy in range(k):
                                 terms[rho, j, yy] += math.log1p(-math.exp(
                                     log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
@@ -265,7 +291,7 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
                     _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path, observed,
-                                pairs, min_count, num, den, stack)
+                                pairs, min_count, num, den, stack, totals)
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

@@ -491,3 +491,27 @@ def test_no_kernel_takes_more_than_twelve_positional_parameters():
             positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                           p.POSITIONAL_OR_KEYWORD)]
             assert len(positional) <= 12, (name, len(positional))
+
+
+def test_early_stop_is_the_fixed_run_cut_short():
+    """With ``tol`` a tree stops at a check (burn-in + a multiple of ``CHECK_EVERY``
+    kept iterations) and its estimates are exactly those of the fixed-count run of that
+    many iterations; without ``tol`` the iterations are ``n_iter``; a tree that reaches
+    ``n_iter`` unconverged is reported negative."""
+    rng = np.random.default_rng(7)
+    trees = [(rng.poisson(lam, size=(6, 3)), [2, 3]) for lam in (0.5, 9.0, 2.0)]
+    sparse = [hdp.sparse_from_dense(c, np.array(d), 2)[1:] for c, d in trees]
+    kwargs = dict(n_iter=3000, burn_in=20, tying="level", seeds=[4, 5, 6])
+    ran = np.zeros(3, dtype=np.int64)
+    fixed = hdp.sparse_hdp_forest(sparse, **kwargs, iterations=ran)
+    assert ran.tolist() == [3000] * 3
+    stopped = hdp.sparse_hdp_forest(sparse, **kwargs, tol=0.01, iterations=ran)
+    assert np.all(ran > 0) and np.all(ran < 3000)
+    assert np.all((ran - 20) % hdp.CHECK_EVERY == 0) and np.all(ran - 20 >= 2 * hdp.CHECK_EVERY)
+    for j, tree in enumerate(sparse):
+        short = hdp.sparse_hdp_forest([tree], **dict(kwargs, n_iter=int(ran[j]),
+                                                      seeds=[4 + j]))[0]
+        np.testing.assert_array_equal(stopped[j], short)
+        np.testing.assert_allclose(stopped[j], fixed[j], atol=0.05)
+    hdp.sparse_hdp_forest(sparse, **dict(kwargs, n_iter=150), tol=1e-12, iterations=ran)
+    assert ran.tolist() == [-150] * 3

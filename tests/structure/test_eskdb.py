@@ -222,3 +222,40 @@ def test_defaults_are_the_papers_settings():
             params["loss"], params["smoothing"], params["discretization"]) == (
         20, 5, 1000, "level", "rmse", "hdp", "per_member")
     assert model._part(HierarchicalEstimates).burn_in(model) == 100
+
+
+def test_members_sample_together_as_alone(chess):
+    """The members' HDP trees are sampled in one forest, each tree with the seed it has when
+    its member samples alone: the same estimates; ``n_iter_`` is ``n_iter``."""
+    X, y = chess
+    ens = ESKDB(n_estimators=3, k=2, n_iter=40, random_state=2).fit(X, y)
+    assert ens.n_iter_.tolist() == [40, 40, 40]
+    for member in ens.estimators_:
+        together = member._trees.estimates.copy()
+        alone = member._estimate_trees().estimates
+        np.testing.assert_array_equal(together, alone)
+    hls = ESKDB(n_estimators=2, k=2, smoothing="hls", random_state=2).fit(X, y)
+    assert hls.n_iter_.tolist() == [0, 0]
+
+
+def test_tol_stops_the_sampler_early(chess):
+    """``tol`` > 0: every member's trees stop at a check before ``n_iter``, deterministically,
+    close to the fixed run; a tolerance never met warns and runs ``n_iter``."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from seminaive.kernels.hdp import CHECK_EVERY
+
+    X, y = chess
+    fixed = ESKDB(n_estimators=2, k=2, n_iter=2000, random_state=3).fit(X, y)
+    early = ESKDB(n_estimators=2, k=2, n_iter=2000, tol=0.01, random_state=3).fit(X, y)
+    again = ESKDB(n_estimators=2, k=2, n_iter=2000, tol=0.01, random_state=3).fit(X, y)
+    assert np.all(early.n_iter_ < 2000)
+    assert np.all((early.n_iter_ - 200) % CHECK_EVERY == 0)
+    np.testing.assert_array_equal(early.predict_proba(X), again.predict_proba(X))
+    np.testing.assert_allclose(early.predict_proba(X), fixed.predict_proba(X), atol=0.05)
+    with pytest.warns(ConvergenceWarning, match="raise n_iter or tol") as caught:
+        short = ESKDB(n_estimators=2, k=2, n_iter=120, tol=1e-12, random_state=3).fit(X, y)
+    assert short.n_iter_.tolist() == [120, 120]
+    assert {w.filename for w in caught} == {__file__}  # the user's line
+    with pytest.raises(ValueError, match="tol"):
+        ESKDB(tol=-1.0).fit(X, y)
