@@ -27,10 +27,12 @@ code of :mod:`.scoring`.
 """
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
+from numba.core.errors import NumbaPerformanceWarning
 
 from ._threads import parallel_calls, parts
 from .scoring import (
@@ -338,6 +340,15 @@ def _qualifies(pm, base, weighted, lw, w_first, cell):
     return 0.0
 
 
+#: ``parallel=`` of a kernel that runs on the threads of :func:`._threads.parallel_calls`:
+#: numba's parallel pipeline without any of its transformations (no ``prange``, no parfor
+#: to outline and compile a second time).  Measured on :func:`_predict_scores_wide`: it
+#: compiles in half the CPU seconds of the ``prange`` kernel, and predicts as fast, where
+#: the same kernel compiled without ``parallel`` predicted 0.6x as fast.
+NO_PARFORS = {"comprehension": False, "reduction": False, "inplace_binop": False,
+              "setitem": False, "numpy": False, "stencil": False, "fusion": False,
+              "prange": False}
+
 #: rows whose sub-model sums run interleaved (independent addition chains)
 _GROUP = 4
 
@@ -369,7 +380,12 @@ def predict_scores_wide(X, model, index, pm, out, pending=None):
     n_rows = X.shape[0]
     block = wide_block_rows(n_rows, get_num_threads())
     mark = np.zeros(n_rows, dtype=np.bool_) if pending is None else pending
-    _predict_scores_wide(X, model, index, pm, mark, block, out)
+    n_blocks = -(-n_rows // block)
+    with warnings.catch_warnings():
+        # numba says, when it compiles the kernel, that nothing could be made parallel
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        parallel_calls(_predict_scores_wide, [(X, model, index, pm, mark, block, lo, hi,
+                                               out) for lo, hi in parts(n_blocks)])
     if pending is not None:
         return
     rows = np.flatnonzero(mark)
@@ -418,8 +434,8 @@ def _cascade_rows(X, rows, model, out):
         cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w, out[r])
 
 
-@njit(parallel=True, cache=True)
-def _predict_scores_wide(X, model, index, pm, pending, block, out):
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def _predict_scores_wide(X, model, index, pm, pending, block, b0, b1, out):
     """Per-class AnDE scores of the :class:`ScoringModel` ``model`` from the parent-major
     layout ``pm`` at the places of the :class:`ParentMajorIndex` ``index`` (see the module
     docstring); the same results as :func:`.scoring._predict_scores` with the same
@@ -434,19 +450,19 @@ def _predict_scores_wide(X, model, index, pm, pending, block, out):
 
     with w_s = 1 unweighted (W = number used).  Rows where none is used are marked in
     ``pending`` (their ``out`` is left unset).  Rows are scored in blocks of ``block`` rows,
-    one block per task, and within a block in groups of four rows: with two classes, the
+    the blocks ``b0 .. b1 - 1`` in this call (the threads of
+    :func:`._threads.parallel_calls` take disjoint ranges of blocks; compiled with
+    :data:`NO_PARFORS`), and within a block in groups of four rows: with two classes, the
     four rows are summed together (eight independent addition chains, each in the order of
     the combination-major kernel).  Every helper appears once in the loop body: each is
     inlined, so that the body compiles once per helper, not once per row of a group.
     """
-    # taken apart before the parallel loop: its body sees plain arrays
     n, _, combos, offsets, sizes, k, _, _, _, _, _, aggregate, weighted, lw = model
     parents, pm_offsets, att_off, region, ridx, cell_first = index
     n_rows, a = X.shape
-    n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
     compact = ridx.size > 0
-    for b in prange(n_blocks):
+    for b in range(b0, b1):
         r0 = b * block
         m = min(n_rows, r0 + block) - r0
         mx = np.full((m, k), -np.inf)  # running max (vote: unused)
