@@ -27,14 +27,12 @@ code of :mod:`.scoring`.
 """
 
 import math
-import warnings
 from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
-from numba.core.errors import NumbaPerformanceWarning
 
-from ._threads import parallel_calls, parts
+from ._threads import NO_PARFORS, parallel_calls, parts
 from .scoring import (
     AGGREGATE_POSTERIOR,
     AGGREGATE_VOTE,
@@ -340,15 +338,6 @@ def _qualifies(pm, base, weighted, lw, w_first, cell):
     return 0.0
 
 
-#: ``parallel=`` of a kernel that runs on the threads of :func:`._threads.parallel_calls`:
-#: numba's parallel pipeline without any of its transformations (no ``prange``, no parfor
-#: to outline and compile a second time).  Measured on :func:`_predict_scores_wide`: it
-#: compiles in half the CPU seconds of the ``prange`` kernel, and predicts as fast, where
-#: the same kernel compiled without ``parallel`` predicted 0.6x as fast.
-NO_PARFORS = {"comprehension": False, "reduction": False, "inplace_binop": False,
-              "setitem": False, "numpy": False, "stencil": False, "fusion": False,
-              "prange": False}
-
 #: rows whose sub-model sums run interleaved (independent addition chains)
 _GROUP = 4
 
@@ -381,11 +370,8 @@ def predict_scores_wide(X, model, index, pm, out, pending=None):
     block = wide_block_rows(n_rows, get_num_threads())
     mark = np.zeros(n_rows, dtype=np.bool_) if pending is None else pending
     n_blocks = -(-n_rows // block)
-    with warnings.catch_warnings():
-        # numba says, when it compiles the kernel, that nothing could be made parallel
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
-        parallel_calls(_predict_scores_wide, [(X, model, index, pm, mark, block, lo, hi,
-                                               out) for lo, hi in parts(n_blocks)])
+    parallel_calls(_predict_scores_wide, [(X, model, index, pm, mark, block, lo, hi, out)
+                                          for lo, hi in parts(n_blocks)])
     if pending is not None:
         return
     rows = np.flatnonzero(mark)
@@ -452,7 +438,7 @@ def _predict_scores_wide(X, model, index, pm, pending, block, b0, b1, out):
     ``pending`` (their ``out`` is left unset).  Rows are scored in blocks of ``block`` rows,
     the blocks ``b0 .. b1 - 1`` in this call (the threads of
     :func:`._threads.parallel_calls` take disjoint ranges of blocks; compiled with
-    :data:`NO_PARFORS`), and within a block in groups of four rows: with two classes, the
+    :data:`._threads.NO_PARFORS`), and within a block in groups of four rows: with two classes, the
     four rows are summed together (eight independent addition chains, each in the order of
     the combination-major kernel).  Every helper appears once in the loop body: each is
     inlined, so that the body compiles once per helper, not once per row of a group.
