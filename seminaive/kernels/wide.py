@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ._threads import parallel_calls, parts
+from ._threads import NO_PARFORS, parallel_calls, parts
 from .scoring import (
     AGGREGATE_POSTERIOR,
     AGGREGATE_VOTE,
@@ -369,7 +369,9 @@ def predict_scores_wide(X, model, index, pm, out, pending=None):
     n_rows = X.shape[0]
     block = wide_block_rows(n_rows, get_num_threads())
     mark = np.zeros(n_rows, dtype=np.bool_) if pending is None else pending
-    _predict_scores_wide(X, model, index, pm, mark, block, out)
+    n_blocks = -(-n_rows // block)
+    parallel_calls(_predict_scores_wide, [(X, model, index, pm, mark, block, lo, hi, out)
+                                          for lo, hi in parts(n_blocks)])
     if pending is not None:
         return
     rows = np.flatnonzero(mark)
@@ -418,8 +420,8 @@ def _cascade_rows(X, rows, model, out):
         cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w, out[r])
 
 
-@njit(parallel=True, cache=True)
-def _predict_scores_wide(X, model, index, pm, pending, block, out):
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def _predict_scores_wide(X, model, index, pm, pending, block, b0, b1, out):
     """Per-class AnDE scores of the :class:`ScoringModel` ``model`` from the parent-major
     layout ``pm`` at the places of the :class:`ParentMajorIndex` ``index`` (see the module
     docstring); the same results as :func:`.scoring._predict_scores` with the same
@@ -434,19 +436,19 @@ def _predict_scores_wide(X, model, index, pm, pending, block, out):
 
     with w_s = 1 unweighted (W = number used).  Rows where none is used are marked in
     ``pending`` (their ``out`` is left unset).  Rows are scored in blocks of ``block`` rows,
-    one block per task, and within a block in groups of four rows: with two classes, the
+    the blocks ``b0 .. b1 - 1`` in this call (the threads of
+    :func:`._threads.parallel_calls` take disjoint ranges of blocks; compiled with
+    :data:`._threads.NO_PARFORS`), and within a block in groups of four rows: with two classes, the
     four rows are summed together (eight independent addition chains, each in the order of
     the combination-major kernel).  Every helper appears once in the loop body: each is
     inlined, so that the body compiles once per helper, not once per row of a group.
     """
-    # taken apart before the parallel loop: its body sees plain arrays
     n, _, combos, offsets, sizes, k, _, _, _, _, _, aggregate, weighted, lw = model
     parents, pm_offsets, att_off, region, ridx, cell_first = index
     n_rows, a = X.shape
-    n_blocks = (n_rows + block - 1) // block
     n_par = parents.size
     compact = ridx.size > 0
-    for b in prange(n_blocks):
+    for b in range(b0, b1):
         r0 = b * block
         m = min(n_rows, r0 + block) - r0
         mx = np.full((m, k), -np.inf)  # running max (vote: unused)

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..kernels._threads import parallel_calls, parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate, log_joint_estimate
 
 # --------------------------------------------------------------------------------------------
@@ -50,12 +51,19 @@ def _pair_cell(off, i, xi, j, xj, sizes, k):
     return off + (xj * sizes[i] + xi) * k
 
 
-@njit(parallel=True, cache=True)
 def pair_denominators(counts, pair_offsets, sizes, k, den_offsets, out):
     """``out[den_offsets[i, j] + x_j * k + y]`` = N(y, x_j, x_i observed) for child i, parent j
-    (the denominator of P(x_i | y, x_j))."""
+    (the denominator of P(x_i | y, x_j)); the children i split over the threads
+    (:func:`seminaive.kernels._threads.parallel_calls`)."""
+    parallel_calls(_pair_denominators, [(counts, pair_offsets, sizes, k, den_offsets, lo, hi,
+                                         out) for lo, hi in parts(sizes.size, counts.size)])
+
+
+@njit(cache=True, nogil=True)
+def _pair_denominators(counts, pair_offsets, sizes, k, den_offsets, i0, i1, out):
+    """:func:`pair_denominators` of the children ``i0 .. i1 - 1``."""
     a = sizes.size
-    for i in prange(a):
+    for i in range(i0, i1):
         for j in range(a):
             off = pair_offsets[i, j]
             if j == i or off < 0:

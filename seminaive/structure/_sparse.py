@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
+from ..kernels._threads import NO_PARFORS, parallel_calls, parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate
 
 #: bytes per node of a count tree besides its counts (code, parent, children, offset)
@@ -324,9 +325,12 @@ def score_counts(X, counts, pairs, m, laplace, min_count, out, skip=None, missin
         skip = np.zeros(X.shape[1], dtype=np.bool_)
     if missing_code is None:
         missing_code = np.zeros(X.shape[1], dtype=np.int64)
-    sparse_family_scores(X, tree_bundle(counts.arrays), counts.chain, counts.depth, pairs,
-                         (m, laplace, min_count), (skip, missing_code),
-                         stack_size(pairs.sizes, counts.chain.shape[1]), out)
+    trees = tree_bundle(counts.arrays)
+    n_stack = stack_size(pairs.sizes, counts.chain.shape[1])
+    parallel_calls(sparse_family_scores, [
+        (X, trees, counts.chain, counts.depth, pairs, (m, laplace, min_count),
+         (skip, missing_code), n_stack, lo, hi, out)
+        for lo, hi in parts(X.shape[0], X.shape[0] * X.shape[1] * 8)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -415,9 +419,11 @@ def stack_size(sizes, width):
     return 2 * (int(width) * int(np.max(sizes, initial=1)) + 2)
 
 
-@njit(parallel=True, cache=True)
-def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, out):
-    """log P(y) + sum_i log P(x_i | y, pa_i) for every row and class from count trees
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, r0, r1, out):
+    """log P(y) + sum_i log P(x_i | y, pa_i) for rows ``r0 .. r1 - 1`` (the threads of
+    :func:`seminaive.kernels._threads.parallel_calls` take disjoint ranges of rows) and
+    every class from count trees
     (m-estimates): with the family of attribute i the
     first ``depth[i]`` parents of ``chain[i]`` read from its tree (``root[i]``).
 
@@ -435,12 +441,12 @@ def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, out
     m, laplace, min_count = est
     skip, missing_code = gauss
     root = trees.root
-    n, a = X.shape
+    _, a = X.shape
     prior = log_class_priors(class_counts, m, laplace)
-    for r in prange(n):
-        num = np.empty(k)
-        den = np.empty(k)
-        stack = np.empty(n_stack, dtype=np.int64)
+    num = np.empty(k)
+    den = np.empty(k)
+    stack = np.empty(n_stack, dtype=np.int64)
+    for r in range(r0, r1):
         for yy in range(k):
             out[r, yy] = prior[yy]
         for i in range(a):

@@ -65,6 +65,9 @@ _SCRIPT = textwrap.dedent("""
     X, y, _ = make_random_bn(60, n_attributes=3, n_values=2, random_state=0)
     seminaive.NaiveBayes().fit(X, y).predict_proba(X)
     seminaive.NaiveBayes().fit(X, y).predict_proba(X)
+    from seminaive.kernels import wide
+    if wide._predict_scores_wide.signatures:
+        print("_predict_scores_wide")
     print(json.dumps(str(_cache.cache_dir())))
 """)
 
@@ -86,6 +89,10 @@ def test_notice_once_on_a_cold_cache_then_quiet(tmp_path):
     lines = [line for line in first.stderr.splitlines() if line.startswith("seminaive:")]
     assert lines == ["seminaive: compiling kernels for NaiveBayes "
                      "(first use; cached afterwards)..."]
+    # the wide kernel, compiled with numba's parallel pipeline but no parfor, compiled
+    # here (it scores these rows) without numba's warning that nothing was made parallel
+    assert "_predict_scores_wide" in first.stdout
+    assert "NumbaPerformanceWarning" not in first.stderr
     cache = Path(json.loads(first.stdout.strip().splitlines()[-1]))
     assert cache.parent == tmp_path and any(cache.rglob("*.nbi"))
     second = _run_script(tmp_path)
