@@ -97,12 +97,8 @@ class _CountContext:
 
 
 #: largest count array (bytes, float64) of which the linear-space nested pass makes a float32
-#: copy (:func:`compact_bundle`); the copy takes half as much again while the pass runs.
-#: Since the pass streams a child's union block once for every class, making the copy of a
-#: larger table costs more than reading half the bytes saves (1,600 x 60, 8 values, 4
-#: classes, 0.8 GB of counts: the pass with the copy 3.45 s of CPU, without 3.08 s; 4 values,
-#: 5 classes: 1.68 s and 1.62 s, same run)
-COMPACT_MAX_BYTES = 64 << 20
+#: copy (:func:`compact_bundle`); the copy takes half as much again while the pass runs
+COMPACT_MAX_BYTES = 1 << 30
 
 
 def compact_bundle(bundle):
@@ -119,15 +115,6 @@ def compact_bundle(bundle):
     if not counting_kernels.float32_copy(counts, compact, 4 * get_num_threads()):
         return bundle
     return bundle._replace(table=bundle.table._replace(counts=compact))
-
-
-#: rows per tile of the linear-space nested pass, and the largest per-row sums of a tile
-#: (bytes): a tile of up to a whole row block of a thread (1,600 rows, two threads: 800),
-#: whose sums stay in the last-level cache, reads the table fewer times than tiles whose
-#: sums fit a core's own cache (about 15% less time at 1,600 x 60, 4 and 8 values, 5
-#: classes, than tiles of at most 2 MiB)
-NESTED_TILE_ROWS = 1024
-NESTED_TILE_BYTES = 8 << 20
 
 
 def _chunk_weights(y, w):
@@ -163,8 +150,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``
     (row blocks per chunk; default one per thread for the linear-space kernel, else
     :func:`~seminaive.kernels.losses.row_blocks`) and
-    ``tile_rows`` (rows per tile of the linear-space kernel, default ``NESTED_TILE_ROWS``)
-    change only the order of the operations (for tests).
+    ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
+    operations (for tests).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -195,8 +182,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
                 kernels.tile_size(a, table.n_classes,
-                                  NESTED_TILE_ROWS if tile_rows is None else tile_rows,
-                                  NESTED_TILE_BYTES))
+                                  kernels.TILE_ROWS if tile_rows is None else tile_rows))
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,
