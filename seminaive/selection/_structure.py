@@ -117,15 +117,6 @@ def compact_bundle(bundle):
     return bundle._replace(table=bundle.table._replace(counts=compact))
 
 
-#: rows per tile of the linear-space nested pass, and the largest per-row sums of a tile
-#: (bytes): a tile of up to a whole row block of a thread (1,600 rows, two threads: 800),
-#: whose sums stay in the last-level cache, reads the table fewer times than tiles whose
-#: sums fit a core's own cache (about 15% less time at 1,600 x 60, 4 and 8 values, 5
-#: classes, than tiles of at most 2 MiB)
-NESTED_TILE_ROWS = 1024
-NESTED_TILE_BYTES = 8 << 20
-
-
 def _chunk_weights(y, w):
     if w is None:
         return np.ones(len(y), dtype=np.float64)
@@ -159,8 +150,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``
     (row blocks per chunk; default one per thread for the linear-space kernel, else
     :func:`~seminaive.kernels.losses.row_blocks`) and
-    ``tile_rows`` (rows per tile of the linear-space kernel, default ``NESTED_TILE_ROWS``)
-    change only the order of the operations (for tests).
+    ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
+    operations (for tests).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -191,8 +182,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
                 kernels.tile_size(a, table.n_classes,
-                                  NESTED_TILE_ROWS if tile_rows is None else tile_rows,
-                                  NESTED_TILE_BYTES))
+                                  kernels.TILE_ROWS if tile_rows is None else tile_rows))
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

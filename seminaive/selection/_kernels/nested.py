@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...kernels.losses import (
+    LOSS_RMSE,
     loss_from_terms,
     scaled_row_loss,
 )
@@ -272,6 +273,16 @@ def _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked):
 
 
 @njit(cache=True, inline="always")
+def _plain_rmse(acc, s, i, k, yt):
+    """:func:`_tile_row_loss` of RMSE for a row with no block other than 0 (the usual
+    case: the sums are the terms, so no largest block to find)."""
+    total = 0.0
+    for yy in range(k):
+        total += acc[yy, s, i]
+    return loss_from_terms(total, yt, acc[yt, s, i], acc[yt, s, i], 0.0, yt, LOSS_RMSE)
+
+
+@njit(cache=True, inline="always")
 def _union_index(members, n_members, c, ext_first):
     """Global index of the combination ``members[:n] + {c}`` (c not a member)."""
     g = 0
@@ -344,8 +355,12 @@ def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
         yt = y[rr]
         if added[i]:  # else the same sums, the same losses as at r - 1
             blocked = blocks[i]
-            for s in range(a + 1):
-                last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
+            if not blocked and kind == LOSS_RMSE:
+                for s in range(a + 1):
+                    last_loss[i, s] = _plain_rmse(acc, s, i, k, yt)
+            else:
+                for s in range(a + 1):
+                    last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
             added[i] = False
         if L > 0 or r == 0:
             for s in range(a + 1):
@@ -381,11 +396,11 @@ class _Tile(NamedTuple):
     apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
     bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
     cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
-    pv: np.ndarray  # pv[y, i]: row i's running product in class y
+    pv: np.ndarray  # per row: the running product (one class at a time)
     gat: np.ndarray  # per row: its union cell's count (one child and class)
     pe: np.ndarray  # its block
-    hcls: np.ndarray  # hcls[y, i]: the row's held-out amount in class y
-    den: np.ndarray  # den[y, i]: the row's LOO parent count in class y
+    hcls: np.ndarray  # the row's held-out amount in the class
+    den: np.ndarray  # the row's LOO parent count in the class
     inv_den: np.ndarray  # 1 / (den + m)
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
@@ -586,53 +601,56 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 xc = np.int64(xrank[j, i])
                 t = i0 + xc * cj + sc * apart[pos, i] + bpart[pos, i]
                 cidx[j, i] = t if xc != 0 else -1
+        # stream the blocks into cache before the rows' scattered reads: the next line of
+        # every block at once (independent misses)
+        touched = 0.0
+        step = 0
+        more = True
+        while more:
+            more = False
+            for j in range(a):
+                if ctype[j] >= 0 and idx0[j] + step < iend[j]:
+                    touched += counts[idx0[j] + step]
+                    more = True
+            step += line
+        pv[0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
-            pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls_y[i] = hy
+                hcls[i] = hy
                 cnt = max(counts[base[i] + yy] - hy, 0.0)
                 p = (wq * cnt + jadd) * jinv[i]
-                pv_y[i] = p
-                pe_y[i] = 0
-                den_y[i] = cnt
-                inv_y[i] = 1.0 / (cnt + m)
+                pv[i] = p
+                pe[i] = 0
+                den[i] = cnt
+                inv_den[i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
-                    _renormalise(pv_y, pe_y, i)
-                    if pe_y[i] != 0:
+                    _renormalise(pv, pe, i)
+                    if pe[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, yy, 0, i, pv_y[i], pe_y[i])
+                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
                 else:
                     acc[yy, 0, i] += p
-        for j in range(a):
-            t_kind = ctype[j]
-            if t_kind >= 0:
-                # stream the child's union block into cache before the rows' scattered
-                # reads of its cells, for every class
-                touched = 0.0
-                for t in range(idx0[j], iend[j], line):
-                    touched += counts[t]
-                gat[0] = touched  # (overwritten before it is read)
-            for yy in range(k):
-                pv_y, pe_y, hcls_y, den_y, inv_y = pv[yy], pe[yy], hcls[yy], den[yy], inv_den[yy]
+            for j in range(a):
+                t_kind = ctype[j]
                 if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                     if plain:
-                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
-                                        num_add[j], pv_y, acc[yy, j + 1]):
+                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                        num_add[j], pv, acc[yy, j + 1]):
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
                             for i in range(n_tile):
-                                if 0.0 < pv_y[i] < _TINY:
-                                    _renormalise(pv_y, pe_y, i)
+                                if 0.0 < pv[i] < _TINY:
+                                    _renormalise(pv, pe, i)
                                     blocks[i] = True
                                     plain = False
-                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls_y, inv_y,
-                                      num_add[j], pv_y, pe_y, acc[yy, j + 1], ea[yy, j + 1]):
+                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
                         for i in range(n_tile):
-                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
-                            if pe_y[i] != 0:
+                            _renormalise(pv, pe, i)  # (one block may not have been enough)
+                            if pe[i] != 0:
                                 blocks[i] = True
                     continue
                 na = num_add[j]
@@ -640,29 +658,29 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 cj = cc[j]
                 nv = sizes[rank[j]]
                 for i in range(n_tile):
-                    p = pv_y[i]
+                    p = pv[i]
                     t = cidx[j, i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls_y[i], 0.0)
+                        num = max(counts[t + yy] - hcls[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls_y[i]
+                            dmiss = -hcls[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den_y[i] + da)
+                            p *= (num + 1.0) / (den[i] + da)
                         else:
-                            p *= (num + na) * inv_y[i]
+                            p *= (num + na) * inv_den[i]
                         if 0.0 < p < _TINY:
-                            pv_y[i] = p
-                            _renormalise(pv_y, pe_y, i)
-                            p = pv_y[i]
+                            pv[i] = p
+                            _renormalise(pv, pe, i)
+                            p = pv[i]
                             blocks[i] = True
                             plain = False
-                        pv_y[i] = p
+                        pv[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -717,9 +735,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty((k, tile)), np.empty(tile),
-                   np.empty((k, tile), dtype=np.int64), np.empty((k, tile)),
-                   np.empty((k, tile)), np.empty((k, tile)), np.empty(a, dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
+                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
+                   np.empty(tile), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64))
