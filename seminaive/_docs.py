@@ -281,7 +281,8 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     by the widths of its numeric parents' bins (the outer bins ending 3 standard
     deviations from the mean) so that every sub-model estimates the same joint density.
     Given the class alone, the maximum-likelihood mean and variance (as
-    scikit-learn's ``GaussianNB``); given parent values, they shrink towards the next
+    scikit-learn's ``GaussianNB``; with the default ``density="student"`` shrunk towards
+    those of all classes, see ``density``); given parent values, they shrink towards the next
     coarser conditioning (the mean of the estimates with one parent fewer) with ``m``
     pseudo-rows (1 with Laplace smoothing); the variance is floored at (0.01 sd)^2 of the
     attribute (see :meth:`seminaive.tables.MomentTable.estimates`).
@@ -309,7 +310,8 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     (``discretizer``).  ``"gaussian"``: as a child, by a Gaussian density given the class
     and its parents' values (as a parent, by its discretised value).  The means and
     variances shrink along the parents, most conditionally informative first: given the
-    class alone the maximum-likelihood estimates (as scikit-learn's ``GaussianNB``), given
+    class alone the maximum-likelihood estimates (as scikit-learn's ``GaussianNB``; shrunk
+    towards those of all classes with the default ``density="student"``), given
     the first j parents the moments shrunk towards the estimate given the first j - 1 with
     ``m`` pseudo-rows (1 with Laplace smoothing), the variance floored at (0.01 sd)^2 of the
     attribute (:meth:`seminaive.tables.MomentTable.estimates`).  A row whose parent value is

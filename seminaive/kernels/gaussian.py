@@ -486,20 +486,28 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
         n_all, s1_all, s2_all, mu_all, fl, pooled_var = pooled_without_row(
             sums, start, k, h, v, floor_ratio)
         floor[j] = fl
-        for yy in range(k):
-            rm = h if yy == yt else 0.0
-            if student:
+        if student:
+            for yy in range(k):
+                rm = h if yy == yt else 0.0
                 base = (start + yy) * 3
                 est_mean[0, j, yy], est_var[0, j, yy] = _shrunk(
                     sums[base] - rm, sums[base + 1] - rm * v, sums[base + 2] - rm * v * v,
                     mu_all, pooled_var, kappa, fl)
-            else:
-                est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
-                    sums, start, yy, rm, v, mu_all, pooled_var, fl)
+            continue
+        for yy in range(k):
+            est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
+                sums, start, yy, h if yy == yt else 0.0, v, mu_all, pooled_var, fl)
     for g in range(order_first[1], order_first[n_levels]):
         d = orders[g]
-        cell = _row_cell(xr, g, d, combos, sizes)
-        if cell < 0:
+        cell = 0
+        observed = True
+        for t in range(d):
+            att = combos[g, t]
+            if xr[att] == 0:
+                observed = False
+                break
+            cell = cell * sizes[att] + xr[att]
+        if not observed:
             continue
         for j in range(n_num):
             v = Vr[j]
@@ -517,9 +525,16 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
                 var0 /= d
                 rm = h if yy == yt else 0.0
                 base = (start + cell * k + yy) * 3
-                est_mean[g, j, yy], est_var[g, j, yy] = _shrunk(
-                    sums[base] - rm, sums[base + 1] - rm * v, sums[base + 2] - rm * v * v,
-                    mu0, var0, kappa, floor[j])
+                n = sums[base] - rm
+                s1 = sums[base + 1] - rm * v
+                s2 = sums[base + 2] - rm * v * v
+                xbar = s1 / n if n > 0 else mu0
+                ss = max(s2 - n * xbar * xbar, 0.0)
+                denom = n + kappa
+                est_mean[g, j, yy] = (s1 + kappa * mu0) / denom
+                est_var[g, j, yy] = max(
+                    (ss + kappa * var0 + n * kappa / denom * (xbar - mu0) ** 2) / denom,
+                    floor[j])
     if not student:
         return
     # the chain reads the posterior estimates of the coarser combinations: replace them
