@@ -7,7 +7,9 @@ disjoint outputs and each do much work (a whole combination's block of a table),
 body is instead one ordinary ``nogil`` kernel over a range of iterations, and
 :func:`parallel_calls` runs those ranges on up to :func:`numba.get_num_threads` threads:
 the same numbers (every iteration computes exactly what it computed in the ``prange``
-loop) for a fraction of the compilation.  The hot loops of prediction keep ``prange``.
+loop) for a fraction of the compilation.  A hot loop (the wide scoring kernel, the family
+learners' scoring) is compiled with ``parallel=NO_PARFORS``: numba then optimises it as
+well as a ``prange`` body, without compiling it twice.
 """
 
 import sys
