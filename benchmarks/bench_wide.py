@@ -200,7 +200,7 @@ def write(args, rows, met, load_before, load_after):
              "held out.  Rows/s of `FrequencyTable.scores` on one trained table, same run: "
              "the combination-major kernel (reference, one block per child combination) "
              "and the parent-major kernel (one region per parent cell, see "
-             "`seminaive.kernels.wide`) in float64 and float32 (`dtype`).  Exact: max "
+             "`seminaive.tables.wide`) in float64 and float32 (`dtype`).  Exact: max "
              "|delta log score| float64 parent-major vs reference.  float32 vs float64: "
              "max |delta log P(y|x)|, max |delta P(y|x)| and predicted classes that differ. "
              "Tables: the parent-major copy in float64 (+ counts and log tables).  "

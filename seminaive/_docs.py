@@ -127,7 +127,7 @@ max_table_bytes : int or None, default=4 GiB
 dtype : {"float64", "float32"}, default="float64"
     Precision of the prediction tables.  Rows are scored from a parent-major copy of the
     smoothed log tables (one contiguous region per parent combination and parent value,
-    see :mod:`seminaive.kernels.wide`), an extra copy of about the size of the log
+    see :mod:`seminaive.tables.wide`), an extra copy of about the size of the log
     conditionals that counts against ``max_table_bytes``; when it would not fit, the
     combination-major float64 tables are used instead.  ``"float32"`` halves that copy;
     the sums over the children are still accumulated in float64, so log-probabilities
@@ -301,7 +301,7 @@ density : {"plugin", "student"}, default="student"
     m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
     the cell: heavier tails where a class or a parent cell has
     few rows, the plug-in Gaussian in the limit of many rows (see
-    ``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
+    ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
     passes of the selection learners and of the learned weights score the same density
     with the held-out row removed.""",
     "numeric_structure": """\

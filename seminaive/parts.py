@@ -28,9 +28,9 @@ settings (seeds, burn-in, density, shrinkage), and the learner stores and scores
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .kernels import gaussian as gaussian_kernels
 from .kernels.smoothing import Smoothing
 from .tables import FLOOR_RATIO
+from .tables import gaussian as gaussian_kernels
 
 #: the model-file key of the conditional estimates of the shared table
 CONDITIONAL_KEY = "log_conditional"
@@ -142,7 +142,7 @@ class GaussianChildren(Part):
     Every numeric attribute is a child whose density given its parents (and the class) is a
     Gaussian of the shrunk moments of its parents' cell (``seminaive.tables.MomentTable``),
     or with ``density="student"`` the Student-t posterior predictive of the
-    normal-inverse-gamma prior (``seminaive.kernels.gaussian.normal_inverse_gamma_predictive``).
+    normal-inverse-gamma prior (``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).
     With ``layout="table"`` the moments of every parent combination up to the learner's order
     are kept in the shared table and scored by it (AnDE and the learners on its tables).
 
@@ -208,7 +208,7 @@ class GaussianChildren(Part):
                                                      encoder.n_values_)
 
     def loo(self, learner, max_parents):
-        """The ``seminaive.kernels.gaussian.GaussianLoo`` of the table's moments for
+        """The ``seminaive.tables.gaussian.GaussianLoo`` of the table's moments for
         parent orders up to ``max_parents`` (an empty one without Gaussian children), for
         the leave-one-out kernels."""
         table = learner.table_

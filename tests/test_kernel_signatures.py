@@ -1,5 +1,5 @@
 """No function of the package takes more than 12 positional parameters: kernels take named
-tuples (bundles such as :class:`seminaive.kernels.scoring.ScoringTables`,
+tuples (bundles such as :class:`seminaive.tables.scoring.ScoringTables`,
 :class:`seminaive.tables.TableLayout`, :class:`seminaive.kernels.smoothing.Smoothing`)
 rather than long lists of arrays, and Python helpers take keyword-only arguments."""
 

@@ -13,8 +13,12 @@ Conventions shared by all kernels
 * A log-conditional block of order ``d`` has shape ``(cells, d, k)``: for every cell, the log
   probability of member ``p`` given the other members and the class, for every class.
 
-The kernels are grouped by concern: :mod:`.counting`, :mod:`.smoothing`, :mod:`.scoring`,
-:mod:`.encoding` and :mod:`.statistics`.  Hot loops of one learner family live in that
+The kernels here are grouped by concern: :mod:`.smoothing`, :mod:`.encoding`,
+:mod:`.statistics`, :mod:`.losses`, and the hierarchical estimates :mod:`.hdp` and :mod:`.hls`.
+The kernels that compute on a table's layout (counting into it, scoring rows from it, its
+parent-major copy and its Gaussian children) live with the layout in :mod:`seminaive.tables`
+(``seminaive.tables.counting``, ``.scoring``, ``.wide``, ``.gaussian``): no module outside
+that package reads the layout.  Hot loops of one learner family live in that
 family's private kernels module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
 ``seminaive.selection._kernels``), built on the estimates of :mod:`.smoothing`.
 
@@ -23,16 +27,6 @@ is decorated).
 """
 
 from . import _cache  # noqa: F401  (first: the cache locator of every kernel)
-from .counting import (
-                       count_combinations,
-                       count_order0,
-                       count_order1,
-                       count_order2,
-                       count_order3,
-                       count_order_any,
-                       regrid,
-                       sub_combination_index,
-)
 from .encoding import (
                        bin_columns,
                        column_medians,
@@ -45,13 +39,6 @@ from .encoding import (
                        int_scan_codes,
                        recode_small,
 )
-from .scoring import (
-                       AGGREGATE_JOINT,
-                       AGGREGATE_POSTERIOR,
-                       AGGREGATE_VOTE,
-                       PREDICT_CHUNK_ROWS,
-                       predict_scores,
-)
 from .smoothing import (
                        log_conditional_estimate,
                        log_conditional_tables,
@@ -61,15 +48,9 @@ from .smoothing import (
 from .statistics import conditional_mutual_information
 
 __all__ = [
-    "AGGREGATE_JOINT", "AGGREGATE_POSTERIOR", "AGGREGATE_VOTE", "PREDICT_CHUNK_ROWS",
-    "conditional_mutual_information",
-    "count_combinations",
-    "count_order0", "count_order1", "count_order2", "count_order3", "count_order_any",
-    "encode_int_columns", "int_column_presence", "int_column_ranges", "int_scan_codes",
-    "recode_small",
-    "bin_columns", "column_medians", "encode_float_columns",
-    "float_column_presence", "float_column_ranges",
+    "conditional_mutual_information", "encode_int_columns", "int_column_presence",
+    "int_column_ranges", "int_scan_codes", "recode_small", "bin_columns", "column_medians",
+    "encode_float_columns", "float_column_presence", "float_column_ranges",
     "log_conditional_estimate", "log_conditional_tables", "log_joint_estimate",
-    "log_joint_tables", "predict_scores", "regrid",
-    "sub_combination_index",
+    "log_joint_tables",
 ]

@@ -856,12 +856,16 @@ _STIRLING = {"n": -1, "table": np.zeros(1)}
 
 def stirling_cache(n_max):
     """The exact log Stirling table up to min(n_max, STIRLING_EXACT) (computed once per
-    process and grown when a larger one is needed) and its bound."""
+    process and grown when a larger one is needed) and its bound.
+
+    The bound is the one asked for, not the size of the table the process happens to hold:
+    beyond it the sampler uses the asymptotic form, so the estimates of a forest depend on
+    its own counts only, never on what the process sampled before."""
     n = int(min(max(n_max, 16), STIRLING_EXACT))
     if _STIRLING["n"] < n:
         _STIRLING["table"] = stirling_table(n)
         _STIRLING["n"] = n
-    return _STIRLING["table"], _STIRLING["n"]
+    return _STIRLING["table"], n
 
 
 def tree_levels(dims):

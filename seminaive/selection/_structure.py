@@ -22,10 +22,10 @@ import numpy as np
 from numba import get_num_threads
 
 from .. import statistics
-from ..kernels import counting as counting_kernels
-from ..kernels import gaussian as gaussian_kernels
 from ..kernels import losses as loss_kernels
 from ..kernels.smoothing import Smoothing
+from ..tables import counting as counting_kernels
+from ..tables import gaussian as gaussian_kernels
 from . import _kernels as kernels
 
 
@@ -144,7 +144,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
     weighted sums of the squared per-row losses in the middle); ``losses[L, r, s]`` is
     defined for L >= 1 and L <= r <= a, for L = 0 at r = 0 (NaN elsewhere), s = 0..a.
-    ``gaussian``: the :class:`~seminaive.kernels.gaussian.GaussianLoo` of Gaussian children
+    ``gaussian``: the :class:`~seminaive.tables.gaussian.GaussianLoo` of Gaussian children
     (the source then replays the numeric values too).  Without Gaussian children the pass
     runs in linear space (:func:`~seminaive.selection._kernels.nested_loo_loss_nominal`)
     unless ``linear`` is False (the log-space kernel, kept as its reference).  ``n_blocks``

@@ -20,7 +20,7 @@ depend on the units of a numeric column); the
 leave-one-out pass removes the held-out row from the moments as from the counts and
 recomputes the shrunk estimates along the whole chain (class-level, pooled and variance
 floor included) and the bin widths, so every candidate's loss is that of refitting
-without the row (:func:`seminaive.kernels.gaussian.loo_estimates`).
+without the row (:func:`seminaive.tables.gaussian.loo_estimates`).
 """
 
 from typing import Literal

@@ -485,7 +485,7 @@ def student_log_density(dv, s2, nu):
     """log of Student's t density at ``dv`` from its location, with squared scale
     ``s2 (nu + 1) / nu`` and ``nu`` degrees of freedom: the posterior predictive of a
     normal-inverse-gamma prior whose posterior variance estimate is ``s2`` after ``nu``
-    (rows + pseudo-rows) (:func:`seminaive.kernels.gaussian.normal_inverse_gamma_predictive`)."""
+    (rows + pseudo-rows) (:func:`seminaive.tables.gaussian.normal_inverse_gamma_predictive`)."""
     scale2 = s2 * (nu + 1.0) / nu
     return (math.lgamma((nu + 1.0) / 2.0) - math.lgamma(nu / 2.0)
             - 0.5 * math.log(nu * math.pi * scale2)

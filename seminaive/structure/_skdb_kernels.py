@@ -19,9 +19,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.gaussian import class_level_without_row, pooled_without_row
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+from ..tables.gaussian import class_level_without_row, pooled_without_row
 from ._kernels import _row_removal
 from ._moments import find_cells
 from ._sparse import find_child, tree_sums

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from .. import kernels
 from ..exceptions import TableTooLargeError
+from . import counting as counting_kernels
 from ._budget import _format_bytes, estimate_combination_bytes
 from ._counts import COUNT_BLOCK_ROWS, _CountTable
 
@@ -72,5 +72,5 @@ class CombinationTable(_CountTable):
             group = np.flatnonzero(self.orders == d)
             combos = np.ascontiguousarray(self.combos[group, :d])
             offsets = np.ascontiguousarray(self.offsets[group])
-            kernels.count_order_any(X, y, w, weighted, combos, offsets, self.sizes,
+            counting_kernels.count_order_any(X, y, w, weighted, combos, offsets, self.sizes,
                                     self.n_classes, self.counts, COUNT_BLOCK_ROWS)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import kernels
+from . import counting as counting_kernels
 from ._layout import TableLayout
 
 #: rows per block in the counting kernels: a block's prefix codes (int64) stay in L2 while
@@ -205,7 +205,7 @@ class _CountTable:
         self.sizes = n_values + 1
         self._layout_offsets()
         self.counts = np.zeros(int(self.offsets[-1]), dtype=np.float64)
-        kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
+        counting_kernels.regrid(old_counts, old_offsets, old_sizes, self.counts, self.offsets,
                        self.sizes, self.combos, self.orders, self.n_classes)
         if getattr(self, "compact", False):
             self._grow_compact(old_sizes)

@@ -7,12 +7,14 @@ import numpy as np
 
 from .. import kernels
 from ..exceptions import TableTooLargeError
-from ..kernels import gaussian as gaussian_kernels
-from ..kernels import wide as wide_kernels
 from ..kernels.hdp import hdp_forest
 from ..kernels.hls import PENALTY as HLS_PENALTY
 from ..kernels.hls import hls_forest
 from ..kernels.smoothing import Smoothing
+from . import counting as counting_kernels
+from . import gaussian as gaussian_kernels
+from . import scoring as scoring_kernels
+from . import wide as wide_kernels
 from ._budget import _format_bytes, _nan_block_cells, check_table_budget, estimate_table_bytes
 from ._counts import COUNT_BLOCK_ROWS, _CountTable
 from ._layout import _combinations_by_order, _selective_top_combinations, check_parents
@@ -38,7 +40,7 @@ TABLE_DTYPES = ("float64", "float32")
 
 @dataclass
 class ParentMajorTables:
-    """The log tables rearranged parent-major for :mod:`seminaive.kernels.wide`: one region
+    """The log tables rearranged parent-major for :mod:`seminaive.tables.wide`: one region
     per (parent combination, parent cell) holding its log joints then the log conditional of
     every attribute value and class (0.0 for the parents themselves and the missing code)."""
 
@@ -87,7 +89,7 @@ class CompactCounter:
         counts = np.zeros(self.size)
         weighted = w is not None
         w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
-        kernels.counting.count_parent_cells(
+        counting_kernels.count_parent_cells(
             np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32), w, weighted,
             self.compact_combos, self.cell_first, self.slot_of, self.sizes, self.n_classes,
             self.att_off, self.count_region, counts)
@@ -130,7 +132,7 @@ class FrequencyTable(_CountTable):
         member observed) add a stored cell when counted (:meth:`add`).  The log tables of
         such a table hold no log conditionals of order n: a row in which no parent
         combination qualifies computes them from the counts
-        (``seminaive.kernels.scoring.cascade_from_counts``).  The scores are those of
+        (``seminaive.tables.scoring.cascade_from_counts``).  The scores are those of
         the dense selective table's parent-major kernel, bit for bit.
 
     Examples
@@ -241,7 +243,7 @@ class FrequencyTable(_CountTable):
             top = self.combos[self.order_first[n + 1]:self.order_first[n + 2], :n + 1]
             self._top_index = {tuple(int(v) for v in row): int(self.order_first[n + 1]) + h
                                for h, row in enumerate(top)}
-        kernels.sub_combination_index(self.combos, self.orders, self.ext_first,
+        counting_kernels.sub_combination_index(self.combos, self.orders, self.ext_first,
                                       self.order_first, self.max_order, self.sub_index)
         if selective:
             inside = np.isin(top, self.parents)
@@ -334,7 +336,7 @@ class FrequencyTable(_CountTable):
         return self
 
     def _count_compact(self, X, y, w, weighted):
-        kernels.counting.count_parent_cells(
+        counting_kernels.count_parent_cells(
             X, y, w, weighted, self.compact_combos, self.cell_first, self.slot_of,
             self.sizes, self.n_classes, self.att_off, self.count_region, self.compact_counts)
 
@@ -343,7 +345,7 @@ class FrequencyTable(_CountTable):
         have none, keeping slots in (combination, cell) order; refused before changing
         anything if the table would exceed ``max_table_bytes``."""
         mark = np.zeros(self.slot_of.size, dtype=np.bool_)
-        kernels.counting.mark_parent_cells(X, w, weighted, self.compact_combos,
+        counting_kernels.mark_parent_cells(X, w, weighted, self.compact_combos,
                                            self.cell_first, self.sizes, mark)
         held = self.slot_of >= 0
         new = mark & ~held
@@ -398,7 +400,7 @@ class FrequencyTable(_CountTable):
 
     def compact_tables(self, n, smoothing="m_estimate", m=1.0, min_count=1, dtype="float64"):
         """The log tables of a compact table's sub-models, parent-major (cached, like the
-        log tables): ``(ridx, values)`` of ``seminaive.kernels.wide.build_compact_regions``
+        log tables): ``(ridx, values)`` of ``seminaive.tables.wide.build_compact_regions``
         (one region of k + ``count_region`` entries per stored cell, then one per parent
         combination for the cells that hold no rows), in ``dtype``."""
         if dtype not in TABLE_DTYPES:
@@ -647,7 +649,7 @@ class FrequencyTable(_CountTable):
         first = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
         mask = np.zeros(int(first[-1]), dtype=np.bool_)
         per_combination = np.zeros(gs.size, dtype=np.int64)
-        kernels.counting.occupied_cells(self.counts, self.offsets, self.combos, order,
+        counting_kernels.occupied_cells(self.counts, self.offsets, self.combos, order,
                                         self.sizes, k, gs, first, mask, per_combination)
         return mask, first, per_combination
 
@@ -706,12 +708,12 @@ class FrequencyTable(_CountTable):
         k = self.n_classes
         if self.compact:
             self._store_cells(X, w, weighted)  # before any count changes
-        kernels.count_order0(y, w, weighted, self.offsets[0], k, self.counts)
+        counting_kernels.count_order0(y, w, weighted, self.offsets[0], k, self.counts)
         lo, hi = self.order_first[1], self.order_first[self.max_order + 1]
         if hi > lo:  # orders 1..max_order in one parallel region, prefixes shared
-            kernels.count_combinations(X, y, w, weighted, self.combos[lo:hi], self.orders[lo:hi],
-                                       self.offsets[lo:hi], self.sizes, k, self.counts,
-                                       COUNT_BLOCK_ROWS)
+            counting_kernels.count_combinations(
+                X, y, w, weighted, self.combos[lo:hi], self.orders[lo:hi], self.offsets[lo:hi],
+                self.sizes, k, self.counts, COUNT_BLOCK_ROWS)
         if self.compact:
             self._count_compact(X, y, w, weighted)
 
@@ -999,21 +1001,23 @@ class FrequencyTable(_CountTable):
 
     def scores(self, X, n, smoothing="m_estimate", m=1.0, min_count=1, aggregate="joint",
                log_weights=None, dtype="float64", kernel="auto"):
-        """Per-class log scores of AnDE for rows of storage codes (see kernels.predict_scores).
+        """Per-class log scores of AnDE for rows of storage codes (see
+        ``seminaive.tables.scoring.predict_scores``).
 
         ``log_weights`` (optional): weighted AnDE, one log weight per cell of the blocks of
         orders 0..n (``log_weights[offsets[g] // k + cell]``; -inf leaves a sub-model out),
-        see ``seminaive.kernels.scoring.predict_scores_weighted``.
+        see ``seminaive.tables.scoring.predict_scores_weighted``.
 
         ``kernel``: ``"parent_major"`` scores with the parent-major tables of
-        :meth:`parent_major` in precision ``dtype`` (:mod:`seminaive.kernels.wide`),
+        :meth:`parent_major` in precision ``dtype`` (:mod:`seminaive.tables.wide`),
         ``"combination"`` with the combination-major log tables (float64 only), ``"auto"``
         the parent-major tables when they fit in ``max_table_bytes`` beside the counts and
         log tables (:meth:`parent_major_bytes`), else the combination-major ones.  Both give
         the same scores in float64 (up to rounding in the combination over sub-models).
         """
-        modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
-                 "vote": kernels.AGGREGATE_VOTE}
+        modes = {"joint": scoring_kernels.AGGREGATE_JOINT,
+                 "posterior": scoring_kernels.AGGREGATE_POSTERIOR,
+                 "vote": scoring_kernels.AGGREGATE_VOTE}
         if dtype not in TABLE_DTYPES:
             raise ValueError(f"dtype={dtype!r}: use one of {TABLE_DTYPES}")
         if kernel not in ("auto", "parent_major", "combination"):
@@ -1035,7 +1039,7 @@ class FrequencyTable(_CountTable):
         lj_offsets = self.offsets if tables.lj_offsets is None else tables.lj_offsets
         if not X.shape[0]:
             return out
-        scoring = kernels.scoring.ScoringTables(
+        scoring = scoring_kernels.ScoringTables(
             self.combos, lj_offsets, self.sizes, self.n_classes, self.order_first,
             self.max_order, tables.log_joint, tables.log_conditional, tables.lc_offsets,
             self.sub_index)
@@ -1056,7 +1060,7 @@ class FrequencyTable(_CountTable):
             wide_kernels.predict_scores_wide(X, model, index, values, out, pending)
             rows = np.flatnonzero(pending)
             if rows.size:  # no log conditionals of order n: the cascade reads the counts
-                kernels.scoring.cascade_from_counts(
+                scoring_kernels.cascade_from_counts(
                     X, rows, tables.n, scoring, self.counts, self.offsets, float(m),
                     Smoothing.from_params(smoothing, m).laplace, modes[aggregate], out)
             return out
@@ -1073,9 +1077,9 @@ class FrequencyTable(_CountTable):
                                                     pm.region)
             wide_kernels.predict_scores_wide(X, model, index, pm.values, out)
         elif log_weights is None:
-            kernels.predict_scores(X, tables.n, scoring, modes[aggregate], out)
+            scoring_kernels.predict_scores(X, tables.n, scoring, modes[aggregate], out)
         else:
-            kernels.scoring.predict_scores_weighted(X, tables.n, scoring, modes[aggregate],
+            scoring_kernels.predict_scores_weighted(X, tables.n, scoring, modes[aggregate],
                                                     log_weights, out)
         return out
 
@@ -1085,7 +1089,7 @@ class FrequencyTable(_CountTable):
         """Per-class log scores of AnDE with Gaussian numeric children (the table must keep
         moments, :meth:`attach_moments`): ``values`` are the rows' centred numeric values,
         ``log_width[i, code]`` the log widths of the numeric parents' bins (see
-        ``seminaive.kernels.gaussian.gaussian_scores``).  The Gaussian estimates shrink
+        ``seminaive.tables.gaussian.gaussian_scores``).  The Gaussian estimates shrink
         with ``m`` pseudo-rows (1 with Laplace smoothing), see
         :meth:`~seminaive.tables.MomentTable.estimates`.
         ``missing_code`` (per attribute, 0 = none): storage codes of the numeric attributes'
@@ -1096,8 +1100,9 @@ class FrequencyTable(_CountTable):
         """
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
-        modes = {"joint": kernels.AGGREGATE_JOINT, "posterior": kernels.AGGREGATE_POSTERIOR,
-                 "vote": kernels.AGGREGATE_VOTE}
+        modes = {"joint": scoring_kernels.AGGREGATE_JOINT,
+                 "posterior": scoring_kernels.AGGREGATE_POSTERIOR,
+                 "vote": scoring_kernels.AGGREGATE_VOTE}
         tables = self.log_tables(n, smoothing, m, min_count)
         kappa = Smoothing.from_params(smoothing, m).kappa
         if density == "student":
@@ -1135,7 +1140,7 @@ class FrequencyTable(_CountTable):
         :meth:`~seminaive.tables.MomentTable.estimates`) laid out for the scoring kernels
         (cached): ``(grid_offsets, mean, norm, precision)`` of
         :meth:`~seminaive.tables.MomentTable.grid_terms`, with
-        ``seminaive.kernels.gaussian.gaussian_terms``."""
+        ``seminaive.tables.gaussian.gaussian_terms``."""
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
         key = ("gaussian", float(kappa))
@@ -1148,11 +1153,11 @@ class FrequencyTable(_CountTable):
 
     def student_grid(self, kappa):
         """The posterior predictive Student's t of every (cell, class) of the moments
-        (``seminaive.kernels.gaussian.normal_inverse_gamma_predictive`` of
+        (``seminaive.tables.gaussian.normal_inverse_gamma_predictive`` of
         :meth:`~seminaive.tables.MomentTable.estimates` with ``kappa`` pseudo-rows, the class
         level shrunk towards the pooled moments too) laid out as :meth:`gaussian_grid`:
         ``(grid_offsets, mean, norm, precision, shape)`` of
-        ``seminaive.kernels.gaussian.student_terms`` (cached)."""
+        ``seminaive.tables.gaussian.student_terms`` (cached)."""
         if self.moments is None:
             raise ValueError("this table keeps no moments: attach_moments() before counting")
         key = ("student", float(kappa))

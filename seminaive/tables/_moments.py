@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..kernels import gaussian as gaussian_kernels
+from . import gaussian as gaussian_kernels
 
 #: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
 FLOOR_RATIO = 0.01

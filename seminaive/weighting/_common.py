@@ -2,7 +2,7 @@
 cell, information-theoretic weights from the count blocks, validation, and the estimator
 base class that scores with the weighted kernel path.
 
-Weights reach the scoring kernel (:func:`seminaive.kernels.scoring.predict_scores_weighted`)
+Weights reach the scoring kernel (:func:`seminaive.tables.scoring.predict_scores_weighted`)
 as one log weight per *cell* of the count blocks of orders 0..n (``lw[offsets[g] // k +
 cell]``): a weight per parent combination is repeated over its cells, a weight per parent
 value (WAODE-KL) varies across them.  Order-n cells weight the sub-models; lower orders

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.scoring import qualifying_parents, row_cell, widest_order
+from ..tables.scoring import qualifying_parents, row_cell, widest_order
 
 WEIGHT_MODEL = 0
 WEIGHT_PARENT_VALUE = 1

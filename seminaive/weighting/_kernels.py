@@ -30,14 +30,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.gaussian import log_density, loo_estimates, loo_log_widths
-from ..kernels.scoring import combination_cells
 from ..kernels.smoothing import (
     log_conditional_estimate,
     log_conditional_tables,
     log_joint_estimate,
     pseudo_counts,
 )
+from ..tables.gaussian import log_density, loo_estimates, loo_log_widths
+from ..tables.scoring import combination_cells
 
 
 class LooModel(NamedTuple):
@@ -132,9 +132,9 @@ def _gaussian_block(X, y, w, weighted, r0, n_rows, model, V, gl, terms):
     """Add the Gaussian children's leave-one-out log densities to the qualifying
     sub-models' terms of rows ``r0`` to ``r0 + n_rows - 1``, and divide their joints by
     their numeric parents' bin widths, both computed from the moments with the row removed
-    (:func:`seminaive.kernels.gaussian.loo_estimates`,
-    :func:`seminaive.kernels.gaussian.loo_log_widths`); ``model`` is a :class:`LooModel`,
-    ``gl`` a :class:`~seminaive.kernels.gaussian.GaussianLoo`.  Its scratch arrays are
+    (:func:`seminaive.tables.gaussian.loo_estimates`,
+    :func:`seminaive.tables.gaussian.loo_log_widths`); ``model`` is a :class:`LooModel`,
+    ``gl`` a :class:`~seminaive.tables.gaussian.GaussianLoo`.  Its scratch arrays are
     its own (one set per block: the caller's parallel blocks share nothing)."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
@@ -295,7 +295,7 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     """out[r, s, y] = leave-one-out log P_s(y, x_r) of every row, parent combination of
     order n and class (NaN where s does not qualify); see the module docstring.  Gaussian
     children: ``V`` the rows' centred numeric values, ``gl`` a
-    :class:`~seminaive.kernels.gaussian.GaussianLoo` (see :func:`_gaussian_block`)."""
+    :class:`~seminaive.tables.gaussian.GaussianLoo` (see :func:`_gaussian_block`)."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,

@@ -19,8 +19,8 @@ import operator
 
 import numpy as np
 
-from ..kernels import gaussian as gaussian_kernels
 from ..kernels.smoothing import Smoothing
+from ..tables import gaussian as gaussian_kernels
 from . import _kernels as loo_kernels
 from ._common import effective_order
 
@@ -37,7 +37,7 @@ class LeaveOneOut:
     smoothing, m, min_count
         The model's estimates and parent threshold.
     gaussian : GaussianLoo, optional
-        The Gaussian children (:class:`seminaive.kernels.gaussian.GaussianLoo`): their
+        The Gaussian children (:class:`seminaive.tables.gaussian.GaussianLoo`): their
         leave-one-out log densities join the sub-models' joints, whose numeric parents' bin
         widths are taken without the row too; the source then replays the numeric values.
     """

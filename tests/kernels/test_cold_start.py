@@ -65,7 +65,7 @@ _SCRIPT = textwrap.dedent("""
     X, y, _ = make_random_bn(60, n_attributes=3, n_values=2, random_state=0)
     seminaive.NaiveBayes().fit(X, y).predict_proba(X)
     seminaive.NaiveBayes().fit(X, y).predict_proba(X)
-    from seminaive.kernels import wide
+    from seminaive.tables import wide
     if wide._predict_scores_wide.signatures:
         print("_predict_scores_wide")
     print(json.dumps(str(_cache.cache_dir())))
@@ -171,7 +171,7 @@ def test_notice_names_each_learner_whose_kernels_compile(monkeypatch, capsys):
     from types import SimpleNamespace
 
     import seminaive
-    from seminaive.kernels import counting
+    from seminaive.tables import counting
 
     monkeypatch.setattr(_cache, "_noticed", set())
     monkeypatch.setenv(_cache.NOTICE_ENV, "1")

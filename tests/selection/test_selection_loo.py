@@ -270,7 +270,7 @@ def test_linear_nested_pass_does_not_underflow_at_order_two(missing):
 
 
 def test_float32_copy_reports_whether_every_count_is_exact():
-    from seminaive.kernels.counting import float32_copy
+    from seminaive.tables.counting import float32_copy
 
     for values, exact in (([0.0, 1.0, 3.0, 2.0 ** 24], True), ([1.0, 2.0 ** 24 + 1], False),
                           ([0.5, 3.25, 7.0], True), ([2.0, 0.1], False),

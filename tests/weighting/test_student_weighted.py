@@ -2,8 +2,8 @@
 MAPLMG, BMAAODE), declared once through their Gaussian children part.
 
 The children's density is the posterior predictive of the normal-inverse-gamma prior,
-whose kernel (:func:`seminaive.kernels.gaussian.student_terms`) is checked against scipy's t
-in ``tests/kernels/test_student.py``.  WAODE's and BMAAODE's weights come from the counts or
+whose kernel (:func:`seminaive.tables.gaussian.student_terms`) is checked against scipy's t
+in ``tests/tables/test_student.py``.  WAODE's and BMAAODE's weights come from the counts or
 the marginal likelihoods and do not change; MAPLMD's and MAPLMG's are learnt on the
 leave-one-out joints, which score the same Student-t density without the held-out row
 (checked against refitting in ``tests/selection/test_gaussian_loo.py``).  Here: the

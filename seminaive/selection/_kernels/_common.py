@@ -32,13 +32,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.gaussian import log_density, loo_estimates, loo_log_widths
 from ...kernels.smoothing import (
     cell_observed,
     log_conditional_estimate,
     log_joint_estimate,
 )
 from ...tables import TableLayout
+from ...tables.gaussian import log_density, loo_estimates, loo_log_widths
 
 
 class CountContext(NamedTuple):
@@ -111,7 +111,7 @@ class GaussianScoring(NamedTuple):
     g_mean: np.ndarray
     g_norm: np.ndarray
     g_precision: np.ndarray
-    g_shape: np.ndarray  # Student's t: (nu + 1) / 2 (see seminaive.kernels.gaussian)
+    g_shape: np.ndarray  # Student's t: (nu + 1) / 2 (see seminaive.tables.gaussian)
     student: bool  # Student's t children (density="student") rather than Gaussians
 
 # --------------------------------------------------------------------------------------------
@@ -294,7 +294,7 @@ def _gaussian_child_loo(pre, g, jn, v, child, counts, cell, lc, lc_idx_mc, held,
 def _row_gaussian_loo(xr, Vr, yt, h, table, gl, lw_row, floor, est_mean, est_var):
     """Leave-one-out bin widths and Gaussian estimates of one held-out row (nothing without
     Gaussian children); ``table`` a :class:`~seminaive.tables.TableLayout`, ``gl`` a
-    :class:`~seminaive.kernels.gaussian.GaussianLoo`."""
+    :class:`~seminaive.tables.gaussian.GaussianLoo`."""
     if Vr.size == 0:
         return
     _, _, combos, orders, sizes, k, order_first, _, sub_index = table
@@ -309,7 +309,7 @@ def _held_out_buffers(table, n_rows, V, gl):
     """What a leave-one-out pass over rows keeps per thread: the held-out row's codes and
     the working arrays of :func:`_row_gaussian_loo` (``table`` a
     :class:`~seminaive.tables.TableLayout`, ``V`` the rows' numeric values, ``gl`` a
-    :class:`~seminaive.kernels.gaussian.GaussianLoo`)."""
+    :class:`~seminaive.tables.gaussian.GaussianLoo`)."""
     a = table.sizes.shape[0]
     k = table.n_classes
     n_num = V.shape[1]

@@ -52,12 +52,12 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
     terms of the other classes are read from the full log-conditional tables ``lc``.
     ``ctx`` is a :class:`CountContext`.
 
-    Gaussian children (``gl``, a :class:`~seminaive.kernels.gaussian.GaussianLoo`; ``V`` the
+    Gaussian children (``gl``, a :class:`~seminaive.tables.gaussian.GaussianLoo`; ``V`` the
     rows' centred numeric values, no column without them): a child's term is its log
     density at the estimates of the moments with the row removed, along the whole shrinkage
-    chain (:func:`~seminaive.kernels.gaussian.loo_estimates`), and a parent term is divided
+    chain (:func:`~seminaive.tables.gaussian.loo_estimates`), and a parent term is divided
     by its numeric parents' bin widths computed without the row
-    (:func:`~seminaive.kernels.gaussian.loo_log_widths`), as refitting without the row gives.
+    (:func:`~seminaive.tables.gaussian.loo_log_widths`), as refitting without the row gives.
     """
     table, n_observed, has_missing, lc, lc_offsets = ctx
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table

@@ -34,7 +34,7 @@ def selective_scores(X, table, logs, structure, out, V, gs):
     its log tables.
 
     Gaussian children (``gaussian[c]`` >= 0: column of ``V``, the rows' centred numeric
-    values) as in :func:`seminaive.kernels.gaussian.gaussian_scores`: the log density at the
+    values) as in :func:`seminaive.tables.gaussian.gaussian_scores`: the log density at the
     estimates laid out by :meth:`seminaive.tables.MomentTable.grid_terms` (``grid_offsets``,
     ``g_mean``, ``g_norm``, ``g_precision``), with a value for missing (``missing_code[c]``
     > 0) log P(missing | y, x_s) or log (1 - P(missing | y, x_s)) besides the density; the

@@ -32,7 +32,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ._threads import NO_PARFORS, parallel_calls, parts
+from ..kernels._threads import NO_PARFORS, parallel_calls, parts
+from ..kernels.smoothing import pseudo_counts
 from .scoring import (
     AGGREGATE_POSTERIOR,
     AGGREGATE_VOTE,
@@ -40,7 +41,6 @@ from .scoring import (
     cascade_row,
     vote_winner,
 )
-from .smoothing import pseudo_counts
 
 #: rows scored together against one parent combination (its regions stay in cache)
 WIDE_BLOCK_ROWS = 16_384
@@ -193,7 +193,7 @@ def build_parent_major(model, offsets, index, parent_pos, out):
     selective table).
 
     The parent combinations, then the child combinations, are split evenly over the
-    threads (:func:`._threads.parallel_calls`).
+    threads (``parallel_calls``).
     """
     n, max_order, order_first = model.n, model.max_order, model.order_first
     work = out.size
@@ -437,7 +437,7 @@ def _predict_scores_wide(X, model, index, pm, pending, block, b0, b1, out):
     with w_s = 1 unweighted (W = number used).  Rows where none is used are marked in
     ``pending`` (their ``out`` is left unset).  Rows are scored in blocks of ``block`` rows,
     the blocks ``b0 .. b1 - 1`` in this call (the threads of
-    :func:`._threads.parallel_calls` take disjoint ranges of blocks; compiled with
+    ``parallel_calls`` take disjoint ranges of blocks; compiled with
     :data:`._threads.NO_PARFORS`), and within a block in groups of four rows: with two classes, the
     four rows are summed together (eight independent addition chains, each in the order of
     the combination-major kernel).  Every helper appears once in the loop body: each is

@@ -6,7 +6,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .smoothing import pseudo_counts
+from ..kernels.smoothing import pseudo_counts
 
 # --------------------------------------------------------------------------------------------
 # Classification

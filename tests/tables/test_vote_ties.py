@@ -4,7 +4,7 @@ floating-point rounding."""
 import numpy as np
 
 from seminaive import AnDE
-from seminaive.kernels import scoring
+from seminaive.tables import scoring
 
 
 def _votes(terms, weighted=False):

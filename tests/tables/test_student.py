@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import norm, t
 
 from seminaive import AODE, AnDE, NaiveBayes
-from seminaive.kernels.gaussian import normal_inverse_gamma_predictive, student_terms
+from seminaive.tables.gaussian import normal_inverse_gamma_predictive, student_terms
 
 
 def test_student_terms_equal_scipy():

@@ -7,9 +7,8 @@ import numba
 import numpy as np
 import pytest
 
-from seminaive import FrequencyTable, kernels
-from seminaive.kernels import counting
-from seminaive.tables import COUNT_BLOCK_ROWS
+from seminaive import FrequencyTable
+from seminaive.tables import COUNT_BLOCK_ROWS, counting
 
 
 def _data(rows, n_values, k, seed, dtype=np.uint8):
@@ -73,7 +72,7 @@ def test_each_order_equals_brute_force(order, weights, rows):
     ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
     for block in (1, 7, 64):  # row blocks smaller than, not dividing, larger than the rows
         counts = np.zeros(size)
-        kernels.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
+        counting.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
                                    combos, orders, offsets, sizes, k, counts, block)
         _check(counts, ref, w)
 
@@ -99,13 +98,13 @@ def test_mixed_orders_in_any_sequence_share_prefixes_correctly():
     ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
     for block in (3, 50):
         counts = np.zeros(size)
-        kernels.count_combinations(X, y, w, True, combos, orders, offsets, sizes, k, counts,
+        counting.count_combinations(X, y, w, True, combos, orders, offsets, sizes, k, counts,
                                    block)
         np.testing.assert_array_equal(counts, ref)
     # lexicographic order too (the table's): sorted by order, then members
     lex = sorted(range(len(members)), key=lambda c: (orders[c], members[c]))
     counts = np.zeros(size)
-    kernels.count_combinations(X, y, w, True, combos[lex], orders[lex], offsets[lex], sizes, k,
+    counting.count_combinations(X, y, w, True, combos[lex], orders[lex], offsets[lex], sizes, k,
                                counts, 4)
     np.testing.assert_array_equal(counts, ref)
 
@@ -121,10 +120,10 @@ def test_fixed_order_entry_points_equal_brute_force(order):
     orders = np.full(len(combos), order, dtype=np.int64)
     offsets, size = _layout(combos, orders, sizes, k)
     counts = np.zeros(size)
-    entry = {1: None, 2: kernels.count_order2, 3: kernels.count_order3,
-             4: kernels.count_order_any}[order]
+    entry = {1: None, 2: counting.count_order2, 3: counting.count_order3,
+             4: counting.count_order_any}[order]
     if entry is None:
-        kernels.count_order1(X, y, w, True, offsets, sizes, k, counts, 8)
+        counting.count_order1(X, y, w, True, offsets, sizes, k, counts, 8)
     else:
         entry(X, y, w, True, combos, offsets, sizes, k, counts, 8)
     _check(counts, _brute_force(X, y, w, combos, orders, offsets, sizes, k, size), w)
@@ -194,6 +193,6 @@ def test_lanes_and_in_place_counting_equal_brute_force(n_values, k, lanes):
         ref = _brute_force(X, y, w, combos, orders, offsets, sizes, k, size)
         for block in (5, 64, 1000):
             counts = np.zeros(size)
-            kernels.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
+            counting.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
                                        combos, orders, offsets, sizes, k, counts, block)
             _check(counts, ref, w)

@@ -167,7 +167,7 @@ class ScoreTables(NamedTuple):
 
 class Combination(NamedTuple):
     """How sub-models are combined: ``aggregate`` (a code of
-    :mod:`seminaive.kernels.scoring`) and, with ``weighted``, the per-cell log weights
+    :mod:`seminaive.tables.scoring`) and, with ``weighted``, the per-cell log weights
     ``log_weights``."""
 
     aggregate: int
@@ -258,9 +258,9 @@ def gaussian_scores(X, V, layout, tables, children, combination, out):
     values of the rows.  A Gaussian attribute with a value for missing has the child term
     log P(missing | y, x_s) or, for an observed value, log (1 - P(missing | y, x_s)) plus
     the log density.  Rows cascade to lower orders as in
-    :func:`seminaive.kernels.scoring.predict_scores`; with ``combination.weighted``, the
+    :func:`seminaive.tables.scoring.predict_scores`; with ``combination.weighted``, the
     sub-models are combined with the per-cell log weights as there
-    (:func:`seminaive.kernels.scoring.predict_scores_weighted`).
+    (:func:`seminaive.tables.scoring.predict_scores_weighted`).
     """
     offsets, combos, sizes, k = layout.offsets, layout.combos, layout.sizes, layout.n_classes
     order_first = layout.order_first

@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ._threads import parallel_calls
+from ..kernels._threads import parallel_calls
 
 # --------------------------------------------------------------------------------------------
 # Counting (one pass over the data; weights may be negative to remove instances)
@@ -219,7 +219,7 @@ def _count_chunk(job, counts, c0, c1):
 
 def _count_runs(job, counts, n_runs):
     """:func:`_count_chunk` of ``n_runs`` contiguous runs of the combinations, on the
-    threads (:func:`._threads.parallel_calls`; every run counts distinct combinations)."""
+    threads (``parallel_calls``; every run counts distinct combinations)."""
     n_combos = job.combos.shape[0]
     parallel_calls(_count_chunk, [
         (job, counts, run * n_combos // n_runs, (run + 1) * n_combos // n_runs)

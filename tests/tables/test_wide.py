@@ -1,4 +1,4 @@
-"""The parent-major prediction tables and kernel (seminaive.kernels.wide) against the
+"""The parent-major prediction tables and kernel (seminaive.tables.wide) against the
 combination-major kernel and a brute-force reference; the ``dtype`` parameter."""
 
 import itertools
@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from seminaive import A2DE, AODE, AnDE, FrequencyTable
-from seminaive.kernels.wide import WIDE_BLOCK_ROWS
+from seminaive.tables.wide import WIDE_BLOCK_ROWS
 
 N_VALUES = [2, 3, 4, 2, 3, 3, 2]
 
