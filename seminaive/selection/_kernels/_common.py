@@ -310,10 +310,10 @@ def _held_out_buffers(table, n_rows, V, gl):
     the working arrays of :func:`_row_gaussian_loo` (``table`` a
     :class:`~seminaive.tables.TableLayout`, ``V`` the rows' numeric values, ``gl`` a
     :class:`~seminaive.tables.gaussian.GaussianLoo`)."""
-    a = table.sizes.shape[0]
-    k = table.n_classes
+    _, _, _, _, sizes, k, order_first, _, _ = table
+    a = sizes.shape[0]
     n_num = V.shape[1]
-    n_lat = table.order_first[gl[8]] if n_num > 0 else 1
+    n_lat = order_first[gl[8]] if n_num > 0 else 1
     return (np.empty(a, dtype=np.int64), np.zeros(a), np.empty(n_num),
             np.empty((n_lat, n_num, k)), np.empty((n_lat, n_num, k)))
 
