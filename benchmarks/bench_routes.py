@@ -132,7 +132,8 @@ def main():
         MARKS[0],
         "## Training routes against the library before the training protocol",
         "",
-        f"`python benchmarks/bench_routes.py --reference {args.reference}`: warm medians of "
+        f"`python benchmarks/bench_routes.py --reference {args.reference} --rows {args.rows} "
+        f"--repeats {args.repeats}`: warm medians of "
         f"{args.repeats} timings, {args.rows:,} rows (6 nominal and 4 numeric columns with "
         "missing values, 3 classes), each version in fresh processes, alternated cell by "
         "cell; the ratio is reference / this tree (above 1: faster now).",
