@@ -499,15 +499,8 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
                 sums, start, yy, h if yy == yt else 0.0, v, mu_all, pooled_var, fl)
     for g in range(order_first[1], order_first[n_levels]):
         d = orders[g]
-        cell = 0
-        observed = True
-        for t in range(d):
-            att = combos[g, t]
-            if xr[att] == 0:
-                observed = False
-                break
-            cell = cell * sizes[att] + xr[att]
-        if not observed:
+        cell = _row_cell(xr, g, d, combos, sizes)
+        if cell < 0:
             continue
         for j in range(n_num):
             v = Vr[j]
