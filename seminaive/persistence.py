@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._atomic import atomic_path
-from .exceptions import ModelFileError
+from .exceptions import ModelFileError, TableTooLargeError
 from .preprocessing.encoder import MISSING_LABEL, AttributeEncoder
 from .preprocessing.validation import MAX_TOTAL_WEIGHT
 from .tables import FrequencyTable, estimate_table_bytes
@@ -650,6 +650,9 @@ def load_model(path, max_bytes=None):
                 "classes are not sorted and unique")
         enc_state = dict(header["encoder"])
         _int_list(enc_state["missing_code"], "missing_code")
+        _expect(isinstance(enc_state.get("nominal"), list)
+                and all(isinstance(v, bool) for v in enc_state["nominal"]),
+                "the encoder's nominal flags are not a list of true/false values")
         encoder = AttributeEncoder.from_state(enc_state)
         _validate_encoder(encoder)
         table_state = {k[len("table_"):]: v for k, v in arrays.items()
@@ -657,7 +660,15 @@ def load_model(path, max_bytes=None):
         missing = [k for k in _TABLE_ARRAYS if k not in table_state]
         _expect(not missing, f"table arrays {missing} are missing")
         _validate_table_arrays(table_state, model, classes, encoder)
-        table = FrequencyTable.from_state(table_state, model.max_table_bytes)
+        try:
+            table = FrequencyTable.from_state(table_state, model.max_table_bytes)
+        except TableTooLargeError as err:
+            # the file's own budget refuses the tables it holds: no fit could have written
+            # them (fit and partial_fit refuse the same estimate), so the header is damaged
+            raise ModelFileError(
+                f"{path}: the model's max_table_bytes={model.max_table_bytes!r} is smaller "
+                f"than the tables the file holds ({err}); the file is damaged or was "
+                "edited: fit the model again") from err
         spec = model.table_spec(encoder)
         moments = table.moments
         _expect(np.array_equal(spec["moment_numeric"],

@@ -227,6 +227,30 @@ def test_any_json_value_anywhere_in_the_header(saved, tmp_path, data, where, val
     _loads_and_predicts_finite(bad, data[0])
 
 
+@pytest.mark.parametrize("flags", [[True, None, True, True], [1, 0, 1, 1], "yes"])
+def test_nominal_flags_that_are_not_booleans_are_refused(saved, tmp_path, flags):
+    """A column's nominal flag decides how its values are read: anything but a list of
+    true/false values is a damaged file, refused at load (not at the first predict)."""
+    def damage(header):
+        header["encoder"]["nominal"] = flags
+
+    bad = _rewrite(saved["AODE"], tmp_path / "flags.npz", damage)
+    with pytest.raises(ModelFileError, match="nominal"):
+        load_model(bad)
+
+
+@pytest.mark.parametrize("budget", [1, True, 100])
+def test_a_budget_smaller_than_the_files_tables_is_a_damaged_file(saved, tmp_path, budget):
+    """A header whose max_table_bytes refuses the tables the file holds (no fit could have
+    written them) is a damaged model file, not a budget refusal."""
+    def damage(header):
+        header["params"]["max_table_bytes"] = budget
+
+    bad = _rewrite(saved["AODE"], tmp_path / "budget.npz", damage)
+    with pytest.raises(ModelFileError, match="max_table_bytes"):
+        load_model(bad)
+
+
 # ------------------------------------------------------- members and decompression bombs
 def test_a_foreign_member_is_refused(saved, tmp_path):
     members = _members(saved["AODE"])
