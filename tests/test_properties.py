@@ -9,17 +9,17 @@ from ``partial_fit`` in chunks as from ``fit``, and the order of the columns doe
 the predictions of the learners that treat attributes symmetrically.  A model file with
 flipped bytes or cut short is refused with ``ModelFileError``, never a crash or a hang.
 
-The ``ci`` profile (default) keeps the examples few and derandomised so that the suite stays
-within CI's time; ``HYPOTHESIS_PROFILE=thorough`` runs many more.
+The ``ci`` profile (default, set in ``conftest.py``) keeps the examples few and derandomised so
+that the suite stays within CI's time and every run draws the same examples;
+``HYPOTHESIS_PROFILE=thorough`` runs many more, newly drawn each time.
 """
 
-import os
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import clone
 
@@ -51,13 +51,6 @@ from seminaive import (
 )
 from seminaive.datasets import load_kr_vs_kp
 from seminaive.exceptions import InputError, ModelFileError
-
-settings.register_profile("ci", max_examples=12, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow,
-                                                 HealthCheck.data_too_large])
-settings.register_profile("thorough", max_examples=300, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _learners():
