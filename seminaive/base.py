@@ -70,6 +70,18 @@ SHARED_PARAMETERS = {
     "loss": [Choices(*LOSSES)],
 }
 
+#: how a parameter reads in a model file written before it existed or before a value it held
+#: was withdrawn: the value that gives the model the file was saved with.  A parameter missing
+#: from the file, or stored as ``None`` where ``None`` is no longer accepted, takes it
+#: (:meth:`Learner.params_from_file`).  A change of default adds its old value here.
+EARLIER_DEFAULTS = {
+    # files of learners with Gaussian children saved before ``density`` existed: their
+    # children were plug-in Gaussians (the default is now the Student-t posterior predictive)
+    "density": "plugin",
+    # files that stored ``discretizer=None``, the earlier spelling of the MDL default
+    "discretizer": "mdl",
+}
+
 #: ``smoothing`` of the learners that also estimate hierarchically (hierarchical Dirichlet
 #: processes, hierarchical linear smoothing)
 HDP_SMOOTHING = [Choices("m_estimate", "laplace", "hdp", "hls")]
@@ -325,6 +337,38 @@ class Learner(ClassifierMixin, BaseEstimator):
         """Raise ``ValueError`` for an invalid parameter (every route calls it before reading
         any data)."""
         self._check_params()
+
+    @classmethod
+    def params_from_file(cls, params):
+        """The constructor parameters of a model file, read by this version.
+
+        A parameter the file does not hold (it was saved before the parameter existed), or
+        holds as ``None`` where ``None`` is no longer accepted, takes its value from
+        ``seminaive.base.EARLIER_DEFAULTS``, the value that gives the model the file was saved with;
+        other missing parameters take today's defaults.
+
+        Parameters
+        ----------
+        params : dict
+            The parameters stored in the file.
+
+        Returns
+        -------
+        dict
+            The parameters to construct the learner with.
+
+        Examples
+        --------
+        >>> from seminaive import NaiveBayes
+        >>> NaiveBayes.params_from_file({"numeric": "gaussian"})["density"]
+        'plugin'
+        """
+        params = dict(params)
+        own = cls().get_params()
+        for name, earlier in EARLIER_DEFAULTS.items():
+            if name in own and params.get(name) is None:
+                params[name] = earlier
+        return params
 
     def make_encoder(self):
         """An unfitted :class:`~seminaive.AttributeEncoder` configured by the

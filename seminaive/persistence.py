@@ -626,14 +626,9 @@ def load_model(path, max_bytes=None):
     if cls is None:
         raise ModelFileError(f"{path} holds an unknown estimator {header['estimator'][:80]!r}")
     try:
-        params = dict(header["params"])
-        if params.get("discretizer") is None:
-            params["discretizer"] = "mdl"
-        if "density" not in params and "density" in cls().get_params():
-            # written before the learner took a density: its Gaussian children were the
-            # plug-in ones (the default is now the Student-t posterior predictive)
-            params["density"] = "plugin"
-        model = cls(**params)
+        params = header["params"]
+        _expect(isinstance(params, dict), "the parameters are not a mapping")
+        model = cls(**cls.params_from_file(params))
         model.check_params()
         cls_info = header["classes"]
         dtype = object if cls_info["dtype"] == "object" else np.dtype(cls_info["dtype"])

@@ -279,3 +279,40 @@ def test_save_is_atomic(tmp_path, data, monkeypatch):
         NaiveBayes().fit(X, y).save(path)
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["m.npz"]
+
+
+def _drop_param(src, dst, name, value=...):
+    """A copy of a model file whose header lacks ``name`` (or holds ``value`` for it)."""
+    with np.load(src) as stored:
+        arrays = dict(stored)
+    header = json.loads(arrays["header"].tobytes())
+    if value is ...:
+        del header["params"][name]
+    else:
+        header["params"][name] = value
+    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    np.savez_compressed(dst, **arrays)
+    return dst
+
+
+def test_a_file_saved_before_density_existed_loads_with_plugin_children(tmp_path, data):
+    """Files of Gaussian children written before ``density`` existed hold plug-in Gaussians:
+    they load as ``density="plugin"`` and predict as that model, not as today's default."""
+    X, y = data
+    plugin = NaiveBayes(numeric="gaussian", density="plugin").fit(X, y)
+    plugin.save(tmp_path / "m.npz")
+    old = seminaive.load(_drop_param(tmp_path / "m.npz", tmp_path / "old.npz", "density"))
+    assert old.density == "plugin"
+    np.testing.assert_array_equal(old.predict_proba(X), plugin.predict_proba(X))
+    assert NaiveBayes().density != "plugin"  # the rule matters: today's default differs
+
+
+def test_a_file_that_stored_no_discretizer_loads_with_mdl(tmp_path, data):
+    X, y = data
+    model = AODE().fit(X, y)
+    model.save(tmp_path / "m.npz")
+    for value in (..., None):
+        old = seminaive.load(_drop_param(tmp_path / "m.npz", tmp_path / "old.npz",
+                                         "discretizer", value))
+        assert old.discretizer == "mdl"
+        np.testing.assert_array_equal(old.predict_proba(X), model.predict_proba(X))
