@@ -291,7 +291,7 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     ``missing="value"`` it adds log P(missing | y, x_s), and an observed one
     log (1 - P(missing | y, x_s)) besides its density.""",
     "density": """\
-density : {"plugin", "student"}, default="student"
+density : {"plugin", "student", "kde"}, default="student"
     The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
     ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
     ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
@@ -303,7 +303,14 @@ density : {"plugin", "student"}, default="student"
     few rows, the plug-in Gaussian in the limit of many rows (see
     ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
     passes of the selection learners and of the learned weights score the same density
-    with the held-out row removed.""",
+    with the held-out row removed.  ``"kde"``: a kernel-smoothed binned density, for
+    NaiveBayes and the AnDE family: the child is counted on a fixed grid of about 32
+    equal-frequency bins of the rows the cut points are fitted on (counts add: one pass,
+    ``partial_fit`` equals ``fit``), smoothed over the bins with one bandwidth per
+    attribute and mixed towards the next coarser estimate with one m-estimate weight per
+    attribute, both chosen by the leave-one-out likelihood of the class-level estimates
+    (see ``seminaive.tables.binned``).  The family learners of ``seminaive.structure``
+    and the learners with leave-one-out passes refuse it.""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

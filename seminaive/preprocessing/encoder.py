@@ -23,6 +23,9 @@ from ..kernels.encoding import SMALL_VALUES
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 from .validation import check_sample_weight
 
+#: bins of the grid of binned numeric children (``numeric_grid_``)
+GRID_BINS = 32
+
 MISSING_LABEL = "<missing>"
 
 
@@ -677,10 +680,20 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     def _numeric_summary(self, values):
         """Median (``numeric_center_``) of every numeric column on the rows the cut points
         are fitted on (0 where a column has no value): the values counted as Gaussian
-        children are centred on it, which keeps their sums of squares accurate."""
+        children are centred on it, which keeps their sums of squares accurate; and the
+        quantiles of those rows (``numeric_grid_``), the grid of binned children."""
         center = np.zeros(values.shape[1])
         kernels.column_medians(np.asarray(values, dtype=np.float64), center)
         self.numeric_center_ = center
+        # quantiles 0, 1/32, ..., 1 of every column: the fixed grid of binned children
+        # (density="kde", seminaive.tables.binned), taken like the cut points
+        values = np.asarray(values, dtype=np.float64)
+        grid = np.full((values.shape[1], GRID_BINS + 1), np.nan)
+        for j in range(values.shape[1]):
+            col = values[:, j][~np.isnan(values[:, j])]
+            if col.size:
+                grid[j] = np.quantile(col, np.linspace(0.0, 1.0, GRID_BINS + 1))
+        self.numeric_grid_ = grid
 
     def cut_points(self):
         """Cut points of every numeric column (list of arrays, in the order of
