@@ -29,8 +29,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .kernels.smoothing import Smoothing
-from .tables import FLOOR_RATIO
-from .tables import binned
+from .tables import FLOOR_RATIO, binned
 from .tables import gaussian as gaussian_kernels
 
 #: the model-file key of the conditional estimates of the shared table
