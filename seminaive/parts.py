@@ -28,6 +28,7 @@ settings (seeds, burn-in, density, shrinkage), and the learner stores and scores
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .exceptions import TableTooLargeError
 from .kernels.smoothing import Smoothing
 from .tables import FLOOR_RATIO, binned
 from .tables import gaussian as gaussian_kernels
@@ -264,8 +265,16 @@ class GaussianChildren(Part):
                 if quantiles is None:
                     raise ValueError("density='kde' needs an encoder fitted by this version "
                                      "(numeric_grid_): fit the model again")
-                table.moments.attach_grid(*binned.grid_edges(quantiles,
-                                                             encoder.numeric_center_))
+                edges, n_bins = binned.grid_edges(quantiles, encoder.numeric_center_)
+                need = table.moments.sums.nbytes // 3 * int(n_bins.max(initial=1))
+                budget = table.max_table_bytes
+                if budget is not None and (need + table.counts.nbytes
+                                           + table.moments.sums.nbytes > budget):
+                    raise TableTooLargeError(
+                        f"the binned counts of density='kde' ({need:,} bytes) would exceed "
+                        f"max_table_bytes={budget:,} with the counts and moments: use a lower "
+                        "order, density='student', or raise max_table_bytes")
+                table.moments.attach_grid(edges, n_bins)
 
     def needs_values(self, learner):
         return self.enabled(learner) and _numeric(learner.encoder_).size > 0

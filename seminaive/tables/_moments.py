@@ -147,7 +147,8 @@ class MomentTable:
     @property
     def n_grid(self):
         """Slots per (cell, class) of the binned counts (the widest grid; 0: none)."""
-        return 0 if self.grid_bins is None else int(self.grid_bins.max(initial=1))
+        bins = getattr(self, "grid_bins", None)
+        return 0 if bins is None else int(bins.max(initial=1))
 
     def attach_grid(self, edges, n_bins):
         """Also count every child on a fixed grid (``density="kde"``): ``edges[j,
@@ -214,8 +215,9 @@ class MomentTable:
             e = self.index.get(((), c))
             if e is None:
                 raise ValueError(f"no class-only moments of attribute {c}")
-            choice[c] = binned.choose_smoothing(self.bins_block(e)[:, :self.grid_bins[
-                column[c]]])
+            nb = int(self.grid_bins[column[c]])
+            counts = self.bins_block(e)[:, :nb]
+            choice[c] = binned.choose_smoothing(counts)
 
         def view(e):
             parents = self.entries[e][0]

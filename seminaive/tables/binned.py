@@ -27,7 +27,7 @@ N_GRID_BINS = 32
 #: the candidate bandwidths, in bins
 BANDWIDTHS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 #: the candidate pseudo-rows of the mixture towards the coarser estimate
-MIXTURES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+MIXTURES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 10000.0)
 #: the smallest bin width, as a fraction of the grid's range divided by its bins
 WIDTH_FLOOR = 0.01
 
@@ -55,30 +55,37 @@ def grid_quantiles(values, n_bins=N_GRID_BINS):
 
 def grid_edges(quantiles, center=None):
     """The grid of every numeric attribute from its :func:`grid_quantiles`: ``(edges,
-    n_bins)`` with ``edges[j, :n_bins[j] + 1]`` the distinct quantiles of attribute j
-    (minus ``center[j]``: the values counted are centred), NaN beyond; a column with fewer
-    than two distinct values gets one bin of width 1 around it.
+    n_bins)`` with ``edges[j, :n_bins[j] + 1]`` the bin edges of attribute j (minus
+    ``center[j]``: the values counted are centred), NaN beyond.  Every distinct quantile is
+    the middle of its own bin: the inner edges lie half-way between consecutive distinct
+    quantiles and the outer bins are as wide as their neighbouring gap, so that a spike of
+    repeated values (or a numeric attribute of a few values) keeps its values apart; a
+    column with a single value gets one bin of width 1 around it.
 
     Examples
     --------
     >>> import numpy as np
     >>> edges, n_bins = grid_edges(np.array([[0.0, 0.0, 0.0, 2.0], [5.0, 5.0, 5.0, 5.0]]))
-    >>> n_bins.tolist(), edges[0, :2].tolist(), edges[1, :2].tolist()
-    ([1, 1], [0.0, 2.0], [4.5, 5.5])
+    >>> n_bins.tolist(), edges[0, :3].tolist(), edges[1, :2].tolist()
+    ([2, 1], [-1.0, 1.0, 3.0], [4.5, 5.5])
     """
     quantiles = np.asarray(quantiles, dtype=np.float64)
     n_num = quantiles.shape[0]
     center = np.zeros(n_num) if center is None else np.asarray(center, dtype=np.float64)
-    edges = np.full((n_num, max(quantiles.shape[1], 2)), np.nan)
+    edges = np.full((n_num, max(quantiles.shape[1], 1) + 1), np.nan)
     n_bins = np.ones(n_num, dtype=np.int64)
     for j in range(n_num):
         q = quantiles[j][~np.isnan(quantiles[j])] - center[j]
         unique = np.unique(q)
         if unique.size < 2:
             mid = float(unique[0]) if unique.size else 0.0
-            unique = np.array([mid - 0.5, mid + 0.5])
-        edges[j, :unique.size] = unique
-        n_bins[j] = unique.size - 1
+            e = np.array([mid - 0.5, mid + 0.5])
+        else:
+            inner = 0.5 * (unique[1:] + unique[:-1])
+            e = np.concatenate([[unique[0] - (inner[0] - unique[0])], inner,
+                                [unique[-1] + (unique[-1] - inner[-1])]])
+        edges[j, :e.size] = e
+        n_bins[j] = e.size - 1
     return edges, n_bins
 
 

@@ -208,6 +208,13 @@ def _level_terms(x, Vr, level, layout, tables, children, qual, cells, terms):
             correction += log_width[att, x[att]]
         for yy in range(k):
             terms[s, yy] = lj[base + yy] - correction
+        if n_bins > 0 and level == 1:
+            # a binned numeric parent: P(y) f(x_p | y), its density on the children's scale
+            jp = gaussian[combos[g, 0]]
+            if jp >= 0 and not math.isnan(Vr[jp]):
+                first = grid_offsets[0] + jp * k * n_bins + int(Vr[jp])
+                for yy in range(k):
+                    terms[s, yy] = lj[offsets[0] + yy] + norm[first + yy * n_bins]
         # Gaussian children (slots of members of g hold zeros: no term)
         if n_bins > 0:
             first = grid_offsets[g] + cells[s] * n_num * k * n_bins
