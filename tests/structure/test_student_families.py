@@ -92,3 +92,19 @@ def test_student_children_are_saved_and_loaded(tmp_path):
     loaded = seminaive.load(tmp_path / "m.npz")
     assert loaded.density == "student"
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", [TAN, KDB])
+def test_set_params_on_a_fitted_model_scores_the_new_density(cls):
+    """set_params(density=..., m=...) after fit: the scores are those of a model fitted with
+    the new parameters (the estimates are not kept from the old ones)."""
+    X, y = data(150, seed=7)
+    model = cls(numeric="gaussian", density="plugin").fit(X, y)
+    before = model.predict_proba(X)
+    for params in ({"density": "student"}, {"density": "student", "m": 3.0},
+                   {"density": "plugin", "m": 1.0}):
+        model.set_params(**params)
+        fresh = cls(numeric="gaussian", **{"density": "plugin", **params}).fit(X, y)
+        np.testing.assert_allclose(model.predict_proba(X), fresh.predict_proba(X),
+                                   rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(X), before, rtol=1e-12, atol=1e-12)
