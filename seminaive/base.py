@@ -61,7 +61,7 @@ SHARED_PARAMETERS = {
     "max_table_bytes": [Interval(Real, 0, None, closed="neither"), None],
     "random_state": ["random_state"],
     "numeric": [Choices("discretize", "gaussian")],
-    "density": [Choices("plugin", "student", "kde")],
+    "density": [Choices("plugin", "student")],
     "dtype": [Choices(*TABLE_DTYPES)],
     "n_iter": [Interval(Integral, 1, None, closed="left")],
     "burn_in": [Interval(Integral, 0, None, closed="left"), None],
