@@ -187,3 +187,23 @@ def test_deterministic():
     a = AODE(numeric="gaussian", density="kde").fit(X, y).predict_proba(X)
     b = AODE(numeric="gaussian", density="kde").fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(a, b)
+
+
+def test_dask_fit_equals_fit():
+    """Counted on the partitions of a Dask frame (the encoder's sample is every row, so the
+    grid is fit's) and merged: fit's model."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import seminaive.dask
+
+    X, y = _frame(120, seed=8)
+    frame = X.assign(target=y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        model = seminaive.dask.fit(AODE(numeric="gaussian", density="kde"), ddf,
+                                   target="target")
+    reference = AODE(numeric="gaussian", density="kde").fit(X, y)
+    np.testing.assert_allclose(model.table_.moments.bins, reference.table_.moments.bins)
+    np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X),
+                               rtol=1e-9, atol=1e-12)
