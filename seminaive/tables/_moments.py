@@ -484,5 +484,7 @@ class MomentTable:
             if counts.shape != table.bins.shape or not np.all(np.isfinite(counts)):
                 raise ValueError(f"binned count array has {counts.size} entries, the layout "
                                  f"needs {table.bins.size} finite values")
+            if np.any(counts < -1e-6 * max(1.0, float(np.abs(counts).max(initial=0.0)))):
+                raise ValueError("binned counts contain negative values")
             table.bins[:] = counts
         return table

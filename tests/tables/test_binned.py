@@ -207,3 +207,21 @@ def test_dask_fit_equals_fit():
     np.testing.assert_allclose(model.table_.moments.bins, reference.table_.moments.bins)
     np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X),
                                rtol=1e-9, atol=1e-12)
+
+
+def test_a_damaged_model_file_is_refused(tmp_path):
+    from seminaive.exceptions import ModelFileError
+
+    X, y = _frame(60, seed=10)
+    model = NaiveBayes(numeric="gaussian", density="kde").fit(X, y)
+    path = tmp_path / "kde.npz"
+    save_model(model, path)
+    arrays = dict(np.load(path))
+    for key, value in (("table_moment_bins", -np.abs(arrays["table_moment_bins"]) - 1.0),
+                       ("table_moment_grid_edges",
+                        arrays["table_moment_grid_edges"][:, ::-1].copy())):
+        damaged = dict(arrays, **{key: value})
+        bad = tmp_path / f"bad-{key}.npz"
+        np.savez_compressed(bad, **damaged)
+        with pytest.raises(ModelFileError):
+            load_model(bad)
