@@ -225,3 +225,16 @@ def test_a_damaged_model_file_is_refused(tmp_path):
         np.savez_compressed(bad, **damaged)
         with pytest.raises(ModelFileError):
             load_model(bad)
+
+
+def test_partial_fit_warns_even_with_a_fitted_discretiser():
+    """Fixed cut points do not fix the grid: partial_fit still warns that the model differs
+    from fit."""
+    from seminaive.preprocessing import MDLDiscretizer
+
+    X, y = _frame(80, seed=11)
+    disc = MDLDiscretizer().fit(X.to_numpy(), y)
+    model = NaiveBayes(numeric="gaussian", density="kde", discretizer=disc)
+    model.partial_fit(X.iloc[:40], y[:40], classes=[0, 1])
+    with pytest.warns(PartialFitWarning, match="density='kde'"):
+        model.partial_fit(X.iloc[40:], y[40:])
