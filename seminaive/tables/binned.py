@@ -1,10 +1,11 @@
 """Kernel-smoothed binned densities of numeric children (``density="kde"``).
 
-A numeric child is counted on a fixed fine grid of its values: about ``N_GRID_BINS``
-equal-frequency bins whose edges are quantiles of the rows the encoder's cut points are
-fitted on (``AttributeEncoder.numeric_grid_``), kept fixed afterwards as cut points are.  The
-counts per (parent cell, class, grid bin) add, so tables merge and ``partial_fit`` equals
-``fit``; their memory is bounded by the grid.
+A numeric child is counted on a fixed fine grid of its values: one bin per distinct
+quantile 0, 1/32, ..., 1 of the rows the encoder's cut points are fitted on
+(``AttributeEncoder.numeric_grid_``), kept fixed afterwards as cut points are.  The
+counts per (parent cell, class, grid bin) add, so tables merge, Dask's fit and model files
+are exact and ``partial_fit`` counts every chunk on the first chunk's grid; their memory is
+bounded by the grid.
 
 The density of the child at a value in bin b of a cell is
 
@@ -17,13 +18,13 @@ classes; given parents: the mean of the estimates with one parent fewer), an m-e
 the bin probabilities that bounds the class ratio as m-estimates of discrete children do.
 One bandwidth and one ``m`` per attribute, shared by every class and parent cell (so that a
 spike of repeated values gets comparable densities in every class), are chosen by the
-leave-one-out likelihood of the class-level estimates on the binned counts.
+leave-one-out likelihood of the class-level estimates on the binned counts.  In an AODE
+sub-model, a numeric parent contributes P(y) f(x_p | y) (its class-level density), so that
+every sub-model estimates the joint density on the children's scale.
 """
 
 import numpy as np
 
-#: bins of the fine grid of a numeric child
-N_GRID_BINS = 32
 #: the candidate bandwidths, in bins
 BANDWIDTHS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 #: the candidate pseudo-rows of the mixture towards the coarser estimate
@@ -32,29 +33,9 @@ MIXTURES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 1
 WIDTH_FLOOR = 0.01
 
 
-def grid_quantiles(values, n_bins=N_GRID_BINS):
-    """Quantiles 0, 1 / n_bins, ..., 1 of every column of ``values`` (NaN: missing),
-    shape (columns, n_bins + 1); a column without values has NaN quantiles.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> grid_quantiles(np.array([[0.0], [1.0], [2.0], [np.nan], [3.0]]), 3).round(2).tolist()
-    [[0.0, 1.0, 2.0, 3.0]]
-    """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.full((values.shape[1], n_bins + 1), np.nan)
-    probs = np.linspace(0.0, 1.0, n_bins + 1)
-    for j in range(values.shape[1]):
-        col = values[:, j]
-        col = col[~np.isnan(col)]
-        if col.size:
-            out[j] = np.quantile(col, probs)
-    return out
-
-
 def grid_edges(quantiles, center=None):
-    """The grid of every numeric attribute from its :func:`grid_quantiles`: ``(edges,
+    """The grid of every numeric attribute from its quantiles (a row per attribute, NaN
+    where it has no value; ``AttributeEncoder.numeric_grid_``): ``(edges,
     n_bins)`` with ``edges[j, :n_bins[j] + 1]`` the bin edges of attribute j (minus
     ``center[j]``: the values counted are centred), NaN beyond.  Every distinct quantile is
     the middle of its own bin: the inner edges lie half-way between consecutive distinct
