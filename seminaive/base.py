@@ -227,10 +227,14 @@ class Learner(ClassifierMixin, BaseEstimator):
         return self.encoder_.numeric_values(frame, type(self).__name__)
 
     def _make_encoder(self):
+        params = self.get_params(deep=False)
         return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
                                 missing=self.missing,
                                 categorical_features=self.categorical_features,
-                                random_state=self.random_state)
+                                random_state=self.random_state,
+                                # the grid of binned children (density="kde")
+                                numeric_grid=(params.get("numeric") == "gaussian"
+                                              and params.get("density") == "kde"))
 
     def _encode_target(self, y):
         return encode_labels(y, self.classes_)
