@@ -238,3 +238,17 @@ def test_partial_fit_warns_even_with_a_fitted_discretiser():
     model.partial_fit(X.iloc[:40], y[:40], classes=[0, 1])
     with pytest.warns(PartialFitWarning, match="density='kde'"):
         model.partial_fit(X.iloc[40:], y[40:])
+
+
+def test_load_then_partial_fit_equals_partial_fit(tmp_path):
+    X, y = _frame(100, seed=12)
+    kept = NaiveBayes(numeric="gaussian", density="kde").fit(X.iloc[:60], y[:60])
+    path = tmp_path / "first.npz"
+    save_model(kept, path)
+    loaded = load_model(path)
+    with pytest.warns(PartialFitWarning):
+        kept.partial_fit(X.iloc[60:], y[60:])
+    with pytest.warns(PartialFitWarning):
+        loaded.partial_fit(X.iloc[60:], y[60:])
+    np.testing.assert_array_equal(loaded.table_.moments.bins, kept.table_.moments.bins)
+    np.testing.assert_allclose(loaded.predict_proba(X), kept.predict_proba(X), rtol=1e-12)
