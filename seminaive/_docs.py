@@ -304,6 +304,28 @@ density : {"plugin", "student"}, default="student"
     ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
     passes of the selection learners and of the learned weights score the same density
     with the held-out row removed.""",
+    "density_kde": """\
+density : {"plugin", "student", "kde"}, default="student"
+    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
+    ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
+    ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
+    few rows).  ``"student"`` (the default): the posterior predictive of the
+    normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
+    given the class alone it is centred on the moments of all classes), Student's t with
+    m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
+    the cell: heavier tails where a class or a parent cell has
+    few rows, the plug-in Gaussian in the limit of many rows (see
+    ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
+    passes of the selection learners and of the learned weights score the same density
+    with the held-out row removed.  ``"kde"``: a kernel-smoothed binned density: the
+    child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
+    rows the cut points are fitted on (the counts add, so merging, Dask and model files
+    are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
+    first chunk's cut points), smoothed over the bins with one bandwidth per attribute and
+    mixed towards the next coarser estimate with one m-estimate weight per attribute, both
+    chosen by the leave-one-out likelihood of the class-level estimates (see
+    ``seminaive.tables.binned``).  ``n="auto"`` and ``weights`` learnt by leave-one-out
+    refuse it.""",
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

@@ -29,6 +29,10 @@ from .parts import GaussianChildren, HierarchicalEstimates
 from .selection import auto, memory
 from .weighting.information import SCHEMES, _InformationWeighted
 
+#: the densities of the Gaussian children of NaiveBayes and the AnDE family: the shared
+#: ones and the kernel-smoothed binned children (seminaive.tables.binned)
+KDE_DENSITY = [Choices("plugin", "student", "kde")]
+
 
 def _is_auto(estimator):
     return isinstance(estimator.n, str) and estimator.n == "auto"
@@ -88,12 +92,13 @@ class AnDE(_InformationWeighted):
     """
 
     _parameter_constraints = declare(
-        ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS, "dtype",
+        ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS, "dtype", density=KDE_DENSITY,
         n=[Interval(Integral, 0, None, closed="left"), Choices("auto")],
         smoothing=HDP_SMOOTHING, weights=[None, Choices(*SCHEMES), "array-like"],
         memory=[Choices(*memory.MEMORY)])
     _parameter_docs = {
         "smoothing": "ande_smoothing",
+        "density": "density_kde",
     }
     parts = (GaussianChildren(),
              HierarchicalEstimates(when=_hierarchical_available,
@@ -115,7 +120,7 @@ class AnDE(_InformationWeighted):
         random_state: RandomState = None,
         weights: Literal["mi", "kl"] | ArrayLike | None = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "student",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
@@ -197,7 +202,9 @@ class AnDE(_InformationWeighted):
 
 class _FixedOrder(_BaseAnDE):
     _n = None
-    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype")
+    _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype",
+                                     density=KDE_DENSITY)
+    _parameter_docs = {"density": "density_kde"}
     parts = (GaussianChildren(),)
 
     def __init__(
@@ -214,7 +221,7 @@ class _FixedOrder(_BaseAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "student",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         self.smoothing = smoothing
@@ -245,9 +252,10 @@ class _HierarchicalOrder(_FixedOrder):
     ``"hls"``, with ``n_iter``, ``burn_in`` and ``tying``), exactly as ``AnDE(n=n)``."""
 
     _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS,
-                                     "dtype", smoothing=HDP_SMOOTHING)
+                                     "dtype", smoothing=HDP_SMOOTHING, density=KDE_DENSITY)
     _parameter_docs = {
         "smoothing": "ande_smoothing",
+        "density": "density_kde",
     }
     parts = (GaussianChildren(),
              HierarchicalEstimates(when=_discretized, owner="numeric='gaussian'"))
@@ -266,7 +274,7 @@ class _HierarchicalOrder(_FixedOrder):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "student",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
@@ -438,7 +446,7 @@ class A3DE(_HierarchicalOrder):
 
     _n = 3
     _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", HDP_PARAMETERS,
-                                     "dtype", smoothing=HDP_SMOOTHING,
+                                     "dtype", smoothing=HDP_SMOOTHING, density=KDE_DENSITY,
                                      memory=[Choices(*memory.MEMORY)])
 
     def __init__(
@@ -456,7 +464,7 @@ class A3DE(_HierarchicalOrder):
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
         memory: Literal["refuse", "select", "select_dense"] = "refuse",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "student",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",

@@ -239,10 +239,14 @@ class Learner(ClassifierMixin, BaseEstimator):
         return self.encoder_.numeric_values(frame, type(self).__name__)
 
     def _make_encoder(self):
+        params = self.get_params(deep=False)
         return AttributeEncoder(discretizer=self.discretizer, n_bins=self.n_bins,
                                 missing=self.missing,
                                 categorical_features=self.categorical_features,
-                                random_state=self.random_state)
+                                random_state=self.random_state,
+                                # the grid of binned children (density="kde")
+                                numeric_grid=(params.get("numeric") == "gaussian"
+                                              and params.get("density") == "kde"))
 
     def _encode_target(self, y):
         return encode_labels(y, self.classes_)
@@ -557,7 +561,10 @@ class Learner(ClassifierMixin, BaseEstimator):
         cut points, and centres the Gaussian children, on all of them)."""
         encoder = self.encoder_
         numeric = encoder.numeric_columns_
-        if numeric.size == 0 or encoder.cut_points_supplied() or getattr(
+        params = self.get_params(deep=False)
+        # the grid of binned children (density="kde") is the first chunk's, cut points or not
+        binned = params.get("numeric") == "gaussian" and params.get("density") == "kde"
+        if numeric.size == 0 or (encoder.cut_points_supplied() and not binned) or getattr(
                 self, "_warned_first_chunk_cuts", False):
             return
         self._warned_first_chunk_cuts = True
@@ -571,7 +578,9 @@ class Learner(ClassifierMixin, BaseEstimator):
             f"{names}{more} were fixed on the first chunk, so this model differs from fit on "
             f"all the rows (which places them on every row). To make {route} equal fit, "
             "fix the cut points up front: pass a fitted discretiser, e.g. "
-            f"discretizer=MDLDiscretizer().fit(X_numeric, y), or {rest}.",
+            f"discretizer=MDLDiscretizer().fit(X_numeric, y), or {rest}"
+            + (" (density='kde' places its grid on the first chunk even then)"
+               if binned else "") + ".",
             PartialFitWarning)
 
     def fit_stream(self, source, target, *, features=None, sample_weight=None,

@@ -28,8 +28,9 @@ settings (seeds, burn-in, density, shrinkage), and the learner stores and scores
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .exceptions import TableTooLargeError
 from .kernels.smoothing import Smoothing
-from .tables import FLOOR_RATIO
+from .tables import FLOOR_RATIO, binned
 from .tables import gaussian as gaussian_kernels
 
 #: the model-file key of the conditional estimates of the shared table
@@ -142,7 +143,9 @@ class GaussianChildren(Part):
     Every numeric attribute is a child whose density given its parents (and the class) is a
     Gaussian of the shrunk moments of its parents' cell (``seminaive.tables.MomentTable``),
     or with ``density="student"`` the Student-t posterior predictive of the
-    normal-inverse-gamma prior (``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).
+    normal-inverse-gamma prior (``seminaive.tables.gaussian.normal_inverse_gamma_predictive``),
+    or with ``density="kde"`` a kernel-smoothed density of its counts on a fixed grid
+    (:mod:`seminaive.tables.binned`; ``layout="table"`` only, and not for leave-one-out).
     With ``layout="table"`` the moments of every parent combination up to the learner's order
     are kept in the shared table and scored by it (AnDE and the learners on its tables).
 
@@ -170,6 +173,15 @@ class GaussianChildren(Part):
     def refusal(cls, learner, owner):
         return f"numeric='gaussian' is not available for {owner}: use numeric='discretize'"
 
+    @classmethod
+    def check_params(cls, learner, declared):
+        """As :meth:`Part.check_params`; also refuse ``density="kde"`` where the learner
+        keeps its children's moments itself (``layout="families"``)."""
+        super().check_params(learner, declared)
+        if (cls.requested(learner) and declared is not None and declared.layout != "table"
+                and learner.get_params(deep=False).get("density") == "kde"):
+            raise ValueError(_kde_refusal(type(learner).__name__))
+
     # ------------------------------------------------------------------ what it reads
     def attributes(self, learner, encoder=None):
         """Indices of the numeric attributes modelled as Gaussian children (empty with
@@ -184,7 +196,8 @@ class GaussianChildren(Part):
         return learner._order() if self.layout == "table" else None
 
     def density(self, learner):
-        """``"plugin"`` or ``"student"`` (learners without a ``density`` parameter: plug-in)."""
+        """``"plugin"``, ``"student"`` or ``"kde"`` (learners without a ``density``
+        parameter: plug-in)."""
         return learner.get_params(deep=False).get("density", "plugin")
 
     def kappa(self, learner):
@@ -214,6 +227,8 @@ class GaussianChildren(Part):
         table = learner.table_
         if not self.needs_values(learner) or table.moments is None:
             return gaussian_kernels.no_gaussian_loo(table.n_attributes)
+        if self.density(learner) == "kde":
+            raise ValueError(_kde_refusal(type(learner).__name__))
         numeric = table.moments.numeric
         gaussian = np.full(table.n_attributes, -1, dtype=np.int64)
         gaussian[numeric] = np.arange(numeric.size)
@@ -245,6 +260,21 @@ class GaussianChildren(Part):
         order = self.moment_order(learner)
         if numeric.size and order is not None:
             table.attach_moments(numeric, order)
+            if self.density(learner) == "kde":
+                quantiles = getattr(encoder, "numeric_grid_", None)
+                if quantiles is None:
+                    raise ValueError("density='kde' needs an encoder fitted by this version "
+                                     "(numeric_grid_): fit the model again")
+                edges, n_bins = binned.grid_edges(quantiles, encoder.numeric_center_)
+                need = table.moments.sums.nbytes // 3 * int(n_bins.max(initial=1))
+                budget = table.max_table_bytes
+                if budget is not None and (need + table.counts.nbytes
+                                           + table.moments.sums.nbytes > budget):
+                    raise TableTooLargeError(
+                        f"the binned counts of density='kde' ({need:,} bytes) would exceed "
+                        f"max_table_bytes={budget:,} with the counts and moments: use a lower "
+                        "order, density='student', or raise max_table_bytes")
+                table.moments.attach_grid(edges, n_bins)
 
     def needs_values(self, learner):
         return self.enabled(learner) and _numeric(learner.encoder_).size > 0
@@ -259,6 +289,11 @@ class GaussianChildren(Part):
             self.bin_log_widths(learner), learner._order(), learner.smoothing, learner.m,
             learner.min_count, learner.aggregate, missing_code=self.missing_codes(learner),
             log_weights=log_weights, density=self.density(learner))
+
+
+def _kde_refusal(owner):
+    return (f"density='kde' is not available for {owner}: it is made for NaiveBayes and "
+            "the AnDE family (AODE, A2DE, AnDE); use density='student' or 'plugin'")
 
 
 class HierarchicalEstimates(Part):

@@ -213,7 +213,8 @@ def save_model(model, path):
 #: the members a model file may hold: its header, the table's arrays, and learnt arrays
 _TABLE_MEMBERS = frozenset({"sizes", "counts", "meta", "n_rows", "parents", "occupied",
                             "compact_counts", "moment_numeric", "moment_entries",
-                            "moment_sums", "moment_meta"})
+                            "moment_sums", "moment_meta", "moment_grid_edges",
+                            "moment_grid_bins", "moment_bins"})
 _LEARNED_NAME = re.compile(r"learned_[A-Za-z0-9_]{1,100}")
 #: the JSON header is at most this long (the encoder's categories make most of it)
 MAX_HEADER_BYTES = 64 << 20

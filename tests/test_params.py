@@ -66,7 +66,7 @@ def test_every_parameter_is_declared_and_its_default_is_valid(name):
 def test_shared_parameters_are_declared_once():
     """A learner with a shared parameter takes its declaration unless it narrows or widens
     it on purpose (the smoothing of the HDP learners, ...)."""
-    own = {"smoothing"}  # HDP learners take HDP_SMOOTHING
+    own = {"smoothing", "density"}  # HDP_SMOOTHING; the AnDE family adds density="kde"
     for name in LEARNERS:
         declared = ESTIMATORS[name]._parameter_constraints
         for param, constraints in declared.items():

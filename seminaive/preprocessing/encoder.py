@@ -23,6 +23,9 @@ from ..kernels.encoding import SMALL_VALUES
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 from .validation import check_sample_weight
 
+#: bins of the grid of binned numeric children (``numeric_grid_``)
+GRID_BINS = 32
+
 MISSING_LABEL = "<missing>"
 
 
@@ -494,6 +497,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         Cut points are computed on at most this many sampled rows (as Chen et al. 2014, §4, do).
     random_state : int, RandomState instance or None
         Seeds that sampling.
+    numeric_grid : bool, default=False
+        Also keep the quantiles 0, 1/32, ..., 1 of every numeric column on the rows the cut
+        points are fitted on (``numeric_grid_``, NaN for a column without values): the grid
+        of the binned children of ``density="kde"`` (``seminaive.tables.binned``).
 
     Attributes
     ----------
@@ -533,13 +540,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, discretizer="mdl", n_bins=3, missing="ignore",
-                 categorical_features="auto", max_sample_rows=100_000, random_state=None):
+                 categorical_features="auto", max_sample_rows=100_000, random_state=None,
+                 numeric_grid=False):
         self.discretizer = discretizer
         self.n_bins = n_bins
         self.missing = missing
         self.categorical_features = categorical_features
         self.max_sample_rows = max_sample_rows
         self.random_state = random_state
+        self.numeric_grid = numeric_grid
 
     # ------------------------------------------------------------------------------ fitting
     def nominal_mask(self, frame):
@@ -677,10 +686,24 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     def _numeric_summary(self, values):
         """Median (``numeric_center_``) of every numeric column on the rows the cut points
         are fitted on (0 where a column has no value): the values counted as Gaussian
-        children are centred on it, which keeps their sums of squares accurate."""
+        children are centred on it, which keeps their sums of squares accurate; and, with
+        ``numeric_grid``, the quantiles of those rows (``numeric_grid_``), the grid of binned
+        children."""
         center = np.zeros(values.shape[1])
         kernels.column_medians(np.asarray(values, dtype=np.float64), center)
         self.numeric_center_ = center
+        if not self.numeric_grid:
+            self.numeric_grid_ = None
+            return
+        # quantiles 0, 1/32, ..., 1 of every column: the fixed grid of binned children
+        # (density="kde", seminaive.tables.binned), taken like the cut points
+        values = np.asarray(values, dtype=np.float64)
+        grid = np.full((values.shape[1], GRID_BINS + 1), np.nan)
+        for j in range(values.shape[1]):
+            col = values[:, j][~np.isnan(values[:, j])]
+            if col.size:
+                grid[j] = np.quantile(col, np.linspace(0.0, 1.0, GRID_BINS + 1))
+        self.numeric_grid_ = grid
 
     def cut_points(self):
         """Cut points of every numeric column (list of arrays, in the order of

@@ -442,11 +442,13 @@ class _FamilyLearner(_StructureBase):
         """The :class:`._moments.FamilyGaussian` that :func:`._moments.gaussian_family_terms`
         reads (its estimates cached)."""
         cache = getattr(self, "_gaussian_cache", None)
+        kappa = self._smoothing_spec().kappa
+        density = GAUSSIAN_FAMILIES.density(self)
+        if cache is not None and cache[-1] != (kappa, density):
+            cache = None  # set_params changed m, smoothing or density since it was made
         if cache is None:
             moments = self._moments
-            kappa = self._smoothing_spec().kappa
-            mean, var, floors = moments.estimates(
-                kappa, class_prior=GAUSSIAN_FAMILIES.density(self) == "student")
+            mean, var, floors = moments.estimates(kappa, class_prior=density == "student")
             chains = [self._chain(i) for i in moments.numeric.tolist()]
             width = max((len(c) for c in chains), default=0)
             chain = np.full((len(chains), max(width, 1)), -1, dtype=np.int64)
@@ -454,8 +456,8 @@ class _FamilyLearner(_StructureBase):
             for j, full in enumerate(chains):
                 chain[j, :len(full)] = full
             cache = self._gaussian_cache = (chain, chain_len, moments.level_starts(chains),
-                                            mean, var, floors, kappa)
-        chain, chain_len, starts, mean, var, floors, kappa = cache
+                                            mean, var, floors, kappa, (kappa, density))
+        chain, chain_len, starts, mean, var, floors, kappa, _ = cache
         moments = self._moments
         return FamilyGaussian(chain, chain_len, starts, moments.codes, moments.sums, mean, var,
                               floors, self.table_.sizes, int(self.table_.n_classes),

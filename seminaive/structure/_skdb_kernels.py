@@ -21,7 +21,13 @@ from numba import njit, prange
 
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
-from ..tables.gaussian import class_level_without_row, pooled_without_row
+from ..tables.gaussian import (
+    _as_gaussian,
+    _shrunk,
+    class_level_without_row,
+    pooled_without_row,
+    student_log_pdf,
+)
 from ._kernels import _row_removal
 from ._moments import find_cells
 from ._sparse import find_child, tree_sums
@@ -127,7 +133,7 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
 
 @njit(cache=True, inline="always")
 def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, node, est_mean,
-                  est_var):
+                  est_var, student):
     """Leave-one-out Gaussian estimates of a numeric child (value ``v`` in the held-out row;
     parents ``chain``, the stored cells of its moments given the first L of them
     ``codes[starts[L]:starts[L + 1]]``, :mod:`._moments`) given the first L of its chain
@@ -137,7 +143,11 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
     row removed (a cell not stored has the moments 0): ``est_mean[L, y]``,
     ``est_var[L, y]``; ``row`` is the held-out row's ``(codes, class,
     removed amount)``, ``moments`` ``(codes, sums, kappa, floor_ratio)``; ``node`` is
-    scratch space (levels, k)."""
+    scratch space (levels, k).  With ``student`` (``density="student"``) the class level
+    shrinks towards the pooled moments too, and every written entry is the Gaussian centred
+    on ``v`` whose log density there is the posterior predictive Student's t's (kappa + N
+    degrees of freedom, N the cell's weight without the row), as
+    :func:`seminaive.tables.gaussian.loo_estimates` writes them."""
     xr, yr, u = row
     codes, sums, kappa, floor_ratio = moments
     k = node.shape[1]
@@ -163,10 +173,18 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
         level = t + 1
     for yy in range(k):
         rm = u if yy == yr else 0.0
-        m_prev, v_prev = class_level_without_row(sums, first, yy, rm, v, mu_all, pooled_var,
-                                                 floor)
-        est_mean[0, yy] = m_prev
-        est_var[0, yy] = v_prev
+        if student:
+            b0 = 3 * (first + yy)
+            n0 = sums[b0] - rm
+            m_prev, v_prev = _shrunk(n0, sums[b0 + 1] - rm * v, sums[b0 + 2] - rm * v * v,
+                                     mu_all, pooled_var, kappa, floor)
+            est_mean[0, yy], est_var[0, yy] = _as_gaussian(
+                v, student_log_pdf(v, m_prev, v_prev, max(n0, 0.0) + kappa))
+        else:
+            m_prev, v_prev = class_level_without_row(sums, first, yy, rm, v, mu_all,
+                                                     pooled_var, floor)
+            est_mean[0, yy] = m_prev
+            est_var[0, yy] = v_prev
         for t in range(level):
             g = node[t + 1, yy]
             if g >= 0:
@@ -184,6 +202,10 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
             var = (ss + kappa * v_prev + n * kappa / denom * (xbar - m_prev) ** 2) / denom
             m_prev = mean
             v_prev = max(var, floor)
+            if student:
+                est_mean[t + 1, yy], est_var[t + 1, yy] = _as_gaussian(
+                    v, student_log_pdf(v, m_prev, v_prev, max(n, 0.0) + kappa))
+                continue
             est_mean[t + 1, yy] = m_prev
             est_var[t + 1, yy] = v_prev
     return level
@@ -197,7 +219,8 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     ``data`` is the chunk's ``(X, y, w, weighted)``, ``search`` the attributes' ``(ranking,
     number of candidate parents, candidates, stack size of a tree walk)``, ``est`` the
     estimates' ``(m, laplace, min_count)``, ``gauss`` the Gaussian children's
-    ``(gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio)``.
+    ``(gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio,
+    student)``.
 
     ``trees`` holds every attribute's count tree over its candidates (a
     :class:`._sparse.TreeBundle`; the family with j parents is its level 1 + j), ``pairs`` a
@@ -213,7 +236,8 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
-    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio = gauss
+    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio, student = \
+        gauss
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     n, a = X.shape
     n_k = out.shape[1]  # K + 1
@@ -257,7 +281,7 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                     level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
                                           level_starts[jn],
                                           (moment_codes, sums, kappa, floor_ratio), sizes,
-                                          min_count, node, est_mean, est_var)
+                                          min_count, node, est_mean, est_var, student)
                     for j in range(n_k):
                         use = min(j, level)
                         for yy in range(k):

@@ -238,7 +238,7 @@ class SKDB(KDB):
                     (ranking, n_cand, candidates, n_stack), trees, stats.kernel_args(),
                     (float(self.m), laplace, float(self.min_count)), kind,
                     (gaussian, missing_code, level_starts, moment_codes, sums, kappa,
-                     FLOOR_RATIO),
+                     FLOOR_RATIO, GAUSSIAN_FAMILIES.density(self) == "student"),
                     np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
                     blocks, out)
             total = float(n if w is None else np.sum(w))

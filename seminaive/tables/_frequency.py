@@ -430,6 +430,7 @@ class FrequencyTable(_CountTable):
         self._compact_tables = None
         self._gaussian_key = None
         self._student_key = None
+        self._kde_key = None
         self.conditional = None  # estimated from the old counts
         self.conditional_kind = None
 
@@ -751,7 +752,7 @@ class FrequencyTable(_CountTable):
             self.compact_counts += other.compact_counts
         self.counts += other.counts
         if self.moments is not None:
-            self.moments.sums += other.moments.sums
+            self.moments.merge(other.moments)
         self.n_rows += other.n_rows
         self._changed()
         return self
@@ -778,6 +779,7 @@ class FrequencyTable(_CountTable):
         new._parent_major = None
         new._gaussian_key = None
         new._student_key = None
+        new._kde_key = None
         if self.compact:
             new.compact_counts = self.compact_counts.copy()
             new.slot_of = self.slot_of.copy()
@@ -1105,13 +1107,19 @@ class FrequencyTable(_CountTable):
                  "vote": scoring_kernels.AGGREGATE_VOTE}
         tables = self.log_tables(n, smoothing, m, min_count)
         kappa = Smoothing.from_params(smoothing, m).kappa
+        n_bins = 0
         if density == "student":
             grid_offsets, mean, norm, precision, shape = self.student_grid(kappa)
         elif density == "plugin":
             grid_offsets, mean, norm, precision = self.gaussian_grid(kappa)
             shape = np.zeros(1)
+        elif density == "kde":
+            grid_offsets, norm = self.kde_grid()
+            mean = precision = shape = np.zeros(1)
+            n_bins = self.moments.n_grid
+            values = self.moments.bin_codes(values)
         else:
-            raise ValueError(f"density must be 'plugin' or 'student', got {density!r}")
+            raise ValueError(f"density must be 'plugin', 'student' or 'kde', got {density!r}")
         X = np.ascontiguousarray(X)
         out = np.empty((X.shape[0], self.n_classes), dtype=np.float64)
         if X.shape[0]:
@@ -1122,7 +1130,7 @@ class FrequencyTable(_CountTable):
                 np.zeros(self.n_attributes, dtype=np.int64) if missing_code is None
                 else np.ascontiguousarray(missing_code, dtype=np.int64),
                 np.ascontiguousarray(log_width, dtype=np.float64), grid_offsets,
-                mean, norm, precision, shape, density == "student")
+                mean, norm, precision, shape, density == "student", n_bins)
             combination = gaussian_kernels.Combination(
                 modes[aggregate], log_weights is not None,
                 np.zeros(1) if log_weights is None
@@ -1150,6 +1158,25 @@ class FrequencyTable(_CountTable):
                                                                terms)
             self._gaussian_key = key
         return self._gaussian_estimates
+
+    def kde_grid(self):
+        """The log densities of the binned children
+        (:meth:`~seminaive.tables.MomentTable.kde_estimates`) laid out for the scoring
+        kernels (cached): ``(grid_offsets, log_density)``, the blocks of
+        :meth:`~seminaive.tables.MomentTable.grid_terms` with ``n_grid`` bins per (cell,
+        numeric attribute, class), offsets in those units."""
+        if self.moments is None or self.moments.bins is None:
+            raise ValueError("this table keeps no binned counts: attach_moments() and "
+                             "moments.attach_grid() before counting")
+        if getattr(self, "_kde_key", None) != "kde":
+            log_density, _ = self.moments.kde_estimates()
+            g = self.moments.n_grid
+            offsets, *per_bin = self.moments.grid_terms(
+                self, self.moment_parents, [log_density[:, b] for b in range(g)])
+            self._kde_estimates = (np.ascontiguousarray(offsets * g),
+                                   np.ascontiguousarray(np.stack(per_bin, axis=-1).ravel()))
+            self._kde_key = "kde"
+        return self._kde_estimates
 
     def student_grid(self, kappa):
         """The posterior predictive Student's t of every (cell, class) of the moments
@@ -1224,10 +1251,15 @@ class FrequencyTable(_CountTable):
         table.n_rows = float(np.asarray(state["n_rows"])[0])
         if "moment_sums" in state:
             moments = MomentTable.from_state(
-                {k: state[f"moment_{k}"] for k in ("numeric", "entries", "sums")},
+                {k: state[f"moment_{k}"] for k in ("numeric", "entries", "sums", "grid_edges",
+                                                   "grid_bins", "bins")
+                 if f"moment_{k}" in state},
                 table.sizes, table.n_classes)
             table.attach_moments(moments.numeric, int(np.asarray(state["moment_meta"])[0]))
             if moments.entries != table.moments.entries:
                 raise ValueError("the moment entries do not match the table's combinations")
             table.moments.sums[:] = moments.sums
+            if moments.bins is not None:
+                table.moments.attach_grid(moments.grid_edges, moments.grid_bins)
+                table.moments.bins[:] = moments.bins
         return table

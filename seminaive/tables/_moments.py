@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from . import binned
 from . import gaussian as gaussian_kernels
 
 #: the variance of a Gaussian child is floored at (FLOOR_RATIO x its overall sd)^2
@@ -65,6 +66,9 @@ class MomentTable:
         self.group_starts = np.array(starts + [len(entries)], dtype=np.int64)
         self._layout(sizes)
         self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
+        self.grid_edges = None
+        self.grid_bins = None
+        self.bins = None
 
     @classmethod
     def for_table(cls, table, numeric, max_parents):
@@ -135,21 +139,149 @@ class MomentTable:
                                                  int(self.n_classes))
         gaussian_kernels.count_moments(X, np.ascontiguousarray(y, dtype=np.int64), w,
                                        weighted, values, entries, self.sums)
+        if getattr(self, "bins", None) is not None:
+            self._add_bins(X, np.asarray(y, dtype=np.int64), w if weighted else None, values)
         return self
+
+    # ------------------------------------------------------------------ the binned counts
+    @property
+    def n_grid(self):
+        """Slots per (cell, class) of the binned counts (the widest grid; 0: none)."""
+        bins = getattr(self, "grid_bins", None)
+        return 0 if bins is None else int(bins.max(initial=1))
+
+    def attach_grid(self, edges, n_bins):
+        """Also count every child on a fixed grid (``density="kde"``): ``edges[j,
+        :n_bins[j] + 1]`` the (centred) bin edges of the j-th numeric attribute
+        (:func:`seminaive.tables.binned.grid_edges`).  The counts per (cell, class, bin)
+        are ``bins``, laid out as the moments with ``n_grid`` slots instead of 3."""
+        edges = np.asarray(edges, dtype=np.float64)
+        n_bins = np.asarray(n_bins, dtype=np.int64)
+        if (edges.ndim != 2 or edges.shape[0] != self.numeric.size or n_bins.shape
+                != (self.numeric.size,) or np.any(n_bins < 1)
+                or np.any(n_bins + 1 > edges.shape[1])):
+            raise ValueError("the grid does not fit the numeric attributes of the moments")
+        for j in range(n_bins.size):
+            e = edges[j, :n_bins[j] + 1]
+            if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+                raise ValueError("the grid's edges must be finite and increasing")
+        self.grid_edges, self.grid_bins = edges, n_bins
+        self.bins = np.zeros(int(self.offsets[-1]) // 3 * self.n_grid, dtype=np.float64)
+        return self
+
+    def bins_block(self, e):
+        """Binned counts of entry ``e``: shape (sizes of its parents..., k, n_grid)."""
+        parents = self.entries[e][0]
+        shape = [int(self.sizes[m]) for m in parents] + [self.n_classes, self.n_grid]
+        g = self.n_grid
+        return self.bins[self.offsets[e] // 3 * g:self.offsets[e + 1] // 3 * g].reshape(shape)
+
+    def bin_codes(self, values):
+        """The grid bin of every (centred) value, float with NaN where missing."""
+        return binned.bin_of(values, self.grid_edges, self.grid_bins)
+
+    def _add_bins(self, X, y, w, values):
+        g, k = self.n_grid, self.n_classes
+        codes = self.bin_codes(values)
+        seen = ~np.isnan(codes)
+        codes = np.where(seen, codes, 0).astype(np.int64)
+        weight = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+        for q in range(self.group_starts.size - 1):
+            first, last = int(self.group_starts[q]), int(self.group_starts[q + 1])
+            cell = np.zeros(X.shape[0], dtype=np.int64)
+            for p in self.entries[first][0]:
+                cell = cell * self.sizes[p] + X[:, p]
+            rest = (cell * k + y) * g
+            for e in range(first, last):
+                j = self.column[e]
+                rows = seen[:, j]
+                np.add.at(self.bins, self.offsets[e] // 3 * g + rest[rows] + codes[rows, j],
+                          weight[rows])
+
+    def kde_estimates(self):
+        """Log densities of the binned children, shape (cells x classes of every entry,
+        ``n_grid``) in the order of the moments' (cell, class) (``offsets // 3``), and the
+        (bandwidth, m) of every numeric attribute (see :mod:`seminaive.tables.binned`):
+        the class level mixes its smoothed counts towards those of all classes, a parent
+        cell towards the mean of the estimates with one parent fewer (at the same class
+        and parent values); slots beyond an attribute's bins hold 0."""
+        if self.bins is None:
+            raise ValueError("these moments keep no binned counts: attach_grid() first")
+        g, k = self.n_grid, self.n_classes
+        prob = np.zeros((self.sums.size // 3, g))
+        column = {int(c): j for j, c in enumerate(self.numeric)}
+        choice = {}
+        for c in self.numeric.tolist():
+            e = self.index.get(((), c))
+            if e is None:
+                raise ValueError(f"no class-only moments of attribute {c}")
+            nb = int(self.grid_bins[column[c]])
+            counts = self.bins_block(e)[:, :nb]
+            choice[c] = binned.choose_smoothing(counts)
+
+        def view(e):
+            parents = self.entries[e][0]
+            shape = [int(self.sizes[m]) for m in parents] + [k, g]
+            return prob[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
+
+        for e in sorted(range(len(self.entries)), key=lambda e: len(self.entries[e][0])):
+            parents, c = self.entries[e]
+            nb = int(self.grid_bins[column[c]])
+            h, m = choice[c]
+            counts = self.bins_block(e)[..., :nb]
+            if not parents:
+                total = counts.sum(axis=0)
+                n = total.sum()
+                f0 = (binned.smoothed(total, h) / n if n > 0
+                      else np.full(nb, 1.0 / nb))[None, :]
+            else:
+                f0 = np.zeros(counts.shape)
+                for d in range(len(parents)):
+                    sub = parents[:d] + parents[d + 1:]
+                    f0 = f0 + np.expand_dims(view(self.index[(sub, c)])[..., :nb], d)
+                f0 /= len(parents)
+            view(e)[..., :nb] = binned.mixed(counts, h, m, f0)
+        log_width = binned.log_widths(self.grid_edges, self.grid_bins)
+        out = np.log(np.maximum(prob, 1e-300))
+        for e, (_, c) in enumerate(self.entries):
+            j = column[c]
+            nb = int(self.grid_bins[j])
+            rows = slice(self.offsets[e] // 3, self.offsets[e + 1] // 3)
+            out[rows, :nb] -= log_width[j, :nb]
+            out[rows, nb:] = 0.0
+        return out, choice
 
     def grow(self, sizes):
         """Re-lay the blocks for enlarged attribute extents (new values appended)."""
         old = [self.block(e).copy() for e in range(len(self.entries))]
+        old_bins = (None if self.bins is None
+                    else [self.bins_block(e).copy() for e in range(len(self.entries))])
         self._layout(sizes)
         self.sums = np.zeros(int(self.offsets[-1]), dtype=np.float64)
         for e, block in enumerate(old):
             self.block(e)[tuple(slice(0, n) for n in block.shape)] = block
+        if old_bins is not None:
+            self.bins = np.zeros(int(self.offsets[-1]) // 3 * self.n_grid, dtype=np.float64)
+            for e, block in enumerate(old_bins):
+                self.bins_block(e)[tuple(slice(0, n) for n in block.shape)] = block
+        return self
+
+    def merge(self, other):
+        """Add the sums (and binned counts) of a table with the same entries."""
+        self.sums += other.sums
+        if self.bins is not None or other.bins is not None:
+            if self.bins is None or other.bins is None or not np.array_equal(
+                    np.nan_to_num(self.grid_edges), np.nan_to_num(other.grid_edges)):
+                raise ValueError("binned counts on different grids cannot be merged")
+            self.bins += other.bins
         return self
 
     def copy(self):
         new = object.__new__(MomentTable)
         new.__dict__.update(self.__dict__)
         new.sums = self.sums.copy()
+        if self.bins is not None:
+            new.bins = self.bins.copy()
         return new
 
     def add_matching(self, other):
@@ -321,7 +453,11 @@ class MomentTable:
         entries = np.full((len(self.entries), self.parents.shape[1] + 1), -1, dtype=np.int64)
         entries[:, 0] = self.child
         entries[:, 1:] = self.parents
-        return {"numeric": self.numeric, "entries": entries, "sums": self.sums}
+        state = {"numeric": self.numeric, "entries": entries, "sums": self.sums}
+        if self.bins is not None:
+            state.update({"grid_edges": self.grid_edges, "grid_bins": self.grid_bins,
+                          "bins": self.bins})
+        return state
 
     @classmethod
     def from_state(cls, state, sizes, n_classes):
@@ -342,4 +478,13 @@ class MomentTable:
             raise ValueError(f"moment array has {sums.size} entries, the layout needs "
                              f"{table.sums.size} finite values")
         table.sums[:] = sums
+        if "bins" in state:
+            table.attach_grid(state["grid_edges"], state["grid_bins"])
+            counts = np.asarray(state["bins"], dtype=np.float64)
+            if counts.shape != table.bins.shape or not np.all(np.isfinite(counts)):
+                raise ValueError(f"binned count array has {counts.size} entries, the layout "
+                                 f"needs {table.bins.size} finite values")
+            if np.any(counts < -1e-6 * max(1.0, float(np.abs(counts).max(initial=0.0)))):
+                raise ValueError("binned counts contain negative values")
+            table.bins[:] = counts
         return table

@@ -150,6 +150,11 @@ class GaussianGrid(NamedTuple):
     precision: np.ndarray
     shape: np.ndarray
     student: bool
+    #: with ``n_bins`` > 0 (``density="kde"``), the children are binned densities: the
+    #: values are the rows' grid bins and ``norm`` holds the log densities, ``n_bins`` per
+    #: (cell, numeric attribute, class), ``grid_offsets`` in those units
+    #: (:meth:`seminaive.tables.FrequencyTable.kde_grid`)
+    n_bins: int = 0
 
 
 class ScoreTables(NamedTuple):
@@ -186,7 +191,7 @@ def _level_terms(x, Vr, level, layout, tables, children, qual, cells, terms):
                                          children.log_width)
     grid_offsets, mean, norm, precision = (children.grid_offsets, children.mean, children.norm,
                                            children.precision)
-    shape, student = children.shape, children.student
+    shape, student, n_bins = children.shape, children.student, children.n_bins
     n_num = Vr.size
     p_first = order_first[level]
     n_par = order_first[level + 1] - p_first
@@ -203,7 +208,24 @@ def _level_terms(x, Vr, level, layout, tables, children, qual, cells, terms):
             correction += log_width[att, x[att]]
         for yy in range(k):
             terms[s, yy] = lj[base + yy] - correction
+        if n_bins > 0 and level == 1:
+            # a binned numeric parent: P(y) f(x_p | y), its density on the children's scale
+            jp = gaussian[combos[g, 0]]
+            if jp >= 0 and not math.isnan(Vr[jp]):
+                first = grid_offsets[0] + jp * k * n_bins + int(Vr[jp])
+                for yy in range(k):
+                    terms[s, yy] = lj[offsets[0] + yy] + norm[first + yy * n_bins]
         # Gaussian children (slots of members of g hold zeros: no term)
+        if n_bins > 0:
+            first = grid_offsets[g] + cells[s] * n_num * k * n_bins
+            for j in range(n_num):
+                v = Vr[j]
+                if math.isnan(v):
+                    continue
+                cell = first + j * k * n_bins + int(v)
+                for yy in range(k):
+                    terms[s, yy] += norm[cell + yy * n_bins]
+            continue
         first = grid_offsets[g] + cells[s] * n_num * k
         for j in range(n_num):
             v = Vr[j]

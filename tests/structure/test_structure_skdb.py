@@ -166,8 +166,8 @@ def test_gaussian_loo_equals_refitting_without_the_row(missing):
     from seminaive.tables import MomentTable
 
     X, y = _gaussian_frame(40, seed=3)
-    model = SKDB(k=2, numeric="gaussian", loss="log_loss", discretizer="equal_frequency",
-                 n_bins=2, missing=missing).fit(X, y)
+    model = SKDB(k=2, numeric="gaussian", density="plugin", loss="log_loss",
+                 discretizer="equal_frequency", n_bins=2, missing=missing).fit(X, y)
     own_missing = GAUSSIAN.missing_codes(model)
     codes = training_codes(model, X)
     values = model.encoder_.numeric_values(X, "t")

@@ -92,3 +92,88 @@ def test_student_children_are_saved_and_loaded(tmp_path):
     loaded = seminaive.load(tmp_path / "m.npz")
     assert loaded.density == "student"
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", [TAN, KDB])
+def test_set_params_on_a_fitted_model_scores_the_new_density(cls):
+    """set_params(density=..., m=...) after fit: the scores are those of a model fitted with
+    the new parameters (the estimates are not kept from the old ones)."""
+    X, y = data(150, seed=7)
+    model = cls(numeric="gaussian", density="plugin").fit(X, y)
+    before = model.predict_proba(X)
+    for params in ({"density": "student"}, {"density": "student", "m": 3.0},
+                   {"density": "plugin", "m": 1.0}):
+        model.set_params(**params)
+        fresh = cls(numeric="gaussian", **{"density": "plugin", **params}).fit(X, y)
+        np.testing.assert_allclose(model.predict_proba(X), fresh.predict_proba(X),
+                                   rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(X), before, rtol=1e-12, atol=1e-12)
+
+
+def test_skdb_search_scores_student_children_as_refitting_without_the_row():
+    """SKDB's leave-one-out search scores the density its predictions use: with
+    density="student", every (k, s) model's loss equals scoring each row by Student's t of
+    the moments of all the other rows (class level shrunk towards the pooled moments, kappa
+    + N degrees of freedom with N the cell's weight without the row)."""
+    from test_structure_common import family_reference, training_codes
+
+    from seminaive.tables import MomentTable
+
+    rng = np.random.default_rng(3)
+    n = 40
+    y = rng.integers(0, 2, n)
+    a = np.array(["p", "q", "r"])[(y + rng.integers(0, 2, n)) % 3]
+    b = rng.normal(2.0 * y + (a == "p"), 1.0 + 0.5 * y)
+    c = np.array(["u", "v"])[(rng.random(n) < 0.3 + 0.4 * y).astype(int)]
+    X = pd.DataFrame({"a": a, "b": b, "c": c, "d": rng.normal(b - y, 1.0)})
+    model = SKDB(k=2, numeric="gaussian", density="student", loss="log_loss",
+                 discretizer="equal_frequency", n_bins=2).fit(X, y)
+    codes = training_codes(model, X)
+    values = model.encoder_.numeric_values(X, "t")
+    numeric = list(model.encoder_.numeric_columns_)
+    n_att, k = codes.shape[1], 2
+    sums = np.zeros((3, n_att + 1))
+    for r in range(n):
+        keep = np.arange(n) != r
+        moments = MomentTable(model._moment_entries(), model.table_.sizes, k, numeric)
+        moments.add(codes[keep], y[keep], None, values[keep])
+        mean, var = moments.estimates(1.0, coarser=lambda parents: [parents[:-1]],
+                                      class_prior=True)
+        weight = moments.sums.reshape(-1, 3)[:, 0]
+        for j in range(3):
+            for s in range(n_att + 1):
+                chosen = set(model.order_[:s].tolist())
+                parents = [[int(p) for p in model.candidates_[i, :j] if p >= 0]
+                           if i in chosen and i not in numeric else [] for i in range(n_att)]
+                row = np.where([i in chosen and i not in numeric for i in range(n_att)],
+                               codes[r], 0)
+                scores = family_reference(codes[keep], y[keep], k, model.table_.sizes,
+                                          parents, row)
+                for col, i in enumerate(numeric):
+                    if i not in chosen:
+                        continue
+                    chain = [int(p) for p in model.candidates_[i, :j] if p >= 0]
+                    level = 0
+                    for t_ in range(len(chain)):
+                        if codes[r, chain[t_]] == 0:
+                            break
+                        cell = 0
+                        for p in chain[:t_ + 1]:
+                            cell = cell * int(model.table_.sizes[p]) + int(codes[r, p])
+                        e = moments.index[(tuple(chain[:t_ + 1]), i)]
+                        if moments.block(e).reshape(-1, k, 3)[cell, :, 0].sum() < 1:
+                            break
+                        level = t_ + 1
+                    e = moments.index[(tuple(chain[:level]), i)]
+                    cell = 0
+                    for p in chain[:level]:
+                        cell = cell * int(model.table_.sizes[p]) + int(codes[r, p])
+                    base = moments.offsets[e] // 3 + cell * k
+                    nu = weight[base:base + k] + 1.0
+                    scale2 = var[base:base + k] * (nu + 1) / nu
+                    scores = scores + t.logpdf(values[r, col], df=nu, loc=mean[base:base + k],
+                                               scale=np.sqrt(scale2))
+                top = scores.max()
+                post = np.exp(scores - top) / np.exp(scores - top).sum()
+                sums[j, s] += -np.log(post[y[r]])
+    np.testing.assert_allclose(model.loo_loss_, sums / n, rtol=1e-9, atol=1e-12)
