@@ -61,10 +61,11 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from scipy.special import zeta
 
 from ..exceptions import TableTooLargeError
+from ._threads import parallel_calls
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)
 STIRLING_EXACT = 2048
@@ -805,46 +806,46 @@ def sample_tree(leaf_counts, dims, depth, n_values, settings, seed, stirling, ou
             out_t[q, v] = t_sparse[index[q], v] if index[q] >= 0 else 0
 
 
-@njit(parallel=True, cache=True)
 def sample_forest(forest, settings, seeds, stirling, out, order, share_start, iterations):
-    """:func:`sample_sparse_tree` for every tree of ``forest`` (a :class:`ForestLayout`) in
-    parallel; each tree has its own random stream (``seeds[j]``), so the result does not
-    depend on the threads or the order.
+    """:func:`sample_sparse_tree` for every tree of ``forest`` (a :class:`ForestLayout`), one
+    share of the trees per thread (:func:`~seminaive.kernels._threads.parallel_calls` over
+    :func:`sample_trees`, which releases the GIL); each tree has its own random stream
+    (``seeds[j]``), so the result does not depend on the threads or the order.
 
     Tree ``j``'s estimates are written at ``out[forest.out_offsets[j]:]`` (``n_values[j]``
-    per node; ``out`` is passed on its own, an array written through a tuple inside the
-    parallel loop would be shared between its threads).  Thread share ``w`` samples the
-    trees ``order[share_start[w]:share_start[w + 1]]`` (one share per thread:
-    :func:`thread_shares`).  ``iterations[j]``: the iterations tree ``j`` ran, negative
+    per node).  Thread share ``w`` samples the trees
+    ``order[share_start[w]:share_start[w + 1]]`` (:func:`thread_shares`; one share: in this
+    thread, no thread started).  ``iterations[j]``: the iterations tree ``j`` ran, negative
     when it reached ``n_iter`` without converging (see :func:`sample_sparse_tree`)."""
-    for w in prange(share_start.size - 1):
-        for i in range(share_start[w], share_start[w + 1]):
-            j = order[i]
-            n_run, converged = _sample_forest_tree(j, forest, settings, seeds, stirling, out)
-            iterations[j] = n_run if converged else -n_run
+    parallel_calls(sample_trees, [
+        (forest, settings, seeds, stirling, out, order, share_start[w], share_start[w + 1],
+         iterations) for w in range(share_start.size - 1)])
 
 
-@njit(cache=True)
-def _sample_forest_tree(j, forest, settings, seeds, stirling, out):
-    """Tree ``j`` of :func:`sample_forest`."""
+@njit(cache=True, nogil=True)
+def sample_trees(forest, settings, seeds, stirling, out, order, first, last, iterations):
+    """The trees ``order[first:last]`` of :func:`sample_forest`, in turn (one thread's
+    share; releases the GIL)."""
     parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values, \
         out_offsets = forest
-    depth = depths[j]
-    V = n_values[j]
-    parent = parents[node_offsets[j]:node_offsets[j + 1]]
-    ls = level_starts[j, :depth + 2].copy()
-    n = ls[depth + 1]
-    n_leaf = n - ls[depth]
-    leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
-    est = np.empty((n, V))
-    t_out = np.empty((n, V), dtype=np.int64)
-    n_run, converged = sample_sparse_tree(SparseTree(parent, ls, depth, leaf, V), settings,
-                                          seeds[j], stirling, est, t_out)
-    o = out_offsets[j]
-    for q in range(n):
-        for v in range(V):
-            out[o + q * V + v] = est[q, v]
-    return n_run, converged
+    for i in range(first, last):
+        j = order[i]
+        depth = depths[j]
+        V = n_values[j]
+        parent = parents[node_offsets[j]:node_offsets[j + 1]]
+        ls = level_starts[j, :depth + 2].copy()
+        n = ls[depth + 1]
+        n_leaf = n - ls[depth]
+        leaf = leaves[leaf_offsets[j]:leaf_offsets[j] + n_leaf * V].reshape(n_leaf, V)
+        est = np.empty((n, V))
+        t_out = np.empty((n, V), dtype=np.int64)
+        n_run, converged = sample_sparse_tree(SparseTree(parent, ls, depth, leaf, V),
+                                              settings, seeds[j], stirling, est, t_out)
+        iterations[j] = n_run if converged else -n_run
+        o = out_offsets[j]
+        for q in range(n):
+            for v in range(V):
+                out[o + q * V + v] = est[q, v]
 
 
 # --------------------------------------------------------------------------------------------
