@@ -498,13 +498,13 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
         return ([], *extra) if extra else []
     forest, order, share_start = forest_layout(
         trees, what="hierarchical linear smoothing", need=sparse_hls_bytes(trees),
-        max_bytes=max_bytes, whole=False, cost=_fit_cost)
+        max_bytes=max_bytes, whole=False, cost=_fit_cost, serial=SERIAL_CELLS)
     out_offsets, n_values = forest.out_offsets, forest.n_values
     out = np.empty(int(out_offsets[-1]))
     iterations = np.zeros(len(trees), dtype=np.int64)
     penalties = np.full((len(trees), int(forest.depths.max()) + 1), np.nan)
     settings = Settings(start, choose, float(tol), int(max_iter))
-    if forest.out_offsets[-1] <= SERIAL_CELLS:  # the threads would cost more than they save
+    if share_start.size <= 2:  # one share (a small forest, forest_layout's cut): no threads
         fit_trees(forest, settings, order, 0, order.size, out, iterations, penalties)
     else:
         fit_forest(forest, settings, order, share_start, out, iterations, penalties)

@@ -515,3 +515,35 @@ def test_early_stop_is_the_fixed_run_cut_short():
         np.testing.assert_allclose(stopped[j], fixed[j], atol=0.05)
     hdp.sparse_hdp_forest(sparse, **dict(kwargs, n_iter=150), tol=1e-12, iterations=ran)
     assert ran.tolist() == [-150] * 3
+
+
+def test_a_small_forest_is_one_share_and_the_threads_give_its_estimates(monkeypatch):
+    """A forest whose work (cost x iterations) is at most ``SERIAL_WORK`` gets one share
+    (sampled in the calling thread), a larger one a share per thread; the estimates and
+    iterations are bit-identical either way and whatever the number of threads."""
+    import numba
+
+    rng = np.random.default_rng(11)
+    trees = [(rng.poisson(lam, size=(6, 3)), [2, 3]) for lam in (0.5, 9.0, 2.0, 4.0, 1.0)]
+    sparse = [hdp.sparse_from_dense(c, np.array(d), 2)[1:] for c, d in trees]
+    cost = sum(hdp.sampler_cost(np.size(p), c) for p, _, c in sparse)
+    _, _, start = hdp.forest_layout(sparse, what="x", need=0, serial=cost)
+    assert start.tolist() == [0, 5]
+    _, _, start = hdp.forest_layout(sparse, what="x", need=0, serial=cost - 1)
+    assert start.size - 1 == min(numba.get_num_threads(), 5)
+    kwargs = dict(n_iter=40, burn_in=5, tying="level", seeds=[3, 1, 4, 1, 5])
+    results = []
+    for serial_work, threads in ((10**9, numba.get_num_threads()), (0, numba.get_num_threads()),
+                                 (0, 1)):
+        monkeypatch.setattr(hdp, "SERIAL_WORK", serial_work)
+        ran = np.zeros(5, dtype=np.int64)
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            results.append((hdp.sparse_hdp_forest(sparse, **kwargs, iterations=ran), ran))
+        finally:
+            numba.set_num_threads(before)
+    for est, ran in results[1:]:
+        np.testing.assert_array_equal(ran, results[0][1])
+        for a, b in zip(est, results[0][0], strict=True):
+            np.testing.assert_array_equal(a, b)
