@@ -34,15 +34,21 @@ gets the largest penalty (``PENALTY_BOUNDS``): its nodes take their parents'
 distributions.  The root's penalty stays at 1 (one node: too little to choose a variance
 from).  A number for ``penalty`` fixes every level's (the reference code's ridge: 1).
 
-The fit is Newton's method with the softmax's Hessian replaced by its diagonal, scaled to
+The fit is Newton's method with a halving line search on the objective (so every step
+decreases it).  The Newton system is solved by conjugate gradients with the exact Hessian
+(a product with it costs one pass down and one up the tree: the leaves' softmax curvature
+n (diag(p) - p p^T) on the path sums, summed up to every ancestor, plus the penalties),
+preconditioned by the system with the softmax's Hessian replaced by its diagonal, scaled to
 its curvature on coefficients that sum to 0 over the values (V / (V - 1) N p (1 - p): exact
-for two values, and at the uniform distribution for any number), and a halving line search
-on the objective (so every step decreases it).  With a diagonal Hessian the Newton system
-of a tree separates by value, and each value's system is a Gaussian chain on the tree,
-solved exactly in one pass up and one pass down (eliminating every subtree into a
-quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
-whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
-after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
+for two values, and at the uniform distribution for any number).  That diagonal system
+separates by value, and each value's system is a Gaussian chain on the tree, solved exactly
+in one pass up and one pass down (eliminating every subtree into a quadratic of its
+parent's path sum), so a conjugate-gradient round costs O(nodes x values) whatever the
+depth; the rounds stop at a residual of min(0.1, |g|) |g| (g the gradient), which keeps
+Newton's convergence quadratic near the optimum.  While the penalties are still being
+chosen the fit only needs to be loose, and takes the preconditioner's step alone (one
+round, no conjugate gradients).  The fit stops when no coefficient moves by more than
+``tol`` (or after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
 HDP's set-up (:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per
 thread, or in one thread when the forest is small (``SERIAL_CELLS``).  A node without
 rows has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's,
@@ -90,7 +96,7 @@ PENALTY_TOL = 1.01
 #: between updates of the penalties the coefficients are fitted to this tolerance
 LOOSE_TOL = 1e-4
 #: Newton iterations at most between two updates of the penalties (after the first fit)
-UPDATE_ITER = 3
+UPDATE_ITER = 1
 #: a level's penalty still rising above this goes to the largest (its coefficients are
 #: already all but 0)
 SNAP = 1e4
@@ -102,12 +108,15 @@ TOL = 1e-9
 MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
+#: conjugate-gradient iterations at most in one Newton step
+CG_ITER = 50
 #: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
 #: starting the threads costs more than they save (measured on a loaded 2-core machine, same
 #: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
 SERIAL_CELLS = 4096
-#: working arrays of a tree's size a fit allocates (beside its estimates)
-WORK_ARRAYS = 7
+#: working arrays of a tree's size a fit allocates (beside its estimates): the coefficients,
+#: their path sums and the Newton step's 11
+WORK_ARRAYS = 13
 
 #: the settings of a fit: ``penalty`` (the start when chosen), ``choose`` (choose the
 #: penalties per level), ``tol``, ``max_iter``
@@ -191,51 +200,178 @@ def _curvature(leaf_first, leaves, eta, a, b):
 
 
 @njit(cache=True)
-def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter):
+def _leaf_probabilities(leaf_first, leaves, eta, prob, rows):
+    """The leaves' distributions ``prob`` (softmax of their path sums) and rows ``rows``."""
+    V = eta.shape[1]
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        lse = _log_sum_exp(eta[q])
+        n_row = 0.0
+        for v in range(V):
+            n_row += leaves[i, v]
+            prob[i, v] = math.exp(eta[q, v] - lse)
+        rows[i] = n_row
+
+
+@njit(cache=True)
+def _hessian_product(parent, level, leaf_first, prob, rows, pen, s, ps, out):
+    """``out`` = H ``s``, H the exact Hessian of the penalised objective in the coefficients:
+    the leaves' softmax curvature n (diag(p) - p p^T) on the path sums of ``s`` (``ps``,
+    overwritten), summed up to every ancestor, plus every node's penalty times ``s``."""
+    n, V = s.shape
+    _path_sums(parent, s, ps)
+    for q in range(leaf_first):
+        for v in range(V):
+            out[q, v] = 0.0
+    for i in range(prob.shape[0]):
+        q = leaf_first + i
+        dot = 0.0
+        for v in range(V):
+            dot += prob[i, v] * ps[q, v]
+        for v in range(V):
+            out[q, v] = rows[i] * prob[i, v] * (ps[q, v] - dot)
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            out[p, v] += out[q, v]
+    for q in range(n):
+        lam = pen[level[q]]
+        for v in range(V):
+            out[q, v] += lam * s[q, v]
+
+
+@njit(cache=True)
+def _tree_solve(parent, level, pen, a, r, wa, wb, s):
+    """``s`` = M^-1 ``r`` projected on coefficients that sum to 0 at every node, M the
+    Hessian with the leaves' curvature replaced by its diagonal ``a`` (0 off the leaves):
+    a Gaussian chain per value, solved in one pass up (every subtree eliminated into a
+    quadratic of its parent's path sum) and one down (``wa``, ``wb``: work)."""
+    n, V = r.shape
+    # linear term of the path sums: r_q less the children's
+    for q in range(n):
+        for v in range(V):
+            wa[q, v] = a[q, v]
+            wb[q, v] = r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            wb[p, v] -= r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            den = lam + wa[q, v]
+            wa[p, v] += lam * wa[q, v] / den
+            wb[p, v] += lam * wb[q, v] / den
+    lam = pen[0]
+    for v in range(V):
+        s[0, v] = wb[0, v] / (lam + wa[0, v])
+    for q in range(1, n):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            s[q, v] = (lam * s[p, v] + wb[q, v]) / (lam + wa[q, v])
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            s[q, v] -= s[p, v]
+    for q in range(n):
+        mean = 0.0
+        for v in range(V):
+            mean += s[q, v]
+        mean /= V
+        for v in range(V):
+            s[q, v] -= mean
+
+
+@njit(cache=True)
+def _dot(x, y):
+    total = 0.0
+    for q in range(x.shape[0]):
+        for v in range(x.shape[1]):
+            total += x[q, v] * y[q, v]
+    return total
+
+
+@njit(cache=True)
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter):
     """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
-    sums).  Returns the number of iterations (``max_iter`` + 1: not converged)."""
+    sums) by Newton's method: every step solves the exact Newton system by conjugate
+    gradients preconditioned with :func:`_tree_solve`, then a halving line search on the
+    objective.  Returns the number of iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
-    leaf_first = n - leaves.shape[0]
-    a = np.empty((n, V))
-    b = np.empty((n, V))
-    z = np.empty((n, V))
-    trial = np.empty((n, V))
+    n_leaf = leaves.shape[0]
+    leaf_first = n - n_leaf
+    a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
+        work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
+        work[9], work[10][:n_leaf])
+    for q in range(leaf_first):
+        for v in range(V):
+            a[q, v] = 0.0
+    scale = V / (V - 1.0) if V > 1 else 1.0
     _path_sums(parent, beta, eta)
     current = _objective(leaf_first, leaves, beta, eta, pen, level)
     for it in range(max_iter):
-        _curvature(leaf_first, leaves, eta, a, b)
-        # up: eliminate every subtree into a quadratic of its parent's path sum
-        for q in range(n - 1, 0, -1):
-            p = parent[q]
-            lam = pen[level[q]]
+        _leaf_probabilities(leaf_first, leaves, eta, prob, rows)
+        # the gradient, and the diagonal curvature of the preconditioner
+        for q in range(leaf_first):
             for v in range(V):
-                den = lam + a[q, v]
-                ap = lam * a[q, v] / den
-                a[p, v] += ap
-                b[p, v] += lam * b[q, v] / den - ap * beta[q, v]
-        # down: the path sums' increments z, then the coefficients' steps z - z_parent
-        lam = pen[0]
-        for v in range(V):
-            z[0, v] = (-lam * beta[0, v] - b[0, v]) / (lam + a[0, v])
-        for q in range(1, n):
-            p = parent[q]
-            lam = pen[level[q]]
+                g[q, v] = 0.0
+        for i in range(n_leaf):
+            q = leaf_first + i
             for v in range(V):
-                z[q, v] = (lam * (z[p, v] - beta[q, v]) - b[q, v]) / (lam + a[q, v])
+                p = prob[i, v]
+                g[q, v] = rows[i] * p - leaves[i, v]
+                a[q, v] = scale * rows[i] * p * (1.0 - p)
         for q in range(n - 1, 0, -1):
             p = parent[q]
             for v in range(V):
-                z[q, v] -= z[p, v]
-        # the optimum's coefficients sum to 0 over the values at every node (the loss does not
-        # change when a node's coefficients all shift): keep the steps there
+                g[p, v] += g[q, v]
+        g_norm = 0.0
+        for q in range(n):
+            lam = pen[level[q]]
+            for v in range(V):
+                g[q, v] += lam * beta[q, v]
+                res[q, v] = -g[q, v]
+                z[q, v] = 0.0
+                g_norm = max(g_norm, abs(g[q, v]))
+        # conjugate gradients on H z = -g, to a residual min(0.1, |g|) of the gradient's
+        forcing = min(0.1, g_norm) * g_norm
+        _tree_solve(parent, level, pen, a, res, wa, wb, pre)
+        for q in range(n):
+            for v in range(V):
+                d[q, v] = pre[q, v]
+        rz = _dot(res, pre)
+        if cg_iter == 0:
+            for q in range(n):
+                for v in range(V):
+                    z[q, v] = pre[q, v]
+        for _ in range(cg_iter):
+            if rz <= 0.0:
+                break
+            _hessian_product(parent, level, leaf_first, prob, rows, pen, d, trial, hd)
+            curv = _dot(d, hd)
+            if curv <= 0.0:
+                break
+            alpha = rz / curv
+            r_norm = 0.0
+            for q in range(n):
+                for v in range(V):
+                    z[q, v] += alpha * d[q, v]
+                    res[q, v] -= alpha * hd[q, v]
+                    r_norm = max(r_norm, abs(res[q, v]))
+            if r_norm <= forcing:
+                break
+            _tree_solve(parent, level, pen, a, res, wa, wb, pre)
+            rz_new = _dot(res, pre)
+            ratio = rz_new / rz
+            rz = rz_new
+            for q in range(n):
+                for v in range(V):
+                    d[q, v] = pre[q, v] + ratio * d[q, v]
         step = 0.0
         for q in range(n):
-            mean = 0.0
             for v in range(V):
-                mean += z[q, v]
-            mean /= V
-            for v in range(V):
-                z[q, v] -= mean
                 step = max(step, abs(z[q, v]))
         # halving line search on the objective
         t = 1.0
@@ -263,7 +399,7 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter):
 
 
 @njit(cache=True)
-def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
+def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work):
     """One update of the penalties of the levels towards the maximum of the evidence (the
     fixed point of MacKay 1992): every level's penalty becomes its coefficients' effective
     number (gamma) over their sum of squares, the posterior variances from the Laplace
@@ -274,9 +410,7 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
     n, V = beta.shape
     n_levels = pen.size
     leaf_first = n - leaves.shape[0]
-    a = np.empty((n, V))
-    b = np.empty((n, V))
-    var = np.empty((n, V))
+    a, b, var = work[0], work[1], work[2]
     _curvature(leaf_first, leaves, eta, a, b)
     for q in range(n - 1, 0, -1):
         p = parent[q]
@@ -340,6 +474,8 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     level = _node_levels(level_start)
     beta = np.zeros((n, V))
     eta = np.zeros((n, V))
+    work = np.empty((WORK_ARRAYS - 2, n, V))
+    rows = np.empty(n)
     budget = settings.max_iter
     total = 0
     converged = True
@@ -351,14 +487,16 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         for update in range(MAX_UPDATES):
             # the first fit to the loose tolerance, then a few Newton steps between updates
             steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0)
             total += min(used, steps)
             if total >= budget:
                 break
-            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed) <= PENALTY_TOL:
+            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed,
+                                work) <= PENALTY_TOL:
                 break
     if total < budget:
-        used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total)
+        used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,
+                       rows, CG_ITER)
         converged = used <= budget - total
         total += min(used, budget - total)
     else:
