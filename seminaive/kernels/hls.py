@@ -34,15 +34,21 @@ gets the largest penalty (``PENALTY_BOUNDS``): its nodes take their parents'
 distributions.  The root's penalty stays at 1 (one node: too little to choose a variance
 from).  A number for ``penalty`` fixes every level's (the reference code's ridge: 1).
 
-The fit is Newton's method with the softmax's Hessian replaced by its diagonal, scaled to
+The fit is Newton's method with a halving line search on the objective (so every step
+decreases it).  The Newton system is solved by conjugate gradients with the exact Hessian
+(a product with it costs one pass down and one up the tree: the leaves' softmax curvature
+n (diag(p) - p p^T) on the path sums, summed up to every ancestor, plus the penalties),
+preconditioned by the system with the softmax's Hessian replaced by its diagonal, scaled to
 its curvature on coefficients that sum to 0 over the values (V / (V - 1) N p (1 - p): exact
-for two values, and at the uniform distribution for any number), and a halving line search
-on the objective (so every step decreases it).  With a diagonal Hessian the Newton system
-of a tree separates by value, and each value's system is a Gaussian chain on the tree,
-solved exactly in one pass up and one pass down (eliminating every subtree into a
-quadratic of its parent's path sum).  An iteration therefore costs O(nodes x values)
-whatever the depth, and the fit stops when no coefficient moves by more than ``tol`` (or
-after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
+for two values, and at the uniform distribution for any number).  That diagonal system
+separates by value, and each value's system is a Gaussian chain on the tree, solved exactly
+in one pass up and one pass down (eliminating every subtree into a quadratic of its
+parent's path sum), so a conjugate-gradient round costs O(nodes x values) whatever the
+depth; the rounds stop at a residual of min(0.1, |g|) |g| (g the gradient), which keeps
+Newton's convergence quadratic near the optimum.  While the penalties are still being
+chosen the fit only needs to be loose, and takes the preconditioner's step alone (one
+round, no conjugate gradients).  The fit stops when no coefficient moves by more than
+``tol`` (or after ``max_iter`` iterations in all).  The trees of a forest are flattened by the
 HDP's set-up (:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per
 thread, or in one thread when the forest is small (``SERIAL_CELLS``).  A node without
 rows has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's,
@@ -53,7 +59,10 @@ Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes t
 samples one global prior variance (inverse-gamma prior) with the coefficients by
 Polya-gamma Gibbs sampling; here one variance per level is chosen by maximising the
 (approximate) evidence instead, deterministic and at the cost of a few refits, and the
-Laplace approximation uses the diagonal Hessian above, not the full softmax one.  The root
+Laplace approximation uses the diagonal Hessian above by default; the exact softmax one
+(``evidence="full"``: V x V blocks per node, O(nodes x values^3) per update) is an option
+(on the benchmark's sets it lowered the log loss a little, e.g. AnDE(n=1) on vowel 1.0225
+to 1.0073, at up to twice the fit time).  The root
 has a coefficient vector of its own, where the public code fits none (every level-1 node is
 then shrunk to the uniform distribution instead of to the pooled distribution of x); the
 counts of a value no row of a tree has are fitted too (they get a finite, small probability)
@@ -81,6 +90,10 @@ from .hdp import _fill_dense, forest_layout, sparse_from_dense, tree_levels
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
 #: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
 PENALTY = None
+#: the Hessian of the Laplace approximation when the penalties are chosen: ``"diagonal"``
+#: (the per-value one of the Newton step's preconditioner, O(nodes x values)) or ``"full"``
+#: (the exact softmax Hessian, V x V blocks: O(nodes x values^3))
+EVIDENCE = "diagonal"
 #: the penalty every level starts from when it is chosen (the reference code's ridge)
 PENALTY_START = 1.0
 #: the chosen penalties are kept within these bounds
@@ -90,7 +103,7 @@ PENALTY_TOL = 1.01
 #: between updates of the penalties the coefficients are fitted to this tolerance
 LOOSE_TOL = 1e-4
 #: Newton iterations at most between two updates of the penalties (after the first fit)
-UPDATE_ITER = 3
+UPDATE_ITER = 1
 #: a level's penalty still rising above this goes to the largest (its coefficients are
 #: already all but 0)
 SNAP = 1e4
@@ -102,16 +115,20 @@ TOL = 1e-9
 MAX_ITER = 500
 #: halvings of the step at most in one line search
 MAX_HALVINGS = 40
+#: conjugate-gradient iterations at most in one Newton step
+CG_ITER = 50
 #: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
 #: starting the threads costs more than they save (measured on a loaded 2-core machine, same
 #: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
 SERIAL_CELLS = 4096
-#: working arrays of a tree's size a fit allocates (beside its estimates)
-WORK_ARRAYS = 7
+#: working arrays of a tree's size a fit allocates (beside its estimates): the coefficients,
+#: their path sums and the Newton step's 11
+WORK_ARRAYS = 13
 
 #: the settings of a fit: ``penalty`` (the start when chosen), ``choose`` (choose the
-#: penalties per level), ``tol``, ``max_iter``
-Settings = namedtuple("Settings", "penalty choose tol max_iter")
+#: penalties per level), ``tol``, ``max_iter``, ``full`` (the evidence with the exact
+#: softmax Hessian)
+Settings = namedtuple("Settings", "penalty choose tol max_iter full")
 
 
 @njit(cache=True)
@@ -191,51 +208,178 @@ def _curvature(leaf_first, leaves, eta, a, b):
 
 
 @njit(cache=True)
-def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter):
+def _leaf_probabilities(leaf_first, leaves, eta, prob, rows):
+    """The leaves' distributions ``prob`` (softmax of their path sums) and rows ``rows``."""
+    V = eta.shape[1]
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        lse = _log_sum_exp(eta[q])
+        n_row = 0.0
+        for v in range(V):
+            n_row += leaves[i, v]
+            prob[i, v] = math.exp(eta[q, v] - lse)
+        rows[i] = n_row
+
+
+@njit(cache=True)
+def _hessian_product(parent, level, leaf_first, prob, rows, pen, s, ps, out):
+    """``out`` = H ``s``, H the exact Hessian of the penalised objective in the coefficients:
+    the leaves' softmax curvature n (diag(p) - p p^T) on the path sums of ``s`` (``ps``,
+    overwritten), summed up to every ancestor, plus every node's penalty times ``s``."""
+    n, V = s.shape
+    _path_sums(parent, s, ps)
+    for q in range(leaf_first):
+        for v in range(V):
+            out[q, v] = 0.0
+    for i in range(prob.shape[0]):
+        q = leaf_first + i
+        dot = 0.0
+        for v in range(V):
+            dot += prob[i, v] * ps[q, v]
+        for v in range(V):
+            out[q, v] = rows[i] * prob[i, v] * (ps[q, v] - dot)
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            out[p, v] += out[q, v]
+    for q in range(n):
+        lam = pen[level[q]]
+        for v in range(V):
+            out[q, v] += lam * s[q, v]
+
+
+@njit(cache=True)
+def _tree_solve(parent, level, pen, a, r, wa, wb, s):
+    """``s`` = M^-1 ``r`` projected on coefficients that sum to 0 at every node, M the
+    Hessian with the leaves' curvature replaced by its diagonal ``a`` (0 off the leaves):
+    a Gaussian chain per value, solved in one pass up (every subtree eliminated into a
+    quadratic of its parent's path sum) and one down (``wa``, ``wb``: work)."""
+    n, V = r.shape
+    # linear term of the path sums: r_q less the children's
+    for q in range(n):
+        for v in range(V):
+            wa[q, v] = a[q, v]
+            wb[q, v] = r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            wb[p, v] -= r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            den = lam + wa[q, v]
+            wa[p, v] += lam * wa[q, v] / den
+            wb[p, v] += lam * wb[q, v] / den
+    lam = pen[0]
+    for v in range(V):
+        s[0, v] = wb[0, v] / (lam + wa[0, v])
+    for q in range(1, n):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            s[q, v] = (lam * s[p, v] + wb[q, v]) / (lam + wa[q, v])
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        for v in range(V):
+            s[q, v] -= s[p, v]
+    for q in range(n):
+        mean = 0.0
+        for v in range(V):
+            mean += s[q, v]
+        mean /= V
+        for v in range(V):
+            s[q, v] -= mean
+
+
+@njit(cache=True)
+def _dot(x, y):
+    total = 0.0
+    for q in range(x.shape[0]):
+        for v in range(x.shape[1]):
+            total += x[q, v] * y[q, v]
+    return total
+
+
+@njit(cache=True)
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter):
     """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
-    sums).  Returns the number of iterations (``max_iter`` + 1: not converged)."""
+    sums) by Newton's method: every step solves the exact Newton system by conjugate
+    gradients preconditioned with :func:`_tree_solve`, then a halving line search on the
+    objective.  Returns the number of iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
-    leaf_first = n - leaves.shape[0]
-    a = np.empty((n, V))
-    b = np.empty((n, V))
-    z = np.empty((n, V))
-    trial = np.empty((n, V))
+    n_leaf = leaves.shape[0]
+    leaf_first = n - n_leaf
+    a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
+        work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
+        work[9], work[10][:n_leaf])
+    for q in range(leaf_first):
+        for v in range(V):
+            a[q, v] = 0.0
+    scale = V / (V - 1.0) if V > 1 else 1.0
     _path_sums(parent, beta, eta)
     current = _objective(leaf_first, leaves, beta, eta, pen, level)
     for it in range(max_iter):
-        _curvature(leaf_first, leaves, eta, a, b)
-        # up: eliminate every subtree into a quadratic of its parent's path sum
-        for q in range(n - 1, 0, -1):
-            p = parent[q]
-            lam = pen[level[q]]
+        _leaf_probabilities(leaf_first, leaves, eta, prob, rows)
+        # the gradient, and the diagonal curvature of the preconditioner
+        for q in range(leaf_first):
             for v in range(V):
-                den = lam + a[q, v]
-                ap = lam * a[q, v] / den
-                a[p, v] += ap
-                b[p, v] += lam * b[q, v] / den - ap * beta[q, v]
-        # down: the path sums' increments z, then the coefficients' steps z - z_parent
-        lam = pen[0]
-        for v in range(V):
-            z[0, v] = (-lam * beta[0, v] - b[0, v]) / (lam + a[0, v])
-        for q in range(1, n):
-            p = parent[q]
-            lam = pen[level[q]]
+                g[q, v] = 0.0
+        for i in range(n_leaf):
+            q = leaf_first + i
             for v in range(V):
-                z[q, v] = (lam * (z[p, v] - beta[q, v]) - b[q, v]) / (lam + a[q, v])
+                p = prob[i, v]
+                g[q, v] = rows[i] * p - leaves[i, v]
+                a[q, v] = scale * rows[i] * p * (1.0 - p)
         for q in range(n - 1, 0, -1):
             p = parent[q]
             for v in range(V):
-                z[q, v] -= z[p, v]
-        # the optimum's coefficients sum to 0 over the values at every node (the loss does not
-        # change when a node's coefficients all shift): keep the steps there
+                g[p, v] += g[q, v]
+        g_norm = 0.0
+        for q in range(n):
+            lam = pen[level[q]]
+            for v in range(V):
+                g[q, v] += lam * beta[q, v]
+                res[q, v] = -g[q, v]
+                z[q, v] = 0.0
+                g_norm = max(g_norm, abs(g[q, v]))
+        # conjugate gradients on H z = -g, to a residual min(0.1, |g|) of the gradient's
+        forcing = min(0.1, g_norm) * g_norm
+        _tree_solve(parent, level, pen, a, res, wa, wb, pre)
+        for q in range(n):
+            for v in range(V):
+                d[q, v] = pre[q, v]
+        rz = _dot(res, pre)
+        if cg_iter == 0:
+            for q in range(n):
+                for v in range(V):
+                    z[q, v] = pre[q, v]
+        for _ in range(cg_iter):
+            if rz <= 0.0:
+                break
+            _hessian_product(parent, level, leaf_first, prob, rows, pen, d, trial, hd)
+            curv = _dot(d, hd)
+            if curv <= 0.0:
+                break
+            alpha = rz / curv
+            r_norm = 0.0
+            for q in range(n):
+                for v in range(V):
+                    z[q, v] += alpha * d[q, v]
+                    res[q, v] -= alpha * hd[q, v]
+                    r_norm = max(r_norm, abs(res[q, v]))
+            if r_norm <= forcing:
+                break
+            _tree_solve(parent, level, pen, a, res, wa, wb, pre)
+            rz_new = _dot(res, pre)
+            ratio = rz_new / rz
+            rz = rz_new
+            for q in range(n):
+                for v in range(V):
+                    d[q, v] = pre[q, v] + ratio * d[q, v]
         step = 0.0
         for q in range(n):
-            mean = 0.0
             for v in range(V):
-                mean += z[q, v]
-            mean /= V
-            for v in range(V):
-                z[q, v] -= mean
                 step = max(step, abs(z[q, v]))
         # halving line search on the objective
         t = 1.0
@@ -263,7 +407,54 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter):
 
 
 @njit(cache=True)
-def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
+def _full_gamma(parent, level, leaves, pen, eta, gamma):
+    """Every level's effective number of coefficients (``gamma``, added to) from the Laplace
+    approximation with the exact softmax Hessian: the posterior covariance of every node's
+    coefficients, by V x V blocks in one pass up (every subtree eliminated into a quadratic
+    of its parent's path sum) and one down.  A node's shift of all its coefficients together
+    has no curvature but the penalty's: it counts 0, so V - 1 remain free."""
+    n, V = eta.shape
+    leaf_first = n - leaves.shape[0]
+    acc = np.zeros((n, V, V))
+    inv = np.empty((n, V, V))
+    cov = np.empty((max(leaf_first, 1), V, V))
+    eye = np.eye(V)
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        lse = _log_sum_exp(eta[q])
+        n_row = 0.0
+        for v in range(V):
+            n_row += leaves[i, v]
+        p = np.empty(V)
+        for v in range(V):
+            p[v] = math.exp(eta[q, v] - lse)
+        for v in range(V):
+            for w in range(V):
+                acc[q, v, w] = n_row * ((p[v] if v == w else 0.0) - p[v] * p[w])
+    for q in range(n - 1, -1, -1):
+        lam = pen[level[q]]
+        inv[q] = np.linalg.inv(acc[q] + lam * eye)
+        if q > 0:
+            acc[parent[q]] += lam * eye - lam * lam * inv[q]
+    cov[0] = inv[0]
+    lam = pen[0]
+    for v in range(V):
+        gamma[0] += 1.0 - lam * inv[0, v, v]
+    for q in range(1, n):
+        p = parent[q]
+        lam = pen[level[q]]
+        c = lam * inv[q]
+        rest = eye - c
+        # the path sum's covariance (for the children) and the coefficients' (for gamma)
+        if q < leaf_first:
+            cov[q] = inv[q] + c @ cov[p] @ c.T
+        beta_cov = rest @ cov[p] @ rest.T
+        for v in range(V):
+            gamma[level[q]] += 1.0 - lam * (inv[q, v, v] + beta_cov[v, v])
+
+
+@njit(cache=True)
+def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, full):
     """One update of the penalties of the levels towards the maximum of the evidence (the
     fixed point of MacKay 1992): every level's penalty becomes its coefficients' effective
     number (gamma) over their sum of squares, the posterior variances from the Laplace
@@ -274,9 +465,7 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
     n, V = beta.shape
     n_levels = pen.size
     leaf_first = n - leaves.shape[0]
-    a = np.empty((n, V))
-    b = np.empty((n, V))
-    var = np.empty((n, V))
+    a, b, var = work[0], work[1], work[2]
     _curvature(leaf_first, leaves, eta, a, b)
     for q in range(n - 1, 0, -1):
         p = parent[q]
@@ -300,11 +489,15 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed):
             var[q, v] = 1.0 / den + c * c * var[p, v]
             gamma[d] += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
             squares[d] += beta[q, v] * beta[q, v]
+    if full:
+        gamma[:] = 0.0
+        _full_gamma(parent, level, leaves, pen, eta, gamma)
     lo, hi = PENALTY_BOUNDS
     change = 1.0
     for d in range(1, n_levels):  # the root's penalty stays (see the module docstring)
-        # a node's coefficients sum to 0: V - 1 of its V are free
-        g = gamma[d] * (V - 1) / V
+        # a node's coefficients sum to 0: V - 1 of its V are free (the exact Hessian's
+        # gamma counts them so already)
+        g = gamma[d] if full else gamma[d] * (V - 1) / V
         if squares[d] > 0.0 and g > 0.0:
             new = min(max(g / squares[d], lo), hi)
         else:
@@ -340,6 +533,8 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     level = _node_levels(level_start)
     beta = np.zeros((n, V))
     eta = np.zeros((n, V))
+    work = np.empty((WORK_ARRAYS - 2, n, V))
+    rows = np.empty(n)
     budget = settings.max_iter
     total = 0
     converged = True
@@ -351,14 +546,16 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         for update in range(MAX_UPDATES):
             # the first fit to the loose tolerance, then a few Newton steps between updates
             steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0)
             total += min(used, steps)
             if total >= budget:
                 break
-            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed) <= PENALTY_TOL:
+            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed,
+                                work, settings.full) <= PENALTY_TOL:
                 break
     if total < budget:
-        used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total)
+        used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,
+                       rows, CG_ITER)
         converged = used <= budget - total
         total += min(used, budget - total)
     else:
@@ -407,16 +604,20 @@ def fit_forest(forest, settings, order, share_start, out, iterations, penalties)
                   iterations, penalties)
 
 
-def sparse_hls_bytes(trees, n_threads=None):
+def sparse_hls_bytes(trees, n_threads=None, evidence=None):
     """Bytes :func:`sparse_hls_forest` and the learner that keeps its estimates need for
     ``trees`` (list of (parent, level_start, leaf_counts)), without allocating: the
     estimates of every node (kept three times: the fit's output, the learner's copy and its
     logarithm, as :func:`.hdp.sparse_hdp_bytes` counts them) and the working arrays of the
-    largest trees fitted at the same time (``WORK_ARRAYS`` of a tree's size each)."""
+    largest trees fitted at the same time (``WORK_ARRAYS`` of a tree's size each, and three
+    times V of them for ``evidence="full"``'s V x V blocks)."""
     threads = numba.get_num_threads() if n_threads is None else n_threads
-    cells = sorted(int(np.size(p)) * int(np.shape(c)[1]) for p, _, c in trees)
+    full = _check_evidence(EVIDENCE if evidence is None else evidence)
+    cells = [int(np.size(p)) * int(np.shape(c)[1]) for p, _, c in trees]
+    work = sorted(k * (WORK_ARRAYS + 3 * int(np.shape(c)[1]) * full)
+                  for k, (_, _, c) in zip(cells, trees, strict=True))
     threads = max(1, min(threads, len(cells)))
-    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+    return 24 * sum(cells) + 8 * sum(work[-threads:]) if cells else 0
 
 
 def hls_bytes(trees, n_threads=None):
@@ -435,6 +636,12 @@ def _fit_cost(n_nodes, leaf_counts):
     return float(n_nodes * max(np.shape(leaf_counts)[1], 1))
 
 
+def _check_evidence(evidence):
+    if evidence not in ("diagonal", "full"):
+        raise ValueError(f"evidence must be 'diagonal' or 'full', got {evidence!r}")
+    return evidence == "full"
+
+
 def _check_penalty(penalty):
     if penalty is None:
         return PENALTY_START, True
@@ -446,7 +653,7 @@ def _check_penalty(penalty):
 
 
 def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=None,
-                      return_iterations=False, return_penalties=False):
+                      return_iterations=False, return_penalties=False, evidence=None):
     """Hierarchical linear smoothing estimates of a list of trees holding only their
     occurring nodes (the input and output of :func:`.hdp.sparse_hdp_forest`).
 
@@ -473,6 +680,10 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
     return_penalties : bool, default=False
         Also return every tree's penalty of every level: (n_trees, largest depth + 1),
         a level a tree does not have NaN.
+    evidence : {"diagonal", "full"}, optional
+        The Hessian of the Laplace approximation of the evidence when the penalties are
+        chosen: the diagonal one (fast) or the exact softmax one (V x V blocks per node);
+        None: ``EVIDENCE``.
 
     Returns
     -------
@@ -497,13 +708,15 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
     if not trees:
         return ([], *extra) if extra else []
     forest, order, share_start = forest_layout(
-        trees, what="hierarchical linear smoothing", need=sparse_hls_bytes(trees),
-        max_bytes=max_bytes, whole=False, cost=_fit_cost, serial=SERIAL_CELLS)
+        trees, what="hierarchical linear smoothing",
+        need=sparse_hls_bytes(trees, evidence=evidence), max_bytes=max_bytes, whole=False,
+        cost=_fit_cost, serial=SERIAL_CELLS)
     out_offsets, n_values = forest.out_offsets, forest.n_values
     out = np.empty(int(out_offsets[-1]))
     iterations = np.zeros(len(trees), dtype=np.int64)
     penalties = np.full((len(trees), int(forest.depths.max()) + 1), np.nan)
-    settings = Settings(start, choose, float(tol), int(max_iter))
+    full = _check_evidence(EVIDENCE if evidence is None else evidence)
+    settings = Settings(start, choose, float(tol), int(max_iter), full)
     if share_start.size <= 2:  # one share (a small forest, forest_layout's cut): no threads
         fit_trees(forest, settings, order, 0, order.size, out, iterations, penalties)
     else:
@@ -515,7 +728,8 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
     return (estimates, *extra) if extra else estimates
 
 
-def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=None):
+def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=None,
+               evidence=None):
     """Hierarchical linear smoothing estimates of a list of trees given densely (the input
     and output of :func:`.hdp.hdp_forest`; the fit works on the occurring nodes only,
     :func:`sparse_hls_forest`).
@@ -526,7 +740,7 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         ``counts``: non-negative counts of shape (prod dims, n_values): the rows of the
         data at every combination of the conditioning variables (C order, sizes ``dims``,
         the first conditioning variable slowest).
-    penalty, tol, max_iter
+    penalty, tol, max_iter, evidence
         As in :func:`sparse_hls_forest`.
     max_bytes : int, optional
         Refuse (:class:`~seminaive.exceptions.TableTooLargeError`, before allocating) when
@@ -547,6 +761,7 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     ((3, 2), True)
     """
     _check_penalty(penalty)
+    _check_evidence(EVIDENCE if evidence is None else evidence)
     need = hls_bytes(trees)
     if max_bytes is not None and need > max_bytes:
         raise TableTooLargeError(
@@ -567,7 +782,8 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
         leaf_index = index[-counts.shape[0]:]
         sparse.append((parent, level_start, counts[leaf_index >= 0]))
         layout.append((index, dims, int(levels.sum())))
-    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter)
+    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter,
+                                  evidence=evidence)
     out = []
     for est, (index, dims, n_rows) in zip(estimates, layout, strict=True):
         dense = np.empty((n_rows, est.shape[1]))
