@@ -1,0 +1,109 @@
+"""Arrow string columns coded without Python strings: every chunk's distinct values found by a
+hash pass over its buffers (:func:`seminaive.kernels.strings.hash_strings`), the chunks of
+all columns on the threads at once.
+
+Used for the string columns of files (a chunk becomes a dictionary array: its indices and
+its few distinct values) and for in-memory ``string[pyarrow]`` columns (their values, and
+their codes against a fitted encoder's values)."""
+
+import numpy as np
+import pyarrow as pa
+
+from ..kernels._threads import parallel_calls
+from ..kernels.strings import hash_strings, remap_codes
+
+#: a chunk with more distinct values than this is coded by pyarrow instead
+MAX_HASHED_VALUES = 1 << 12
+
+
+def is_string_type(kind):
+    """Whether a pyarrow type is a (large) string."""
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def chunks_of(arr):
+    """The chunks of a pyarrow array or chunked array, as a list."""
+    return list(arr.chunks) if isinstance(arr, pa.ChunkedArray) else [arr]
+
+
+def _buffers(chunk):
+    """``(offsets, data, valid)`` of a string chunk as NumPy views of its buffers (``valid``
+    empty when the chunk has no null)."""
+    bufs = chunk.buffers()
+    n = len(chunk)
+    kind = np.int32 if pa.types.is_string(chunk.type) else np.int64
+    offsets = np.frombuffer(bufs[1], dtype=kind)[chunk.offset: chunk.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and \
+        bufs[2].size else np.zeros(1, dtype=np.uint8)
+    valid = chunk.is_valid().to_numpy(zero_copy_only=False) if chunk.null_count else \
+        np.zeros(0, dtype=np.bool_)
+    return offsets, data, valid
+
+
+def hash_chunks(chunks, outs, max_values=MAX_HASHED_VALUES):
+    """Code every string chunk ``chunks[i]`` into ``outs[i]`` (int32, its length): a value's
+    index among the chunk's distinct values in order of first appearance, -1 for a null.
+
+    Returns, for every chunk, its distinct values as a pyarrow array of the chunk's type (in
+    that order), or None when it holds more than ``max_values`` (its ``outs`` then hold
+    nothing of use)."""
+    calls, firsts, counts, todo = [], [], [], []
+    for i, (chunk, out) in enumerate(zip(chunks, outs, strict=True)):
+        if len(chunk) == 0:
+            continue
+        offsets, data, valid = _buffers(chunk)
+        first = np.empty(max_values, dtype=np.int64)
+        count = np.zeros(1, dtype=np.int64)
+        calls.append((offsets, data, valid, int(max_values), out, first, count))
+        firsts.append(first)
+        counts.append(count)
+        todo.append(i)
+    if calls:
+        parallel_calls(hash_strings, calls)
+    values = [chunk.slice(0, 0) for chunk in chunks]
+    for i, first, count in zip(todo, firsts, counts, strict=True):
+        found = int(count[0])
+        values[i] = None if found < 0 else chunks[i].take(pa.array(first[:found]))
+    return values
+
+
+def remap_chunks(outs, tables):
+    """``outs[i][r] = tables[i][outs[i][r]]`` in place (the last entry of a table for -1),
+    on the threads."""
+    calls = [(out, table) for out, table in zip(outs, tables, strict=True) if out.size]
+    if calls:
+        parallel_calls(remap_codes, calls)
+
+
+def dictionary_encode(columns):
+    """Every string column of ``columns`` (pyarrow arrays or chunked arrays) as a dictionary
+    chunked array (int32 indices, the distinct values of each chunk in order of first
+    appearance), others as they are; a chunk with too many distinct values is encoded by
+    :func:`pyarrow.compute.dictionary_encode`."""
+    import pyarrow.compute as pc
+
+    pieces, outs, where = [], [], []
+    for c, col in enumerate(columns):
+        if not is_string_type(col.type):
+            continue
+        for k, chunk in enumerate(chunks_of(col)):
+            pieces.append(chunk)
+            outs.append(np.empty(len(chunk), dtype=np.int32))
+            where.append((c, k))
+    values = hash_chunks(pieces, outs)
+    encoded = [None if not is_string_type(col.type) else list(chunks_of(col))
+               for col in columns]
+    for (c, k), chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
+        if dictionary is None:
+            encoded[c][k] = pc.dictionary_encode(chunk)
+            continue
+        indices = pa.array(out, mask=out < 0) if chunk.null_count else pa.array(out)
+        encoded[c][k] = pa.DictionaryArray.from_arrays(indices, dictionary)
+    result = []
+    for col, chunks in zip(columns, encoded, strict=True):
+        if chunks is None:
+            result.append(col)
+        else:
+            result.append(pa.chunked_array(chunks, type=pa.dictionary(
+                pa.int32(), col.type)))
+    return result
