@@ -75,11 +75,12 @@ def remap_chunks(outs, tables):
         parallel_calls(remap_codes, calls)
 
 
-def dictionary_encode(columns):
+def dictionary_encode(columns, give_up=False):
     """Every string column of ``columns`` (pyarrow arrays or chunked arrays) as a dictionary
     chunked array (int32 indices, the distinct values of each chunk in order of first
-    appearance), others as they are; a chunk with too many distinct values is encoded by
-    :func:`pyarrow.compute.dictionary_encode`."""
+    appearance), others as they are.  A chunk with more than :data:`MAX_HASHED_VALUES`
+    distinct values is encoded by :func:`pyarrow.compute.dictionary_encode`, or, with
+    ``give_up``, its column is None (left to the caller)."""
     import pyarrow.compute as pc
 
     pieces, outs, where = [], [], []
@@ -95,14 +96,18 @@ def dictionary_encode(columns):
                for col in columns]
     for (c, k), chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
         if dictionary is None:
-            encoded[c][k] = pc.dictionary_encode(chunk)
+            encoded[c] = None if give_up else encoded[c]
+            if encoded[c] is not None:
+                encoded[c][k] = pc.dictionary_encode(chunk)
+            continue
+        if encoded[c] is None:
             continue
         indices = pa.array(out, mask=out < 0) if chunk.null_count else pa.array(out)
         encoded[c][k] = pa.DictionaryArray.from_arrays(indices, dictionary)
     result = []
     for col, chunks in zip(columns, encoded, strict=True):
         if chunks is None:
-            result.append(col)
+            result.append(None if is_string_type(col.type) else col)
         else:
             result.append(pa.chunked_array(chunks, type=pa.dictionary(
                 pa.int32(), col.type)))
