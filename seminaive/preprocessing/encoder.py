@@ -137,13 +137,14 @@ def _arrow_frame(table, undeclared=()):
     columns = {}
     for i, col in enumerate(table.columns):
         kind = col.type
+        # arrays, not Series: a frame made of Series aligns (reindexes) every one of them
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
                 pa.types.is_dictionary(kind) and table.column_names[i] in undeclared):
-            columns[i] = pd.Series(pd.arrays.ArrowExtensionArray(col), copy=False)
+            columns[i] = pd.arrays.ArrowExtensionArray(col)
         elif pa.types.is_dictionary(kind) and (series := _dictionary_series(col)) is not None:
-            columns[i] = series
+            columns[i] = series.array
         else:
-            columns[i] = col.to_pandas()
+            columns[i] = col.to_pandas().array
     frame = pd.DataFrame(columns, copy=False)
     frame.columns = list(table.column_names)
     if frame.shape[1] == 0:
@@ -476,17 +477,17 @@ def _dictionary_chunks(series):
         yield chunk.dictionary, indices.to_numpy(zero_copy_only=False)
 
 
-def _dictionary_codes(series, lookup, out):
+def _dictionary_codes(series, lookup, out, position=None):
     """Codes of an Arrow dictionary column (a Series, or a pyarrow dictionary array) against
     ``lookup`` into ``out``: each chunk's dictionary is looked up once (a few values), then
-    its indices are mapped through that small table; no value is converted row by row."""
+    its indices are mapped through that small table; no value is converted row by row.
+    ``position``: the lookup as a dict of value -> code, when the caller keeps one."""
     start = 0
-    position = None
     for dictionary, indices in _dictionary_chunks(series):
         values = dictionary.to_pylist()
         if len(values) <= 1024:  # a few values: looked up in a dict
             if position is None:
-                position = {v: i for i, v in enumerate(lookup)}
+                position = {v: i for i, v in enumerate(lookup.tolist())}
             table = np.array([*(position.get(v, -1) for v in values), -1], dtype=np.int32)
         else:
             table = np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
@@ -712,7 +713,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         tables, outs, positions = [], [], {}
         for col, first, out, dictionary in made:
             if col not in positions:
-                positions[col] = {v: i for i, v in enumerate(self._category_index(col))}
+                positions[col] = self._positions(col)
             position = positions[col]
             tables.append(np.array([*(position.get(v, -1) for v in dictionary.to_pylist()),
                                     -1], dtype=np.int32))
@@ -1017,6 +1018,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._lookup_[col] = lookup
         return lookup
 
+    def _positions(self, col):
+        """The known values of column ``col`` as a dict of value -> code (kept with the
+        lookups)."""
+        key = ("positions", col)
+        if key not in self._lookup_:
+            self._lookup_[key] = {v: i for i, v in enumerate(
+                self._category_index(col).tolist())}
+        return self._lookup_[key]
+
     def _arrow_values(self, col, arrow_type):
         """The known values of nominal column ``col`` as a pyarrow array of ``arrow_type``
         (a string type) in code order, for :func:`pyarrow.compute.index_in`; None unless
@@ -1225,7 +1235,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     codes[:, col] = lookup.get_indexer(series)
                 continue
             if _is_arrow_dictionary(series.dtype):
-                _dictionary_codes(series, lookup, codes[:, col])
+                _dictionary_codes(series, lookup, codes[:, col], self._positions(col))
                 continue
             arr = _arrow_strings(series, combine=False)
             if arr is not None and (value_set := self._arrow_values(col, arr.type)) is not None:
@@ -1278,7 +1288,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if col in failed:
                 continue
             if col not in positions:
-                positions[col] = {v: i for i, v in enumerate(self._category_index(col))}
+                positions[col] = self._positions(col)
             position = positions[col]
             tables.append(np.array([*(position.get(v, -1) for v in dictionary.to_pylist()),
                                     -1], dtype=np.int32))
