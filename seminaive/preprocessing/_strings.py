@@ -75,40 +75,60 @@ def remap_chunks(outs, tables):
         parallel_calls(remap_codes, calls)
 
 
-def dictionary_encode(columns, give_up=False):
+def with_nulls(arr, null_values):
+    """A string array with its strings in ``null_values`` made nulls."""
+    import pyarrow.compute as pc
+
+    if not null_values:
+        return arr
+    listed = pa.array(sorted(null_values), type=arr.type)
+    return pc.if_else(pc.is_in(arr, value_set=listed), pa.scalar(None, type=arr.type), arr)
+
+
+def dictionary_encode(columns, give_up=False, null_values=()):
     """Every string column of ``columns`` (pyarrow arrays or chunked arrays) as a dictionary
-    chunked array (int32 indices, the distinct values of each chunk in order of first
-    appearance), others as they are.  A chunk with more than :data:`MAX_HASHED_VALUES`
-    distinct values is encoded by :func:`pyarrow.compute.dictionary_encode`, or, with
-    ``give_up``, its column is None (left to the caller)."""
+    array of one chunk (int32 indices, its distinct values in order of first appearance),
+    others as they are; the strings in ``null_values`` become nulls (left out of the
+    dictionary).  A column's chunks are combined first: one hash pass and one dictionary
+    per column (per-chunk pieces measured most of the time in Python on small files).  A
+    column with more than :data:`MAX_HASHED_VALUES` distinct values is encoded by
+    :func:`pyarrow.compute.dictionary_encode`, or, with ``give_up``, is None (left to the
+    caller)."""
     import pyarrow.compute as pc
 
     pieces, outs, where = [], [], []
     for c, col in enumerate(columns):
         if not is_string_type(col.type):
             continue
-        for k, chunk in enumerate(chunks_of(col)):
-            pieces.append(chunk)
-            outs.append(np.empty(len(chunk), dtype=np.int32))
-            where.append((c, k))
+        chunk = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        pieces.append(chunk)
+        outs.append(np.empty(len(chunk), dtype=np.int32))
+        where.append(c)
     values = hash_chunks(pieces, outs)
-    encoded = [None if not is_string_type(col.type) else list(chunks_of(col))
-               for col in columns]
-    for (c, k), chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
+    result = list(columns)
+    tables, remapped = [], []
+    nulls = set(null_values)
+    for c, chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
         if dictionary is None:
-            encoded[c] = None if give_up else encoded[c]
-            if encoded[c] is not None:
-                encoded[c][k] = pc.dictionary_encode(chunk)
+            result[c] = None if give_up else pa.chunked_array(
+                [pc.dictionary_encode(with_nulls(chunk, nulls))])
             continue
-        if encoded[c] is None:
-            continue
-        indices = pa.array(out, mask=out < 0) if chunk.null_count else pa.array(out)
-        encoded[c][k] = pa.DictionaryArray.from_arrays(indices, dictionary)
-    result = []
-    for col, chunks in zip(columns, encoded, strict=True):
-        if chunks is None:
-            result.append(None if is_string_type(col.type) else col)
-        else:
-            result.append(pa.chunked_array(chunks, type=pa.dictionary(
-                pa.int32(), col.type)))
+        if nulls:
+            listed = dictionary.to_pylist()
+            null = np.array([v in nulls for v in listed], dtype=bool)
+            if null.any():  # the null strings left out of the dictionary, coded -1
+                table = np.full(len(listed) + 1, -1, dtype=np.int32)
+                table[np.flatnonzero(~null)] = np.arange(int((~null).sum()), dtype=np.int32)
+                tables.append(table)
+                remapped.append(out)
+                dictionary = dictionary.filter(pa.array(~null))
+        result[c] = (chunk, out, dictionary)
+    remap_chunks(remapped, tables)
+    for c, item in enumerate(result):
+        if isinstance(item, tuple):
+            chunk, out, dictionary = item
+            mask = out < 0
+            indices = pa.array(out, mask=mask) if mask.any() else pa.array(out)
+            result[c] = pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary)],
+                                         type=pa.dictionary(pa.int32(), chunk.type))
     return result

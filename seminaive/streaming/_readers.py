@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..preprocessing._strings import dictionary_encode, is_string_type
+from ..preprocessing._strings import dictionary_encode, is_string_type, with_nulls
 from ..preprocessing.encoder import _arrow_frame
 
 #: rows on which the cut points of numeric columns are computed (Chen et al. 2014, §4)
@@ -285,11 +286,14 @@ class _ArrowCsvReader:
         parsing, which measured twice a plain parse)."""
         from pyarrow import csv
 
+        # strings_can_be_null=False: the null strings of a string column ("", "NA", ...)
+        # are made nulls by _encode_strings on the few values of its dictionary, not by the
+        # parser on every value (a parse of strings that can be null measured up to 1.7x)
         return csv.ConvertOptions(
             column_types={k: _parse_type(v) for k, v in self.types.items() if declared and (
                 columns is None or k in columns)},
             include_columns=None if columns is None else list(columns),
-            strings_can_be_null=True)
+            strings_can_be_null=False)
 
     def _header(self, path):
         if path not in self._names:
@@ -444,6 +448,11 @@ class _ArrowCsvReader:
         return None
 
 
+#: the strings pyarrow's CSV reader reads as nulls by default (``""``, ``"NA"``, ``"null"``,
+#: ...): those of a string column are made nulls after the parse
+_NULL_STRINGS = frozenset(pa_csv.ConvertOptions().null_values)
+
+
 def _parse_type(kind):
     """The type pyarrow parses a CSV column of type ``kind`` with: plain strings for a
     dictionary (coded after the parse by :func:`_encode_strings`)."""
@@ -459,12 +468,15 @@ def _encode_strings(table):
     names = [f.name for f in table.schema if is_string_type(f.type)]
     if not names:
         return table, set()
-    coded = dictionary_encode([table.column(n) for n in names], give_up=True)
+    coded = dictionary_encode([table.column(n) for n in names], give_up=True,
+                              null_values=_NULL_STRINGS)
     done = set()
     for name, column in zip(names, coded, strict=True):
-        if column is not None:
-            table = table.set_column(table.schema.get_field_index(name), name, column)
+        if column is None:  # too many values for a dictionary: plain strings
+            column = with_nulls(table.column(name), _NULL_STRINGS)
+        else:
             done.add(name)
+        table = table.set_column(table.schema.get_field_index(name), name, column)
     return table, done
 
 

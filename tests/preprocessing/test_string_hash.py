@@ -53,5 +53,13 @@ def test_dictionary_encode_columns_and_chunks():
     numbers = pa.chunked_array([pa.array(np.arange(500.0))])
     a, b = dictionary_encode([strings, numbers])
     assert b is numbers
-    assert pa.types.is_dictionary(a.type) and a.num_chunks == 3
-    assert a.cast(pa.string()).equals(strings)
+    assert pa.types.is_dictionary(a.type) and a.num_chunks == 1  # one dictionary a column
+    assert a.cast(pa.string()).to_pylist() == strings.to_pylist()
+
+
+def test_null_strings_made_nulls_and_left_out_of_the_dictionary():
+    strings = pa.chunked_array([pa.array(["a", "NA", "", None, "b"]), pa.array(["b", "", "a"])])
+    for give_up in (False, True):
+        (a,) = dictionary_encode([strings], give_up=give_up, null_values={"NA", ""})
+        assert a.chunk(0).dictionary.to_pylist() == ["a", "b"]
+        assert a.cast(pa.string()).to_pylist() == ["a", None, None, None, "b", "b", None, "a"]
