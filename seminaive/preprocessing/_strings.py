@@ -1,5 +1,5 @@
 """Arrow string columns coded without Python strings: every chunk's distinct values found by a
-hash pass over its buffers (:func:`seminaive.kernels.strings.hash_strings`), the chunks of
+hash pass over its buffers (``seminaive.kernels.strings.hash_strings``), the chunks of
 all columns on the threads at once.
 
 Used for the string columns of files (a chunk becomes a dictionary array: its indices and

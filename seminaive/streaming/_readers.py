@@ -3,7 +3,7 @@ materialised at a time, and the constants of chunking.
 
 Files are read with pyarrow and stay in Arrow: CSV files with pyarrow's multithreaded
 reader, string columns parsed as plain strings then dictionary-encoded by one hash pass over
-their buffers (:mod:`seminaive.kernels.strings`, the columns on the threads); Parquet files
+their buffers (``seminaive.kernels.strings``, the columns on the threads); Parquet files
 with their string columns read as dictionaries, as they are stored.  A chunk's string column
 is then an Arrow dictionary array (its values coded through a lookup of the chunk's
 dictionary, never row by row).
@@ -463,7 +463,7 @@ def _encode_strings(table):
     """The string columns of a parsed table as dictionary columns (each chunk's distinct
     values found by one hash pass over its buffers, the columns on the threads), and the
     names of those columns; a column with more than
-    :data:`~seminaive.preprocessing._strings.MAX_HASHED_VALUES` distinct values in a chunk
+    ``MAX_HASHED_VALUES`` (``seminaive.preprocessing._strings``) distinct values in a chunk
     stays plain strings."""
     names = [f.name for f in table.schema if is_string_type(f.type)]
     if not names:
