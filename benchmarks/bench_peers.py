@@ -24,6 +24,7 @@ root::
     python benchmarks/bench_peers.py                 # the full run (a few minutes)
     python benchmarks/bench_peers.py --quick         # small shapes, a smoke run
     python benchmarks/bench_peers.py --petal ~/petal/petal
+    python benchmarks/bench_peers.py --petal ~/petal/petal --petal-only  # Petal's part only
 """
 
 import argparse
@@ -284,11 +285,18 @@ def main():
                         help="end-to-end runs of Petal and of ours per cell (median)")
     parser.add_argument("--timeout", type=int, default=3600)
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--petal-only", action="store_true",
+                        help="run only the Petal part (needs --petal); the scikit-bayes part "
+                             "of the section is kept as it is")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if serve_worker(args.worker, TASKS):
         return
-    import skbn
+    if args.petal_only and not args.petal:
+        parser.error("--petal-only needs --petal PATH")
+    skbn = None
+    if not args.petal_only:
+        import skbn
 
     if args.quick:
         shapes = [(20, 5_000), (50, 2_000)]
@@ -301,7 +309,7 @@ def main():
               "0-1 loss (scikit-bayes) |")
     print(header, flush=True)
     rows = []
-    for attributes, n_rows in shapes:
+    for attributes, n_rows in [] if args.petal_only else shapes:
         for learner in LEARNERS:
             cell = {}
             for library in ("seminaive", "scikit-bayes"):
@@ -351,8 +359,25 @@ def main():
     write(args, header, rows, petal_rows, skbn)
 
 
+def _kept_scikit_bayes_part(path):
+    """The lines of the section now in ``path`` before its Petal part (``--petal-only``)."""
+    text = Path(path).read_text()
+    start, end = text.index(MARK[0]), text.index(MARK[1])
+    lines = text[start:end].split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(("Petal (`--petal`", "Petal is not built")):
+            return lines[:i]
+    return lines
+
+
 def write(args, header, rows, petal_rows, skbn):
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    if args.petal_only:
+        lines = _kept_scikit_bayes_part(args.out)
+        lines += [f"Petal part written on {datetime.date.today().isoformat()} "
+                  "(`--petal-only`, the scikit-bayes table above from an earlier run); "
+                  f"load average at the end {load}.", ""]
+        return _write_petal(args, lines, petal_rows)
     lines = [MARK[0], "## Peers on the same data: scikit-bayes and Petal", "",
              f"Written by `benchmarks/bench_peers.py` on {datetime.date.today().isoformat()}: "
              f"{platform.machine()}, {os.cpu_count()} cores, Python "
@@ -368,6 +393,10 @@ def write(args, header, rows, petal_rows, skbn):
              header, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines.append("")
+    _write_petal(args, lines, petal_rows)
+
+
+def _write_petal(args, lines, petal_rows):
     if petal_rows:
         lines += ["Petal (`--petal`, a binary built with its own makefile, g++ -O3, from a "
                   "public copy of its GPL source): end to end on its own text files (read, "

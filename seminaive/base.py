@@ -283,8 +283,12 @@ class Learner(ClassifierMixin, BaseEstimator):
         frame = as_frame(X)
         y = check_target(y, frame.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, frame.shape[0])
-        self.begin_fit(distinct_labels(y), self.make_encoder().fit(frame, y, sample_weight=w))
-        codes, y_idx = self.chunk_encoder()(frame, y)
+        encoder = self.make_encoder()
+        # the codes the encoder makes as it finds the values (storage codes, as the tables
+        # take them): the data is not coded a second time
+        codes = encoder.fit_encode(frame, y, sample_weight=w)
+        self.begin_fit(distinct_labels(y), encoder)
+        y_idx = encode_labels(y, self.classes_)
         values = self._chunk_values(frame)
         self.count_chunk(codes, y_idx, w, values)
         self.learn_from(ArraySource(codes, y_idx, w, values=values))

@@ -166,9 +166,7 @@ class ChunkEncoder:
     def __call__(self, X, y, values=False):
         """``(codes, y_idx)`` of features ``X`` and validated labels ``y`` (with ``values``:
         ``(codes, y_idx, centred numeric values)``)."""
-        codes = self.encoder.take_fit_codes(X) if self.sizes.max() <= 255 else None
-        if codes is None:  # the fit's pass did not code X already
-            codes = storage_codes(self.encoder.encode(X, self.owner), self.sizes)
+        codes = storage_codes(self.encoder.encode(X, self.owner), self.sizes)
         if values:
             return codes, encode_labels(y, self.classes), self.encoder.numeric_values(
                 X, self.owner)

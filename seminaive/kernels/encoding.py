@@ -91,27 +91,29 @@ def encode_int_columns(X, lows, starts, lookup, out):
                 out[r, j] = lookup[starts[j] + v] if np.uint64(v) < np.uint64(span) else -1
 
 
-#: values below this are coded in the pass that finds them (:func:`int_scan_codes`)
+#: values within this many of a column's base are coded in the pass that finds them
+#: (:func:`int_scan_codes`)
 SMALL_VALUES = 64
 
 
-def int_scan_codes(X, lows, highs, masks, out):
+def int_scan_codes(X, base, lows, highs, masks, out):
     """One pass over an integer matrix: the minimum and maximum of every column, the set of
-    its values in ``[0, 64)`` as the bits of ``masks[j]``, and ``out[r, j] = X[r, j] + 1``
-    for those values (0 for any other).
+    its values in ``[base[j], base[j] + 64)`` as the bits of ``masks[j]`` (bit ``v -
+    base[j]``), and ``out[r, j] = X[r, j] - base[j] + 1`` for those values (0 for any
+    other).
 
-    When every value lies in ``[0, 64)`` this is all a fit needs: the sorted values of a
-    column are the set bits of its mask, and ``out`` holds storage codes (a value's
-    position + 1) as they are when each column's values are ``0 .. k - 1``
-    (:func:`recode_small` maps them otherwise).  One range of rows per thread
-    (:func:`._threads.parallel_calls`), each read row by row with its own minima, maxima
-    and masks, reduced at the end."""
+    When every value of every column lies in its window this is all a fit needs: the
+    sorted values of a column are its base plus the set bits of its mask, and ``out``
+    holds storage codes (a value's position + 1) as they are when each column's values are
+    ``base .. base + k - 1`` (:func:`recode_small` maps them otherwise).  One range of
+    rows per thread (:func:`._threads.parallel_calls`), each read row by row with its own
+    minima, maxima and masks, reduced at the end."""
     n, a = X.shape
     bounds = parts(n, X.size) or [(0, 0)]
     part_lo = np.zeros((len(bounds), a), dtype=np.int64)
     part_hi = np.zeros((len(bounds), a), dtype=np.int64)
     part_mask = np.zeros((len(bounds), a), dtype=np.uint64)
-    parallel_calls(_scan_rows, [(X, r0, r1, part_lo[p], part_hi[p], part_mask[p], out)
+    parallel_calls(_scan_rows, [(X, base, r0, r1, part_lo[p], part_hi[p], part_mask[p], out)
                                 for p, (r0, r1) in enumerate(bounds)])
     lows[:] = part_lo.min(axis=0)
     highs[:] = part_hi.max(axis=0)
@@ -119,7 +121,7 @@ def int_scan_codes(X, lows, highs, masks, out):
 
 
 @njit(cache=True, nogil=True)
-def _scan_rows(X, r0, r1, lo, hi, mask, out):
+def _scan_rows(X, base, r0, r1, lo, hi, mask, out):
     """:func:`int_scan_codes` of the rows ``r0 .. r1 - 1`` (``lo``, ``hi``, ``mask``: this
     range's own)."""
     a = X.shape[1]
@@ -132,6 +134,7 @@ def _scan_rows(X, r0, r1, lo, hi, mask, out):
             v = np.int64(X[r, j])
             lo[j] = min(lo[j], v)
             hi[j] = max(hi[j], v)
+            v -= base[j]
             if np.uint64(v) < np.uint64(SMALL_VALUES):
                 mask[j] |= np.uint64(1) << np.uint64(v)
                 out[r, j] = np.uint8(v + 1)

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels
 from ..exceptions import InputError, InputTypeError, warn_user
 from ..kernels.encoding import SMALL_VALUES
+from . import _strings
 from .discretize import EqualFrequencyDiscretizer, MDLDiscretizer
 from .validation import check_sample_weight
 
@@ -139,13 +140,14 @@ def _arrow_frame(table, undeclared=()):
     columns = {}
     for i, col in enumerate(table.columns):
         kind = col.type
+        # arrays, not Series: a frame made of Series aligns (reindexes) every one of them
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
                 pa.types.is_dictionary(kind) and table.column_names[i] in undeclared):
-            columns[i] = pd.Series(pd.arrays.ArrowExtensionArray(col), copy=False)
+            columns[i] = pd.arrays.ArrowExtensionArray(col)
         elif pa.types.is_dictionary(kind) and (series := _dictionary_series(col)) is not None:
-            columns[i] = series
+            columns[i] = series.array
         else:
-            columns[i] = col.to_pandas()
+            columns[i] = col.to_pandas().array
     frame = pd.DataFrame(columns, copy=False)
     frame.columns = list(table.column_names)
     if frame.shape[1] == 0:
@@ -319,6 +321,12 @@ def _numeric_codes(values, categories):
                 table = np.full(high - low + 1, -1, dtype=np.int64)
                 table[cats_int.astype(np.int64) - low] = np.arange(len(cats_int))
                 return table[values.astype(np.int64) - low]
+            if values.dtype.kind == "i" and cats_int.dtype.kind == "i":
+                # compared as int64: floats would merge integers beyond 2**53
+                values, cats = values.astype(np.int64), cats_int.astype(np.int64)
+                order = np.argsort(cats, kind="stable")
+                idx = np.minimum(np.searchsorted(cats[order], values), len(cats) - 1)
+                return np.where(cats[order][idx] == values, order[idx], -1)
     values = values.astype(np.float64)
     cats = np.asarray(categories, dtype=np.float64)
     order = np.argsort(cats, kind="stable")
@@ -419,6 +427,46 @@ def _nominal_values(series, present):
     return _sorted_values(values if present is None else values[present])
 
 
+def _string_values(columns, present, made=None):
+    """The sorted values of the Arrow string columns among ``columns`` (column -> Series),
+    on the rows ``present`` (None: all): every chunk's distinct values found by one hash
+    pass over its buffers, all chunks of all columns on the threads.  Column -> values, for
+    the columns so coded (not those with too many distinct values in a chunk).  With
+    ``made`` (a list), ``(column, first row, chunk codes, chunk values)`` of every chunk of
+    those columns is appended to it."""
+    pieces, outs, where = [], [], []
+    for col, series in columns.items():
+        arr = _arrow_strings(series, combine=False)
+        if arr is None:
+            continue
+        for chunk in _strings.chunks_of(arr):
+            pieces.append(chunk)
+            outs.append(np.empty(len(chunk), dtype=np.int32))
+            where.append(col)
+    if not pieces:
+        return {}
+    values = _strings.hash_chunks(pieces, outs)
+    found, start, failed = {}, {}, set()
+    for col, out, dictionary in zip(where, outs, values, strict=True):
+        first = start.get(col, 0)
+        start[col] = first + out.size
+        if dictionary is None:
+            failed.add(col)
+            continue
+        if present is not None:  # the values of the rows of positive weight
+            rows = out[present[first:first + out.size] & (out >= 0)]
+            dictionary = dictionary.filter(np.bincount(rows, minlength=len(dictionary)) > 0)
+        found.setdefault(col, set()).update(dictionary.to_pylist())
+    if made is not None:
+        start = {}
+        for col, out, dictionary in zip(where, outs, values, strict=True):
+            first = start.get(col, 0)
+            start[col] = first + out.size
+            if col not in failed:
+                made.append((col, first, out, dictionary))
+    return {col: sorted(v) for col, v in found.items() if col not in failed}
+
+
 def _dictionary_chunks(series):
     """``(dictionary, indices)`` of every chunk of an Arrow dictionary column: the chunk's
     dictionary (a pyarrow array) and its indices as an int64 NumPy array, -1 where null."""
@@ -432,17 +480,17 @@ def _dictionary_chunks(series):
         yield chunk.dictionary, indices.to_numpy(zero_copy_only=False)
 
 
-def _dictionary_codes(series, lookup, out):
+def _dictionary_codes(series, lookup, out, position=None):
     """Codes of an Arrow dictionary column (a Series, or a pyarrow dictionary array) against
     ``lookup`` into ``out``: each chunk's dictionary is looked up once (a few values), then
-    its indices are mapped through that small table; no value is converted row by row."""
+    its indices are mapped through that small table; no value is converted row by row.
+    ``position``: the lookup as a dict of value -> code, when the caller keeps one."""
     start = 0
-    position = None
     for dictionary, indices in _dictionary_chunks(series):
         values = dictionary.to_pylist()
         if len(values) <= 1024:  # a few values: looked up in a dict
             if position is None:
-                position = {v: i for i, v in enumerate(lookup)}
+                position = {v: i for i, v in enumerate(lookup.tolist())}
             table = np.array([*(position.get(v, -1) for v in values), -1], dtype=np.int32)
         else:
             table = np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
@@ -625,10 +673,73 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         self._fit(frame, y, check_sample_weight(sample_weight, frame.shape[0]))
         return self
 
-    def _fit(self, frame, y, sample_weight=None):
+    def fit_encode(self, X, y=None, sample_weight=None):
+        """Fit, and return the storage codes of ``X``: those :meth:`transform` gives, + 1
+        (0 for a missing value), as the frequency tables store them.
+
+        The codes the fit makes as it finds the values are used, not made again: an
+        integer matrix whose columns span at most 64 values each is coded in the pass that
+        finds its values, an Arrow string column in the hash pass that finds them.  Nothing
+        is kept between calls.
+
+        Parameters
+        ----------
+        X : DataFrame, pyarrow Table or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Class labels (as :meth:`fit`).
+        sample_weight : array-like of shape (n_samples,), optional
+            As :meth:`fit`.
+
+        Returns
+        -------
+        codes : ndarray of shape (n_samples, n_features), Fortran order
+            uint8 when every column has at most 254 values, else int32.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> enc = AttributeEncoder()
+        >>> enc.fit_encode(pd.DataFrame({"a": ["x", "y", None, "x"]}))[:, 0].tolist()
+        [1, 2, 0, 1]
+        """
+        frame = as_frame(X)
+        made = {}
+        self._fit(frame, y, check_sample_weight(sample_weight, frame.shape[0]), made)
+        small = made.get("small")
+        if small is not None and self.missing_code_.max() < 0:
+            return small
+        codes = np.empty(frame.shape, dtype=np.int32, order="F")
+        done = self._remap_strings(made.get("strings", ()), codes)
+        self._code_frame(frame, codes, done)
+        out = np.empty(codes.shape, dtype=np.uint8 if self.n_values_.max() <= 254
+                       else np.int32, order="F")
+        np.add(codes, 1, out=out, casting="unsafe")
+        return out
+
+    def _remap_strings(self, made, codes):
+        """The chunk codes of the fit's hash pass (:func:`_string_values`) as codes of the
+        fitted values, written into ``codes``; returns the columns coded."""
+        tables, outs, positions = [], [], {}
+        for col, first, out, dictionary in made:
+            if col not in positions:
+                positions[col] = self._positions(col)
+            position = positions[col]
+            tables.append(np.array([*(position.get(v, -1) for v in dictionary.to_pylist()),
+                                    -1], dtype=np.int32))
+            target = codes[first:first + out.size, col]
+            target[:] = out
+            outs.append(target)
+        _strings.remap_chunks(outs, tables)
+        return set(positions)
+
+    def _fit(self, frame, y, sample_weight=None, made=None):
+        """Fit on ``frame``; with ``made`` (a dict), the codes the fit makes as it finds the
+        values are put there for :meth:`fit_encode`: ``"small"``, the storage codes of an
+        integer matrix coded in its one pass; ``"strings"``, the chunk codes of the Arrow
+        string columns (:func:`_string_values`)."""
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
-        for attr in ("feature_names_in_", "discretizer_", "_fit_codes_"):
+        for attr in ("feature_names_in_", "discretizer_"):
             self.__dict__.pop(attr, None)
         if y is not None:
             y = np.asarray(y)
@@ -673,11 +784,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                 self.categories_[col] = self._bin_labels(j, n_bins[j])
         present = None if sample_weight is None else sample_weight > 0
         if present is None and self.nominal_.all():
-            self._int_categories(frame)
-        for col in np.flatnonzero(self.nominal_):
-            if self.categories_[col] is not None:
-                continue
-            self.categories_[col] = _nominal_values(frame.iloc[:, col], present)
+            small = self._int_categories(frame)
+            if made is not None and small is not None:
+                made["small"] = small
+        todo = [c for c in np.flatnonzero(self.nominal_) if self.categories_[c] is None]
+        strings = _string_values({c: frame.iloc[:, c] for c in todo}, present,
+                                 None if made is None else made.setdefault("strings", []))
+        for col in todo:
+            self.categories_[col] = strings[col] if col in strings else _nominal_values(
+                frame.iloc[:, col], present)
         self._lookup_ = {}
         if self.missing == "value":
             self._add_missing_codes(frame, present)
@@ -926,6 +1041,15 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             self._lookup_[col] = lookup
         return lookup
 
+    def _positions(self, col):
+        """The known values of column ``col`` as a dict of value -> code (kept with the
+        lookups)."""
+        key = ("positions", col)
+        if key not in self._lookup_:
+            self._lookup_[key] = {v: i for i, v in enumerate(
+                self._category_index(col).tolist())}
+        return self._lookup_[key]
+
     def _arrow_values(self, col, arrow_type):
         """The known values of nominal column ``col`` as a pyarrow array of ``arrow_type``
         (a string type) in code order, for :func:`pyarrow.compute.index_in`; None unless
@@ -961,12 +1085,17 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         highs = np.empty(matrix.shape[1], dtype=np.int64)
         if dtype.kind == "f":
             if not kernels.float_column_ranges(matrix, lows, highs):
-                return  # values that are not integers: sorted one column at a time
-        elif matrix.shape[0] and self._small_int_categories(frame, matrix, lows, highs):
-            return
-        spans = highs - lows + 1
-        if spans.sum() > 1 << 26:
-            return
+                return None  # values that are not integers: sorted one column at a time
+        elif matrix.shape[0]:
+            codes = self._small_int_categories(matrix, lows, highs)
+            if codes is not None:
+                return codes
+        # the spans in unsigned arithmetic (highs - lows wraps for values near the int64
+        # limits), summed in floats
+        spans = highs.astype(np.uint64) - lows.astype(np.uint64)
+        if float(spans.astype(np.float64).sum()) + spans.size > 1 << 26:
+            return None
+        spans = spans.astype(np.int64) + 1
         starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
         seen = np.zeros(int(starts[-1]), dtype=np.bool_)
         if dtype.kind == "f":
@@ -977,59 +1106,47 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             values = np.flatnonzero(seen[starts[j]:starts[j + 1]]) + lows[j]
             self.categories_[j] = (values.astype(np.float64) if dtype.kind == "f"
                                    else values).tolist()
+        return None
 
-    def _small_int_categories(self, frame, matrix, lows, highs):
-        """The values of every column of an integer matrix, and their storage codes, in one
-        pass (:func:`~seminaive.kernels.int_scan_codes`) when they all lie in ``[0, 64)``;
-        the codes are kept for :meth:`take_fit_codes`.  False when some value does not (then
-        ``lows`` and ``highs`` hold every column's range)."""
+    def _small_int_categories(self, matrix, lows, highs):
+        """The values of every column of an integer matrix, and their storage codes
+        (uint8, Fortran order), in the pass that finds them
+        (:func:`~seminaive.kernels.int_scan_codes`) when every column spans fewer than 64
+        values.  The pass codes the values in a window of 64 around each column's first
+        value (``[0, 64)`` when it lies there); a column whose values fall outside its
+        window but span fewer than 64 is coded by a second pass from its minimum.  None
+        when some column spans more (then ``lows`` and ``highs`` hold every column's
+        range)."""
         a = matrix.shape[1]
         masks = np.empty(a, dtype=np.uint64)
         codes = np.empty(matrix.shape, dtype=np.uint8, order="F")
-        kernels.int_scan_codes(matrix, lows, highs, masks, codes)
-        if lows.min() < 0 or highs.max() >= SMALL_VALUES:
-            return False
+        base = np.zeros(a, dtype=np.int64)
+        if matrix.dtype != np.uint64:  # (a uint64 beyond the int64 range would wrap)
+            first = matrix[0].astype(np.int64)
+            away = ((first < 0) | (first >= SMALL_VALUES)) & (first > np.iinfo(np.int64).min
+                                                                 + SMALL_VALUES)
+            base[away] = first[away] - SMALL_VALUES // 2
+        kernels.int_scan_codes(matrix, base, lows, highs, masks, codes)
+        # the spans in unsigned arithmetic: exact for any int64 minimum and maximum
+        spans = highs.astype(np.uint64) - lows.astype(np.uint64)
+        if matrix.dtype == np.uint64 and (lows.min() < 0 or highs.max() >= SMALL_VALUES):
+            return None
+        if np.any(spans >= SMALL_VALUES):
+            return None
+        if np.any((lows < base) | (highs - base >= SMALL_VALUES)):
+            base = lows.copy()  # every column spans fewer than 64 values: from its minimum
+            kernels.int_scan_codes(matrix, base, lows, highs, masks, codes)
         bits = np.unpackbits(masks.view(np.uint8).reshape(a, 8), axis=1, bitorder="little")
         tables = np.zeros((a, SMALL_VALUES + 1), dtype=np.uint8)
         identity = True
         for j in range(a):
-            values = np.flatnonzero(bits[j])
-            self.categories_[j] = values.tolist()
-            tables[j, values + 1] = np.arange(1, values.size + 1)
-            identity = identity and values.size == values[-1] + 1
-        if not identity:  # some column's values are not 0 .. k - 1: codes by position
+            offsets = np.flatnonzero(bits[j])
+            self.categories_[j] = (offsets + base[j]).tolist()
+            tables[j, offsets + 1] = np.arange(1, offsets.size + 1)
+            identity = identity and offsets.size == offsets[-1] + 1
+        if not identity:  # some column's values are not base .. base + k - 1: by position
             kernels.recode_small(codes, tables)
-        self._fit_codes_ = (frame, codes)
-        return True
-
-    def take_fit_codes(self, X):
-        """The storage codes of the data the encoder was just fitted on, made by the fit's
-        one pass over an integer matrix.
-
-        Given once, and only for the very same frame: the codes are dropped by this call and
-        by any coding (:meth:`transform`), so data changed after the fit is always coded
-        again.
-
-        Parameters
-        ----------
-        X : DataFrame
-            The frame the encoder was fitted on.
-
-        Returns
-        -------
-        codes : ndarray of uint8, shape (n_rows, n_attributes), Fortran order, or None
-            A value's position in ``categories_`` + 1 (the table's storage codes); None when
-            ``X`` is not that frame or the fit did not make them.
-        """
-        kept = self.__dict__.pop("_fit_codes_", None)
-        if kept is None or kept[0] is not X or self.missing_code_.max() >= 0:
-            return None
-        return kept[1]
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_fit_codes_", None)  # the codes of one fit, never part of the model
-        return state
+        return codes
 
     def _int_matrix(self, frame):
         """The data as one matrix when every column is a nominal attribute coded by integral
@@ -1060,9 +1177,10 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             cats.append(known.astype(np.int64))
         lows = np.array([c.min() if c.size else 0 for c in cats], dtype=np.int64)
         highs = np.array([c.max() if c.size else 0 for c in cats], dtype=np.int64)
-        spans = highs - lows + 1
-        if spans.sum() > 1 << 26:  # values too spread out for lookup tables
-            return False
+        spans = highs.astype(np.uint64) - lows.astype(np.uint64)  # (no int64 wrap-around)
+        if float(spans.astype(np.float64).sum()) + spans.size > 1 << 26:
+            return False  # values too spread out for lookup tables
+        spans = spans.astype(np.int64) + 1
         starts = np.concatenate([[0], np.cumsum(spans)]).astype(np.int64)
         lookup = np.full(int(starts[-1]), -1, dtype=np.int32)
         for j, c in enumerate(cats):
@@ -1096,11 +1214,16 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
     def encode(self, X, owner):
         """:meth:`transform` with ``owner`` (the estimator's name) in error messages."""
         check_is_fitted(self, "categories_")
-        self.__dict__.pop("_fit_codes_", None)
         frame = as_frame(X)
         self._check_columns(frame, owner)
         # column-major: every column is written contiguously, and the tables count by column
         codes = np.empty(frame.shape, dtype=np.int32, order="F")
+        self._code_frame(frame, codes)
+        return codes
+
+    def _code_frame(self, frame, codes, done=()):
+        """Code ``frame`` into ``codes`` (int32, -1 missing), but for the nominal columns in
+        ``done`` (already coded)."""
         numeric = self.numeric_columns_
         if numeric.size and isinstance(self.discretizer_,
                                        (MDLDiscretizer, EqualFrequencyDiscretizer)):
@@ -1115,14 +1238,18 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     raise ValueError(f"the discretizer {type(self.discretizer_).__name__} "
                                      "returned bin codes outside 0 .. n_bins - 1 of its fit")
             codes[:, numeric] = bins
-        fast = self._int_matrix(frame)
+        fast = self._int_matrix(frame) if not done else None
         if fast is not None and not self._encode_int_matrix(fast, codes):
             fast = None
-        nominal = np.flatnonzero(self.nominal_) if fast is None else ()
+        nominal = np.array([c for c in np.flatnonzero(self.nominal_) if c not in done],
+                           dtype=np.int64) if fast is None else ()
         # frame.items() makes the column Series faster than frame.iloc[:, col] one by one
-        columns = [s for c, (_, s) in enumerate(frame.items()) if self.nominal_[c]] if len(
-            nominal) else []
+        columns = [s for c, (_, s) in enumerate(frame.items())
+                   if self.nominal_[c] and c not in done] if len(nominal) else []
+        hashed = self._hash_string_codes(nominal, columns, codes)
         for col, series in zip(nominal, columns, strict=True):
+            if col in hashed:
+                continue
             lookup = self._category_index(col)
             if isinstance(series.dtype, pd.CategoricalDtype):
                 if series.cat.categories.equals(lookup):
@@ -1131,7 +1258,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
                     codes[:, col] = lookup.get_indexer(series)
                 continue
             if _is_arrow_dictionary(series.dtype):
-                _dictionary_codes(series, lookup, codes[:, col])
+                _dictionary_codes(series, lookup, codes[:, col], self._positions(col))
                 continue
             arr = _arrow_strings(series, combine=False)
             if arr is not None and (value_set := self._arrow_values(col, arr.type)) is not None:
@@ -1156,6 +1283,41 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         # a value seen in training that the lookup calls unseen is impossible; a value never
         # seen is -1 (missing)
         return codes
+
+    def _hash_string_codes(self, nominal, columns, codes):
+        """Code the Arrow string columns among ``columns`` (nominal columns ``nominal``) into
+        ``codes``: every chunk's distinct values found by one hash pass over its buffers
+        (all chunks of all columns on the threads), looked up once, then the chunk's codes
+        mapped through that small table.  Returns the columns coded (a chunk with too many
+        distinct values leaves its column to the other routes)."""
+        pieces, outs, where = [], [], []
+        for col, series in zip(nominal, columns, strict=True):
+            arr = _arrow_strings(series, combine=False)
+            if arr is None:
+                continue
+            start = 0
+            for chunk in _strings.chunks_of(arr):
+                pieces.append(chunk)
+                outs.append(codes[start:start + len(chunk), col])
+                where.append(col)
+                start += len(chunk)
+        if not pieces:
+            return set()
+        values = _strings.hash_chunks(pieces, outs)
+        failed = {col for col, v in zip(where, values, strict=True) if v is None}
+        tables, kept = [], []
+        positions = {}
+        for col, out, dictionary in zip(where, outs, values, strict=True):
+            if col in failed:
+                continue
+            if col not in positions:
+                positions[col] = self._positions(col)
+            position = positions[col]
+            tables.append(np.array([*(position.get(v, -1) for v in dictionary.to_pylist()),
+                                    -1], dtype=np.int32))
+            kept.append(out)
+        _strings.remap_chunks(kept, tables)
+        return set(where) - failed
 
     def get_feature_names_out(self, input_features=None):
         """One output column per input column, named as the input (``x0, x1, ...`` for

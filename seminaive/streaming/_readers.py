@@ -1,10 +1,12 @@
 """Readers: a source (files, DataFrames, iterables) as a sequence of DataFrame chunks, one
 materialised at a time, and the constants of chunking.
 
-Files are read with pyarrow and stay in Arrow: CSV files with pyarrow's block reader, which
-dictionary-encodes string columns as it parses; Parquet files with their string columns read
-as dictionaries, as they are stored.  A chunk's string column is then an Arrow dictionary
-array (its values coded through a lookup of the chunk's dictionary, never row by row).
+Files are read with pyarrow and stay in Arrow: CSV files with pyarrow's multithreaded
+reader, string columns parsed as plain strings then dictionary-encoded by one hash pass over
+their buffers (``seminaive.kernels.strings``, the columns on the threads); Parquet files
+with their string columns read as dictionaries, as they are stored.  A chunk's string column
+is then an Arrow dictionary array (its values coded through a lookup of the chunk's
+dictionary, never row by row).
 
 The type of every CSV column is decided once for the whole source: by the first block of the
 first file, widened (integers to floats, numbers to strings) when a later block holds a value
@@ -22,8 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
+from ..preprocessing._strings import dictionary_encode, is_string_type, with_nulls
 from ..preprocessing.encoder import _arrow_frame
 
 #: rows on which the cut points of numeric columns are computed (Chen et al. 2014, §4)
@@ -43,8 +47,6 @@ ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
 KEEP_BYTES = 1 << 29
 #: the environment variable that sets the budget of kept chunks, in bytes
 KEEP_BYTES_VARIABLE = "SEMINAIVE_KEEP_BYTES"
-#: a CSV string column with more distinct values in a block is kept as plain strings
-MAX_DICTIONARY_VALUES = 1 << 12
 #: the type of a string column read from a CSV file
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
@@ -268,12 +270,7 @@ class _ArrowCsvReader:
         from pyarrow import csv
 
         read = csv.ReadOptions(use_threads=True, block_size=int(block_size))
-        convert = csv.ConvertOptions(
-            column_types={k: v for k, v in self.types.items() if declared and (
-                columns is None or k in columns)},
-            include_columns=None if columns is None else list(columns),
-            strings_can_be_null=True, auto_dict_encode=True,
-            auto_dict_max_cardinality=MAX_DICTIONARY_VALUES)
+        convert = self._convert_options(columns, declared)
         try:
             return csv.open_csv(path, read_options=read, convert_options=convert)
         except pa.ArrowInvalid as err:
@@ -281,6 +278,22 @@ class _ArrowCsvReader:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
+
+    def _convert_options(self, columns, declared):
+        """pyarrow's conversion options: the declared types of ``columns`` (all: None), a
+        column declared as a dictionary parsed as plain strings (:func:`_encode_strings`
+        codes them after the parse, faster than pyarrow's own dictionary encoding while
+        parsing, which measured twice a plain parse)."""
+        from pyarrow import csv
+
+        # strings_can_be_null=False: the null strings of a string column ("", "NA", ...)
+        # are made nulls by _encode_strings on the few values of its dictionary, not by the
+        # parser on every value (a parse of strings that can be null measured up to 1.7x)
+        return csv.ConvertOptions(
+            column_types={k: _parse_type(v) for k, v in self.types.items() if declared and (
+                columns is None or k in columns)},
+            include_columns=None if columns is None else list(columns),
+            strings_can_be_null=False)
 
     def _header(self, path):
         if path not in self._names:
@@ -322,14 +335,9 @@ class _ArrowCsvReader:
             return None
         read = csv.ReadOptions(use_threads=True, block_size=int(
             min(1 << 26, max(1 << 20, size // (4 * (os.cpu_count() or 1))))))
-        convert = csv.ConvertOptions(
-            column_types={k: v for k, v in self.types.items() if columns is None
-                          or k in columns},
-            include_columns=None if columns is None else list(columns),
-            strings_can_be_null=True, auto_dict_encode=True,
-            auto_dict_max_cardinality=MAX_DICTIONARY_VALUES)
         try:
-            return csv.read_csv(path, read_options=read, convert_options=convert)
+            return csv.read_csv(path, read_options=read,
+                                convert_options=self._convert_options(columns, True))
         except pa.ArrowInvalid as err:
             self._refuse_or_widen(err, path, 0)
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
@@ -348,8 +356,9 @@ class _ArrowCsvReader:
                 changed = [n for n in settle if settle[n] != table.schema.field(n).type]
                 if changed:
                     table = table.cast(pa.schema([
-                        pa.field(f.name, settle.get(f.name, f.type)) for f in table.schema]))
-                undeclared = {f.name for f in table.schema if pa.types.is_dictionary(f.type)}
+                        pa.field(f.name, _parse_type(settle.get(f.name, f.type)))
+                        for f in table.schema]))
+                table, undeclared = _encode_strings(table)
                 for start in range(0, table.num_rows, chunk_rows):
                     frame = _arrow_frame(table.slice(start, chunk_rows), undeclared)
                     yield frame, path
@@ -366,7 +375,6 @@ class _ArrowCsvReader:
                 if any(settle[name] != reader.schema.field(name).type for name in settle):
                     reader.close()
                     reader = self._open(path, columns, block_size)
-            undeclared = {f.name for f in reader.schema if pa.types.is_dictionary(f.type)}
             first_row = 0
             with reader:
                 while True:
@@ -378,6 +386,7 @@ class _ArrowCsvReader:
                         self._refuse_or_widen(err, path, first_row)
                         raise InputError(f"{path!r} could not be read as CSV after row "
                                          f"{first_row}: {err}") from err
+                    batch, undeclared = _encode_strings(pa.Table.from_batches([batch]))
                     for start in range(0, batch.num_rows, chunk_rows):
                         part = batch.slice(start, chunk_rows)
                         frame = _arrow_frame(part, undeclared)
@@ -437,6 +446,38 @@ class _ArrowCsvReader:
                             return row + i + j + 2
             row += len(values)
         return None
+
+
+#: the strings pyarrow's CSV reader reads as nulls by default (``""``, ``"NA"``, ``"null"``,
+#: ...): those of a string column are made nulls after the parse
+_NULL_STRINGS = frozenset(pa_csv.ConvertOptions().null_values)
+
+
+def _parse_type(kind):
+    """The type pyarrow parses a CSV column of type ``kind`` with: plain strings for a
+    dictionary (coded after the parse by :func:`_encode_strings`)."""
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
+
+
+def _encode_strings(table):
+    """The string columns of a parsed table as dictionary columns (each chunk's distinct
+    values found by one hash pass over its buffers, the columns on the threads), and the
+    names of those columns; a column with more than
+    ``MAX_HASHED_VALUES`` (``seminaive.preprocessing._strings``) distinct values in a chunk
+    stays plain strings."""
+    names = [f.name for f in table.schema if is_string_type(f.type)]
+    if not names:
+        return table, set()
+    coded = dictionary_encode([table.column(n) for n in names], give_up=True,
+                              null_values=_NULL_STRINGS)
+    done = set()
+    for name, column in zip(names, coded, strict=True):
+        if column is None:  # too many values for a dictionary: plain strings
+            column = with_nulls(table.column(name), _NULL_STRINGS)
+        else:
+            done.add(name)
+        table = table.set_column(table.schema.get_field_index(name), name, column)
+    return table, done
 
 
 def _open_text(path):

@@ -13,6 +13,19 @@ from seminaive.exceptions import InputError
 from seminaive.preprocessing.validation import check_target, distinct_labels, encode_labels
 
 
+def _string_csv(path, n, attributes, values, seed, target="label"):
+    """A CSV (with a header) of string attributes ``a0``, ``a1``, ... of values ``v0``,
+    ``v1``, ... (every value in the first rows of every column) and a class ``c0`` / ``c1``
+    that follows ``a0`` in part, in the layout Petal reads; returns it as a DataFrame."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({f"a{j}": rng.choice([f"v{v}" for v in range(values)], n)
+                          for j in range(attributes)})
+    frame.iloc[:values, :] = [[f"v{v}"] * attributes for v in range(values)]
+    frame[target] = np.where((frame["a0"] == "v1") | (rng.random(n) < 0.3), "c1", "c0")
+    frame.to_csv(path, index=False)
+    return frame
+
+
 def _codes_file(path, letters_first, n=30_000):
     """A CSV whose column ``code`` holds letters only in its first rows (or only in its last
     rows) and zero-padded digits elsewhere."""
@@ -95,12 +108,8 @@ def test_predict_stream_reads_digits_as_the_strings_the_model_learnt(tmp_path):
 def test_a_file_that_fits_is_parsed_once(tmp_path, monkeypatch):
     """The scan keeps the parsed chunks: a learner's counting pass and extra passes do not
     parse the file again."""
-    rng = np.random.default_rng(4)
-    n = 3000
-    frame = pd.DataFrame({f"a{j}": rng.choice(["v0", "v1", "v2"], n) for j in range(4)})
-    frame["label"] = np.where(frame["a0"] == "v1", "c1", "c0")
     path = tmp_path / "data.csv"
-    frame.to_csv(path, index=False)
+    frame = _string_csv(path, 3000, 4, 3, seed=4)
     calls = []
     read_csv = pa_csv.read_csv
 
@@ -184,12 +193,8 @@ def test_memory_budget_of_kept_chunks(tmp_path, monkeypatch):
     pass; the model is the same either way."""
     from seminaive.streaming import fit_stream, keep_bytes
 
-    rng = np.random.default_rng(5)
-    n = 2000
-    frame = pd.DataFrame({f"a{j}": rng.choice(["v0", "v1", "v2"], n) for j in range(3)})
-    frame["label"] = np.where(frame["a1"] == "v2", "c1", "c0")
     path = tmp_path / "data.csv"
-    frame.to_csv(path, index=False)
+    frame = _string_csv(path, 2000, 3, 3, seed=5)
     opened = []
     open_csv = pa_csv.open_csv
     read_csv = pa_csv.read_csv
@@ -228,14 +233,10 @@ def test_string_files_partial_fit_and_fit_give_the_same_counts(tmp_path, cls):
     """The same string data through fit (object and string[pyarrow] columns), fit_stream of a
     CSV and of a Parquet file (kept chunks, and re-parsed with a budget of 0) and partial_fit
     in chunks: the same counts, cell for cell."""
-    rng = np.random.default_rng(7)
     n = 3000
-    frame = pd.DataFrame({f"a{j}": rng.choice([f"v{v}" for v in range(4)], n)
-                          for j in range(5)})
-    frame["class"] = np.where((frame["a0"] == "v1") | (rng.random(n) < 0.3), "c1", "c0")
-    frame.iloc[:4, :5] = [[f"v{v}"] * 5 for v in range(4)]  # the first chunk holds every value
     csv, parquet = tmp_path / "d.csv", tmp_path / "d.parquet"
-    frame.to_csv(csv, index=False)
+    # the first chunk holds every value (partial_fit's value lists in fit's order)
+    frame = _string_csv(csv, n, 5, 4, seed=7, target="class")
     frame.to_parquet(parquet, index=False)
     X, y = frame.drop(columns="class"), frame["class"]
     ref = cls().fit(X, y)

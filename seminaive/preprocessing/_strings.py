@@ -1,0 +1,134 @@
+"""Arrow string columns coded without Python strings: every chunk's distinct values found by a
+hash pass over its buffers (``seminaive.kernels.strings.hash_strings``), the chunks of
+all columns on the threads at once.
+
+Used for the string columns of files (a chunk becomes a dictionary array: its indices and
+its few distinct values) and for in-memory ``string[pyarrow]`` columns (their values, and
+their codes against a fitted encoder's values)."""
+
+import numpy as np
+import pyarrow as pa
+
+from ..kernels._threads import parallel_calls
+from ..kernels.strings import hash_strings, remap_codes
+
+#: a chunk with more distinct values than this is coded by pyarrow instead
+MAX_HASHED_VALUES = 1 << 12
+
+
+def is_string_type(kind):
+    """Whether a pyarrow type is a (large) string."""
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def chunks_of(arr):
+    """The chunks of a pyarrow array or chunked array, as a list."""
+    return list(arr.chunks) if isinstance(arr, pa.ChunkedArray) else [arr]
+
+
+def _buffers(chunk):
+    """``(offsets, data, valid)`` of a string chunk as NumPy views of its buffers (``valid``
+    empty when the chunk has no null)."""
+    bufs = chunk.buffers()
+    n = len(chunk)
+    kind = np.int32 if pa.types.is_string(chunk.type) else np.int64
+    offsets = np.frombuffer(bufs[1], dtype=kind)[chunk.offset: chunk.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and \
+        bufs[2].size else np.zeros(1, dtype=np.uint8)
+    valid = chunk.is_valid().to_numpy(zero_copy_only=False) if chunk.null_count else \
+        np.zeros(0, dtype=np.bool_)
+    return offsets, data, valid
+
+
+def hash_chunks(chunks, outs, max_values=MAX_HASHED_VALUES):
+    """Code every string chunk ``chunks[i]`` into ``outs[i]`` (int32, its length): a value's
+    index among the chunk's distinct values in order of first appearance, -1 for a null.
+
+    Returns, for every chunk, its distinct values as a pyarrow array of the chunk's type (in
+    that order), or None when it holds more than ``max_values`` (its ``outs`` then hold
+    nothing of use)."""
+    calls, firsts, counts, todo = [], [], [], []
+    for i, (chunk, out) in enumerate(zip(chunks, outs, strict=True)):
+        if len(chunk) == 0:
+            continue
+        offsets, data, valid = _buffers(chunk)
+        first = np.empty(max_values, dtype=np.int64)
+        count = np.zeros(1, dtype=np.int64)
+        calls.append((offsets, data, valid, int(max_values), out, first, count))
+        firsts.append(first)
+        counts.append(count)
+        todo.append(i)
+    if calls:
+        parallel_calls(hash_strings, calls)
+    values = [chunk.slice(0, 0) for chunk in chunks]
+    for i, first, count in zip(todo, firsts, counts, strict=True):
+        found = int(count[0])
+        values[i] = None if found < 0 else chunks[i].take(pa.array(first[:found]))
+    return values
+
+
+def remap_chunks(outs, tables):
+    """``outs[i][r] = tables[i][outs[i][r]]`` in place (the last entry of a table for -1),
+    on the threads."""
+    calls = [(out, table) for out, table in zip(outs, tables, strict=True) if out.size]
+    if calls:
+        parallel_calls(remap_codes, calls)
+
+
+def with_nulls(arr, null_values):
+    """A string array with its strings in ``null_values`` made nulls."""
+    import pyarrow.compute as pc
+
+    if not null_values:
+        return arr
+    listed = pa.array(sorted(null_values), type=arr.type)
+    return pc.if_else(pc.is_in(arr, value_set=listed), pa.scalar(None, type=arr.type), arr)
+
+
+def dictionary_encode(columns, give_up=False, null_values=()):
+    """Every string column of ``columns`` (pyarrow arrays or chunked arrays) as a dictionary
+    array of one chunk (int32 indices, its distinct values in order of first appearance),
+    others as they are; the strings in ``null_values`` become nulls (left out of the
+    dictionary).  A column's chunks are combined first: one hash pass and one dictionary
+    per column (per-chunk pieces measured most of the time in Python on small files).  A
+    column with more than :data:`MAX_HASHED_VALUES` distinct values is encoded by
+    :func:`pyarrow.compute.dictionary_encode`, or, with ``give_up``, is None (left to the
+    caller)."""
+    import pyarrow.compute as pc
+
+    pieces, outs, where = [], [], []
+    for c, col in enumerate(columns):
+        if not is_string_type(col.type):
+            continue
+        chunk = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        pieces.append(chunk)
+        outs.append(np.empty(len(chunk), dtype=np.int32))
+        where.append(c)
+    values = hash_chunks(pieces, outs)
+    result = list(columns)
+    tables, remapped = [], []
+    nulls = set(null_values)
+    for c, chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
+        if dictionary is None:
+            result[c] = None if give_up else pa.chunked_array(
+                [pc.dictionary_encode(with_nulls(chunk, nulls))])
+            continue
+        if nulls:
+            listed = dictionary.to_pylist()
+            null = np.array([v in nulls for v in listed], dtype=bool)
+            if null.any():  # the null strings left out of the dictionary, coded -1
+                table = np.full(len(listed) + 1, -1, dtype=np.int32)
+                table[np.flatnonzero(~null)] = np.arange(int((~null).sum()), dtype=np.int32)
+                tables.append(table)
+                remapped.append(out)
+                dictionary = dictionary.filter(pa.array(~null))
+        result[c] = (chunk, out, dictionary)
+    remap_chunks(remapped, tables)
+    for c, item in enumerate(result):
+        if isinstance(item, tuple):
+            chunk, out, dictionary = item
+            mask = out < 0
+            indices = pa.array(out, mask=mask) if mask.any() else pa.array(out)
+            result[c] = pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary)],
+                                         type=pa.dictionary(pa.int32(), chunk.type))
+    return result
