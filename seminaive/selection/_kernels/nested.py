@@ -202,18 +202,30 @@ _NO_BLOCK = -(1 << 40)  # below any block
 #: a row's union cells when the combination does not qualify for it (below any cell)
 _NO_CELL = -(1 << 60)
 #: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
-#: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`).  Every tile streams
-#: the whole table (every combination's union blocks) through the cache once, which
-#: dominates with many values per attribute: at 1,600 x 60 each thread's rows fit in one
-#: tile (1,024 rows and 8 MiB rather than 512 and 2 MiB: 25-30% less time at 8 values,
-#: the same at 2; see docs/performance.md)
-TILE_ROWS = 1024
-TILE_BYTES = 1 << 23
+#: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`)
+TILE_ROWS = 512
+TILE_BYTES = 1 << 21
+#: with counts of more than LARGE_TABLE_BYTES, at most LARGE_TILE_ROWS rows and
+#: LARGE_TILE_BYTES per tile: every tile streams the whole table (every combination's union
+#: blocks) through the cache once, which dominates once the table is far larger than the
+#: cache (at 1,600 x 60 with 8 values, each thread's rows then fit in one tile: 25-30% less
+#: time; with a small table the smaller tiles were 2-3% faster; see docs/performance.md)
+LARGE_TABLE_BYTES = 1 << 24
+LARGE_TILE_ROWS = 1024
+LARGE_TILE_BYTES = 1 << 23
 
 
-def tile_size(n_attributes, n_classes, tile_rows=TILE_ROWS, tile_bytes=TILE_BYTES):
+def tile_size(n_attributes, n_classes, tile_rows=None, tile_bytes=None, table_bytes=0):
     """Rows per tile of :func:`nested_loo_loss_nominal`: at most ``tile_rows``, and at most
-    ``tile_bytes`` of the tile's per-row sums and working arrays."""
+    ``tile_bytes`` of the tile's per-row sums and working arrays (by default
+    ``TILE_ROWS`` and ``TILE_BYTES``, or ``LARGE_TILE_ROWS`` and
+    ``LARGE_TILE_BYTES`` when the counts, ``table_bytes``, exceed
+    ``LARGE_TABLE_BYTES``)."""
+    large = table_bytes > LARGE_TABLE_BYTES
+    if tile_rows is None:
+        tile_rows = LARGE_TILE_ROWS if large else TILE_ROWS
+    if tile_bytes is None:
+        tile_bytes = LARGE_TILE_BYTES if large else TILE_BYTES
     a, k = n_attributes, n_classes
     return max(1, min(int(tile_rows), int(tile_bytes) // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
 
