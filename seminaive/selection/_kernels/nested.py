@@ -205,12 +205,14 @@ _NO_CELL = -(1 << 60)
 #: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`)
 TILE_ROWS = 512
 TILE_BYTES = 1 << 21
-#: with counts of more than LARGE_TABLE_BYTES, at most LARGE_TILE_ROWS rows and
-#: LARGE_TILE_BYTES per tile: every tile streams the whole table (every combination's union
-#: blocks) through the cache once, which dominates once the table is far larger than the
-#: cache (at 1,600 x 60 with 8 values, each thread's rows then fit in one tile: 25-30% less
-#: time; with a small table the smaller tiles were 2-3% faster; see docs/performance.md)
-LARGE_TABLE_BYTES = 1 << 24
+#: with counts (as the pass reads them: the float32 copy when there is one) of more than
+#: LARGE_TABLE_BYTES, at most LARGE_TILE_ROWS rows and LARGE_TILE_BYTES per tile: every tile
+#: streams the whole table (every combination's union blocks) through the cache once, which
+#: dominates once the table is many times the cache (at 1,600 x 60 with 8 values, 200-500
+#: MB, each thread's rows then fit in one tile: 8-25% less time; at 2 values, 19 MB, the
+#: smaller tiles were faster, at 4 values and 5 classes, 86 MB, the same; see
+#: docs/performance.md)
+LARGE_TABLE_BYTES = 1 << 27
 LARGE_TILE_ROWS = 1024
 LARGE_TILE_BYTES = 1 << 23
 
