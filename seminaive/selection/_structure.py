@@ -181,8 +181,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
-                kernels.tile_size(a, table.n_classes,
-                                  kernels.TILE_ROWS if tile_rows is None else tile_rows))
+                kernels.tile_size(a, table.n_classes, tile_rows,
+                                  table_bytes=bundle.table.counts.nbytes))
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

@@ -331,6 +331,18 @@ def test_linear_nested_pass_does_not_depend_on_the_tiling(tile_rows, n_blocks):
     assert_allclose(lin_sq, ref_sq, rtol=1e-12, atol=1e-13, equal_nan=True)
 
 
+def test_tile_size_takes_larger_tiles_for_tables_larger_than_the_cache():
+    """60 attributes, 5 classes: 61 * (2 * 5 + 2) * 8 + 8 * 60 = 6,336 bytes per row, so
+    330 rows in 2 MiB; a table over LARGE_TABLE_BYTES allows 1,024 rows in 8 MiB; an
+    explicit number of rows is kept."""
+    k = st.kernels
+    assert k.tile_size(60, 5) == (1 << 21) // 6336 == 330
+    assert k.tile_size(60, 5, table_bytes=k.LARGE_TABLE_BYTES) == 330
+    assert k.tile_size(60, 5, table_bytes=k.LARGE_TABLE_BYTES + 1) == 1024
+    assert k.tile_size(60, 5, 16, table_bytes=k.LARGE_TABLE_BYTES + 1) == 16
+    assert k.tile_size(3, 2) == k.TILE_ROWS == 512
+
+
 def test_linear_nested_pass_of_single_row_chunks():
     """Chunks (and blocks) of one row."""
     X, y, w, table, ranking, args = _tiling_case()

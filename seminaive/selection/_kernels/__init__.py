@@ -14,6 +14,9 @@ from ._common import (  # noqa: F401
     observed_totals,
 )
 from .nested import (  # noqa: F401
+    LARGE_TABLE_BYTES,
+    LARGE_TILE_BYTES,
+    LARGE_TILE_ROWS,
     TILE_BYTES,
     TILE_ROWS,
     nested_loo_loss,

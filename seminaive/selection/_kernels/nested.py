@@ -205,11 +205,29 @@ _NO_CELL = -(1 << 60)
 #: TILE_ROWS, and at most TILE_BYTES of per-row sums (:func:`tile_size`)
 TILE_ROWS = 512
 TILE_BYTES = 1 << 21
+#: with counts (as the pass reads them: the float32 copy when there is one) of more than
+#: LARGE_TABLE_BYTES, at most LARGE_TILE_ROWS rows and LARGE_TILE_BYTES per tile: every tile
+#: streams the whole table (every combination's union blocks) through the cache once, which
+#: dominates once the table is many times the cache (at 1,600 x 60 with 8 values, 200-500
+#: MB, each thread's rows then fit in one tile: 8-25% less time; at 2 values, 19 MB, the
+#: smaller tiles were faster, at 4 values and 5 classes, 86 MB, the same; see
+#: docs/performance.md)
+LARGE_TABLE_BYTES = 1 << 27
+LARGE_TILE_ROWS = 1024
+LARGE_TILE_BYTES = 1 << 23
 
 
-def tile_size(n_attributes, n_classes, tile_rows=TILE_ROWS, tile_bytes=TILE_BYTES):
+def tile_size(n_attributes, n_classes, tile_rows=None, tile_bytes=None, table_bytes=0):
     """Rows per tile of :func:`nested_loo_loss_nominal`: at most ``tile_rows``, and at most
-    ``tile_bytes`` of the tile's per-row sums and working arrays."""
+    ``tile_bytes`` of the tile's per-row sums and working arrays (by default
+    ``TILE_ROWS`` and ``TILE_BYTES``, or ``LARGE_TILE_ROWS`` and
+    ``LARGE_TILE_BYTES`` when the counts, ``table_bytes``, exceed
+    ``LARGE_TABLE_BYTES``)."""
+    large = table_bytes > LARGE_TABLE_BYTES
+    if tile_rows is None:
+        tile_rows = LARGE_TILE_ROWS if large else TILE_ROWS
+    if tile_bytes is None:
+        tile_bytes = LARGE_TILE_BYTES if large else TILE_BYTES
     a, k = n_attributes, n_classes
     return max(1, min(int(tile_rows), int(tile_bytes) // ((a + 1) * (2 * k + 2) * 8 + 8 * a)))
 
