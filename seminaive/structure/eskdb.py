@@ -238,7 +238,7 @@ class ESKDB(_StructureBase):
     40% of the fit, the per-member discretisations 15%, the aggregation of the pair table
     to each member's bins 13% and building the members' count trees 12%.
     No configuration yet fits within the time of a random forest of 100 trees on every set
-    of 10,000 rows or more: the paper's settings take 3 to 20 times as long, and only 5
+    of 10,000 rows or more: the paper's settings take several times as long, and only 5
     members with HLS come close, at a higher loss (results: ESKDB against random forest and
     gradient boosting at 10,000 rows and more).
 
