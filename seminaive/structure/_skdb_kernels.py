@@ -86,9 +86,9 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
     :class:`._kernels.PairArrays` (the order-1 counts); ``num`` and ``den`` are the
     outputs, ``stack`` the tree walk's; ``totals`` the nodes' ``(rows, rows with the child
     observed)`` (:func:`node_sums`), so a node on the path costs O(1), not O(values).
-    (Arrays a kernel writes are passed on their own, never inside a tuple: numba's parallel
-    loops see a write only on the array itself, and would otherwise share the arrays of a
-    ``prange`` body between its threads.)"""
+    (Arrays a kernel writes are passed on their own, never inside a tuple.)  Returns whether
+    the family was used (False: the estimates of P(x_i | y), the same whatever ``jj``).
+    """
     xr, yr, u = row
     i, xi, jj = family
     uni_counts, sizes, k = pairs.counts, pairs.sizes, pairs.k
@@ -124,6 +124,7 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
         if own:
             num[yr] -= u
         den[yr] -= u
+    return use_family
 
 
 @njit(cache=True, inline="always")
@@ -306,8 +307,12 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, 
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path, observed,
-                                pairs, min_count, num, den, stack, totals)
+                    used = _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path,
+                                       observed, pairs, min_count, num, den, stack, totals)
+                    if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
+                        for yy in range(k):
+                            terms[rho, j, yy] = terms[rho, 0, yy]
+                        continue
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)
