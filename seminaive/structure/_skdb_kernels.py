@@ -17,8 +17,9 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit
 
+from ..kernels._threads import NO_PARFORS, even_parts, parallel_calls
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ..tables.gaussian import (
@@ -55,7 +56,7 @@ def _row_path(xr, trees, i, chain, n_cand, sizes, k, path):
     return observed
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def node_sums(trees, sizes, node_freq, node_den):
     """Every node's count of rows (``node_freq``, the child's missing slot included) and of
     rows with the child observed (``node_den``), summed in the order
@@ -63,7 +64,7 @@ def node_sums(trees, sizes, node_freq, node_den):
     from ``root[i]`` to the next root."""
     a = trees.root.size
     n_nodes = trees.code.size
-    for i in prange(a):
+    for i in range(a):
         end = trees.root[i + 1] if i + 1 < a else n_nodes
         V = sizes[i]
         for g in range(trees.root[i], end):
@@ -91,9 +92,9 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
     :class:`._kernels.PairArrays` (the order-1 counts); ``num`` and ``den`` are the
     outputs, ``stack`` the tree walk's; ``totals`` the nodes' ``(rows, rows with the child
     observed)`` (:func:`node_sums`), so a node on the path costs O(1), not O(values).
-    (Arrays a kernel writes are passed on their own, never inside a tuple: numba's parallel
-    loops see a write only on the array itself, and would otherwise share the arrays of a
-    ``prange`` body between its threads.)"""
+    (Arrays a kernel writes are passed on their own, never inside a tuple.)  Returns whether
+    the family was used (False: the estimates of P(x_i | y), the same whatever ``jj``).
+    """
     xr, yr, u = row
     i, xi, jj = family
     uni_counts, sizes, k = pairs.counts, pairs.sizes, pairs.k
@@ -129,6 +130,7 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
         if own:
             num[yr] -= u
         den[yr] -= u
+    return use_family
 
 
 @njit(cache=True, inline="always")
@@ -211,7 +213,6 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
     return level
 
 
-@njit(parallel=True, cache=True)
 def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
@@ -232,7 +233,26 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     ``level_starts[j]``, :mod:`._moments`), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
     :func:`._sparse.sparse_family_scores`.
+
+    The blocks go to the threads of :func:`seminaive.kernels._threads.parallel_calls` in
+    consecutive ranges (:func:`_loo_blocks`, a ``nogil`` kernel: no ``prange`` body to
+    compile twice); every block sums the same rows in the same order whatever the threads.
     """
+    sizes = pairs.sizes
+    node_freq = np.empty(trees.code.size)
+    node_den = np.empty(trees.code.size)
+    node_sums(trees, sizes, node_freq, node_den)
+    parallel_calls(_loo_blocks, [
+        (data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, lo, hi, node_freq,
+         node_den, out)
+        for lo, hi in even_parts(n_blocks, max(1, get_num_threads()))])
+
+
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, b0, b1,
+                node_freq, node_den, out):
+    """Blocks ``b0 .. b1 - 1`` of :func:`nested_kdb_loo` (``node_freq``, ``node_den``:
+    :func:`node_sums`)."""
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
@@ -244,11 +264,8 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     n_total = 0.0
     for yy in range(k):
         n_total += class_counts[yy]
-    node_freq = np.empty(trees.code.size)
-    node_den = np.empty(trees.code.size)
-    node_sums(trees, sizes, node_freq, node_den)
     totals = (node_freq, node_den)
-    for b in prange(n_blocks):
+    for b in range(b0, b1):
         start = b * n // n_blocks
         stop = (b + 1) * n // n_blocks
         terms = np.zeros((a, n_k, k))
@@ -314,8 +331,12 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
                         for yy in range(k):
                             terms[rho, j, yy] = terms[rho, jj, yy]
                         continue
-                    _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path, observed,
-                                pairs, min_count, num, den, stack, totals)
+                    used = _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path,
+                                       observed, pairs, min_count, num, den, stack, totals)
+                    if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
+                        for yy in range(k):
+                            terms[rho, j, yy] = terms[rho, 0, yy]
+                        continue
                     for yy in range(k):
                         terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
                                                                      sizes[i] - 1, m, laplace)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..exceptions import TableTooLargeError
 from ..kernels._threads import NO_PARFORS, parallel_calls, parts
@@ -473,18 +473,27 @@ def sparse_family_scores(X, trees, chain, depth, pairs, est, gauss, n_stack, r0,
                 out[r, yy] += value
 
 
-@njit(parallel=True, cache=True)
 def sparse_tree_scores(X, trees, chain, depth, sizes, k, log_prior, gauss, out):
     """log P(y) + sum_i log P(x_i | y, pa_i) from HDP estimate trees of occurring nodes:
     attribute i walks its tree down the class, then ``chain[i, :depth[i]]`` while the
     row's parent is observed and the node exists, and reads the deepest node reached (the
     dense layout copied the ancestors' estimates into absent nodes: the same numbers).
     ``trees`` is a :class:`TreeBundle` of the estimates (its values the log estimates),
-    ``gauss`` the ``(skip, missing_code)`` of :func:`sparse_family_scores`."""
+    ``gauss`` the ``(skip, missing_code)`` of :func:`sparse_family_scores`.  The rows go
+    to the threads of :func:`seminaive.kernels._threads.parallel_calls` in consecutive
+    ranges (:func:`_tree_score_rows`)."""
+    parallel_calls(_tree_score_rows, [
+        (X, trees, chain, depth, sizes, k, log_prior, gauss, lo, hi, out)
+        for lo, hi in parts(X.shape[0], X.shape[0] * X.shape[1] * k * 4)])
+
+
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def _tree_score_rows(X, trees, chain, depth, sizes, k, log_prior, gauss, r0, r1, out):
+    """Rows ``r0 .. r1 - 1`` of :func:`sparse_tree_scores`."""
     code, first_child, n_children, log_est, value_off, root = trees
     skip, missing_code = gauss
-    n, a = X.shape
-    for r in prange(n):
+    _, a = X.shape
+    for r in range(r0, r1):
         for yy in range(k):
             out[r, yy] = log_prior[yy]
         for i in range(a):

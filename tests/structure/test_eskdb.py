@@ -259,3 +259,27 @@ def test_tol_stops_the_sampler_early(chess):
     assert {w.filename for w in caught} == {__file__}  # the user's line
     with pytest.raises(ValueError, match="tol"):
         ESKDB(tol=-1.0).fit(X, y)
+
+
+def test_leave_one_out_and_scores_do_not_depend_on_the_threads(chess):
+    # the members' leave-one-out pass and the estimate trees' scoring hand ranges of rows to
+    # Python threads: one thread and two give the same models, and the same losses and
+    # probabilities up to the order of the sums (the rows' blocks follow the threads)
+    import numba
+
+    X, y = chess
+    fits = []
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            model = ESKDB(n_estimators=3, k=2, smoothing="hls", random_state=0).fit(X, y)
+            fits.append(([m.loo_loss_ for m in model.estimators_], model.predict_proba(X),
+                         [(m.k_, m.n_selected_features_) for m in model.estimators_]))
+    finally:
+        numba.set_num_threads(before)
+    for one, two in zip(fits[0][0], fits[1][0], strict=True):
+        np.testing.assert_allclose(one, two, rtol=1e-12)
+    np.testing.assert_allclose(fits[0][1], fits[1][1], rtol=1e-12, atol=1e-15)
+    assert fits[0][2] == fits[1][2]
+    assert np.isfinite(fits[0][0][0]).any()
