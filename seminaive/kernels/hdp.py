@@ -59,12 +59,12 @@ log c is taken once per concentration draw; and the trees go to the threads larg
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
-from numba import njit, prange
 from scipy.special import zeta
 
 from ..exceptions import TableTooLargeError
+from . import _jit as numba
+from ._jit import njit, prange
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)
 STIRLING_EXACT = 2048

@@ -17,8 +17,8 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 import math
 
 import numpy as np
-from numba import njit, prange
 
+from ..kernels._jit import njit, prange
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
 from ..tables.gaussian import class_level_without_row, pooled_without_row
