@@ -67,3 +67,35 @@ def test_the_first_fit_imports_numba_and_works():
     assert seen["before"] is False and seen["after"] is True
     assert seen["dispatcher"] == "CPUDispatcher"  # the module's global, rebound
     assert seen["rows"] == [1.0, 1.0, 1.0] and 0.5 < seen["score"] <= 1.0
+
+
+def _module_level_numba_imports(source):
+    """Line numbers of the module-level (not function-level) imports of numba."""
+    import ast
+
+    found = []
+    for node in ast.parse(source).body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        if any(name == "numba" or name.startswith("numba.") for name in names):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_module_imports_numba_at_module_level():
+    """Kernel modules take ``njit``, ``prange`` and ``get_num_threads`` from
+    ``seminaive.kernels._jit``; only the compile cache's set-up, imported by it when the
+    first kernel runs, imports numba at its top."""
+    package = ROOT / "seminaive"
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        lines = _module_level_numba_imports(path.read_text(encoding="utf-8"))
+        if lines:
+            found[path.relative_to(package).as_posix()] = lines
+    assert found.pop("kernels/_cache.py")  # the check can fail: it sees this one
+    assert found == {}, ("import njit, prange, get_num_threads from seminaive.kernels._jit "
+                         f"instead of numba in {found}")
+    assert _module_level_numba_imports("import numba.core\ndef f():\n    import numba\n") == [1]
