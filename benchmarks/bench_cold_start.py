@@ -11,8 +11,8 @@ on one half, the class probabilities of the other half predicted.  The first fit
 includes the import of numba, which ``import seminaive`` leaves to the first use of a
 kernel.  Also ``seminaive demo`` run twice (empty cache, then cached) and the import time of
 ``import seminaive`` and of ``from seminaive import AODE, NaiveBayes`` against ``import
-pandas, sklearn.base`` (``python -X importtime``, each in a fresh process, the three
-alternated, best and median of 7 runs).
+pandas, sklearn.base`` (``python -X importtime``, each in a fresh process, every statement
+of both versions alternated, best and median of 7 runs).
 
 With ``--reference COMMIT``, the library at that commit is measured the same way in the
 same run (the seconds before and after).  Printed and written to ``docs/performance.md``
@@ -208,23 +208,30 @@ IMPORTS = ("import seminaive", "from seminaive import AODE, NaiveBayes",
            "import pandas, sklearn.base")
 
 
-def import_times(code_dir, repeats=7):
-    """Best and median seconds of each statement of :data:`IMPORTS`, in fresh processes,
-    alternated: ``{statement: (best, median)}``.
+def import_times(code_dirs, repeats=7):
+    """Best and median seconds of each statement of :data:`IMPORTS` for the library at each
+    of ``code_dirs``, in fresh processes, every statement of every version alternated in
+    each round (so that the versions and the base see the same load): one
+    ``{statement: (best, median)}`` per directory.
 
     As for an installed package, the modules' bytecode is cached (in a temporary
     directory, ``PYTHONPYCACHEPREFIX``; an import beforehand writes it) even where the
     environment says not to write it: the installed pandas and scikit-learn have theirs."""
-    env = dict(os.environ, PYTHONPATH=str(code_dir),
-               PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-c", "import seminaive"], env=env, capture_output=True,
-                   cwd=tempfile.gettempdir())
-    seconds = {statement: [] for statement in IMPORTS}
+    envs = []
+    for code_dir in code_dirs:
+        env = dict(os.environ, PYTHONPATH=str(code_dir),
+                   PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import seminaive"], env=env,
+                       capture_output=True, cwd=tempfile.gettempdir())
+        envs.append(env)
+    seconds = [{statement: [] for statement in IMPORTS} for _ in envs]
     for _ in range(repeats):
-        for statement in IMPORTS:
-            seconds[statement].append(_importtime(statement, env))
-    return {statement: (min(v), statistics.median(v)) for statement, v in seconds.items()}
+        for env, found in zip(envs, seconds, strict=True):
+            for statement in IMPORTS:
+                found[statement].append(_importtime(statement, env))
+    return [{statement: (min(v), statistics.median(v)) for statement, v in found.items()}
+            for found in seconds]
 
 
 def import_line(label, imp):
@@ -269,8 +276,8 @@ def main():
             ref_dir = export_library(ROOT, args.reference, Path(tmp) / "ref")
             versions.insert(0, ("reference", ref_dir, False))
         results = {}
-        for label, code_dir, current in versions:
-            imp = import_times(code_dir)
+        imports = import_times([code_dir for _, code_dir, _ in versions])
+        for (label, code_dir, current), imp in zip(versions, imports, strict=True):
             print(import_line(label, imp), flush=True)
             print(f"# {import_text(label, imp)}", flush=True)
             res = {"import": imp}
@@ -399,9 +406,9 @@ def write(args, rows, learners, results):
              "process.  `seminaive demo`: the whole command (wall, CPU), empty cache then "
              "cached." + (f"  Reference: the library at commit {args.reference}, measured "
                           "in the same run." if args.reference else ""), "",
-             "Import (`python -X importtime`, each statement in a fresh process, the three "
-             "alternated; best of 7 runs, the median in brackets; goal: within 1.3 times "
-             f"the base): {imp_text}.", "",
+             "Import (`python -X importtime`, each statement in a fresh process, every "
+             "statement of both versions alternated; best of 7 runs, the median in "
+             f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
              "| " + " | ".join(head) + " |",
              "|---|" + "---:|" * (len(head) - 3) + "---:|---|"]
     write_table_section(args.out, MARK, lines, lines_rows)
