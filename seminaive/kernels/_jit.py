@@ -21,6 +21,11 @@ cached as before.  A lazy kernel that escaped the rebinding (kept in a container
 as an argument) forwards its calls and attributes to its dispatcher, and numba types it
 as its dispatcher.  Once numba is loaded, :func:`njit` is ``numba.njit`` itself.
 
+Why the globals are rebound rather than numba taught to type the lazy objects only: numba
+recognises ``prange`` and the ``inline="always"`` helpers by the objects it finds in the
+caller's globals, so those must be numba's own; and a lazy package namespace would not
+help, since ``from seminaive import AODE`` needs the tables, whose modules hold kernels.
+
 Examples
 --------
 >>> from seminaive.kernels._jit import njit
