@@ -7,9 +7,12 @@ then again in a second fresh process with the cache that run filled (cached), an
 fit and predict in the first process (in-process, warm).  Data: 20,000 rows sampled from a
 random Bayesian network (:func:`seminaive.datasets.make_random_bn`, 16 attributes, 4
 values, 2 classes; 10 attributes kept nominal, 6 turned numeric by Gaussian noise), fitted
-on one half, the class probabilities of the other half predicted.  Also ``seminaive demo``
-run twice (empty cache, then cached) and the import time of ``import seminaive`` against
-``import pandas, sklearn.base`` (``python -X importtime``, median of 5 alternated runs).
+on one half, the class probabilities of the other half predicted.  The first fit's time
+includes the import of numba, which ``import seminaive`` leaves to the first use of a
+kernel.  Also ``seminaive demo`` run twice (empty cache, then cached) and the import time of
+``import seminaive`` and of ``from seminaive import AODE, NaiveBayes`` against ``import
+pandas, sklearn.base`` (``python -X importtime``, each in a fresh process, every statement
+of both versions alternated, best and median of 7 runs).
 
 With ``--reference COMMIT``, the library at that commit is measured the same way in the
 same run (the seconds before and after).  Printed and written to ``docs/performance.md``
@@ -88,14 +91,15 @@ def _compile_counter():
 
 
 def worker(spec):
-    """In this fresh process: import, first fit + predict, second fit + predict."""
+    """In this fresh process: import, first fit + predict (with the import of numba, if the
+    import of the package left it out), second fit + predict."""
     import warnings
 
     start = time.perf_counter()
-    compiled = _compile_counter()
     import seminaive
 
     imported = time.perf_counter() - start
+    numba_at_import = "numba" in sys.modules
     X, y = mixed_data(spec["rows"])
     half = len(y) // 2
     name, params = LEARNERS[spec["learner"]]
@@ -106,6 +110,8 @@ def worker(spec):
         for _ in range(2):
             c0 = time.process_time()
             t0 = time.perf_counter()
+            if not times:  # imports numba unless the package did: counted in the first fit
+                compiled = _compile_counter()
             model = cls(**params).fit(X.iloc[:half], y[:half])
             t1 = time.perf_counter()
             model.predict_proba(X.iloc[half:])
@@ -113,7 +119,8 @@ def worker(spec):
             if not times[1:]:
                 n_first = len(compiled)
                 first_cpu = time.process_time() - c0
-    print(json.dumps({"import": imported, "fit": times[0][0], "predict": times[0][1],
+    print(json.dumps({"import": imported, "numba_at_import": numba_at_import,
+                      "fit": times[0][0], "predict": times[0][1],
                       "warm": sum(times[1]), "compiled": n_first,
                       "functions": len(set(compiled)), "first_cpu": first_cpu,
                       "cpu": time.process_time()}))
@@ -196,22 +203,41 @@ def _importtime(statement, env):
     return sum(v for k, v in outer(statement).items() if k not in startup)
 
 
-def import_times(code_dir, repeats=5):
-    """Median seconds of ``import seminaive`` and ``import pandas, sklearn.base``.
+#: the import statements timed, the base last
+IMPORTS = ("import seminaive", "from seminaive import AODE, NaiveBayes",
+           "import pandas, sklearn.base")
+
+
+def import_times(code_dirs, repeats=7):
+    """Best and median seconds of each statement of :data:`IMPORTS` for the library at each
+    of ``code_dirs``, in fresh processes, every statement of every version alternated in
+    each round (so that the versions and the base see the same load): one
+    ``{statement: (best, median)}`` per directory.
 
     As for an installed package, the modules' bytecode is cached (in a temporary
     directory, ``PYTHONPYCACHEPREFIX``; an import beforehand writes it) even where the
     environment says not to write it: the installed pandas and scikit-learn have theirs."""
-    env = dict(os.environ, PYTHONPATH=str(code_dir),
-               PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-c", "import seminaive"], env=env, capture_output=True,
-                   cwd=tempfile.gettempdir())
-    ours, theirs = [], []
+    envs = []
+    for code_dir in code_dirs:
+        env = dict(os.environ, PYTHONPATH=str(code_dir),
+                   PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import seminaive"], env=env,
+                       capture_output=True, cwd=tempfile.gettempdir())
+        envs.append(env)
+    seconds = [{statement: [] for statement in IMPORTS} for _ in envs]
     for _ in range(repeats):
-        ours.append(_importtime("import seminaive", env))
-        theirs.append(_importtime("import pandas, sklearn.base", env))
-    return statistics.median(ours), statistics.median(theirs)
+        for env, found in zip(envs, seconds, strict=True):
+            for statement in IMPORTS:
+                found[statement].append(_importtime(statement, env))
+    return [{statement: (min(v), statistics.median(v)) for statement, v in found.items()}
+            for found in seconds]
+
+
+def import_line(label, imp):
+    """The printed line of :func:`import_times`'s result (read back by :func:`read_log`)."""
+    return (f"# {label}: " + ", ".join(f"{statement} {imp[statement][0]:.3f} s (median "
+                                        f"{imp[statement][1]:.3f} s)" for statement in IMPORTS))
 
 
 def main():
@@ -250,10 +276,10 @@ def main():
             ref_dir = export_library(ROOT, args.reference, Path(tmp) / "ref")
             versions.insert(0, ("reference", ref_dir, False))
         results = {}
-        for label, code_dir, current in versions:
-            imp = import_times(code_dir)
-            print(f"# {label}: import seminaive {imp[0]:.2f} s, pandas + sklearn.base "
-                  f"{imp[1]:.2f} s", flush=True)
+        imports = import_times([code_dir for _, code_dir, _ in versions])
+        for (label, code_dir, current), imp in zip(versions, imports, strict=True):
+            print(import_line(label, imp), flush=True)
+            print(f"# {import_text(label, imp)}", flush=True)
             res = {"import": imp}
             if args.import_only:
                 results[label] = res
@@ -272,15 +298,17 @@ def main():
 
 def read_log(paths):
     """The results printed by earlier runs (the ``# this ...`` lines of the logs
-    ``paths``, comma-separated): ``{"import": (ours, theirs), learner: runs, "demo":
+    ``paths``, comma-separated): ``{"import": {statement: (best, median)}, learner: runs, "demo":
     runs}``."""
     res = {}
     for path in paths.split(","):
         for line in Path(path).read_text().splitlines():
-            m = re.match(r"# \w+: import seminaive ([\d.]+) s, pandas \+ sklearn.base "
-                         r"([\d.]+) s", line)
-            if m:
-                res.setdefault("import", (float(m.group(1)), float(m.group(2))))
+            m = re.match(r"# \w+: (.*)$", line)
+            found = re.findall(r"(.+?) ([\d.]+) s \(median ([\d.]+) s\)(?:, |$)",
+                               m.group(1) if m else "")
+            if [statement for statement, _, _ in found] == list(IMPORTS):
+                res.setdefault("import", {statement: (float(best), float(median))
+                                          for statement, best, median in found})
                 continue
             m = re.match(r"# \w+ (\S+): (.*)$", line)
             if m and m.group(1) == "demo":
@@ -330,6 +358,16 @@ def table_rows(learners, results):
     return rows
 
 
+def import_text(label, imp):
+    """The import times of one version, as a sentence: best of the runs (median)."""
+    base = imp[IMPORTS[-1]]
+    parts = [f"`{statement}` {imp[statement][0]:.2f} s ({imp[statement][1]:.2f} s), ratio "
+             f"{imp[statement][0] / base[0]:.2f} ({imp[statement][1] / base[1]:.2f})"
+             for statement in IMPORTS[:-1]]
+    return (f"{label}: " + ", ".join(parts) + f" against {base[0]:.2f} s ({base[1]:.2f} s) "
+            f"for `{IMPORTS[-1]}`")
+
+
 def write(args, rows, learners, results):
     import numba
 
@@ -344,12 +382,7 @@ def write(args, rows, learners, results):
     print("| " + " | ".join(head) + " |")
     for row in lines_rows:
         print("| " + " | ".join(row) + " |")
-    imp = results[labels[-1]]["import"]
-    imp_text = (f"`import seminaive` {imp[0]:.2f} s against {imp[1]:.2f} s for `import pandas, "
-                f"sklearn.base` (ratio {imp[0] / imp[1]:.2f}, goal 1.3)")
-    if len(labels) == 2:
-        ref = results[labels[0]]["import"]
-        imp_text += f"; the reference: {ref[0]:.2f} s against {ref[1]:.2f} s"
+    imp_text = "; ".join(import_text(label, results[label]["import"]) for label in labels)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     if getattr(args, "from_logs", None):
         load += (" when the tables were joined from the output of earlier runs (their load "
@@ -363,7 +396,8 @@ def write(args, rows, learners, results):
              f"{rows:,} rows sampled from a random Bayesian network (10 nominal and 6 numeric "
              "attributes, 2 classes), fitted on one half, the class probabilities of the "
              "other half predicted, each learner in a fresh process.  Empty cache: the "
-             "first fit + predict with an empty compile cache (wall seconds; its CPU: the "
+             "first fit + predict with an empty compile cache, the import of numba "
+             "included where the package's import left it out (wall seconds; its CPU: the "
              "CPU seconds of that fit + predict, which the load of the machine inflates "
              "less, and which bound a quiet machine's wall time where, as in compiling, one "
              "thread works; process CPU: the whole process's, import and data included).  "
@@ -372,7 +406,9 @@ def write(args, rows, learners, results):
              "process.  `seminaive demo`: the whole command (wall, CPU), empty cache then "
              "cached." + (f"  Reference: the library at commit {args.reference}, measured "
                           "in the same run." if args.reference else ""), "",
-             f"Import: {imp_text}.", "",
+             "Import (`python -X importtime`, each statement in a fresh process, every "
+             "statement of both versions alternated; best of 7 runs, the median in "
+             f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
              "| " + " | ".join(head) + " |",
              "|---|" + "---:|" * (len(head) - 3) + "---:|---|"]
     write_table_section(args.out, MARK, lines, lines_rows)

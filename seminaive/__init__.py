@@ -11,7 +11,7 @@ imported by the functions that use them.
 
 import importlib
 
-# kernels first: its compile cache is set up before any kernel of the package is decorated
+# numba is imported at the first fit or predict that runs a kernel (seminaive.kernels._jit)
 from . import kernels  # noqa: F401
 from ._version import __version__ as __version__
 from .ande import A2DE, A3DE, AODE, AnDE, NaiveBayes

@@ -22,11 +22,11 @@ that package reads the layout.  Hot loops of one learner family live in that
 family's private kernels module (``seminaive.structure._kernels``, ``seminaive.weighting._kernels``,
 ``seminaive.selection._kernels``), built on the estimates of :mod:`.smoothing`.
 
-The compiled kernels are cached per user (:mod:`._cache`, imported first: before any kernel
-is decorated).
+numba is imported at the first use of a kernel, not at import: the kernel modules take
+``njit`` and ``prange`` from :mod:`._jit`, which makes every kernel's dispatcher then, after
+setting up the per-user compile cache (:mod:`._cache`).
 """
 
-from . import _cache  # noqa: F401  (first: the cache locator of every kernel)
 from .encoding import (
                        bin_columns,
                        column_medians,

@@ -17,8 +17,7 @@ import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
-from numba import get_num_threads
-from numba.core.errors import NumbaPerformanceWarning
+from ._jit import get_num_threads
 
 #: ``parallel=`` of a kernel run by :func:`parallel_calls` whose loop must stay as fast as
 #: it was in a ``prange`` loop: numba's parallel pipeline with none of its transformations,
@@ -86,6 +85,8 @@ def parallel_calls(kernel, calls):
     >>> out.tolist()
     [0.0, 0.0, 2.0, 2.0]
     """
+    from numba.core.errors import NumbaPerformanceWarning  # not at package import
+
     with warnings.catch_warnings():
         # a kernel compiled with NO_PARFORS: numba says that nothing could be made parallel
         warnings.simplefilter("ignore", NumbaPerformanceWarning)

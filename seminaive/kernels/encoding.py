@@ -5,8 +5,8 @@ buffers.)"""
 
 
 import numpy as np
-from numba import njit, prange
 
+from ._jit import njit, prange
 from ._threads import parallel_calls, parts
 
 # --------------------------------------------------------------------------------------------

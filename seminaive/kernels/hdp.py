@@ -63,12 +63,12 @@ same estimates (``benchmarks/bench_hdp.py``). """
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
-from numba import njit
 from scipy.special import zeta
 
 from ..exceptions import TableTooLargeError
+from . import _jit as numba
+from ._jit import njit
 from ._threads import parallel_calls
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)

@@ -80,11 +80,11 @@ MacKay, D. J. C. (1992). Bayesian interpolation. Neural Computation 4(3), 415-44
 import math
 from collections import namedtuple
 
-import numba
 import numpy as np
-from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
+from . import _jit as numba
+from ._jit import njit, prange
 from .hdp import _fill_dense, forest_layout, sparse_from_dense, tree_levels
 
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the

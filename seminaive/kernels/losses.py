@@ -8,7 +8,8 @@ from y_t) and ``"log_loss"`` (-log P(y_t | x)).
 import math
 
 import numpy as np
-from numba import get_num_threads, njit
+
+from ._jit import get_num_threads, njit
 
 LOSS_RMSE = 0
 LOSS_ZERO_ONE = 1

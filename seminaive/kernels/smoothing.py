@@ -12,8 +12,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._threads import parallel_calls, parts
 
 #: the estimators of ``smoothing``: flat (m-estimate, Laplace) and hierarchical

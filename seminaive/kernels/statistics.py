@@ -3,8 +3,8 @@
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._threads import parallel_calls, parts
 
 

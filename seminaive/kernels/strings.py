@@ -10,7 +10,8 @@ value, and one call per column (or per chunk of a column) runs on its own thread
 allows is given up (the caller codes it another way)."""
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)

@@ -19,10 +19,10 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads
 
 from .. import statistics
 from ..kernels import losses as loss_kernels
+from ..kernels._jit import get_num_threads
 from ..kernels.smoothing import Smoothing
 from ..tables import counting as counting_kernels
 from ..tables import gaussian as gaussian_kernels

@@ -18,8 +18,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from ..kernels._jit import njit, prange
 from ..kernels._threads import parallel_calls, parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate, log_joint_estimate
 

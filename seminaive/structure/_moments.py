@@ -23,9 +23,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
 from ..exceptions import TableTooLargeError
+from ..kernels._jit import njit, prange
 from ..tables import FLOOR_RATIO
 from ._sparse import DIRECT_KEYS, check_key_range
 

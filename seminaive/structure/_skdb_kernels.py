@@ -17,8 +17,8 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 import math
 
 import numpy as np
-from numba import get_num_threads, njit
 
+from ..kernels._jit import get_num_threads, njit
 from ..kernels._threads import NO_PARFORS, even_parts, parallel_calls
 from ..kernels.losses import row_loss
 from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate

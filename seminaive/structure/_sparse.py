@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ..exceptions import TableTooLargeError
+from ..kernels._jit import njit
 from ..kernels._threads import NO_PARFORS, parallel_calls, parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate
 

@@ -3,8 +3,8 @@
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
 
+from ..kernels._jit import get_num_threads, njit, prange
 from ..kernels._threads import parallel_calls
 
 # --------------------------------------------------------------------------------------------

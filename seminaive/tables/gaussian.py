@@ -15,9 +15,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 from scipy.special import gammaln
 
+from ..kernels._jit import njit, prange
 from .scoring import (
     _aggregate_row,
     _aggregate_row_weighted,

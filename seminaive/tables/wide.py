@@ -30,8 +30,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
 
+from ..kernels._jit import get_num_threads, njit, prange
 from ..kernels._threads import NO_PARFORS, parallel_calls, parts
 from ..kernels.smoothing import pseudo_counts
 from .scoring import (

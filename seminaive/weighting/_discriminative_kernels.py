@@ -32,8 +32,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from ..kernels._jit import njit, prange
 from ..tables.scoring import qualifying_parents, row_cell, widest_order
 
 WEIGHT_MODEL = 0

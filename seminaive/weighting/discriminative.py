@@ -18,7 +18,6 @@ import operator
 from typing import Literal
 
 import numpy as np
-from numba import get_num_threads
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
@@ -31,6 +30,7 @@ from ..base import (
     declare,
 )
 from ..exceptions import warn_user
+from ..kernels._jit import get_num_threads
 from . import _discriminative_kernels as dk
 
 #: default budget of the rows' weighted terms kept between optimiser iterations

@@ -35,12 +35,15 @@ def test_every_kernel_of_the_package_uses_the_package_cache():
     from numba.core.dispatcher import Dispatcher
 
     import seminaive  # noqa: F401  (every kernel module)
+    from seminaive.kernels import _jit
 
+    _jit.load()  # as the first call of a kernel: every kernel's dispatcher, rebound
     found = 0
     for name, module in list(sys.modules.items()):
         if not name.startswith("seminaive"):
             continue
         for obj in vars(module).values():
+            assert not isinstance(obj, _jit.LazyKernel), (name, obj)
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ == name:
                 impl = obj._cache._impl
                 assert isinstance(impl.locator, _cache.PackageCacheLocator), obj

@@ -30,8 +30,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from ...kernels._jit import njit, prange
 from ...kernels.smoothing import (
     cell_observed,
     log_conditional_estimate,

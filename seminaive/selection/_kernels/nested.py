@@ -6,8 +6,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from ...kernels._jit import njit, prange
 from ...kernels.losses import (
     LOSS_RMSE,
     loss_from_terms,

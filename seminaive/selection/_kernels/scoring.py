@@ -4,8 +4,8 @@ selection kept)."""
 import math
 
 import numpy as np
-from numba import njit, prange
 
+from ...kernels._jit import njit, prange
 from ._common import (
     _combo_cell,
     _is_member,

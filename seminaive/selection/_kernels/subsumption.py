@@ -2,7 +2,8 @@
 and eager detection of generalisations."""
 
 import numpy as np
-from numba import njit, prange
+
+from ...kernels._jit import njit, prange
 
 # --------------------------------------------------------------------------------------------
 # Subsumption resolution (Zheng & Webb 2006; Zheng, Webb, Suraweera & Zhu 2012)

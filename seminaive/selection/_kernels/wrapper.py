@@ -4,8 +4,8 @@ sequential selection and backward sequential elimination) in one pass."""
 import math
 
 import numpy as np
-from numba import njit, prange
 
+from ...kernels._jit import njit, prange
 from ...kernels.losses import (
     row_loss,
 )
