@@ -196,6 +196,8 @@ def load():
             kernel = _pending.pop(0)
             kernel._dispatcher = _numba.njit(*kernel._args, **kernel._options)(kernel.py_func)
         _rebind(_numba)
+        # a module imported from now on takes numba's own objects from here
+        globals().update(prange=_numba.prange, get_num_threads=_numba.get_num_threads)
     return _numba
 
 
@@ -221,7 +223,7 @@ def _rebind(numba):
         for key, value in list(namespace.items()):
             if type(value) is LazyKernel:
                 namespace[key] = value.dispatcher
-            elif name != __name__ and (value is prange or value is get_num_threads):
+            elif name != __name__ and (value is _PRANGE or value is _GET_NUM_THREADS):
                 namespace[key] = getattr(numba, value.__name__)
 
 
@@ -233,3 +235,8 @@ def get_num_threads():
     int
     """
     return load().get_num_threads()
+
+
+#: the stand-ins, as defined above (after :func:`load`, this module's ``prange`` and
+#: ``get_num_threads`` are numba's, for the modules imported later)
+_PRANGE, _GET_NUM_THREADS = prange, get_num_threads

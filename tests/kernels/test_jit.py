@@ -68,6 +68,22 @@ _SCRIPT = textwrap.dedent('''
     out["passed"] = module.apply(module.KEPT[0], x)
     out["parallel"] = bool(module.squares.targetoptions.get("parallel"))
     out["pickled"] = type(pickle.loads(pickle.dumps(module.KEPT[0]))).__name__
+    # a module imported after numba was loaded takes numba's own prange
+    late = types.ModuleType("seminaive._late")
+    sys.modules[late.__name__] = late
+    exec(compile("""
+    import numpy as np
+    from seminaive.kernels._jit import njit, prange
+
+    @njit(parallel=True)
+    def doubled(x):
+        out = np.empty_like(x)
+        for i in prange(x.shape[0]):
+            out[i] = 2 * x[i]
+        return out
+    """, "<late>", "exec"), late.__dict__)
+    out["late"] = late.doubled(x).tolist()
+    after["late_prange"] = late.prange is __import__("numba").prange
     print(json.dumps({"before": before, "after": after, "out": out}))
 ''')
 
@@ -83,10 +99,10 @@ def test_kernels_decorated_before_numba_is_loaded_compile_as_numba_kernels():
                                       "loaded yet)>"}
     # the module's globals now hold numba's dispatchers and numba's prange
     assert seen["after"] == {"numba": True, "loaded": True, "total": "CPUDispatcher",
-                             "prange": True, "kept": "LazyKernel"}
+                             "prange": True, "kept": "LazyKernel", "late_prange": True}
     assert seen["out"] == {"total": 30.0, "squares": [0.0, 1.0, 4.0, 9.0, 16.0],
                            "kept": 30.0, "passed": 30.0, "parallel": True,
-                           "pickled": "CPUDispatcher"}
+                           "pickled": "CPUDispatcher", "late": [0.0, 2.0, 4.0, 6.0, 8.0]}
 
 
 def test_a_lazy_kernel_forwards_to_its_dispatcher():
