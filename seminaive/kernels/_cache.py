@@ -37,6 +37,7 @@ import numba
 from numba.core import caching, config, event
 
 from .._version import __version__
+from ._caller import caller_frame
 
 #: environment variable naming the cache directory's base
 CACHE_ENV = "SEMINAIVE_CACHE_DIR"
@@ -169,8 +170,6 @@ def _learner_name():
     learner whose fit or predict is compiling; in a thread of
     :func:`._threads.parallel_calls`, on the stack of the thread that started it), or
     None."""
-    from ._threads import caller_frame
-
     for frame in (sys._getframe(2), caller_frame()):
         name = None
         while frame is not None:

@@ -12,11 +12,11 @@ learners' scoring) is compiled with ``parallel=NO_PARFORS``: numba then optimise
 well as a ``prange`` body, without compiling it twice.
 """
 
-import sys
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
+from ._caller import set_caller
 from ._jit import get_num_threads
 
 #: ``parallel=`` of a kernel run by :func:`parallel_calls` whose loop must stay as fast as
@@ -30,16 +30,8 @@ NO_PARFORS = {"comprehension": False, "reduction": False, "inplace_binop": False
               "setitem": False, "numpy": False, "stencil": False, "fusion": False,
               "prange": False}
 
-_local = threading.local()
 _pool = []
 _pool_lock = threading.Lock()
-
-
-def caller_frame():
-    """In a thread of :func:`parallel_calls`: the current frame of the thread that called
-    it (whose stack shows what the kernels run for); None in any other thread."""
-    ident = getattr(_local, "caller", None)
-    return None if ident is None else sys._current_frames().get(ident)
 
 
 def _executor(threads):
@@ -54,11 +46,11 @@ def _executor(threads):
 
 
 def _run(caller, kernel, args):
-    _local.caller = caller
+    set_caller(caller)
     try:
         kernel(*args)
     finally:
-        _local.caller = None
+        set_caller(None)
 
 
 def parallel_calls(kernel, calls):

@@ -243,16 +243,18 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
     parallel_calls(_loo_blocks, [
-        (data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, lo, hi, node_freq,
-         node_den, out)
+        (data, search, trees, pairs, est, loss_kind, gauss, V, (n_blocks, lo, hi),
+         (node_freq, node_den), out)
         for lo, hi in even_parts(n_blocks, max(1, get_num_threads()))])
 
 
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
-def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, b0, b1,
-                node_freq, node_den, out):
-    """Blocks ``b0 .. b1 - 1`` of :func:`nested_kdb_loo` (``node_freq``, ``node_den``:
-    :func:`node_sums`)."""
+def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, nodes, out):
+    """Blocks ``b0 .. b1 - 1`` of the ``n_blocks`` of :func:`nested_kdb_loo` (``span``:
+    ``(n_blocks, b0, b1)``; ``nodes``: ``(node_freq, node_den)`` of :func:`node_sums`, read
+    only)."""
+    n_blocks, b0, b1 = span
+    node_freq, node_den = nodes
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est

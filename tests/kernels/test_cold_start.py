@@ -205,7 +205,7 @@ def test_a_kernel_compiling_on_a_worker_thread_is_named_after_the_callers_learne
     import threading
 
     import seminaive
-    from seminaive.kernels import _threads
+    from seminaive.kernels import _caller, _threads
 
     seen = []
 
@@ -221,4 +221,4 @@ def test_a_kernel_compiling_on_a_worker_thread_is_named_after_the_callers_learne
     assert {name for _, _, name in seen} == {"AODE"}
     if numba.get_num_threads() > 1:  # some part ran on a worker thread
         assert not all(main for _, main, _ in seen)
-    assert _threads.caller_frame() is None  # not in a worker thread
+    assert _caller.caller_frame() is None  # not in a worker thread
