@@ -60,3 +60,41 @@ def test_two_threads_equal_one_thread():
 if __name__ == "__main__":
     compare_one_and_two_threads()
     print("identical")
+
+
+def test_a_kernel_new_to_the_process_is_compiled_here_then_every_call_runs_on_the_threads():
+    """A kernel not compiled in this process yet (new, or only in the on-disk cache) is
+    compiled in the calling thread for the first call's types, without running it; then
+    every call goes to the threads, as later fits' calls do (running the first call in
+    the calling thread made each process's first fit serial)."""
+    import threading
+
+    from seminaive.kernels._threads import parallel_calls
+
+    events = []
+
+    class Kernel:
+        signatures = []
+
+        def typeof_pyval(self, value):
+            return type(value).__name__
+
+        def compile(self, sig):
+            events.append(("compile", sig))
+            self.signatures = [sig]
+
+        def __call__(self, lo, hi, out):
+            events.append(("call", lo, threading.get_ident()))
+            out[lo:hi] = lo
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        out = np.zeros(4)
+        parallel_calls(Kernel(), [(0, 2, out), (2, 4, out)])
+    finally:
+        numba.set_num_threads(saved)
+    assert events[0] == ("compile", ("int", "int", "ndarray"))
+    assert sorted(e[1] for e in events[1:]) == [0, 2]  # each call once, after the compile
+    assert len({e[2] for e in events[1:]}) == 2  # on two threads
+    assert out.tolist() == [0.0, 0.0, 2.0, 2.0]

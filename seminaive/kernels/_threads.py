@@ -91,17 +91,31 @@ def _parallel_calls(kernel, calls):
         for args in calls:
             kernel(*args)
         return
-    if not getattr(kernel, "signatures", True):  # compiles on its first call: here
-        kernel(*calls[0])
-        calls = calls[1:]
-        if not calls:
-            return
+    if not getattr(kernel, "signatures", True):  # compiles (or loads from the cache): here
+        _compile_here(kernel, calls)
+        if not kernel.signatures:  # no way to compile without running: the first call here
+            kernel(*calls[0])
+            calls = calls[1:]
+            if not calls:
+                return
     caller = threading.get_ident()
     pool = _executor(threads)
     futures = [pool.submit(_run, caller, kernel, args) for args in calls[1:]]
     kernel(*calls[0])  # this thread takes a part too
     for done in futures:
         done.result()
+
+
+def _compile_here(kernel, calls):
+    """Compile ``kernel`` for the types of ``calls[0]`` in this thread, without running it
+    (numba's dispatcher types the arguments and compiles, or loads the cached machine
+    code, as its first call would), so that every call then runs on the threads: running
+    the first call here instead made the first fit of each process serial in its threaded
+    loops (each kernel is new to a process, cached or not)."""
+    compile_for = getattr(kernel, "compile", None)
+    typeof = getattr(kernel, "typeof_pyval", None)
+    if compile_for is not None and typeof is not None:
+        compile_for(tuple(typeof(a) for a in calls[0]))
 
 
 def even_parts(n_items, n_parts):
