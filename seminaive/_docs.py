@@ -41,6 +41,21 @@ import re
 import textwrap
 
 #: the documentation of every parameter shared by several learners, by name
+#: the text of ``density`` shared by the learners that take ``"kde"`` and those that do not
+_DENSITY = """\
+    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
+    ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
+    ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
+    few rows).  ``"student"`` (the default): the posterior predictive of the
+    normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
+    given the class alone it is centred on the moments of all classes), Student's t with
+    m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
+    the cell: heavier tails where a class or a parent cell has
+    few rows, the plug-in Gaussian in the limit of many rows (see
+    ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
+    passes of the selection learners and of the learned weights score the same density
+    with the held-out row removed."""
+
 PARAMETERS = {
     "n": """\
 n : int or "auto", default=1
@@ -290,34 +305,9 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     merging, fit_stream and Dask stay exact.  A missing child value adds no term; with
     ``missing="value"`` it adds log P(missing | y, x_s), and an observed one
     log (1 - P(missing | y, x_s)) besides its density.""",
-    "density": """\
-density : {"plugin", "student"}, default="student"
-    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
-    ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
-    ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
-    few rows).  ``"student"`` (the default): the posterior predictive of the
-    normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
-    given the class alone it is centred on the moments of all classes), Student's t with
-    m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
-    the cell: heavier tails where a class or a parent cell has
-    few rows, the plug-in Gaussian in the limit of many rows (see
-    ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
-    passes of the selection learners and of the learned weights score the same density
-    with the held-out row removed.""",
-    "density_kde": """\
-density : {"plugin", "student", "kde"}, default="student"
-    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
-    ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
-    ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
-    few rows).  ``"student"`` (the default): the posterior predictive of the
-    normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
-    given the class alone it is centred on the moments of all classes), Student's t with
-    m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
-    the cell: heavier tails where a class or a parent cell has
-    few rows, the plug-in Gaussian in the limit of many rows (see
-    ``seminaive.tables.gaussian.normal_inverse_gamma_predictive``).  The leave-one-out
-    passes of the selection learners and of the learned weights score the same density
-    with the held-out row removed.  ``"kde"``: a kernel-smoothed binned density: the
+    "density": "density : {\"plugin\", \"student\"}, default=\"student\"\n" + _DENSITY,
+    "density_kde": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"student\"\n"
+                    + _DENSITY + """  ``"kde"``: a kernel-smoothed binned density: the
     child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
     rows the cut points are fitted on (the counts add, so merging, Dask and model files
     are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
@@ -325,7 +315,7 @@ density : {"plugin", "student", "kde"}, default="student"
     mixed towards the next coarser estimate with one m-estimate weight per attribute, both
     chosen by the leave-one-out likelihood of the class-level estimates (see
     ``seminaive.tables.binned``).  ``n="auto"`` and ``weights`` learnt by leave-one-out
-    refuse it.""",
+    refuse it."""),
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values
