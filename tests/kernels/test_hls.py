@@ -301,50 +301,38 @@ def _hierarchical_counts(seed, rows=40, V=3):
     return parent, level_start, leaves
 
 
+@pytest.mark.parametrize("evidence", ["diagonal", "full"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_chosen_penalties_are_the_evidence_fixed_point(seed):
+def test_chosen_penalties_are_the_evidence_fixed_point(seed, evidence):
     """The chosen penalties against dense linear algebra: the estimates are the MAP at
     them (BFGS), every chosen level's penalty is its gamma over its sum of squares (dense
     inverse of the Hessian), and the evidence (dense log-determinants) is no higher with
-    any level's penalty halved or doubled."""
+    any level's penalty halved or doubled.  ``evidence="full"``: the same with the exact
+    softmax Hessian of all coefficients."""
+    full = evidence == "full"
     parent, level_start, leaves = _hierarchical_counts(seed)
-    est, pen = hls.sparse_hls_forest([(parent, level_start, leaves)], return_penalties=True)
+    est, pen = hls.sparse_hls_forest([(parent, level_start, leaves)], return_penalties=True,
+                                     evidence=evidence)
     pen = pen[0]
-    assert pen[0] == hls.PENALTY_START
+    if not full:
+        assert pen[0] == hls.PENALTY_START
     lo, hi = hls.PENALTY_BOUNDS
     assert np.all((pen[1:] > 10 * lo) & (pen[1:] < hi / 10)), pen  # chosen inside
     level = np.repeat(np.arange(3), np.diff(level_start))
-    want, evidence, gamma, squares = _brute_evidence(parent, level, leaves, pen)
+    want, evidence_value, gamma, squares = _brute_evidence(parent, level, leaves, pen,
+                                                           full=full)
     np.testing.assert_allclose(est[0], want, atol=2e-6)
     np.testing.assert_allclose(pen[1:], gamma[1:] / squares[1:], rtol=0.03)
     for d in (1, 2):
         for factor in (0.5, 2.0):
             other = pen.copy()
             other[d] *= factor
-            assert _brute_evidence(parent, level, leaves, other)[1] <= evidence + 1e-9
+            assert _brute_evidence(parent, level, leaves, other,
+                                   full=full)[1] <= evidence_value + 1e-9
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_full_hessian_evidence_fixed_point(seed):
-    """``evidence="full"`` against dense linear algebra with the exact softmax Hessian of
-    all coefficients: every chosen level's penalty is its gamma over its sum of squares, the
-    evidence is no higher with any level's penalty halved or doubled, and the estimates are
-    the MAP at the chosen penalties."""
-    parent, level_start, leaves = _hierarchical_counts(seed)
-    est, pen = hls.sparse_hls_forest([(parent, level_start, leaves)], return_penalties=True,
-                                     evidence="full")
-    pen = pen[0]
-    lo, hi = hls.PENALTY_BOUNDS
-    assert np.all((pen[1:] > 10 * lo) & (pen[1:] < hi / 10)), pen
-    level = np.repeat(np.arange(3), np.diff(level_start))
-    want, evidence, gamma, squares = _brute_evidence(parent, level, leaves, pen, full=True)
-    np.testing.assert_allclose(est[0], want, atol=2e-6)
-    np.testing.assert_allclose(pen[1:], gamma[1:] / squares[1:], rtol=0.03)
-    for d in (1, 2):
-        for factor in (0.5, 2.0):
-            other = pen.copy()
-            other[d] *= factor
-            assert _brute_evidence(parent, level, leaves, other, full=True)[1] <= evidence + 1e-9
+def test_an_unknown_evidence_is_refused():
+    parent, level_start, leaves = _hierarchical_counts(0)
     with pytest.raises(ValueError, match="evidence must be"):
         hls.sparse_hls_forest([(parent, level_start, leaves)], evidence="exact")
 
