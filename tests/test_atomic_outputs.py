@@ -195,9 +195,14 @@ def test_handlers_are_restored_and_threads_can_write(tmp_path):
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
 
 
+# The writer sets SIGINT as an interactive Python starts (KeyboardInterrupt), or ignored as
+# a background job of a shell starts: the test command itself may run with SIGINT ignored,
+# and a child inherits that.
 _WRITER = """
-import sys, time
+import signal, sys, time
 from seminaive._atomic import atomic_path
+signal.signal(signal.SIGINT, signal.SIG_IGN if sys.argv[2] == "ignored"
+              else signal.default_int_handler)
 with atomic_path(sys.argv[1]) as tmp:
     with open(tmp, "w") as fh:
         fh.write("partial")
@@ -214,7 +219,7 @@ def test_a_signal_removes_the_temporary_file(tmp_path, signame):
 
     target = tmp_path / "out.csv"
     target.write_text("previous")
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target)],
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "interactive"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "writing\n"
@@ -227,6 +232,29 @@ def test_a_signal_removes_the_temporary_file(tmp_path, signame):
         assert proc.returncode == -signal.SIGTERM  # stopped as the signal stops it
     else:
         assert "KeyboardInterrupt" in proc.stderr.read()
+    assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "previous"
+
+
+def test_an_ignored_sigint_stays_ignored_and_sigterm_still_cleans_up(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "out.csv"
+    target.write_text("previous")
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "ignored"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n"
+        proc.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)  # ignored before the write, so the write goes on
+        assert len(_listing(tmp_path)) == 2
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM
     assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "previous"
 
 
@@ -257,7 +285,7 @@ def test_after_kill_9_the_next_write_sweeps_the_temporary_file(tmp_path):
 
     target = tmp_path / "out.csv"
     target.write_text("previous")
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target)],
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "interactive"],
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "writing\n"
