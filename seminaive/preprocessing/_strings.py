@@ -85,33 +85,47 @@ def with_nulls(arr, null_values):
     return pc.if_else(pc.is_in(arr, value_set=listed), pa.scalar(None, type=arr.type), arr)
 
 
+#: a string column of a parsed file with at least this many rows is coded chunk by chunk
+#: (a dictionary per chunk, no copy of its strings); a shorter one is combined first into
+#: one chunk, coded by one hash pass (pieces of a small file measured most of the time in
+#: Python)
+CHUNKED_ROWS = 1 << 18
+
+
 def dictionary_encode(columns, give_up=False, null_values=()):
     """Every string column of ``columns`` (pyarrow arrays or chunked arrays) as a dictionary
-    array of one chunk (int32 indices, its distinct values in order of first appearance),
+    array (int32 indices, each chunk's distinct values in order of first appearance),
     others as they are; the strings in ``null_values`` become nulls (left out of the
-    dictionary).  A column's chunks are combined first: one hash pass and one dictionary
-    per column (per-chunk pieces measured most of the time in Python on small files).  A
-    column with more than :data:`MAX_HASHED_VALUES` distinct values is encoded by
+    dictionaries).  A column of at least :data:`CHUNKED_ROWS` rows keeps its chunks, each
+    coded by its own hash pass with its own dictionary (combining them first copied every
+    string of the file: a tenth of a string CSV's ``fit_stream``); a shorter column's
+    chunks are combined first, one hash pass and one dictionary.  A column with more than
+    :data:`MAX_HASHED_VALUES` distinct values in a chunk is encoded by
     :func:`pyarrow.compute.dictionary_encode`, or, with ``give_up``, is None (left to the
     caller)."""
     import pyarrow.compute as pc
 
-    pieces, outs, where = [], [], []
+    pieces, outs, where, strings = [], [], [], []
     for c, col in enumerate(columns):
         if not is_string_type(col.type):
             continue
-        chunk = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        pieces.append(chunk)
-        outs.append(np.empty(len(chunk), dtype=np.int32))
-        where.append(c)
-    values = hash_chunks(pieces, outs)
+        strings.append(c)
+        if isinstance(col, pa.ChunkedArray) and (len(col) < CHUNKED_ROWS or col.num_chunks == 0):
+            col = col.combine_chunks()
+        for chunk in chunks_of(col):
+            if len(chunk) == 0:
+                continue
+            pieces.append(chunk)
+            outs.append(np.empty(len(chunk), dtype=np.int32))
+            where.append(c)
+    values = hash_chunks(pieces, outs, MAX_HASHED_VALUES)
     result = list(columns)
+    failed = {c for c, dictionary in zip(where, values, strict=True) if dictionary is None}
+    coded = {c: [] for c in strings}
     tables, remapped = [], []
     nulls = set(null_values)
-    for c, chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
-        if dictionary is None:
-            result[c] = None if give_up else pa.chunked_array(
-                [pc.dictionary_encode(with_nulls(chunk, nulls))])
+    for c, out, dictionary in zip(where, outs, values, strict=True):
+        if c in failed:
             continue
         if nulls:
             listed = dictionary.to_pylist()
@@ -122,13 +136,20 @@ def dictionary_encode(columns, give_up=False, null_values=()):
                 tables.append(table)
                 remapped.append(out)
                 dictionary = dictionary.filter(pa.array(~null))
-        result[c] = (chunk, out, dictionary)
+        coded[c].append((out, dictionary))
     remap_chunks(remapped, tables)
-    for c, item in enumerate(result):
-        if isinstance(item, tuple):
-            chunk, out, dictionary = item
+    for c in coded:
+        kind = columns[c].type
+        if c in failed:
+            column = columns[c]
+            result[c] = None if give_up else pa.chunked_array(
+                [pc.dictionary_encode(with_nulls(chunk, nulls)) for chunk in chunks_of(column)
+                 if len(chunk)], type=pa.dictionary(pa.int32(), kind))
+            continue
+        arrays = []
+        for out, dictionary in coded[c]:
             mask = out < 0
             indices = pa.array(out, mask=mask) if mask.any() else pa.array(out)
-            result[c] = pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary)],
-                                         type=pa.dictionary(pa.int32(), chunk.type))
+            arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
+        result[c] = pa.chunked_array(arrays, type=pa.dictionary(pa.int32(), kind))
     return result

@@ -63,3 +63,27 @@ def test_null_strings_made_nulls_and_left_out_of_the_dictionary():
         (a,) = dictionary_encode([strings], give_up=give_up, null_values={"NA", ""})
         assert a.chunk(0).dictionary.to_pylist() == ["a", "b"]
         assert a.cast(pa.string()).to_pylist() == ["a", None, None, None, "b", "b", None, "a"]
+
+
+def test_long_columns_keep_their_chunks_each_with_its_dictionary(monkeypatch):
+    """A column of at least CHUNKED_ROWS rows is coded chunk by chunk (no copy of its
+    strings): each chunk's dictionary lists its own values in order of first appearance,
+    and the column reads back as it was, the null strings made nulls."""
+    import seminaive.preprocessing._strings as strings
+
+    monkeypatch.setattr(strings, "CHUNKED_ROWS", 4)
+    column = pa.chunked_array([pa.array(["b", "NA", "a", "b"]), pa.array([], type=pa.string()),
+                               pa.array(["c", None, "a"]), pa.array(["NA"])])
+    short = pa.chunked_array([pa.array(["x"]), pa.array(["y", "x"])])  # combined: 3 rows
+    a, b = strings.dictionary_encode([column, short], null_values={"NA"})
+    assert a.num_chunks == 3  # the empty chunk left out
+    assert [c.dictionary.to_pylist() for c in a.chunks] == [["b", "a"], ["c", "a"], []]
+    assert [c.indices.to_pylist() for c in a.chunks] == [[0, None, 1, 0], [0, None, 1],
+                                                         [None]]
+    assert a.cast(pa.string()).to_pylist() == ["b", None, "a", "b", "c", None, "a", None]
+    assert b.num_chunks == 1 and b.chunk(0).dictionary.to_pylist() == ["x", "y"]
+    many = pa.chunked_array([pa.array(["v0"] * 4), pa.array([f"w{i}" for i in range(5)])])
+    monkeypatch.setattr(strings, "MAX_HASHED_VALUES", 3)
+    assert strings.dictionary_encode([many], give_up=True) == [None]
+    (coded,) = strings.dictionary_encode([many])  # pyarrow's encoding, chunk by chunk
+    assert coded.cast(pa.string()).to_pylist() == many.to_pylist()

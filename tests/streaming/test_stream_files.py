@@ -255,3 +255,23 @@ def test_string_files_partial_fit_and_fit_give_the_same_counts(tmp_path, cls):
         assert model.encoder_.categories_ == ref.encoder_.categories_
         np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
         assert model.table_.n_rows == n
+
+
+def test_a_file_of_many_blocks_coded_chunk_by_chunk(tmp_path, monkeypatch):
+    """A CSV parsed in several blocks, its string columns coded block by block (a dictionary
+    per block, each in its own order of first appearance): the counts of fit."""
+    import seminaive.preprocessing._strings as strings
+
+    monkeypatch.setattr(strings, "CHUNKED_ROWS", 1)
+    path = tmp_path / "data.csv"
+    frame = _string_csv(path, 90_000, 4, 5, seed=11)  # about 1.4 MB: blocks of 1 MB
+    parsed = pa_csv.read_csv(path, read_options=pa_csv.ReadOptions(block_size=1 << 20))
+    assert parsed.column("a0").num_chunks > 1
+    X, y = frame.drop(columns="label"), frame["label"]
+    ref = NaiveBayes().fit(X, y)
+    from seminaive.streaming import fit_stream
+
+    for keep in (None, 0):  # the whole file at once, and block by block
+        model = fit_stream(NaiveBayes(), path, "label", chunk_rows=25_000, keep_bytes=keep)
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
