@@ -124,9 +124,11 @@ def dictionary_encode(columns, give_up=False, null_values=()):
     coded = {c: [] for c in strings}
     tables, remapped = [], []
     nulls = set(null_values)
-    for c, out, dictionary in zip(where, outs, values, strict=True):
+    for c, chunk, out, dictionary in zip(where, pieces, outs, values, strict=True):
         if c in failed:
             continue
+        # whether the codes hold a -1 (a null): not looked for row by row otherwise
+        may_be_null = chunk.null_count > 0
         if nulls:
             listed = dictionary.to_pylist()
             null = np.array([v in nulls for v in listed], dtype=bool)
@@ -136,7 +138,8 @@ def dictionary_encode(columns, give_up=False, null_values=()):
                 tables.append(table)
                 remapped.append(out)
                 dictionary = dictionary.filter(pa.array(~null))
-        coded[c].append((out, dictionary))
+                may_be_null = True
+        coded[c].append((out, dictionary, may_be_null))
     remap_chunks(remapped, tables)
     for c in coded:
         kind = columns[c].type
@@ -147,9 +150,10 @@ def dictionary_encode(columns, give_up=False, null_values=()):
                  if len(chunk)], type=pa.dictionary(pa.int32(), kind))
             continue
         arrays = []
-        for out, dictionary in coded[c]:
-            mask = out < 0
-            indices = pa.array(out, mask=mask) if mask.any() else pa.array(out)
+        for out, dictionary, may_be_null in coded[c]:
+            mask = out < 0 if may_be_null else None
+            indices = pa.array(out, mask=mask) if mask is not None and mask.any() else \
+                pa.array(out)
             arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
         result[c] = pa.chunked_array(arrays, type=pa.dictionary(pa.int32(), kind))
     return result
