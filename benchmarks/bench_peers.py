@@ -41,8 +41,10 @@ from pathlib import Path
 import numpy as np
 from _sections import (
     current_rss_mib,
+    export_library,
     peak_rss_mib,
     reset_peak,
+    run_library,
     run_worker,
     serve_worker,
     write_section,
@@ -251,6 +253,8 @@ PETAL_HEADER = ("| attributes | rows | learner | Petal s | ours, integer CSV s |
                 "ours, string CSV s | x | ours, string Parquet s | x | peak MiB (ours) | "
                 "peak MiB (Petal) | 0-1 loss (ours) | 0-1 loss (ours, strings) | "
                 "0-1 loss (Petal) |")
+#: the columns of the reference's string routes (``--reference``), added to PETAL_HEADER
+REFERENCE_HEADER = " reference: Petal s | string CSV s | x | string Parquet s | x |"
 
 
 def run_task(spec, timeout):
@@ -285,6 +289,12 @@ def main():
                         help="end-to-end runs of Petal and of ours per cell (median)")
     parser.add_argument("--timeout", type=int, default=3600)
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--reference", default=None,
+                        help="also run the Petal cells with the library at this commit, "
+                             "alternated with this tree (the reference's string routes)")
+    parser.add_argument("--learners", nargs="*", default=list(LEARNERS),
+                        help="learners of the Petal part (with --petal-only, the rows of "
+                             "the others are kept from the section as it is)")
     parser.add_argument("--petal-only", action="store_true",
                         help="run only the Petal part (needs --petal); the scikit-bayes part "
                              "of the section is kept as it is")
@@ -332,15 +342,19 @@ def main():
     petal_rows = []
     if args.petal:
         names = dict(item.split("=", 1) for item in args.petal_learners.split(",") if item)
-        petal_header = PETAL_HEADER
+        ref_dir = None if args.reference is None else export_library(
+            ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+        petal_header = PETAL_HEADER + (REFERENCE_HEADER if ref_dir else "")
         print(petal_header, flush=True)
         for attributes, n_rows in shapes:
-            for learner in LEARNERS:
+            for learner in [name for name in LEARNERS if name in args.learners]:
                 spec = {"task": "petal", "learner": learner, "attributes": attributes,
                         "rows": n_rows, "test": args.test, "repeats": args.repeats,
                         "petal": str(Path(args.petal).expanduser().resolve()),
                         "petal_learner": names[learner], "petal_args": args.petal_args.split()}
                 res = run_task(spec, args.timeout)
+                ref = None if ref_dir is None else run_library(__file__, ref_dir, spec,
+                                                               args.timeout)
                 row = [attributes, f"{n_rows:,}", learner]
                 if "error" in res:
                     row += [res["error"]] + ["-"] * 12
@@ -354,6 +368,11 @@ def main():
                             fmt(res["petal_loss"], 4)]
                     if "petal_error" in res:
                         print(f"# Petal: {res['petal_error']}", flush=True)
+                if ref is not None and "error" not in res:
+                    row += ["-"] * 5 if "error" in ref else [
+                        fmt(ref["petal_s"]), fmt(ref["csv_s"]),
+                        f"{ref['petal_s'] / ref['csv_s']:.1f}x", fmt(ref["parquet_s"]),
+                        f"{ref['petal_s'] / ref['parquet_s']:.1f}x"]
                 petal_rows.append(row)
                 print("| " + " | ".join(str(v) for v in row) + " |", flush=True)
     write(args, header, rows, petal_rows, skbn)
@@ -370,9 +389,33 @@ def _kept_scikit_bayes_part(path):
     return lines
 
 
+def _with_kept_rows(args, petal_rows):
+    """``petal_rows`` and, for the learners not run (``--learners``), their rows of the
+    Petal table of the section as it is, marked as from an earlier run (in the order of
+    the shapes and the learners)."""
+    skipped = [name for name in LEARNERS if name not in args.learners]
+    if not skipped or not Path(args.out).exists():
+        return petal_rows
+    text = Path(args.out).read_text()
+    lines = text[text.index(MARK[0]):text.index(MARK[1])].split("\n")
+    start = next((i for i, line in enumerate(lines)
+                  if line.startswith(PETAL_HEADER[:40])), len(lines))
+    width = len(PETAL_HEADER.split("|")) - 2 + (5 if args.reference else 0)
+    kept = []
+    for line in lines[start + 2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 3 and cells[0].isdigit() and cells[2] in skipped:
+            row = [*cells[:2], cells[2] + " (earlier run)", *cells[3:]]
+            kept.append((row + ["-"] * width)[:width])
+    order = {name: i for i, name in enumerate(LEARNERS)}
+    return sorted(petal_rows + kept, key=lambda row: (int(row[0]),
+                                                      order[str(row[2]).split()[0]]))
+
+
 def write(args, header, rows, petal_rows, skbn):
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     if args.petal_only:
+        petal_rows = _with_kept_rows(args, petal_rows)
         lines = _kept_scikit_bayes_part(args.out)
         lines += [f"Petal part written on {datetime.date.today().isoformat()} "
                   "(`--petal-only`, the scikit-bayes table above from an earlier run); "
@@ -408,12 +451,16 @@ def _write_petal(args, lines, petal_rows):
                   "parse, learn, classify, report), ours that of a process that has imported "
                   "the library and compiled its kernels; each warmed "
                   f"up on the same files, the median of {args.repeats} runs of each, the four "
-                  "alternated; peak MiB is the maximum memory Petal reports of itself and the "
+                  "alternated; with `--reference`, the reference commit's string routes in "
+                  "their own processes, alternated cell by cell with this tree's (each with "
+                  "its own Petal runs); peak MiB is the maximum memory Petal reports of "
+                  "itself and the "
                   "memory our integer route added to the warmed-up process; all with "
                   "m-estimates (our default, which reproduces Petal's).  Each x: Petal's time "
                   "over ours on that route.", "",
-                  PETAL_HEADER, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-                  "---:|---:|---:|"]
+                  PETAL_HEADER + (REFERENCE_HEADER if args.reference else ""),
+                  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                  + ("---:|" * 5 if args.reference else "")]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in petal_rows]
     else:
         lines.append("Petal is not built on this machine (pass `--petal PATH` to add its "
