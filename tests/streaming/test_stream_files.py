@@ -275,3 +275,19 @@ def test_a_file_of_many_blocks_coded_chunk_by_chunk(tmp_path, monkeypatch):
         model = fit_stream(NaiveBayes(), path, "label", chunk_rows=25_000, keep_bytes=keep)
         assert model.encoder_.categories_ == ref.encoder_.categories_
         np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+
+
+@pytest.mark.parametrize("text, names, quick", [
+    ("a,b,c\n1,x,2\n", ["a", "b", "c"], True),
+    ("a,b\r\n1,2\r\n", ["a", "b"], True),
+    ("\ufeffa,b\n1,2\n", ["a", "b"], True),  # a byte-order mark, as pyarrow reads it
+    ('a,"b\nc",d\n1,2,3\n', ["a", "b\nc", "d"], False),  # a quoted name over two lines
+])
+def test_header_names_read_from_the_first_line(tmp_path, text, names, quick):
+    """The column names of a CSV file from its first line alone, or (a quote in it) from
+    pyarrow's block reader: the names pyarrow's reader gives."""
+    path = tmp_path / "h.csv"
+    path.write_text(text, encoding="utf-8")
+    assert (readers._header_line_names(path) is not None) == quick
+    assert readers._ArrowCsvReader([path])._header(str(path)) == names
+    assert list(pa_csv.open_csv(path).schema.names) == names
