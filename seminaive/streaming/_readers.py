@@ -485,9 +485,9 @@ def _encode_strings(table):
 
 def _header_line_names(path):
     """The column names of a CSV file parsed from its first line alone (a fifth of the time
-    of opening pyarrow's block reader, which starts its threads and reads a whole block: a
-    fixed cost of every fit and prediction of a file), or None when the first line holds a
-    quote (a quoted name may span lines) or cannot be read that way."""
+    of opening pyarrow's block reader on the file, which starts its threads and reads a
+    whole block: a fixed cost of every fit and prediction of a file), or None when the
+    first line holds a quote (a quoted name may span lines) or cannot be read that way."""
     from pyarrow import csv
 
     try:
@@ -500,11 +500,13 @@ def _header_line_names(path):
     if not line.strip() or b'"' in line or (end < 0 and len(head) == 1 << 16):
         return None
     try:
-        table = csv.read_csv(pa.py_buffer(line), read_options=csv.ReadOptions(
+        reader = csv.open_csv(pa.BufferReader(line), read_options=csv.ReadOptions(
             use_threads=False))
     except (pa.ArrowException, OSError):
         return None
-    return list(table.schema.names)
+    names = list(reader.schema.names)
+    reader.close()
+    return names
 
 
 def _open_text(path):
