@@ -384,7 +384,7 @@ def _kept_scikit_bayes_part(path):
     start, end = text.index(MARK[0]), text.index(MARK[1])
     lines = text[start:end].split("\n")
     for i, line in enumerate(lines):
-        if line.startswith(("Petal (`--petal`", "Petal is not built")):
+        if line.startswith(("Petal (`--petal`", "Petal is not built", "Petal part written")):
             return lines[:i]
     return lines
 
