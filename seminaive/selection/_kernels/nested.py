@@ -291,6 +291,18 @@ def _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked):
 
 
 @njit(cache=True, inline="always")
+def _two_sum_rmse(acc, ea, s, i, yt, blocked):
+    """:func:`_tile_row_loss` of RMSE from the two sums of RMSE mode: ``acc[0, s, i]`` the
+    sum over every class, ``acc[1, s, i]`` the true class's (its block at most the total's:
+    the total holds its terms)."""
+    total = acc[0, s, i]
+    true_term = acc[1, s, i]
+    if blocked and true_term > 0.0:
+        true_term *= _block_factor(ea[0, s, i] - ea[1, s, i])
+    return loss_from_terms(total, yt, true_term, true_term, 0.0, yt, LOSS_RMSE)
+
+
+@njit(cache=True, inline="always")
 def _union_index(members, n_members, c, ext_first):
     """Global index of the combination ``members[:n] + {c}`` (c not a member)."""
     g = 0
@@ -363,9 +375,9 @@ def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
         yt = y[rr]
         if added[i]:  # else the same sums, the same losses as at r - 1
             blocked = blocks[i]
-            if kind == LOSS_RMSE:  # the two sums: the other classes' and the true one's
+            if kind == LOSS_RMSE:  # the two sums (see _level_tile)
                 for s in range(a + 1):
-                    last_loss[i, s] = _tile_row_loss(acc, ea, s, i, 2, 1, kind, blocked)
+                    last_loss[i, s] = _two_sum_rmse(acc, ea, s, i, yt, blocked)
             else:
                 for s in range(a + 1):
                     last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
@@ -392,7 +404,7 @@ class _Tile(NamedTuple):
     xrank: np.ndarray  # xrank[j, i]: the value of row i's attribute of rank j
     r_first: np.ndarray  # r_first[i, L]: see _first_qualifying
     acc: np.ndarray  # acc[y, s, i]: row i's sum over combinations of the product up to s
-    # (RMSE: acc[0, s, i] summed over the other classes, acc[1, s, i] the true class's)
+    # (RMSE: acc[0, s, i] the sum over every class, acc[1, s, i] the true class's)
     ea: np.ndarray  # its blocks
     blocks: np.ndarray  # whether row i's sums may have a block other than 0
     wsum: np.ndarray  # row i's weight of the qualifying combinations so far
@@ -421,11 +433,10 @@ class _Tile(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _gather_child(counts, cidx_j, yy, i0, i1, gat):
+def _gather_child(counts, cidx_j, yy, n, gat):
     """gat[i] = the count of class yy in row i's union cell (any count where the cell is
-    below 0), rows i0:i1: the gather alone, so that the loop of products after it
-    vectorises."""
-    for i in range(i0, i1):
+    below 0): the gather alone, so that the loop of products after it vectorises."""
+    for i in range(n):
         gat[i] = counts[max(cidx_j[i], 0) + yy]
 
 
@@ -439,13 +450,13 @@ def _times_factor(p, count, held_out, inv_den, na, cell):
 
 
 @njit(cache=True, inline="always")
-def _plain_child(counts, cidx_j, yy, i0, i1, gat, hcls, inv_den, na, pv, acc_j):
+def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
     """One child's m-estimate factor times each row's running product, added to its sum,
     when every product and sum of the tile is in block 0: the gather alone, then a loop
-    without branches (vectorised), rows i0:i1; whether a product fell below _TINY."""
-    _gather_child(counts, cidx_j, yy, i0, i1, gat)
+    without branches (vectorised); whether a product fell below _TINY."""
+    _gather_child(counts, cidx_j, yy, n, gat)
     n_low = 0
-    for i in range(i0, i1):
+    for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
         pv[i] = p
         acc_j[i] += p
@@ -454,14 +465,14 @@ def _plain_child(counts, cidx_j, yy, i0, i1, gat, hcls, inv_den, na, pv, acc_j):
 
 
 @njit(cache=True, inline="always")
-def _block_child(counts, cidx_j, yy, i0, i1, gat, hcls, inv_den, na, pv, pe, acc_j, ea_j):
+def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, ea_j):
     """:func:`_plain_child` when some rows have left block 0: a product that falls below
     _TINY is renormalised by one block and each product is added to its sum with the
     alignment of :func:`_block_add`, still without branches; whether a product was
     renormalised."""
-    _gather_child(counts, cidx_j, yy, i0, i1, gat)
+    _gather_child(counts, cidx_j, yy, n, gat)
     n_low = 0
-    for i in range(i0, i1):
+    for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
         e = pe[i]
         small = (p < _TINY) & (p > 0.0)
@@ -492,26 +503,15 @@ def _aligned_add(acc_j, ea_j, i, p, e):
 
 
 @njit(cache=True, inline="always")
-def _sum_of(two, yy, lo, hi, i):
-    """The sums row i's product of class yy adds to: yy's own, or with two sums (RMSE)
-    1 for the rows of class yy (``lo:hi``) and 0 for the others."""
-    if not two:
-        return yy
-    return 1 if lo <= i < hi else 0
-
-
-@njit(cache=True, inline="always")
-def _segment(two, part, yy, lo, hi, n):
-    """Part ``part`` of the tile's rows ``0:n`` as ``(first, end, the sums they add to)``:
-    one part (every row, class yy's sums), or with two sums (RMSE) three: the rows before
-    class yy's (``lo:hi``), class yy's and those after."""
-    if not two:
-        return 0, n, yy
-    if part == 0:
-        return 0, lo, 0
-    if part == 1:
-        return lo, hi, 1
-    return hi, n, 0
+def _add_true_class(acc_t, ea_t, pv, pe, lo, hi, blocked):
+    """The products of the rows ``lo:hi`` (those of the class being computed: the tile's
+    rows are grouped by class in RMSE mode) added to their true-class sums ``acc_t``."""
+    if blocked:
+        for i in range(lo, hi):
+            _aligned_add(acc_t, ea_t, i, pv[i], pe[i])
+    else:
+        for i in range(lo, hi):
+            acc_t[i] += pv[i]
 
 
 @njit(cache=True)
@@ -658,9 +658,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         pv[0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
-            # RMSE: the rows of class yy (lo:hi) add to their true class's sums (1), the
-            # others to the sums of the other classes (0)
-            lo, hi = (cfirst[yy], cfirst[yy + 1]) if two else (0, 0)
+            ay = 0 if two else yy  # the sums this class adds to
+            lo, hi = (cfirst[yy], cfirst[yy + 1]) if two else (0, 0)  # its rows
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
                 hcls[i] = hy
@@ -675,18 +674,20 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                     if pe[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, _sum_of(two, yy, lo, hi, i), 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, ay, 0, i, pv[i], pe[i])
+                    if lo <= i < hi:
+                        _block_add(acc, ea, 1, 0, i, pv[i], pe[i])
                 else:
-                    acc[_sum_of(two, yy, lo, hi, i), 0, i] += p
+                    acc[ay, 0, i] += p
+                    if lo <= i < hi:
+                        acc[1, 0, i] += p
             for j in range(a):
                 t_kind = ctype[j]
                 if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                     if plain:
-                        low = False
-                        for part_i in range(3 if two else 1):
-                            i0, i1, t_sum = _segment(two, part_i, yy, lo, hi, n_tile)
-                            low |= _plain_child(counts, cidx[j], yy, i0, i1, gat, hcls,
-                                                inv_den, num_add[j], pv, acc[t_sum, j + 1])
+                        low = _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                           num_add[j], pv, acc[ay, j + 1])
+                        _add_true_class(acc[1, j + 1], ea[1, j + 1], pv, pe, lo, hi, False)
                         if low:
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
@@ -696,12 +697,9 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                                     blocks[i] = True
                                     plain = False
                         continue
-                    low = False
-                    for part_i in range(3 if two else 1):
-                        i0, i1, t_sum = _segment(two, part_i, yy, lo, hi, n_tile)
-                        low |= _block_child(counts, cidx[j], yy, i0, i1, gat, hcls, inv_den,
-                                            num_add[j], pv, pe, acc[t_sum, j + 1],
-                                            ea[t_sum, j + 1])
+                    low = _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                       num_add[j], pv, pe, acc[ay, j + 1], ea[ay, j + 1])
+                    _add_true_class(acc[1, j + 1], ea[1, j + 1], pv, pe, lo, hi, True)
                     if low:
                         for i in range(n_tile):
                             _renormalise(pv, pe, i)  # (one block may not have been enough)
@@ -734,11 +732,14 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                             blocks[i] = True
                             plain = False
                         pv[i] = p
-                    t_sum = _sum_of(two, yy, lo, hi, i)
                     if blocks[i]:
-                        _block_add(acc, ea, t_sum, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, ay, j + 1, i, p, pe[i])
+                        if lo <= i < hi:
+                            _block_add(acc, ea, 1, j + 1, i, p, pe[i])
                     else:  # every block 0
-                        acc[t_sum, j + 1, i] += p
+                        acc[ay, j + 1, i] += p
+                        if lo <= i < hi:
+                            acc[1, j + 1, i] += p
     while next_r <= a:
         _tile_snapshot(next_r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, loss_kind)
         next_r += 1
@@ -776,11 +777,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     of equal size, at most ``tile_rows`` (each tile reads the whole table once):
     per level, the combinations in the outer loop and the tile's rows in the inner one
     (:func:`_level_tile`).  For RMSE a row keeps two sums per s rather than one per class:
-    the true class's and the other classes' together, which is all the loss reads (the rows
-    of a tile are grouped by class, so that each class's loop over the rows splits into
-    three runs: the rows before the class's, which add to their other classes' sums, the
-    class's own, which add to their true class's, and those after); the working set of the
-    sums then does not grow with the classes.  A
+    the sum over every class and the true class's, which are all the loss reads (the rows
+    of a tile are grouped by class, so that the true class's sums take one loop over the
+    class's rows); the working set of the sums then does not grow with the classes.  A
     row with no qualifying combination of level L at r takes the
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
     found first, and a level's losses are added to the higher levels that cascade to it.
