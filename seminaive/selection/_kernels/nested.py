@@ -291,15 +291,13 @@ def _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked):
 
 
 @njit(cache=True, inline="always")
-def _two_sum_rmse(acc, ea, s, i, yt, blocked):
-    """:func:`_tile_row_loss` of RMSE from the two sums of RMSE mode: ``acc[0, s, i]`` the
-    sum over every class, ``acc[1, s, i]`` the true class's (its block at most the total's:
-    the total holds its terms)."""
-    total = acc[0, s, i]
-    true_term = acc[1, s, i]
-    if blocked and true_term > 0.0:
-        true_term *= _block_factor(ea[0, s, i] - ea[1, s, i])
-    return loss_from_terms(total, yt, true_term, true_term, 0.0, yt, LOSS_RMSE)
+def _plain_rmse(acc, s, i, k, yt):
+    """:func:`_tile_row_loss` of RMSE for a row with no block other than 0 (the usual
+    case: the sums are the terms, so no largest block to find)."""
+    total = 0.0
+    for yy in range(k):
+        total += acc[yy, s, i]
+    return loss_from_terms(total, yt, acc[yt, s, i], acc[yt, s, i], 0.0, yt, LOSS_RMSE)
 
 
 @njit(cache=True, inline="always")
@@ -375,9 +373,9 @@ def _tile_snapshot(r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, kind):
         yt = y[rr]
         if added[i]:  # else the same sums, the same losses as at r - 1
             blocked = blocks[i]
-            if kind == LOSS_RMSE:  # the two sums (see _level_tile)
+            if not blocked and kind == LOSS_RMSE:
                 for s in range(a + 1):
-                    last_loss[i, s] = _two_sum_rmse(acc, ea, s, i, yt, blocked)
+                    last_loss[i, s] = _plain_rmse(acc, s, i, k, yt)
             else:
                 for s in range(a + 1):
                     last_loss[i, s] = _tile_row_loss(acc, ea, s, i, k, yt, kind, blocked)
@@ -404,7 +402,6 @@ class _Tile(NamedTuple):
     xrank: np.ndarray  # xrank[j, i]: the value of row i's attribute of rank j
     r_first: np.ndarray  # r_first[i, L]: see _first_qualifying
     acc: np.ndarray  # acc[y, s, i]: row i's sum over combinations of the product up to s
-    # (RMSE: acc[0, s, i] the sum over every class, acc[1, s, i] the true class's)
     ea: np.ndarray  # its blocks
     blocks: np.ndarray  # whether row i's sums may have a block other than 0
     wsum: np.ndarray  # row i's weight of the qualifying combinations so far
@@ -429,7 +426,6 @@ class _Tile(NamedTuple):
     iend: np.ndarray  # iend[j]: its end
     ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else
     pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
-    cfirst: np.ndarray  # RMSE: the rows of class y are cfirst[y]:cfirst[y + 1]
 
 
 @njit(cache=True, inline="always")
@@ -481,37 +477,18 @@ def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, e
         n_low += small
         pv[i] = p
         pe[i] = e
-        _aligned_add(acc_j, ea_j, i, p, e)
+        s = acc_j[i]
+        cur = ea_j[i]
+        d = e - cur
+        dd = d if d >= 0 else -d
+        b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
+        r = s * b + p if d >= 0 else s + p * b
+        r = p if s == 0.0 else r
+        ne = e if (s == 0.0) | (d > 0) else cur
+        live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
+        acc_j[i] = r if live else s
+        ea_j[i] = ne if live else cur
     return n_low > 0
-
-
-@njit(cache=True, inline="always")
-def _aligned_add(acc_j, ea_j, i, p, e):
-    """acc_j[i] * _BLOCK ** ea_j[i] += p * _BLOCK ** e, without branches (p 0: nothing, as
-    in :func:`_block_add`)."""
-    s = acc_j[i]
-    cur = ea_j[i]
-    d = e - cur
-    dd = d if d >= 0 else -d
-    b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
-    r = s * b + p if d >= 0 else s + p * b
-    r = p if s == 0.0 else r
-    ne = e if (s == 0.0) | (d > 0) else cur
-    live = p > 0.0
-    acc_j[i] = r if live else s
-    ea_j[i] = ne if live else cur
-
-
-@njit(cache=True, inline="always")
-def _add_true_class(acc_t, ea_t, pv, pe, lo, hi, blocked):
-    """The products of the rows ``lo:hi`` (those of the class being computed: the tile's
-    rows are grouped by class in RMSE mode) added to their true-class sums ``acc_t``."""
-    if blocked:
-        for i in range(lo, hi):
-            _aligned_add(acc_t, ea_t, i, pv[i], pe[i])
-    else:
-        for i in range(lo, hi):
-            acc_t[i] += pv[i]
 
 
 @njit(cache=True)
@@ -545,8 +522,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
      apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
-     pstride, cfirst) = tl
-    two = loss_kind == LOSS_RMSE  # two sums per row: every class's and the true class's
+     pstride) = tl
     for i in range(n_tile):
         wsum[i] = 0.0
         added[i] = False
@@ -658,8 +634,6 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         pv[0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
-            ay = 0 if two else yy  # the sums this class adds to
-            lo, hi = (cfirst[yy], cfirst[yy + 1]) if two else (0, 0)  # its rows
             for i in range(n_tile):  # the joint P(y, x_s) of each row
                 hy = hrow[i] if yrow[i] == yy else 0.0
                 hcls[i] = hy
@@ -674,21 +648,15 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                     if pe[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, ay, 0, i, pv[i], pe[i])
-                    if lo <= i < hi:
-                        _block_add(acc, ea, 1, 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
                 else:
-                    acc[ay, 0, i] += p
-                    if lo <= i < hi:
-                        acc[1, 0, i] += p
+                    acc[yy, 0, i] += p
             for j in range(a):
                 t_kind = ctype[j]
                 if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                     if plain:
-                        low = _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                           num_add[j], pv, acc[ay, j + 1])
-                        _add_true_class(acc[1, j + 1], ea[1, j + 1], pv, pe, lo, hi, False)
-                        if low:
+                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                        num_add[j], pv, acc[yy, j + 1]):
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
                             for i in range(n_tile):
@@ -696,11 +664,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                                     _renormalise(pv, pe, i)
                                     blocks[i] = True
                                     plain = False
-                        continue
-                    low = _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                       num_add[j], pv, pe, acc[ay, j + 1], ea[ay, j + 1])
-                    _add_true_class(acc[1, j + 1], ea[1, j + 1], pv, pe, lo, hi, True)
-                    if low:
+                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
+                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
                         for i in range(n_tile):
                             _renormalise(pv, pe, i)  # (one block may not have been enough)
                             if pe[i] != 0:
@@ -733,34 +698,12 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                             plain = False
                         pv[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, ay, j + 1, i, p, pe[i])
-                        if lo <= i < hi:
-                            _block_add(acc, ea, 1, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
                     else:  # every block 0
-                        acc[ay, j + 1, i] += p
-                        if lo <= i < hi:
-                            acc[1, j + 1, i] += p
+                        acc[yy, j + 1, i] += p
     while next_r <= a:
         _tile_snapshot(next_r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, loss_kind)
         next_r += 1
-
-
-@njit(cache=True)
-def _group_by_class(rows, n, y, k, first, tmp):
-    """Order ``rows[:n]`` by class (stably); the rows of class c are then
-    ``rows[first[c]:first[c + 1]]`` (``tmp``: n integers of work space)."""
-    first[:] = 0
-    for i in range(n):
-        first[y[rows[i]] + 1] += 1
-    for c in range(k):
-        first[c + 1] += first[c]
-    for i in range(n):
-        tmp[i] = rows[i]
-    fill = first[:k].copy()
-    for i in range(n):
-        c = y[tmp[i]]
-        rows[fill[c]] = tmp[i]
-        fill[c] += 1
 
 
 @njit(parallel=True, cache=True)
@@ -776,11 +719,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     the posterior from these sums.  Each of the ``n_blocks`` row blocks is taken in tiles
     of equal size, at most ``tile_rows`` (each tile reads the whole table once):
     per level, the combinations in the outer loop and the tile's rows in the inner one
-    (:func:`_level_tile`).  For RMSE a row keeps two sums per s rather than one per class:
-    the sum over every class and the true class's, which are all the loss reads (the rows
-    of a tile are grouped by class, so that the true class's sums take one loop over the
-    class's rows); the working set of the sums then does not grow with the classes.  A
-    row with no qualifying combination of level L at r takes the
+    (:func:`_level_tile`).  A row with no qualifying combination of level L at r takes the
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
     found first, and a level's losses are added to the higher levels that cascade to it.
     Agrees with :func:`nested_loo_loss` to rounding (the operations differ); ``ctx.lc`` is
@@ -801,17 +740,14 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
         num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
     tile = max(1, tile_rows)
     width = max(n_levels - 1, 1)
-    # RMSE reads of a row's sums only their total and the true class's: two sums per row
-    # (the others: one per class)
-    n_sums = 2 if loss_kind == LOSS_RMSE else max(k, 2)
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
         r0 = b * n_rows // n_blocks
         r1 = (b + 1) * n_rows // n_blocks
         tl = _Tile(np.empty(tile, dtype=np.int64), np.empty((a, tile), dtype=X.dtype),
-                   np.zeros((tile, n_levels), dtype=np.int64), np.empty((n_sums, a + 1, tile)),
-                   np.empty((n_sums, a + 1, tile), dtype=np.int64), np.zeros(tile, np.bool_),
+                   np.zeros((tile, n_levels), dtype=np.int64), np.empty((k, a + 1, tile)),
+                   np.empty((k, a + 1, tile), dtype=np.int64), np.zeros(tile, np.bool_),
                    np.zeros(tile), np.zeros(tile, np.bool_), np.empty((tile, a + 1)),
                    np.empty(tile), np.empty(tile, dtype=np.int64), np.empty(tile),
                    np.empty(tile, dtype=np.int64),
@@ -822,7 +758,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
-                   np.empty(width, dtype=np.int64), np.zeros(k + 1, dtype=np.int64))
+                   np.empty(width, dtype=np.int64))
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
         part_sq = partial_sq[b]
@@ -836,8 +772,6 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                     rows[n_tile] = rr
                     n_tile += 1
                 rr += 1
-            if loss_kind == LOSS_RMSE:
-                _group_by_class(rows, n_tile, y, k, tl.cfirst, tl.base)
             for i in range(n_tile):
                 hrow[i] = min(w[rows[i]], 1.0)
                 yrow[i] = y[rows[i]]
