@@ -44,6 +44,15 @@ LEARNERS = {
     "WAODE": ("WAODE", {}),
     "AODE-gauss": ("AODE", {"numeric": "gaussian"}),
 }
+#: run only when named in --learners: the selection learners
+SELECTION_LEARNERS = {
+    "SAODE": ("SAODE", {}),
+    "ASAODE": ("ASAODE", {}),
+    "SelectiveAnDE": ("SelectiveAnDE", {}),
+    "AnDE-auto": ("AnDE", {"n": "auto"}),
+    "FSSAODE": ("FSSAODE", {}),
+    "BSEAODE": ("BSEAODE", {}),
+}
 ROUTES = ("fit", "predict", "partial_fit", "fit_stream")
 MARKS = ("<!-- bench_routes: start -->", "<!-- bench_routes: end -->")
 
@@ -77,7 +86,7 @@ def worker(spec):
     import seminaive
 
     warnings.simplefilter("ignore")
-    name, params = LEARNERS[spec["learner"]]
+    name, params = {**LEARNERS, **SELECTION_LEARNERS}[spec["learner"]]
     cls = getattr(seminaive, name)
     X, y = make_data(spec["rows"])
     classes = np.unique(y)
@@ -111,7 +120,8 @@ def main():
     parser.add_argument("--reference", default="6b2f433", help="commit to compare with")
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
+    parser.add_argument("--learners", nargs="*", default=list(LEARNERS),
+                        help=f"among {', '.join([*LEARNERS, *SELECTION_LEARNERS])}")
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:  # a worker: measured and printed
         return

@@ -26,6 +26,52 @@ from ._common import (
 # --------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _child_terms(term, total, child, xr, v, parent, ctx, gauss, held, est, gterm, from_lc):
+    """The leave-one-out log terms of child ``child = (j, whether j is a child of the
+    model)`` (observed in the held-out row ``xr``; ``v`` its numeric values) given the
+    parent combination ``parent = (members, L, its global index, start of its cell's
+    class counts)``, one per class, written to ``term`` and (a child of the model) added to
+    ``total``.  ``ctx`` holds the counts and layout, ``gauss`` the Gaussian children's
+    columns, missing codes and leave-one-out estimates, ``held`` the held-out row's
+    ``(class, amount)``; with ``from_lc`` the terms of the classes other than the held-out
+    row's are read from the log conditional tables (the same estimates: the row is not in
+    their counts), else computed from the counts."""
+    j, is_child = child
+    members, n_members, g, parent_off = parent
+    counts, offsets, sizes, ext_first, has_missing, lc, lc_offsets = ctx
+    gaussian, missing_code, est_mean, est_var = gauss
+    yt, h = held
+    k = term.shape[0]
+    xc = xr[j]
+    g2, cell0, stride, pos = _union_cell(members, n_members, j, xr, sizes, ext_first)
+    cell = (parent_off, offsets[g2], cell0, stride)
+    jn = gaussian[j]
+    mc = missing_code[j]
+    if jn >= 0 and xc != mc:
+        if not math.isnan(v[jn]):
+            gterm[:] = 0.0
+            _gaussian_child_loo(
+                gterm, g, jn, v[jn], (mc, sizes[j] - 1, has_missing[j]), counts, cell, lc,
+                lc_offsets[g2] + ((cell0 + mc * stride) * (n_members + 1) + pos) * k,
+                held, est, (est_mean, est_var))
+            for yy in range(k):
+                term[yy] = gterm[yy]
+                if is_child:
+                    total[yy] += gterm[yy]
+        return
+    lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * (n_members + 1) + pos) * k
+    for yy in range(k):
+        if yy == yt or not from_lc:
+            t = _loo_log_cond(counts, cell, xc, sizes[j] - 1, has_missing[j], yy, yt, h, k,
+                              est)
+        else:
+            t = lc[lc_idx + yy]
+        term[yy] = t
+        if is_child:
+            total[yy] += t
+
+
 @njit(parallel=True, cache=True)
 def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
     """Accumulate into ``out[j]`` the weighted LOO loss of AODE with parents / children given
@@ -62,6 +108,8 @@ def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
         score = np.empty(k)
         one = np.empty(1, dtype=np.int64)
         empty = np.empty(1, dtype=np.int64)
+        counts_ctx = (counts, offsets, sizes, ext_first, has_missing, lc, lc_offsets)
+        gauss = (gaussian, missing_code, est_mean, est_var)
         for rr in range(r0, r1):
             wt, h, yt = _hold_out(rr, X, y, w, V, lay, gl, held)
             if wt <= 0.0:
@@ -71,34 +119,12 @@ def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
                 nb_total[yy] = _loo_log_joint(counts, offsets[0], n_observed[0] - h, k, 1.0,
                                               yy, yt, h, est)
             for j in range(a):
-                xc = xr[j]
                 for yy in range(k):
                     nb_term[j, yy] = 0.0
-                if xc == 0:
-                    continue
-                g2, cell0, stride, _ = _union_cell(empty, 0, j, xr, sizes, ext_first)
-                jn = gaussian[j]
-                mc = missing_code[j]
-                if jn >= 0 and xc != mc:
-                    if not math.isnan(V[rr, jn]):
-                        gterm[:] = 0.0
-                        _gaussian_child_loo(gterm, 0, jn, V[rr, jn],
-                                            (mc, sizes[j] - 1, has_missing[j]), counts,
-                                            (offsets[0], offsets[g2], cell0, stride), lc,
-                                            lc_offsets[g2] + (cell0 + mc * stride) * k,
-                                            (yt, h), est, (est_mean, est_var))
-                        for yy in range(k):
-                            nb_term[j, yy] = gterm[yy]
-                            if child_mask[j]:
-                                nb_total[yy] += gterm[yy]
-                    continue
-                for yy in range(k):
-                    nb_term[j, yy] = _loo_log_cond(counts,
-                                                   (offsets[0], offsets[g2], cell0, stride),
-                                                   xc, sizes[j] - 1, has_missing[j], yy, yt,
-                                                   h, k, est)
-                    if child_mask[j]:
-                        nb_total[yy] += nb_term[j, yy]
+                if xr[j] != 0:
+                    _child_terms(nb_term[j], nb_total, (j, child_mask[j]), xr, V[rr],
+                                 (empty, 0, 0, offsets[0]), counts_ctx, gauss, (yt, h), est,
+                                 gterm, False)
             # one-dependence terms
             for i in range(a):
                 qual[i] = False
@@ -125,36 +151,12 @@ def wrapper_loo_loss(X, y, w, ctx, moves, est, loss_kind, n_blocks, out, V, gl):
                     term[i, i, yy] = -lw_row[i]
                     total[i, yy] = base[i, yy] + (term[i, i, yy] if child_mask[i] else 0.0)
                 for j in range(a):
-                    xc = xr[j]
-                    if j == i or xc == 0:
-                        continue
-                    g2, cell0, stride, pos = _union_cell(one, 1, j, xr, sizes, ext_first)
-                    jn = gaussian[j]
-                    mc = missing_code[j]
-                    if jn >= 0 and xc != mc:
-                        if not math.isnan(V[rr, jn]):
-                            gterm[:] = 0.0
-                            _gaussian_child_loo(
-                                gterm, g, jn, V[rr, jn], (mc, sizes[j] - 1, has_missing[j]),
-                                counts, (base_off, offsets[g2], cell0, stride), lc,
-                                lc_offsets[g2] + ((cell0 + mc * stride) * 2 + pos) * k,
-                                (yt, h), est, (est_mean, est_var))
-                            for yy in range(k):
-                                term[i, j, yy] = gterm[yy]
-                                if child_mask[j]:
-                                    total[i, yy] += gterm[yy]
-                        continue
-                    lc_idx = lc_offsets[g2] + ((cell0 + xc * stride) * 2 + pos) * k
-                    for yy in range(k):
-                        if yy == yt:
-                            t = _loo_log_cond(counts, (base_off, offsets[g2], cell0, stride),
-                                              xc, sizes[j] - 1, has_missing[j], yy, yt, h, k,
-                                              est)
-                        else:  # the other classes' counts are those of the full tables
-                            t = lc[lc_idx + yy]
-                        term[i, j, yy] = t
-                        if child_mask[j]:
-                            total[i, yy] += t
+                    if j != i and xr[j] != 0:
+                        # the other classes' counts are those of the full tables: their
+                        # terms are read from the log conditional tables
+                        _child_terms(term[i, j], total[i], (j, child_mask[j]), xr, V[rr],
+                                     (one, 1, g, base_off), counts_ctx, gauss, (yt, h), est,
+                                     gterm, True)
             for ci in range(n_cand):
                 q = cand_attr[ci]
                 top[0, :] = -np.inf
