@@ -311,11 +311,11 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
     rows the cut points are fitted on (the counts add, so merging, Dask and model files
     are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
-    first chunk's cut points), smoothed over the bins with one bandwidth per attribute and
-    mixed towards the next coarser estimate with one m-estimate weight per attribute, both
-    chosen by the leave-one-out likelihood of the class-level estimates (see
-    ``seminaive.tables.binned``).  ``n="auto"`` and ``weights`` learnt by leave-one-out
-    refuse it."""),
+    first chunk's cut points), smoothed over the bins with one bandwidth per attribute (6
+    bins at 300 rows, narrower with more rows at the rate n^(-1/5)) and mixed towards the
+    next coarser estimate with one m-estimate weight per attribute and parent order, chosen
+    by the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).
+    ``n="auto"`` and ``weights`` learnt by leave-one-out refuse it."""),
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values
