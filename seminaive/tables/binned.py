@@ -190,7 +190,8 @@ def mixed_loo(counts, bandwidth, m, f0_loo):
     own = np.diag(kernel_matrix(counts.shape[-1], bandwidth))
     S = np.maximum(smoothed(counts, bandwidth) - own, 0.0)
     n = counts.sum(axis=-1, keepdims=True)
-    return (S + m * f0_loo) / np.maximum(n - 1.0 + m, 1e-300)
+    # a cell without a row (or with a fractional weight below 1): its coarser estimate
+    return (S + m * f0_loo) / np.maximum(n - 1.0 + m, m)
 
 
 def choose_mixture(cells, bandwidth):
@@ -216,7 +217,7 @@ def choose_mixture(cells, bandwidth):
     for m in MIXTURES:
         score = 0.0
         for w, S, f0, n1 in prepared:
-            p = (S + m * f0) / np.maximum(n1 + m, 1e-300)
+            p = (S + m * f0) / np.maximum(n1 + m, m)
             score += float(np.sum(w * np.log(np.maximum(p, 1e-300))))
         if score > best + 1e-12:
             best, choice = score, m
