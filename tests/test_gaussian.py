@@ -387,3 +387,17 @@ def test_default_densities():
     for cls in takes:
         expect = "kde" if cls.__name__ in binned else "student"
         assert cls().get_params()["density"] == expect, cls.__name__
+
+
+def test_a_file_that_stored_student_keeps_it(tmp_path):
+    """A model saved while Student-t was AODE's default stored ``density="student"``: it
+    loads and predicts as that model, although today's default is ``"kde"``."""
+    from seminaive.persistence import load_model, save_model
+
+    student = AODE(numeric="gaussian", density="student").fit(X, Y)
+    save_model(student, tmp_path / "student.npz")
+    loaded = load_model(tmp_path / "student.npz")
+    assert loaded.density == "student" and AODE().density == "kde"
+    assert_array_equal(loaded.predict_proba(XT), student.predict_proba(XT))
+    assert not np.allclose(AODE(numeric="gaussian").fit(X, Y).predict_proba(XT),
+                           student.predict_proba(XT))
