@@ -7,8 +7,9 @@ For every data set and seed, 300 training rows (half the rows of a smaller set; 
 others are the test rows.  NaiveBayes, AODE and KDB(k=2) are fitted with every variant:
 ``numeric="discretize"`` with MDL (the default), with 5 and with 10 equal-frequency bins,
 ``numeric="gaussian", density="plugin"``, ``numeric="gaussian", density="student"``
-(the default density of Gaussian children) and ``numeric="gaussian", density="kde"``
-(KDB refuses it).  The table gives each set's mean losses over
+(the default density of the learners that cannot score kde, KDB among them) and
+``numeric="gaussian", density="kde"`` (the default density of NaiveBayes and AODE; KDB
+refuses it).  The table gives each set's mean losses over
 the seeds; the summary, per learner, the geometric means over the sets of every variant's
 log-loss ratio to MDL, and how many sets it is no worse on.  Printed and written to
 ``docs/results.md`` (its section between the ``bench_numeric`` markers).
@@ -160,9 +161,10 @@ def main():
         f"0..{args.seeds - 1}), up to {TEST_ROWS} of the other rows to test; mean losses "
         "over the seeds.  MDL: `numeric=\"discretize\"` (the default); EF5 / EF10: 5 / 10 "
         "equal-frequency bins; plug-in: `numeric=\"gaussian\", density=\"plugin\"`; "
-        "Student-t: `numeric=\"gaussian\"` (its default density); KDE: "
-        "`numeric=\"gaussian\", density=\"kde\"` (binned kernel-smoothed children; KDB "
-        "refuses it: n/a).  Ratios below 1: better than MDL.",
+        "Student-t: `numeric=\"gaussian\", density=\"student\"` (KDB's default density); "
+        "KDE: `numeric=\"gaussian\", density=\"kde\"` (binned kernel-smoothed children, "
+        "the default density of NaiveBayes and AODE; KDB refuses it: n/a).  Ratios below "
+        "1: better than MDL.",
         "",
         *[f"- {s}" for s in summary],
         "",

@@ -43,10 +43,12 @@ import textwrap
 #: the documentation of every parameter shared by several learners, by name
 #: the text of ``density`` shared by the learners that take ``"kde"`` and those that do not
 _DENSITY = """\
-    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise).
+    The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise; the
+    default is ``"kde"`` for NaiveBayes, AODE, A2DE and A3DE, ``"student"`` for the
+    learners that cannot score it).
     ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
     ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
-    few rows).  ``"student"`` (the default): the posterior predictive of the
+    few rows).  ``"student"``: the posterior predictive of the
     normal-inverse-gamma prior behind those estimates (the prior BMAAODE integrates over;
     given the class alone it is centred on the moments of all classes), Student's t with
     m + N degrees of freedom (1 + N with Laplace smoothing), N the weight of the rows of
@@ -296,7 +298,7 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     by the widths of its numeric parents' bins (the outer bins ending 3 standard
     deviations from the mean) so that every sub-model estimates the same joint density.
     Given the class alone, the maximum-likelihood mean and variance (as
-    scikit-learn's ``GaussianNB``; with the default ``density="student"`` shrunk towards
+    scikit-learn's ``GaussianNB``; with ``density="student"`` shrunk towards
     those of all classes, see ``density``); given parent values, they shrink towards the next
     coarser conditioning (the mean of the estimates with one parent fewer) with ``m``
     pseudo-rows (1 with Laplace smoothing); the variance is floored at (0.01 sd)^2 of the
@@ -311,11 +313,25 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
     rows the cut points are fitted on (the counts add, so merging, Dask and model files
     are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
-    first chunk's cut points), smoothed over the bins with one bandwidth per attribute and
-    mixed towards the next coarser estimate with one m-estimate weight per attribute, both
-    chosen by the leave-one-out likelihood of the class-level estimates (see
-    ``seminaive.tables.binned``).  ``n="auto"`` and ``weights`` learnt by leave-one-out
-    refuse it."""),
+    first chunk's cut points), smoothed over the bins with one bandwidth per attribute (6
+    bins at 300 rows, narrower with more rows at the rate n^(-1/5)) and mixed towards the
+    next coarser estimate with one m-estimate weight per attribute and parent order, chosen
+    by the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).
+    ``n="auto"`` and ``weights`` learnt by leave-one-out refuse it, which is why
+    ``"student"`` is AnDE's default (AODE, NaiveBayes, A2DE and A3DE default to
+    ``"kde"``)."""),
+    "density_kde_default": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"kde\"\n"
+                            + _DENSITY + """  ``"kde"`` (the default): a kernel-smoothed
+    binned density: the child is counted on a fixed grid of at most 33 bins, one per distinct
+    quantile of the rows the cut points are fitted on (the counts add, so merging, Dask and
+    model files are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it
+    keeps the first chunk's cut points), smoothed over the bins with one bandwidth per attribute
+    (6 bins at 300 rows, narrower with more rows at the rate n^(-1/5)) and mixed towards the
+    next coarser estimate with one m-estimate weight per attribute and parent order, chosen by
+    the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``). On the
+    small numeric sets of ``benchmarks/bench_numeric.py`` its log loss is lower than MDL
+    discretisation's (docs/results.md); the learners that cannot score it keep
+    ``"student"``."""),
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

@@ -204,7 +204,7 @@ class _FixedOrder(_BaseAnDE):
     _n = None
     _parameter_constraints = declare(ENGINE_PARAMETERS, "numeric", "density", "dtype",
                                      density=KDE_DENSITY)
-    _parameter_docs = {"density": "density_kde"}
+    _parameter_docs = {"density": "density_kde_default"}
     parts = (GaussianChildren(),)
 
     def __init__(
@@ -221,7 +221,7 @@ class _FixedOrder(_BaseAnDE):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student", "kde"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
         dtype: Literal["float64", "float32"] = "float64",
     ) -> None:
         self.smoothing = smoothing
@@ -255,7 +255,7 @@ class _HierarchicalOrder(_FixedOrder):
                                      "dtype", smoothing=HDP_SMOOTHING, density=KDE_DENSITY)
     _parameter_docs = {
         "smoothing": "ande_smoothing",
-        "density": "density_kde",
+        "density": "density_kde_default",
     }
     parts = (GaussianChildren(),
              HierarchicalEstimates(when=_discretized, owner="numeric='gaussian'"))
@@ -274,7 +274,7 @@ class _HierarchicalOrder(_FixedOrder):
         max_table_bytes: float | None = DEFAULT_MAX_TABLE_BYTES,
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
-        density: Literal["plugin", "student", "kde"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
@@ -464,7 +464,7 @@ class A3DE(_HierarchicalOrder):
         random_state: RandomState = None,
         numeric: Literal["discretize", "gaussian"] = "discretize",
         memory: Literal["refuse", "select", "select_dense"] = "refuse",
-        density: Literal["plugin", "student", "kde"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",

@@ -161,7 +161,7 @@ class GaussianChildren(Part):
     >>> part
     GaussianChildren(layout='table')
     >>> part.enabled(AODE(numeric="gaussian")), part.density(AODE(numeric="gaussian"))
-    (True, 'student')
+    (True, 'kde')
     >>> part.kappa(NaiveBayes(m=2.0))
     2.0
     """

@@ -111,7 +111,7 @@ def test_probabilities_and_missing_values(n):
     # a row with only its numeric values observed uses their Gaussians
     only_numeric = XT.iloc[:5].copy()
     only_numeric[["colour", "shape"]] = None
-    nb = NaiveBayes(numeric="gaussian").fit(X[["size", "weight"]], Y)
+    nb = NaiveBayes(numeric="gaussian", density="student").fit(X[["size", "weight"]], Y)
     if n == 0:
         assert_allclose(model.predict_proba(only_numeric),
                         nb.predict_proba(only_numeric[["size", "weight"]]), rtol=1e-10)
@@ -124,8 +124,8 @@ def test_partial_fit_equals_fit(cls):
     rounding)."""
     cuts = KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="quantile").fit(
         X[["size", "weight"]].fillna(X[["size", "weight"]].median()).to_numpy())
-    full = cls(numeric="gaussian", discretizer=cuts).fit(X, Y)
-    inc = cls(numeric="gaussian", discretizer=cuts)
+    full = cls(numeric="gaussian", density="student", discretizer=cuts).fit(X, Y)
+    inc = cls(numeric="gaussian", density="student", discretizer=cuts)
     for start in range(0, len(Y), 70):
         inc.partial_fit(X.iloc[start:start + 70], Y[start:start + 70], classes=np.unique(Y))
     assert_array_equal(inc.table_.counts, full.table_.counts)
@@ -212,7 +212,7 @@ def test_bad_value_is_refused():
 @pytest.mark.parametrize("smoothing", ["m_estimate", "laplace"])
 def test_kdb0_is_gaussian_naive_bayes(smoothing):
     kdb = KDB(k=0, numeric="gaussian", smoothing=smoothing).fit(X, Y)
-    nb = NaiveBayes(numeric="gaussian", smoothing=smoothing).fit(X, Y)
+    nb = NaiveBayes(numeric="gaussian", smoothing=smoothing, density="student").fit(X, Y)
     assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
                     atol=1e-12)
 
@@ -321,7 +321,7 @@ def test_missing_as_a_value_for_gaussian_children():
     """missing="value": a Gaussian child contributes P(missing | y) when missing and
     (1 - P(missing | y)) times its density when observed; the AnDE and structure kernels
     agree (KDB(0) is naive Bayes)."""
-    nb = NaiveBayes(numeric="gaussian", missing="value").fit(X, Y)
+    nb = NaiveBayes(numeric="gaussian", missing="value", density="student").fit(X, Y)
     kdb = KDB(k=0, numeric="gaussian", missing="value").fit(X, Y)
     assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
                     atol=1e-12)
@@ -356,7 +356,7 @@ def test_weighted_sub_models_with_gaussian_children(weights):
     waode = WAODE(weights=weights, numeric="gaussian").fit(X, Y)
     ande = AnDE(n=1, weights=weights, numeric="gaussian").fit(X, Y)
     assert_allclose(waode.predict_proba(XT), ande.predict_proba(XT), rtol=1e-12)
-    plain = AODE(numeric="gaussian").fit(X, Y)
+    plain = AODE(numeric="gaussian", density="student").fit(X, Y)
     assert not np.allclose(waode.predict_proba(XT), plain.predict_proba(XT))
     uniform = AnDE(n=1, weights=np.ones(4), numeric="gaussian").fit(X, Y)
     assert_allclose(uniform.predict_proba(XT), plain.predict_proba(XT), rtol=1e-10,
@@ -370,9 +370,10 @@ def test_skdb_without_selection_is_gaussian_kdb():
         assert_allclose(skdb.predict_proba(XT), kdb.predict_proba(XT), rtol=1e-12)
 
 
-def test_student_is_the_default_density():
-    """Every learner that takes numeric="gaussian" scores its numeric children by the
-    Student-t posterior predictive unless told density="plugin"."""
+def test_default_densities():
+    """NaiveBayes, AODE, A2DE and A3DE score their numeric children by the kernel-smoothed
+    binned density; every other learner that takes numeric="gaussian" (AnDE among them,
+    whose n="auto" cannot score it) by the Student-t posterior predictive."""
     import inspect
 
     from seminaive import persistence
@@ -381,5 +382,22 @@ def test_student_is_the_default_density():
              if "numeric" in inspect.signature(cls).parameters
              and "gaussian" in str(inspect.signature(cls).parameters["numeric"].annotation)]
     assert len(takes) >= 15
+    binned = {"NaiveBayes", "AODE", "A2DE", "A3DE"}
+    assert binned <= {cls.__name__ for cls in takes}
     for cls in takes:
-        assert cls().get_params()["density"] == "student", cls.__name__
+        expect = "kde" if cls.__name__ in binned else "student"
+        assert cls().get_params()["density"] == expect, cls.__name__
+
+
+def test_a_file_that_stored_student_keeps_it(tmp_path):
+    """A model saved while Student-t was AODE's default stored ``density="student"``: it
+    loads and predicts as that model, although today's default is ``"kde"``."""
+    from seminaive.persistence import load_model, save_model
+
+    student = AODE(numeric="gaussian", density="student").fit(X, Y)
+    save_model(student, tmp_path / "student.npz")
+    loaded = load_model(tmp_path / "student.npz")
+    assert loaded.density == "student" and AODE().density == "kde"
+    assert_array_equal(loaded.predict_proba(XT), student.predict_proba(XT))
+    assert not np.allclose(AODE(numeric="gaussian").fit(X, Y).predict_proba(XT),
+                           student.predict_proba(XT))

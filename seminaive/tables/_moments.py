@@ -201,46 +201,73 @@ class MomentTable:
     def kde_estimates(self):
         """Log densities of the binned children, shape (cells x classes of every entry,
         ``n_grid``) in the order of the moments' (cell, class) (``offsets // 3``), and the
-        (bandwidth, m) of every numeric attribute (see :mod:`seminaive.tables.binned`):
-        the class level mixes its smoothed counts towards those of all classes, a parent
-        cell towards the mean of the estimates with one parent fewer (at the same class
-        and parent values); slots beyond an attribute's bins hold 0."""
+        smoothing of every numeric attribute, ``(bandwidth, (m_0, m_1, ...))`` with m_l the
+        pseudo-rows at parent order l (see :mod:`seminaive.tables.binned`): the class level
+        mixes its smoothed counts towards those of all classes, a parent cell towards the
+        mean of the estimates with one parent fewer (at the same class and parent values).
+        The bandwidth and m_0 are chosen by the leave-one-out likelihood of the class-level
+        estimates, then every m_l, order by order, by that of the estimates of order l
+        (every row removed from its cell and from every coarser estimate it is counted in;
+        :func:`~seminaive.tables.binned.choose_mixture`).  Slots beyond an attribute's
+        bins hold 0."""
         if self.bins is None:
-            raise ValueError("these moments keep no binned counts: attach_grid() first")
+            raise ValueError("these moments keep no binned counts: attach_moments() and "
+                             "attach_grid() first")
         g, k = self.n_grid, self.n_classes
         prob = np.zeros((self.sums.size // 3, g))
         column = {int(c): j for j, c in enumerate(self.numeric)}
-        choice = {}
+        choice, loo = {}, {}
+
+        def view(arr, e):
+            parents = self.entries[e][0]
+            shape = [int(self.sizes[m]) for m in parents] + [k, g]
+            return arr[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
+
         for c in self.numeric.tolist():
             e = self.index.get(((), c))
             if e is None:
                 raise ValueError(f"no class-only moments of attribute {c}")
             nb = int(self.grid_bins[column[c]])
             counts = self.bins_block(e)[:, :nb]
-            choice[c] = binned.choose_smoothing(counts)
-
-        def view(e):
-            parents = self.entries[e][0]
-            shape = [int(self.sizes[m]) for m in parents] + [k, g]
-            return prob[self.offsets[e] // 3:self.offsets[e + 1] // 3].reshape(shape)
-
-        for e in sorted(range(len(self.entries)), key=lambda e: len(self.entries[e][0])):
-            parents, c = self.entries[e]
+            h, m = binned.choose_smoothing(counts)
+            choice[c] = (h, [m])
+            total = counts.sum(axis=0)
+            n = total.sum()
+            f0 = (binned.smoothed(total, h) / n if n > 0
+                  else np.full(nb, 1.0 / nb))[None, :]
+            view(prob, e)[..., :nb] = binned.mixed(counts, h, m, f0)
+            own = np.diag(binned.kernel_matrix(nb, h))
+            f0_loo = np.maximum(binned.smoothed(total, h) - own, 0.0) / max(n - 1.0, 1e-300)
+            loo[e] = binned.mixed_loo(counts, h, m, f0_loo[None, :])
+        orders = {}
+        for e, (parents, c) in enumerate(self.entries):
+            if parents:
+                orders.setdefault((len(parents), c), []).append(e)
+        for order, c in sorted(orders):
+            members = orders[(order, c)]
             nb = int(self.grid_bins[column[c]])
-            h, m = choice[c]
-            counts = self.bins_block(e)[..., :nb]
-            if not parents:
-                total = counts.sum(axis=0)
-                n = total.sum()
-                f0 = (binned.smoothed(total, h) / n if n > 0
-                      else np.full(nb, 1.0 / nb))[None, :]
-            else:
+            h = choice[c][0]
+            cells = []
+            for e in members:
+                parents = self.entries[e][0]
+                counts = self.bins_block(e)[..., :nb]
                 f0 = np.zeros(counts.shape)
+                f0_loo = np.zeros(counts.shape)
                 for d in range(len(parents)):
-                    sub = parents[:d] + parents[d + 1:]
-                    f0 = f0 + np.expand_dims(view(self.index[(sub, c)])[..., :nb], d)
-                f0 /= len(parents)
-            view(e)[..., :nb] = binned.mixed(counts, h, m, f0)
+                    sub = self.index[(parents[:d] + parents[d + 1:], c)]
+                    f0 = f0 + np.expand_dims(view(prob, sub)[..., :nb], d)
+                    f0_loo = f0_loo + np.expand_dims(loo[sub], d)
+                cells.append((e, counts, f0 / len(parents), f0_loo / len(parents)))
+            m = binned.choose_mixture([(counts, f0_loo) for _, counts, _, f0_loo in cells], h)
+            choice[c][1].append(m)
+            for e, counts, f0, f0_loo in cells:
+                view(prob, e)[..., :nb] = binned.mixed(counts, h, m, f0)
+                loo[e] = binned.mixed_loo(counts, h, m, f0_loo)
+            # the leave-one-out estimates of order - 1 are no longer needed
+            for e in [e for e in loo if len(self.entries[e][0]) == order - 1
+                      and self.entries[e][1] == c]:
+                del loo[e]
+        choice = {c: (h, tuple(ms)) for c, (h, ms) in choice.items()}
         log_width = binned.log_widths(self.grid_edges, self.grid_bins)
         out = np.log(np.maximum(prob, 1e-300))
         for e, (_, c) in enumerate(self.entries):

@@ -16,17 +16,26 @@ unit mass spread over the bins, bandwidth ``h`` bins), n the cell's weight and f
 estimate of the next coarser conditioning (the class alone: the smoothed counts of all
 classes; given parents: the mean of the estimates with one parent fewer), an m-estimate of
 the bin probabilities that bounds the class ratio as m-estimates of discrete children do.
-One bandwidth and one ``m`` per attribute, shared by every class and parent cell (so that a
-spike of repeated values gets comparable densities in every class), are chosen by the
-leave-one-out likelihood of the class-level estimates on the binned counts.  In an AODE
-sub-model, a numeric parent contributes P(y) f(x_p | y) (its class-level density), so that
-every sub-model estimates the joint density on the children's scale.
+One bandwidth per attribute, shared by every class and parent cell (so that a spike of
+repeated values gets comparable densities in every class), is set by the attribute's
+weight n: 6 bins at 300 rows, at the rate n^(-1/5) of a kernel density's optimal
+bandwidth (:func:`bandwidth_for`; the bandwidth of the largest leave-one-out likelihood
+of the densities, which an earlier version chose, is too narrow for classification: on the
+small numeric sets of ``benchmarks/bench_numeric.py`` it left AODE worse than MDL).  One
+``m`` per attribute and parent order is chosen, order by order, by the leave-one-out
+likelihood of the estimates of that order (every row removed from its cell and from every
+coarser estimate it is counted in).  In an AODE sub-model, a numeric parent contributes
+P(y) f(x_p | y) (its class-level density), so that every sub-model estimates the joint
+density on the children's scale.
 """
 
 import numpy as np
 
-#: the candidate bandwidths, in bins
-BANDWIDTHS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+#: the smallest and the largest bandwidth, in bins
+BANDWIDTHS = (1.0, 8.0)
+#: the bandwidth, in bins, at ``ROWS_AT`` rows (:func:`bandwidth_for`)
+BANDWIDTH_AT = 6.0
+ROWS_AT = 300.0
 #: the candidate pseudo-rows of the mixture towards the coarser estimate
 MIXTURES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 10000.0)
 #: the smallest bin width, as a fraction of the grid's range divided by its bins
@@ -142,15 +151,76 @@ def loo_log_likelihood(counts, bandwidth, m):
     return float(np.sum(counts[seen] * np.log(np.maximum(p[seen], 1e-300))))
 
 
+def bandwidth_for(n):
+    """The kernel's bandwidth, in bins, for an attribute counted over a weight of ``n``
+    rows: ``BANDWIDTH_AT * (n / ROWS_AT) ** -0.2`` (the rate of a kernel density's optimal
+    bandwidth), between ``BANDWIDTHS[0]`` and ``BANDWIDTHS[-1]`` bins.
+
+    Examples
+    --------
+    >>> bandwidth_for(300.0), round(bandwidth_for(9600.0), 3), bandwidth_for(10.0)
+    (6.0, 3.0, 8.0)
+    """
+    if n <= 0:
+        return float(BANDWIDTHS[-1])
+    h = BANDWIDTH_AT * (float(n) / ROWS_AT) ** -0.2
+    return float(min(max(h, BANDWIDTHS[0]), BANDWIDTHS[-1]))
+
+
 def choose_smoothing(counts):
-    """(bandwidth, m) of the largest :func:`loo_log_likelihood` among ``BANDWIDTHS`` x
-    ``MIXTURES`` (the first of equal ones: deterministic)."""
-    best, choice = -np.inf, (BANDWIDTHS[0], MIXTURES[0])
-    for h in BANDWIDTHS:
-        for m in MIXTURES:
-            score = loo_log_likelihood(counts, h, m)
-            if score > best + 1e-12:
-                best, choice = score, (h, m)
+    """(bandwidth, m) of the class-level estimates of one attribute (``counts`` (k, bins)):
+    the bandwidth :func:`bandwidth_for` the attribute's weight, ``m`` of the largest
+    :func:`loo_log_likelihood` among ``MIXTURES`` (the first of equal ones:
+    deterministic)."""
+    h = bandwidth_for(float(np.asarray(counts, dtype=np.float64).sum()))
+    best, choice = -np.inf, (h, MIXTURES[0])
+    for m in MIXTURES:
+        score = loo_log_likelihood(counts, h, m)
+        if score > best + 1e-12:
+            best, choice = score, (h, m)
+    return choice
+
+
+def mixed_loo(counts, bandwidth, m, f0_loo):
+    """The leave-one-out estimates of :func:`mixed`: at every bin b of a cell, the estimate
+    made without one row of bin b, (S(b) - K[b, b] + m f0_loo(b)) / (n - 1 + m), where
+    ``f0_loo`` is the coarser estimate made without that row (meaningful where the cell
+    counts a row in b)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    own = np.diag(kernel_matrix(counts.shape[-1], bandwidth))
+    S = np.maximum(smoothed(counts, bandwidth) - own, 0.0)
+    n = counts.sum(axis=-1, keepdims=True)
+    # a cell without a row (or with a fractional weight below 1): its coarser estimate
+    return (S + m * f0_loo) / np.maximum(n - 1.0 + m, m)
+
+
+def choose_mixture(cells, bandwidth):
+    """The ``m`` among ``MIXTURES`` of the largest leave-one-out likelihood of the cells of
+    one parent order (the first of equal ones): ``cells`` a list of (counts, f0_loo), the
+    binned counts (..., bins) of an entry's cells and the leave-one-out coarser estimates of
+    their rows (:func:`mixed_loo` of the coarser entries); every row is scored by the
+    estimate of its cell made without it."""
+    prepared = []
+    own = None
+    for counts, f0_loo in cells:
+        counts = np.asarray(counts, dtype=np.float64)
+        if own is None:
+            own = np.diag(kernel_matrix(counts.shape[-1], bandwidth))
+        seen = counts > 0
+        if not seen.any():
+            continue
+        S = np.maximum(smoothed(counts, bandwidth) - own, 0.0)
+        n = np.broadcast_to(counts.sum(axis=-1, keepdims=True), counts.shape)
+        prepared.append((counts[seen], S[seen], np.broadcast_to(f0_loo, counts.shape)[seen],
+                         n[seen] - 1.0))
+    best, choice = -np.inf, MIXTURES[0]
+    for m in MIXTURES:
+        score = 0.0
+        for w, S, f0, n1 in prepared:
+            p = (S + m * f0) / np.maximum(n1 + m, m)
+            score += float(np.sum(w * np.log(np.maximum(p, 1e-300))))
+        if score > best + 1e-12:
+            best, choice = score, m
     return choice
 
 

@@ -519,9 +519,14 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
         for yy in range(k):
             est_mean[0, j, yy], est_var[0, j, yy] = class_level_without_row(
                 sums, start, yy, h if yy == yt else 0.0, v, mu_all, pooled_var, fl)
+    # the cell of every combination at the row's codes (-1: a member is missing), found
+    # once for the chain and the Student-t pass below
+    cells = np.empty(order_first[n_levels], dtype=np.int64)
+    cells[:order_first[1]] = 0
     for g in range(order_first[1], order_first[n_levels]):
         d = orders[g]
         cell = _row_cell(xr, g, d, combos, sizes)
+        cells[g] = cell
         if cell < 0:
             continue
         for j in range(n_num):
@@ -555,8 +560,7 @@ def loo_estimates(xr, Vr, yt, h, lattice, gl, floor, est_mean, est_var):
     # the chain reads the posterior estimates of the coarser combinations: replace them
     # only once every entry is final
     for g in range(order_first[n_levels]):
-        d = orders[g]
-        cell = _row_cell(xr, g, d, combos, sizes)
+        cell = cells[g]
         if cell < 0:
             continue
         for j in range(n_num):

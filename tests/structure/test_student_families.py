@@ -58,7 +58,7 @@ def test_class_only_children_are_scipy_t_at_hand_derived_parameters(m):
     got = stud.joint_log_likelihood(X) - plug.joint_log_likelihood(X)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
     assert np.abs(expected).max() > 1e-3  # the two densities differ on 60 rows
-    nb = NaiveBayes(m=m, numeric="gaussian").fit(X, y)
+    nb = NaiveBayes(m=m, numeric="gaussian", density="student").fit(X, y)
     np.testing.assert_allclose(stud.joint_log_likelihood(X), nb.joint_log_likelihood(X),
                                rtol=1e-12, atol=1e-10)
 
