@@ -717,7 +717,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
         The codes the fit makes as it finds the values are used, not made again: an
         integer matrix whose columns span at most 64 values each is coded in the pass that
-        finds its values, an Arrow string column in the hash pass that finds them.  Nothing
+        finds its values, an Arrow string column in the hash pass that finds them, an
+        object column in the pass that groups its rows by the object they hold.  Nothing
         is kept between calls.
 
         Parameters
@@ -788,7 +789,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         """Fit on ``frame``; with ``made`` (a dict), the codes the fit makes as it finds the
         values are put there for :meth:`fit_encode`: ``"small"``, the storage codes of an
         integer matrix coded in its one pass; ``"strings"``, the chunk codes of the Arrow
-        string columns (:func:`_string_values`)."""
+        string columns (:func:`_string_values`); ``"objects"``, the object codes of the
+        object columns (:func:`_object_values`)."""
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
         for attr in ("feature_names_in_", "discretizer_"):
