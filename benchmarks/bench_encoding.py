@@ -306,7 +306,7 @@ def write(args, header, rows, ceiling=(), n_ceiling=0, kinds=KINDS, compared=())
                 f"{os.getloadavg()[0]:.1f} at the end); best of {args.repeat}.  ")
     if previous:
         measured = (f"{date}; the rows of {', '.join(kinds)} measured again on "
-                    + measured)
+                    + measured + "Compare rows of the same run only (the load differed).  ")
     lines = [MARK[0], "## Input encoding", "",
              measured + "Values/s = rows x columns / seconds.  *fit*: "
              "`AttributeEncoder().fit(X, y).transform(X)`; *transform*: a fitted encoder's "
