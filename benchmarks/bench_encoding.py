@@ -21,15 +21,22 @@ The target is 1e8 values/s for transform; every row says whether it is met.  For
 object strings, which no routine codes at that rate, the run also measures the fastest
 compiled routines of the installed libraries on one column (the ceiling any code
 reaches).  Printed and written to ``docs/performance.md`` (its section between the
-``bench_encoding`` markers).
+``bench_encoding`` markers).  With ``--kinds``, only those rows are measured again and the
+section keeps the other rows of its previous run.  With ``--reference COMMIT``, every row
+is measured twice more, in fresh processes, alternated: with the library at ``COMMIT`` and
+with this tree's, and a second table gives both and their ratio.
 
-    python benchmarks/bench_encoding.py [--quick] [--out FILE]
+    python benchmarks/bench_encoding.py [--quick] [--kinds K1,K2] [--reference COMMIT]
+        [--out FILE]
 """
 
 import argparse
 import datetime
+import json
 import os
 import platform
+import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,7 +44,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from _sections import write_section
+from _sections import export_library, run_library, write_section
 
 from seminaive import AttributeEncoder, NaiveBayes
 
@@ -83,12 +90,15 @@ def make(kind, n, a, seed=0):
         return pd.DataFrame({c: pd.Categorical.from_codes(np.where(missing[:, j], -1,
                                                                    codes[:, j]), cats)
                              for j, c in enumerate(names)}), {}
-    if kind in ("pandas object strings", "pandas string[pyarrow]", "pyarrow strings",
-                "pyarrow dictionary"):
+    if kind in ("pandas object strings", "pandas object strings (a new object per row)",
+                "pandas string[pyarrow]", "pyarrow strings", "pyarrow dictionary"):
         strings = {c: np.where(missing[:, j], None, labels[codes[:, j]])
                    for j, c in enumerate(names)}
         if kind == "pandas object strings":
             return pd.DataFrame({c: pd.Series(v, dtype=object) for c, v in strings.items()}), {}
+        if kind == "pandas object strings (a new object per row)":
+            return pd.DataFrame({c: pd.Series(_fresh(v), dtype=object)
+                                 for c, v in strings.items()}), {}
         if kind == "pandas string[pyarrow]":
             return pd.DataFrame({c: pd.array(v, dtype="string[pyarrow]")
                                  for c, v in strings.items()}), {}
@@ -99,9 +109,15 @@ def make(kind, n, a, seed=0):
     raise ValueError(kind)
 
 
+def _fresh(values):
+    """The same values, every string a new object (no two rows share one)."""
+    return np.array([v if v is None else (v + "!")[:-1] for v in values], dtype=object)
+
+
 KINDS = ["int64 matrix", "int64 matrix, column-major", "int8 matrix",
          "float64 codes (NaN missing)", "float64 numeric (binned)", "float32 numeric (binned)",
-         "pandas categorical", "pandas object strings", "pandas string[pyarrow]",
+         "pandas categorical", "pandas object strings",
+         "pandas object strings (a new object per row)", "pandas string[pyarrow]",
          "pyarrow strings", "pyarrow dictionary"]
 
 
@@ -148,6 +164,7 @@ def measure(kind, n, a, repeat):
     nb_params = {k: v for k, v in params.items() if k != "categorical_features"}
     if params.get("categorical_features") == "all":
         nb_params["categorical_features"] = "all"
+    NaiveBayes(**nb_params).fit(X, y)  # compile (or load) its kernels
     nb = best(lambda: NaiveBayes(**nb_params).fit(X, y), repeat)
     return {"kind": kind, "shape": f"{n:,} x {a}", "fit": values / fit,
             "transform": values / transform, "reference": values / ref, "nb": nb,
@@ -175,13 +192,49 @@ def object_ceiling(n, repeat):
     return [(name, n / best(fn, repeat)) for name, fn in routines.items()]
 
 
+def worker(spec):
+    """A measurement in a fresh process (``--worker``), with the library on PYTHONPATH."""
+    r = measure(spec["kind"], spec["n"], spec["a"], spec["repeat"])
+    print(json.dumps({k: v for k, v in r.items() if k != "met"}), flush=True)
+
+
+def against_reference(args, shapes, kinds):
+    """Every row measured with the library at ``args.reference`` and with this tree's, each
+    in a fresh process, alternated: table rows (values/s, seconds, ratios)."""
+    ref_dir = export_library(ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+    rows = []
+    for n, a in shapes:
+        for kind in kinds:
+            spec = {"kind": kind, "n": n, "a": a, "repeat": args.repeat}
+            ref = run_library(__file__, ref_dir, spec, timeout=3600)
+            now = run_library(__file__, ROOT, spec, timeout=3600)
+            if "error" in ref or "error" in now:
+                rows.append(f"| {kind} | {n:,} x {a} | {ref.get('error') or now.get('error')} "
+                            "| | | | | | | |")
+            else:
+                rows.append(
+                    f"| {kind} | {n:,} x {a} | {ref['fit']:.3g} | {now['fit']:.3g} | "
+                    f"{now['fit'] / ref['fit']:.2f} | {ref['transform']:.3g} | "
+                    f"{now['transform']:.3g} | {now['transform'] / ref['transform']:.2f} | "
+                    f"{ref['nb']:.3f} | {now['nb']:.3f} |")
+            print(rows[-1], flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100,000 x 20 and 10,000 x 200")
-    parser.add_argument("--kinds", default=None, help="comma-separated subset of the kinds")
+    parser.add_argument("--kinds", default=None, help="comma-separated subset of the kinds "
+                        "(the section keeps the other rows of its previous run)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reference", default=None,
+                        help="a commit to measure every row against, in fresh processes")
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker))
+        return
     shapes = [(100_000, 20), (10_000, 200)] if args.quick else [(1_000_000, 20),
                                                                 (100_000, 200)]
     kinds = KINDS if args.kinds is None else [k.strip() for k in args.kinds.split(",")]
@@ -203,15 +256,59 @@ def main():
         ceiling = object_ceiling(shapes[0][0], args.repeat)
         for name, rate in ceiling:
             print(f"object strings, one column of {shapes[0][0]:,}: {name}: {rate:.3g} values/s")
-    write(args, header, rows, ceiling, shapes[0][0])
+    compared = against_reference(args, shapes, kinds) if args.reference else []
+    write(args, header, rows, ceiling, shapes[0][0], kinds, compared)
 
 
-def write(args, header, rows, ceiling=(), n_ceiling=0):
+def _previous(out):
+    """``(date line, rows by (input, shape), reference lines)`` of the section's previous
+    run in the file ``out`` (empty if there is none)."""
+    text = Path(out).read_text() if Path(out).exists() else ""
+    match = re.search(re.escape(MARK[0]) + "(.*?)" + re.escape(MARK[1]), text, re.S)
+    if not match:
+        return "", {}, []
+    lines = match.group(1).splitlines()
+    date = next((line for line in lines if re.match(r"\d{4}-\d\d-\d\d, ", line)), "")
+    rows, compared, in_main, in_reference = {}, [], False, False
+    for line in lines:
+        if line.startswith("| input | shape | fit (values/s) | transform (values/s) | ref"):
+            in_main, in_reference = True, False
+        elif line.startswith("| input | shape | reference fit"):
+            in_main, in_reference = False, True
+        elif not line.startswith("|"):
+            in_main = in_reference = False
+        elif not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if in_main:
+                rows[(cells[0], cells[1])] = line
+            elif in_reference:
+                compared.append(line)
+    return date.split(";")[0], rows, compared
+
+
+def _merged(rows, previous, shapes_kinds):
+    """This run's rows, and the previous run's rows of the inputs not measured again, in
+    the order of :data:`KINDS` within each shape."""
+    by_key = dict(previous)
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        by_key[(cells[0], cells[1])] = row
+    shapes = list(dict.fromkeys(shape for _, shape in by_key))
+    order = {kind: i for i, kind in enumerate(KINDS)}
+    return [by_key[key] for shape in shapes for key in sorted(
+        (key for key in by_key if key[1] == shape), key=lambda key: order.get(key[0], 99))]
+
+
+def write(args, header, rows, ceiling=(), n_ceiling=0, kinds=KINDS, compared=()):
+    date, previous, _ = _previous(args.out) if list(kinds) != KINDS else ("", {}, [])
+    measured = (f"{datetime.date.today()}, {platform.processor() or platform.machine()}, "
+                f"{os.cpu_count()} cores (load average {args.load:.1f} at the start, "
+                f"{os.getloadavg()[0]:.1f} at the end); best of {args.repeat}.  ")
+    if previous:
+        measured = (f"{date}; the rows of {', '.join(kinds)} measured again on "
+                    + measured + "Compare rows of the same run only (the load differed).  ")
     lines = [MARK[0], "## Input encoding", "",
-             f"{datetime.date.today()}, {platform.processor() or platform.machine()}, "
-             f"{os.cpu_count()} cores (load average {args.load:.1f} at the start, "
-             f"{os.getloadavg()[0]:.1f} at the end); best of {args.repeat}.  "
-             "Values/s = rows x columns / seconds.  *fit*: "
+             measured + "Values/s = rows x columns / seconds.  *fit*: "
              "`AttributeEncoder().fit(X, y).transform(X)`; *transform*: a fitted encoder's "
              "`transform(X)`; *reference*: the library primitive coding "
              "the same columns one by one (`np.unique(return_inverse=True)` for integer and "
@@ -221,23 +318,43 @@ def write(args, header, rows, ceiling=(), n_ceiling=0):
              "dictionary column).  Target: 1e8 values/s at "
              "transform.", "", header,
              "|---|---|---:|---:|---:|---:|---|---:|"]
-    lines += rows
+    lines += _merged(rows, previous, kinds)
     if ceiling:
         fastest = max(rate for name, rate in ceiling if "ours" not in name)
         ours = dict(ceiling)["**ours**: `AttributeEncoder.transform`"]
         lines += ["", "**Python object strings: what limits them.** One column of "
-                  f"{n_ceiling:,} `str` objects, the fastest compiled routines of the "
-                  "libraries installed here, same run:", "",
+                  f"{n_ceiling:,} `str` objects (five labels, each row pointing to one of "
+                  "five objects), the fastest compiled routines of the libraries installed "
+                  "here, same run:", "",
                   "| routine | values/s |", "|---|---:|"]
         lines += [f"| {name} | {rate:.3g} |" for name, rate in ceiling]
-        lines += ["", f"No routine reaches 1e8: the fastest codes {fastest:.3g} values/s and "
-                  f"ours {ours:.3g} ({ours / fastest:.2f} times the fastest).  Each value "
-                  "is a separate CPython object; any code must follow its pointer and read "
-                  "its hash and bytes, which caps every library at a few times 1e7 per core.  "
-                  "`pd.read_csv` creates a new object for every row, so sharing work between "
-                  "equal objects does not help either.  Read strings as Arrow "
-                  "(`pd.read_csv(..., dtype_backend=\"pyarrow\")`, `pyarrow.csv`, Parquet) "
-                  "or as categoricals to get the rates of the rows above."]
+        lines += ["", f"The fastest routine codes {fastest:.3g} values/s and ours "
+                  f"{ours:.3g} ({ours / fastest:.2f} times the fastest).  Each value is a "
+                  "separate CPython object reached through a pointer: a routine that hashes "
+                  "every value (`pd.factorize`, the conversion to Arrow) follows every "
+                  "pointer and reads the object's hash and bytes, which caps it at a few "
+                  "times 1e7 per core.  The encoder groups the rows by the object they point "
+                  "to instead (an integer pass over the pointers, without the GIL, the "
+                  "columns on the threads) and hashes only the distinct objects: rows that "
+                  "share an object share its value.  Columns built from a list of labels "
+                  "share their objects, and so do the columns of `pd.read_csv(..., "
+                  "dtype=object)` (its parser makes one object per distinct string of each "
+                  "block it reads); a column with a new object in every row (the row *a new "
+                  "object per row*) is hashed value by value, at `pd.factorize`'s rate, "
+                  "once per fit and once per prediction.  Read strings as Arrow "
+                  "(`pd.read_csv`'s default `str` columns of pandas 3, "
+                  "`dtype_backend=\"pyarrow\"`, `pyarrow.csv`, Parquet) or as categoricals "
+                  "to get the rates of the other rows."]
+    if compared:
+        lines += ["", f"**Against the library at {args.reference}**, same run, each version "
+                  "in a fresh process, alternated row by row (`python "
+                  f"benchmarks/bench_encoding.py --kinds '{','.join(kinds)}' --reference "
+                  f"{args.reference}`); ratios above 1: faster now.", "",
+                  "| input | shape | reference fit (values/s) | fit (values/s) | ratio | "
+                  "reference transform (values/s) | transform (values/s) | ratio | "
+                  "reference NaiveBayes fit (s) | NaiveBayes fit (s) |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += list(compared)
     lines += ["", MARK[1]]
     section = "\n".join(lines)
     write_section(args.out, MARK, section)

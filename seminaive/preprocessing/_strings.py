@@ -4,12 +4,21 @@ all columns on the threads at once.
 
 Used for the string columns of files (a chunk becomes a dictionary array: its indices and
 its few distinct values) and for in-memory ``string[pyarrow]`` columns (their values, and
-their codes against a fitted encoder's values)."""
+their codes against a fitted encoder's values).
+
+In-memory object columns (Python strings or any hashable objects) are coded by
+:func:`factorize_objects`: the rows grouped by the object they point to
+(``seminaive.kernels.objects.hash_pointers``, on the threads), the few distinct objects
+hashed by ``pd.factorize``."""
+
+import ctypes
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from ..kernels._threads import parallel_calls
+from ..kernels.objects import hash_pointers
 from ..kernels.strings import hash_strings, remap_codes
 
 #: a chunk with more distinct values than this is coded by pyarrow instead
@@ -65,6 +74,70 @@ def hash_chunks(chunks, outs, max_values=MAX_HASHED_VALUES):
         found = int(count[0])
         values[i] = None if found < 0 else chunks[i].take(pa.array(first[:found]))
     return values
+
+
+def _pointers(values):
+    """The object pointers of a contiguous 1-D object array, as an intp array over its
+    memory (valid while ``values`` lives and is not written)."""
+    n = values.size
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    buf = (ctypes.c_ssize_t * n).from_address(values.__array_interface__["data"][0])
+    return np.frombuffer(buf, dtype=np.intp)
+
+
+def factorize_objects(arrays, outs, max_values=MAX_HASHED_VALUES):
+    """``pd.factorize(arrays[i])`` of every 1-D object array, split in two: the rows coded by
+    the object they hold into ``outs[i]`` (int32, the array's length), and, returned for
+    every array, ``(objects, uniques)`` such that ``pd.factorize(arrays[i])`` is
+    ``(objects[outs[i]], uniques)``: the same codes (-1 for a missing value), the same
+    uniques in the same order.
+
+    The pointer pass (:func:`~seminaive.kernels.objects.hash_pointers`) runs on the threads
+    for all arrays at once; then ``pd.factorize`` hashes each array's distinct objects, in
+    the order they first occur, which is why its uniques come in the order of the whole
+    array's.  An array with more than ``max_values`` distinct objects is factorised whole
+    (``outs[i]`` its codes, ``objects`` the identity with a last entry -1, which index
+    -1 gives).  None for an array whose values
+    cannot be hashed (``pd.factorize`` raises TypeError): the caller codes it as before,
+    with the error it reports."""
+    keep, calls, firsts, counts = [], [], [], []
+    for values, out in zip(arrays, outs, strict=True):
+        values = np.ascontiguousarray(values)
+        first = np.empty(max_values, dtype=np.int64)
+        count = np.zeros(1, dtype=np.int64)
+        keep.append(values)
+        calls.append((_pointers(values), int(max_values), out, first, count))
+        firsts.append(first)
+        counts.append(count)
+    if calls:
+        parallel_calls(hash_pointers, calls)
+    result = []
+    for values, out, first, count in zip(keep, outs, firsts, counts, strict=True):
+        found = int(count[0])
+        try:
+            if found >= 0:
+                objects, uniques = pd.factorize(values[first[:found]])
+            else:  # a new object in (almost) every row: its objects hashed as they are
+                codes, uniques = pd.factorize(values)
+                out[:] = codes
+                objects = np.append(np.arange(len(uniques), dtype=np.intp), -1)
+        except TypeError:  # unhashable values
+            result.append(None)
+            continue
+        result.append((objects, uniques))
+    return result
+
+
+def object_tables(items, known):
+    """The tables that map the object codes of :func:`factorize_objects` to final codes:
+    ``known[j]`` is the final code of ``uniques[j]`` (-1 unknown); a missing value and the
+    -1 of a whole factorised array get -1 (the table's last entry)."""
+    tables = []
+    for (objects, _), codes in zip(items, known, strict=True):
+        full = np.append(np.asarray(codes, dtype=np.int32), np.int32(-1))
+        tables.append(np.append(full[objects], np.int32(-1)).astype(np.int32))
+    return tables
 
 
 def remap_chunks(outs, tables):

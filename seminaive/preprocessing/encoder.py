@@ -467,6 +467,44 @@ def _string_values(columns, present, made=None):
     return {col: sorted(v) for col, v in found.items() if col not in failed}
 
 
+def _object_values(columns, present, made=None):
+    """The values of the object columns among ``columns`` (column -> Series) as
+    :func:`_nominal_values` lists them, on the rows ``present`` (None: all), from one pass
+    over each column (:func:`._strings.factorize_objects`, the columns on the threads).
+    Column -> values, for the columns so coded (not those whose values cannot be hashed).
+    With ``made`` (a list), ``(column, object codes, (objects, uniques))`` of every such
+    column is appended to it: its codes, made again from these, are ``pd.factorize``'s."""
+    arrays, outs, where = [], [], []
+    for col, series in columns.items():
+        if series.dtype != object:
+            continue
+        arrays.append(series.to_numpy())
+        outs.append(np.empty(len(series), dtype=np.int32))
+        where.append(col)
+    if not arrays:
+        return {}
+    found = {}
+    items = _strings.factorize_objects(arrays, outs)
+    for col, values, out, item in zip(where, arrays, outs, items, strict=True):
+        if item is None:
+            continue
+        objects, uniques = item
+        if present is not None:  # the values of the rows of positive weight
+            rows = out[present]
+            held = np.bincount(rows[rows >= 0], minlength=len(objects)) > 0
+            kept = np.zeros(len(uniques) + 1, dtype=bool)
+            kept[objects[held]] = True  # (a missing value's -1 marks the spare last entry)
+            uniques = uniques[kept[:-1]]
+        try:
+            found[col] = sorted(uniques.tolist())
+        except TypeError:  # not sortable: in order of first appearance (on those rows)
+            found[col] = list(uniques.tolist()) if present is None else _sorted_values(
+                values[present])
+        if made is not None:
+            made.append((col, out, item))
+    return found
+
+
 def _dictionary_chunks(series):
     """``(dictionary, indices)`` of every chunk of an Arrow dictionary column: the chunk's
     dictionary (a pyarrow array) and its indices as an int64 NumPy array, -1 where null."""
@@ -679,7 +717,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
 
         The codes the fit makes as it finds the values are used, not made again: an
         integer matrix whose columns span at most 64 values each is coded in the pass that
-        finds its values, an Arrow string column in the hash pass that finds them.  Nothing
+        finds its values, an Arrow string column in the hash pass that finds them, an
+        object column in the pass that groups its rows by the object they hold.  Nothing
         is kept between calls.
 
         Parameters
@@ -710,6 +749,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             return small
         codes = np.empty(frame.shape, dtype=np.int32, order="F")
         done = self._remap_strings(made.get("strings", ()), codes)
+        done |= self._remap_objects(made.get("objects", ()), codes)
         self._code_frame(frame, codes, done)
         out = np.empty(codes.shape, dtype=np.uint8 if self.n_values_.max() <= 254
                        else np.int32, order="F")
@@ -732,11 +772,25 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         _strings.remap_chunks(outs, tables)
         return set(positions)
 
+    def _remap_objects(self, made, codes):
+        """The object codes of the fit's pass over the object columns (:func:`_object_values`)
+        as codes of the fitted values, written into ``codes``; returns the columns coded."""
+        outs, items, known = [], [], []
+        for col, out, item in made:
+            target = codes[:, col]
+            target[:] = out
+            outs.append(target)
+            items.append(item)
+            known.append(self._category_index(col).get_indexer(item[1]))
+        _strings.remap_chunks(outs, _strings.object_tables(items, known))
+        return {col for col, _, _ in made}
+
     def _fit(self, frame, y, sample_weight=None, made=None):
         """Fit on ``frame``; with ``made`` (a dict), the codes the fit makes as it finds the
         values are put there for :meth:`fit_encode`: ``"small"``, the storage codes of an
         integer matrix coded in its one pass; ``"strings"``, the chunk codes of the Arrow
-        string columns (:func:`_string_values`)."""
+        string columns (:func:`_string_values`); ``"objects"``, the object codes of the
+        object columns (:func:`_object_values`)."""
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
         for attr in ("feature_names_in_", "discretizer_"):
@@ -788,8 +842,12 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             if made is not None and small is not None:
                 made["small"] = small
         todo = [c for c in np.flatnonzero(self.nominal_) if self.categories_[c] is None]
-        strings = _string_values({c: frame.iloc[:, c] for c in todo}, present,
+        columns = {c: frame.iloc[:, c] for c in todo}
+        strings = _string_values(columns, present,
                                  None if made is None else made.setdefault("strings", []))
+        strings.update(_object_values(
+            {c: s for c, s in columns.items() if c not in strings}, present,
+            None if made is None else made.setdefault("objects", [])))
         for col in todo:
             self.categories_[col] = strings[col] if col in strings else _nominal_values(
                 frame.iloc[:, col], present)
@@ -1247,6 +1305,7 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         columns = [s for c, (_, s) in enumerate(frame.items())
                    if self.nominal_[c] and c not in done] if len(nominal) else []
         hashed = self._hash_string_codes(nominal, columns, codes)
+        hashed |= self._object_column_codes(nominal, columns, codes, hashed)
         for col, series in zip(nominal, columns, strict=True):
             if col in hashed:
                 continue
@@ -1283,6 +1342,30 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         # a value seen in training that the lookup calls unseen is impossible; a value never
         # seen is -1 (missing)
         return codes
+
+    def _object_column_codes(self, nominal, columns, codes, done):
+        """Code the object columns among ``columns`` (nominal columns ``nominal``; those in
+        ``done`` already coded) into ``codes``: the rows grouped by the object they hold
+        (all columns on the threads), the distinct objects looked up once, then mapped
+        through that small table (:func:`._strings.factorize_objects`): the codes of
+        :func:`_object_codes`.  Returns the columns coded (not those whose values cannot
+        be hashed)."""
+        arrays, outs, where = [], [], []
+        for col, series in zip(nominal, columns, strict=True):
+            if col in done or series.dtype != object:
+                continue
+            arrays.append(series.to_numpy())
+            outs.append(codes[:, col])
+            where.append(col)
+        if not arrays:
+            return set()
+        items = _strings.factorize_objects(arrays, outs)
+        kept = [(col, out, item) for col, out, item in zip(where, outs, items, strict=True)
+                if item is not None]
+        known = [self._category_index(col).get_indexer(item[1]) for col, _, item in kept]
+        _strings.remap_chunks([out for _, out, _ in kept],
+                              _strings.object_tables([item for _, _, item in kept], known))
+        return {col for col, _, _ in kept}
 
     def _hash_string_codes(self, nominal, columns, codes):
         """Code the Arrow string columns among ``columns`` (nominal columns ``nominal``) into

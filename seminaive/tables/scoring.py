@@ -223,21 +223,12 @@ def qualifying_parents(x, level, combos, offsets, sizes, k, order_first, lj, qua
 
 
 @njit(cache=True)
-def _parent_log_weights(xs, level, combos, offsets, sizes, k, order_first, lw, log_w):
-    """log_w[s] = log weight of the cell x_s of every parent combination s of one order
-    (``lw`` holds one entry per cell of the count layout: index offsets[g] // k + cell)."""
-    p_first = order_first[level]
-    for g in range(p_first, order_first[level + 1]):
-        cell = 0
-        for t in range(level):
-            att = combos[g, t]
-            cell = cell * sizes[att] + xs[att]
-        log_w[g - p_first] = lw[offsets[g] // k + cell]
-
-
-@njit(cache=True)
-def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms):
-    """terms[s, y] = log P(y, x_s) for every parent combination s (NaN if unusable)."""
+def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms, weighted, lw,
+                  log_w):
+    """terms[s, y] = log P(y, x_s) for every parent combination s of one order (NaN if
+    unusable); with ``weighted``, also log_w[s] = the log weight of the same cell x_s
+    (``lw`` holds one entry per cell of the count layout: index offsets[g] // k + cell),
+    the cell computed once for both."""
     p_first = order_first[level]
     for g in range(p_first, order_first[level + 1]):
         cell = 0
@@ -247,14 +238,18 @@ def _parent_terms(xs, level, combos, offsets, sizes, k, order_first, lj, terms):
         base = offsets[g] + cell * k
         for yy in range(k):
             terms[g - p_first, yy] = lj[base + yy]
+        if weighted:
+            log_w[g - p_first] = lw[offsets[g] // k + cell]
 
 
 @njit(cache=True)
-def _row_scores(x, level, tables, terms):
-    """Sub-model scores of one row at one order (used for rows that cascade); ``tables``: a
+def _row_scores(x, level, tables, terms, weighted, lw, log_w):
+    """Sub-model scores of one row at one order (used for rows that cascade), and with
+    ``weighted`` their log weights ``log_w`` (:func:`_parent_terms`); ``tables``: a
     :class:`ScoringTables`."""
     combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
-    _parent_terms(x, level, combos, offsets, sizes, k, order_first, lj, terms)
+    _parent_terms(x, level, combos, offsets, sizes, k, order_first, lj, terms, weighted, lw,
+                  log_w)
     d = level + 1
     if d > max_order:
         return
@@ -397,17 +392,15 @@ def cascade_row(x, n, tables, aggregate, weighted, lw, row_terms, row_w, out_row
     of the widest order).  With n = 0 the row reaches here only when naive Bayes, the
     single sub-model of order 0, has no weight (log weight -inf): it is scored unweighted
     rather than left unset.  ``tables``: a :class:`ScoringTables`."""
-    combos, offsets, sizes, k, order_first, max_order, lj, lc, lc_offsets, sub_index = tables
+    k, order_first = tables.k, tables.order_first
     if n == 0:
-        _row_scores(x, 0, tables, row_terms)
+        _row_scores(x, 0, tables, row_terms, False, lw, row_w)
         _aggregate_row(row_terms, 1, k, aggregate, out_row)
         return
     for level in range(n - 1, -1, -1):
-        _row_scores(x, level, tables, row_terms)
+        _row_scores(x, level, tables, row_terms, weighted, lw, row_w)
         n_low = order_first[level + 1] - order_first[level]
         if weighted:
-            _parent_log_weights(x, level, combos, offsets, sizes, k, order_first, lw,
-                                row_w)
             if _aggregate_row_weighted(row_terms, row_w, n_low, k, aggregate, out_row) > 0:
                 break
             if level == 0:  # naive Bayes, the single sub-model of order 0
@@ -424,7 +417,8 @@ def _row_scores_from_counts(x, level, tables, counts, offsets, m, laplace, terms
     :func:`.smoothing.log_conditional_tables`, so the same numbers.  ``tables``: a
     :class:`ScoringTables` (its ``offsets`` locate the log joints)."""
     combos, lj_offsets, sizes, k, order_first, _, lj, _, _, sub_index = tables
-    _parent_terms(x, level, combos, lj_offsets, sizes, k, order_first, lj, terms)
+    _parent_terms(x, level, combos, lj_offsets, sizes, k, order_first, lj, terms, False, lj,
+                  terms[0])
     d = level + 1
     p_first = order_first[level]
     for h in range(order_first[d], order_first[d + 1]):
