@@ -166,27 +166,41 @@ def _path_sums(parent, beta, eta):
 
 
 @njit(cache=True)
-def _objective(leaf_first, leaves, beta, eta, pen, level):
-    """The penalised log loss at ``beta`` (``eta`` its path sums; ``pen``: the penalty of
-    every level)."""
+def _penalty_term(beta, pen, level):
+    """The ridge penalty at ``beta``: sum_j lambda_level(j) / 2 ||beta_j||^2."""
     n, V = beta.shape
     total = 0.0
     for q in range(n):
         lam = pen[level[q]]
         for v in range(V):
             total += 0.5 * lam * beta[q, v] * beta[q, v]
-    for i in range(leaves.shape[0]):
-        q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
-        for v in range(V):
-            total += leaves[i, v] * (lse - eta[q, v])
     return total
 
 
 @njit(cache=True)
-def _curvature(leaf_first, leaves, eta, a, b):
+def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
+    """The leaves' softmax, computed once for everything that needs it: writes their
+    distributions ``prob`` (softmax of their path sums ``eta``) and rows ``rows``, and
+    returns the log loss of their counts (the objective without the penalty)."""
+    V = eta.shape[1]
+    total = 0.0
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        lse = _log_sum_exp(eta[q])
+        n_row = 0.0
+        for v in range(V):
+            n_row += leaves[i, v]
+            total += leaves[i, v] * (lse - eta[q, v])
+            prob[i, v] = math.exp(eta[q, v] - lse)
+        rows[i] = n_row
+    return total
+
+
+@njit(cache=True)
+def _curvature(leaf_first, prob, rows, leaves, a, b):
     """The gradient ``b`` and the approximate Hessian ``a`` of the loss in the leaves' path
-    sums (0 at the other nodes): n p - counts and V / (V - 1) n p (1 - p), the Hessian's
+    sums (0 at the other nodes), from the leaves' distributions ``prob`` and rows ``rows``
+    (:func:`_leaf_softmax`): n p - counts and V / (V - 1) n p (1 - p), the Hessian's
     diagonal scaled to its curvature on coefficients that sum to 0 over the values (exact
     for two values, and for any number of values at the uniform distribution)."""
     V = a.shape[1]
@@ -197,28 +211,10 @@ def _curvature(leaf_first, leaves, eta, a, b):
             b[q, v] = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
-        n_row = 0.0
         for v in range(V):
-            n_row += leaves[i, v]
-        for v in range(V):
-            p = math.exp(eta[q, v] - lse)
-            a[q, v] = scale * n_row * p * (1.0 - p)
-            b[q, v] = n_row * p - leaves[i, v]
-
-
-@njit(cache=True)
-def _leaf_probabilities(leaf_first, leaves, eta, prob, rows):
-    """The leaves' distributions ``prob`` (softmax of their path sums) and rows ``rows``."""
-    V = eta.shape[1]
-    for i in range(leaves.shape[0]):
-        q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
-        n_row = 0.0
-        for v in range(V):
-            n_row += leaves[i, v]
-            prob[i, v] = math.exp(eta[q, v] - lse)
-        rows[i] = n_row
+            p = prob[i, v]
+            a[q, v] = scale * rows[i] * p * (1.0 - p)
+            b[q, v] = rows[i] * p - leaves[i, v]
 
 
 @njit(cache=True)
@@ -302,35 +298,29 @@ def _dot(x, y):
 
 
 @njit(cache=True)
-def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter):
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter, state):
     """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
     sums) by Newton's method: every step solves the exact Newton system by conjugate
     gradients preconditioned with :func:`_tree_solve`, then a halving line search on the
-    objective.  Returns the number of iterations (``max_iter`` + 1: not converged)."""
+    objective.  ``state``: [the leaves' log loss at ``beta``, 1 when it, the leaves'
+    distributions (``work[10]``) and ``rows`` hold for ``beta``, else 0]; they hold on
+    return, so that the next call and :func:`_evidence_update` need no softmax of their
+    own.  Returns the number of iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
     n_leaf = leaves.shape[0]
     leaf_first = n - n_leaf
     a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
         work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
         work[9], work[10][:n_leaf])
-    for q in range(leaf_first):
-        for v in range(V):
-            a[q, v] = 0.0
-    scale = V / (V - 1.0) if V > 1 else 1.0
     _path_sums(parent, beta, eta)
-    current = _objective(leaf_first, leaves, beta, eta, pen, level)
+    if state[1] == 0.0:
+        state[0] = _leaf_softmax(leaf_first, leaves, eta, prob, rows)
+        state[1] = 1.0
+    current = _penalty_term(beta, pen, level) + state[0]
     for it in range(max_iter):
-        _leaf_probabilities(leaf_first, leaves, eta, prob, rows)
-        # the gradient, and the diagonal curvature of the preconditioner
-        for q in range(leaf_first):
-            for v in range(V):
-                g[q, v] = 0.0
-        for i in range(n_leaf):
-            q = leaf_first + i
-            for v in range(V):
-                p = prob[i, v]
-                g[q, v] = rows[i] * p - leaves[i, v]
-                a[q, v] = scale * rows[i] * p * (1.0 - p)
+        # the gradient, and the diagonal curvature of the preconditioner, from the leaves'
+        # distributions at ``beta``
+        _curvature(leaf_first, prob, rows, leaves, a, g)
         for q in range(n - 1, 0, -1):
             p = parent[q]
             for v in range(V):
@@ -381,16 +371,19 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
         for q in range(n):
             for v in range(V):
                 step = max(step, abs(z[q, v]))
-        # halving line search on the objective
+        # halving line search on the objective (the leaves' softmax of the accepted trial is
+        # kept: the next iteration's)
         t = 1.0
         accepted = False
         value = current
+        data = state[0]
         for _ in range(MAX_HALVINGS):
             for q in range(n):
                 for v in range(V):
                     trial[q, v] = beta[q, v] + t * z[q, v]
             _path_sums(parent, trial, eta)
-            value = _objective(leaf_first, leaves, trial, eta, pen, level)
+            data = _leaf_softmax(leaf_first, leaves, eta, prob, rows)
+            value = _penalty_term(trial, pen, level) + data
             if value <= current:
                 accepted = True
                 break
@@ -400,20 +393,25 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
                 for v in range(V):
                     beta[q, v] = trial[q, v]
             current = value
-        _path_sums(parent, beta, eta)
+            state[0] = data
+        else:  # back to ``beta``: its path sums and softmax
+            _path_sums(parent, beta, eta)
+            state[0] = _leaf_softmax(leaf_first, leaves, eta, prob, rows)
         if not accepted or t * step <= tol:
             return it + 1
     return max_iter + 1
 
 
 @njit(cache=True)
-def _full_gamma(parent, level, leaves, pen, eta, gamma):
+def _full_gamma(parent, level, leaves, pen, prob, rows, gamma):
     """Every level's effective number of coefficients (``gamma``, added to) from the Laplace
     approximation with the exact softmax Hessian: the posterior covariance of every node's
     coefficients, by V x V blocks in one pass up (every subtree eliminated into a quadratic
     of its parent's path sum) and one down.  A node's shift of all its coefficients together
-    has no curvature but the penalty's: it counts 0, so V - 1 remain free."""
-    n, V = eta.shape
+    has no curvature but the penalty's: it counts 0, so V - 1 remain free.  ``prob``,
+    ``rows``: the leaves' distributions and rows (:func:`_leaf_softmax`)."""
+    n = parent.size
+    V = prob.shape[1]
     leaf_first = n - leaves.shape[0]
     acc = np.zeros((n, V, V))
     inv = np.empty((n, V, V))
@@ -421,16 +419,10 @@ def _full_gamma(parent, level, leaves, pen, eta, gamma):
     eye = np.eye(V)
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
-        n_row = 0.0
-        for v in range(V):
-            n_row += leaves[i, v]
-        p = np.empty(V)
-        for v in range(V):
-            p[v] = math.exp(eta[q, v] - lse)
+        p = prob[i]
         for v in range(V):
             for w in range(V):
-                acc[q, v, w] = n_row * ((p[v] if v == w else 0.0) - p[v] * p[w])
+                acc[q, v, w] = rows[i] * ((p[v] if v == w else 0.0) - p[v] * p[w])
     for q in range(n - 1, -1, -1):
         lam = pen[level[q]]
         inv[q] = np.linalg.inv(acc[q] + lam * eye)
@@ -454,19 +446,21 @@ def _full_gamma(parent, level, leaves, pen, eta, gamma):
 
 
 @njit(cache=True)
-def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, full):
+def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, rows, full):
     """One update of the penalties of the levels towards the maximum of the evidence (the
     fixed point of MacKay 1992): every level's penalty becomes its coefficients' effective
     number (gamma) over their sum of squares, the posterior variances from the Laplace
-    approximation at ``beta`` with the Hessian of :func:`_curvature`.  Updates ``pen`` in
-    place (``last``, ``speed``: every level's last step in log and its acceleration, kept
-    between updates) and returns the largest factor by which the plain update would have
-    changed a level's penalty."""
+    approximation at ``beta`` with the Hessian of :func:`_curvature` (from the leaves'
+    distributions ``work[10]`` and rows ``rows`` at ``beta``, as :func:`_newton` leaves
+    them).  Updates ``pen`` in place (``last``, ``speed``: every level's last step in log and
+    its acceleration, kept between updates) and returns the largest factor by which the
+    plain update would have changed a level's penalty."""
     n, V = beta.shape
     n_levels = pen.size
     leaf_first = n - leaves.shape[0]
     a, b, var = work[0], work[1], work[2]
-    _curvature(leaf_first, leaves, eta, a, b)
+    prob = work[10][:leaves.shape[0]]
+    _curvature(leaf_first, prob, rows, leaves, a, b)
     for q in range(n - 1, 0, -1):
         p = parent[q]
         lam = pen[level[q]]
@@ -491,7 +485,7 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, f
             squares[d] += beta[q, v] * beta[q, v]
     if full:
         gamma[:] = 0.0
-        _full_gamma(parent, level, leaves, pen, eta, gamma)
+        _full_gamma(parent, level, leaves, pen, prob, rows, gamma)
     lo, hi = PENALTY_BOUNDS
     change = 1.0
     for d in range(1, n_levels):  # the root's penalty stays (see the module docstring)
@@ -535,6 +529,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     eta = np.zeros((n, V))
     work = np.empty((WORK_ARRAYS - 2, n, V))
     rows = np.empty(n)
+    state = np.zeros(2)  # the leaves' log loss at beta, and whether it and their softmax hold
     budget = settings.max_iter
     total = 0
     converged = True
@@ -546,16 +541,17 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         for update in range(MAX_UPDATES):
             # the first fit to the loose tolerance, then a few Newton steps between updates
             steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0,
+                           state)
             total += min(used, steps)
             if total >= budget:
                 break
             if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed,
-                                work, settings.full) <= PENALTY_TOL:
+                                work, rows, settings.full) <= PENALTY_TOL:
                 break
     if total < budget:
         used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,
-                       rows, CG_ITER)
+                       rows, CG_ITER, state)
         converged = used <= budget - total
         total += min(used, budget - total)
     else:
