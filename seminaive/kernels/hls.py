@@ -35,7 +35,7 @@ distributions.  The root's penalty stays at 1 (one node: too little to choose a 
 from).  A number for ``penalty`` fixes every level's (the reference code's ridge: 1).
 On the benchmark (``benchmarks/bench_hls.py``: 8 sets x KDB(k=3) and AnDE(n=1)) the
 per-level penalties with the root's fixed give a log loss no worse than the HDP's in 11 of
-16 cases; choosing the root's by the evidence too also 11 (worse than the default on 9),
+16 cases; choosing the root's by the evidence too also 11 (worse than the default on 11),
 one penalty shared by every level below the root (the paper's one prior variance, chosen
 by the evidence) 8, and the class level's penalty capped at the reference code's 1 (the
 evidence gives the class level the largest penalty in many trees) 7: none is kept.
