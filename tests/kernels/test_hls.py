@@ -220,6 +220,60 @@ def test_bad_trees_are_refused():
         hls.sparse_hls_forest([], penalty=0.0)
 
 
+def _deep_tree():
+    """root -> 3 -> 5 -> 9 nodes, and the level of every node."""
+    parent = np.array([-1, 0, 0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 6, 7, 8, 8])
+    level_start = np.array([0, 1, 4, 9, 18])
+    return parent, level_start, np.repeat(np.arange(4), np.diff(level_start))
+
+
+def test_factored_tree_solve_is_the_dense_preconditioner_solve():
+    """The preconditioner, factored once (:func:`hls._tree_factor`) and solved for two
+    right-hand sides (:func:`hls._tree_solve`): every value's solve is the dense
+    (X^T diag(a_v) X + diag(lambda))^-1 r_v, X the leaves' design matrix, then centred at
+    every node; the factor is not changed by a solve."""
+    rng = np.random.default_rng(5)
+    parent, _, level = _deep_tree()
+    n, V, n_leaf = len(parent), 4, 9
+    pen = np.array([1.0, 0.3, 2.5, 40.0])
+    a = np.zeros((n, V))
+    a[n - n_leaf:] = rng.uniform(0.0, 30.0, size=(n_leaf, V))
+    X = _design(parent, n_leaf)
+    inv, wb, s = np.empty((n, V)), np.empty((n, V)), np.empty((n, V))
+    hls._tree_factor(parent, level, pen, a, inv)
+    for _ in range(2):
+        r = rng.normal(size=(n, V))
+        hls._tree_solve(parent, level, pen, inv, r, wb, s)
+        want = np.column_stack([
+            np.linalg.solve(X.T @ np.diag(a[n - n_leaf:, v]) @ X + np.diag(pen[level]), r[:, v])
+            for v in range(V)])
+        want -= want.mean(axis=1, keepdims=True)
+        np.testing.assert_allclose(s, want, rtol=1e-11, atol=1e-12)
+
+
+def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
+    """:func:`hls._leaf_softmax` writes the leaves' distributions and rows once and returns
+    their log loss; :func:`hls._curvature` reads them: the gradient n p - counts and the
+    scaled diagonal V / (V - 1) n p (1 - p) at the leaves, 0 elsewhere (by hand)."""
+    rng = np.random.default_rng(2)
+    n, V, n_leaf = 7, 3, 4
+    eta = rng.normal(0.0, 2.0, size=(n, V))
+    leaves = rng.integers(0, 9, size=(n_leaf, V)).astype(float)
+    prob, rows = np.empty((n_leaf, V)), np.empty(n)
+    loss = hls._leaf_softmax(n - n_leaf, leaves, eta, prob, rows)
+    p = softmax(eta[n - n_leaf:], axis=1)
+    np.testing.assert_allclose(prob, p, rtol=1e-14)
+    np.testing.assert_array_equal(rows[:n_leaf], leaves.sum(axis=1))
+    assert loss == pytest.approx(-np.sum(leaves * np.log(p)), rel=1e-13)
+    a, b = np.full((n, V), np.nan), np.full((n, V), np.nan)
+    hls._curvature(n - n_leaf, prob, rows, leaves, a, b)
+    N = leaves.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(a[n - n_leaf:], 1.5 * N * p * (1 - p), rtol=1e-13)
+    np.testing.assert_allclose(b[n - n_leaf:], N * p - leaves, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(a[:n - n_leaf], 0.0)
+    np.testing.assert_array_equal(b[:n - n_leaf], 0.0)
+
+
 # ------------------------------------------------------------------ the chosen penalties
 def _design(parent, n_leaves):
     """The design matrix of the leaves: 1 where a node is on a leaf's path."""
