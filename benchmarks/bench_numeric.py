@@ -28,9 +28,11 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-MARK = ("<!-- bench_numeric -->", "<!-- /bench_numeric -->")
 SETS = ["pima", "bupa", "ionosphere", "sonar", "wdbc", "vehicle", "segment", "phoneme",
         "magic", "spambase", "banana", "twonorm"]
+#: numeric sets that played no part in choosing kde's bandwidth rule (``--held-out``)
+HELD_OUT = ["bands", "ring", "satimage", "texture", "optdigits", "penbased", "wine",
+            "wisconsin", "saheart", "vowel", "iris", "heart", "movement_libras"]
 VARIANTS = {
     "MDL": {"numeric": "discretize"},
     "EF5": {"numeric": "discretize", "discretizer": "equal_frequency", "n_bins": 5},
@@ -93,12 +95,17 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--full", action="store_true",
                         help="train on half of every set rather than on 300 rows")
-    parser.add_argument("--sets", nargs="*", default=SETS)
+    parser.add_argument("--sets", nargs="*", default=None)
+    parser.add_argument("--held-out", action="store_true",
+                        help="the numeric sets not used to choose kde's bandwidth rule "
+                        "(their own section)")
     args = _sections().parse_or_serve(parser, None, ROOT)
     if args.out == str(ROOT / "docs" / "performance.md"):
         args.out = str(ROOT / "docs" / "results.md")
-    mark = MARK if not args.full else ("<!-- bench_numeric_full -->",
-                                       "<!-- /bench_numeric_full -->")
+    if args.sets is None:
+        args.sets = HELD_OUT if args.held_out else SETS
+    tag = ("_heldout" if args.held_out else "") + ("_full" if args.full else "")
+    mark = (f"<!-- bench_numeric{tag} -->", f"<!-- /bench_numeric{tag} -->")
     load_before = os.getloadavg()[0]
     start = time.time()
     results = {}
@@ -152,10 +159,12 @@ def main():
         mark[0],
         "## Numeric attributes on small numeric sets: MDL, equal-frequency bins, plug-in "
         "Gaussian, Student-t and kernel-smoothed binned children"
-        + (" (half of every set)" if args.full else ""),
+        + (" (half of every set)" if args.full else "")
+        + (": sets not used to choose kde's bandwidth" if args.held_out else ""),
         "",
         f"`python benchmarks/bench_numeric.py --seeds {args.seeds}"
-        + (" --full" if args.full else "") + f"` ({time.strftime('%Y-%m-%d')}, load "
+        + (" --full" if args.full else "") + (" --held-out" if args.held_out else "")
+        + f"` ({time.strftime('%Y-%m-%d')}, load "
         f"average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, "
         f"{time.time() - start:.0f} s): {size} drawn at random (stratified, seeds "
         f"0..{args.seeds - 1}), up to {TEST_ROWS} of the other rows to test; mean losses "
