@@ -72,22 +72,34 @@ def mixed_data(n_rows, seed=0):
 
 
 def _compile_counter():
-    """A list that grows by one signature per numba compilation (cache misses only) of a
-    function of the library, from now on."""
+    """``(compiled, seconds)``: a list that grows by one signature per numba compilation
+    (cache misses only) of a function of the library, from now on, and a dict of the CPU
+    seconds of those compilations by ``module::function``, each compilation's own (the
+    compilations of the functions it calls, which numba runs inside it, subtracted)."""
     from numba.core import event
 
-    compiled = []
+    compiled, seconds, stack = [], {}, []
 
     class _Listener(event.Listener):
         def on_start(self, ev):
-            pass
+            stack.append([time.process_time(), 0.0])
 
         def on_end(self, ev):
-            if ev.data["dispatcher"].py_func.__module__.startswith("seminaive"):
-                compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+            start, inner = stack.pop()
+            spent = time.process_time() - start
+            if stack:
+                stack[-1][1] += spent
+            func = ev.data["dispatcher"].py_func
+            if func.__module__.startswith("seminaive"):
+                compiled.append(func.__qualname__)
+                if os.environ.get("BENCH_COLD_SIGNATURES"):
+                    print(f"# compiled {func.__module__}::{func.__qualname__}"
+                          f"{tuple(ev.data.get('args', ()))}", file=sys.stderr)
+                key = f"{func.__module__.removeprefix('seminaive.')}::{func.__qualname__}"
+                seconds[key] = seconds.get(key, 0.0) + spent - inner
 
     event.register("numba:compile", _Listener())
-    return compiled
+    return compiled, seconds
 
 
 def worker(spec):
@@ -111,7 +123,7 @@ def worker(spec):
             c0 = time.process_time()
             t0 = time.perf_counter()
             if not times:  # imports numba unless the package did: counted in the first fit
-                compiled = _compile_counter()
+                compiled, compile_cpu = _compile_counter()
             model = cls(**params).fit(X.iloc[:half], y[:half])
             t1 = time.perf_counter()
             model.predict_proba(X.iloc[half:])
@@ -123,7 +135,9 @@ def worker(spec):
                       "fit": times[0][0], "predict": times[0][1],
                       "warm": sum(times[1]), "compiled": n_first,
                       "functions": len(set(compiled)), "first_cpu": first_cpu,
-                      "cpu": time.process_time()}))
+                      "cpu": time.process_time(),
+                      "compile_cpu": {k: round(v, 3) for k, v in sorted(
+                          compile_cpu.items(), key=lambda kv: -kv[1])}}))
 
 
 def _env(code_dir, cache, current):
