@@ -401,6 +401,9 @@ def write(args, rows, learners, results):
     if getattr(args, "from_logs", None):
         load += (" when the tables were joined from the output of earlier runs (their load "
                  "is stated below)")
+    kept, earlier = _kept_rows(args, head, learners)
+    lines_rows = sorted(lines_rows + kept, key=lambda row: _ORDER.index(row[0]))
+    measured = ", ".join(row[0] for row in table_rows(learners, results))
     lines = [MARK[0], "## First use: compiling the kernels", "",
              f"Written by `benchmarks/bench_cold_start.py` on "
              f"{datetime.date.today().isoformat()}: {platform.machine()}, {os.cpu_count()} "
@@ -423,9 +426,37 @@ def write(args, rows, learners, results):
              "Import (`python -X importtime`, each statement in a fresh process, every "
              "statement of both versions alternated; best of 7 runs, the median in "
              f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
+             *([f"Rows measured in this run: {measured}.  The other rows are kept from "
+                f"the earlier run this section held: {earlier}", ""] if kept else []),
              "| " + " | ".join(head) + " |",
              "|---|" + "---:|" * (len(head) - 3) + "---:|---|"]
     write_table_section(args.out, MARK, lines, lines_rows)
+
+
+#: the order of the table's rows
+_ORDER = [*LEARNERS, "demo"]
+
+
+def _kept_rows(args, head, learners):
+    """With ``--learners`` (a subset), the rows of the other learners (and the demo) in the
+    section ``args.out`` holds, if its table has the same columns, and that run's
+    description (its first sentence and its import sentence): ``(rows, text)``."""
+    if not getattr(args, "learners", None) or not Path(args.out).exists():
+        return [], ""
+    text = Path(args.out).read_text()
+    m = re.search(re.escape(MARK[0]) + "(.*?)" + re.escape(MARK[1]), text, re.S)
+    if not m or "| " + " | ".join(head) + " |" not in m.group(1):
+        return [], ""
+    rows = []
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (len(cells) == len(head) and cells[0] in _ORDER and cells[0] not in learners
+                and not (cells[0] == "demo" and not args.no_demo)):
+            rows.append(cells)
+    said = [line for line in m.group(1).splitlines()
+            if line.startswith(("Written by", "Import (", "Rows measured in this run"))]
+    earlier = " ".join(line.split("section held: ", 1)[-1] for line in said)
+    return rows, earlier
 
 
 if __name__ == "__main__":

@@ -58,7 +58,12 @@ log c is taken once per concentration draw; and the trees go to the threads larg
 little work (``SERIAL_WORK``) to the calling thread alone.  The threads are Python threads
 over one GIL-free kernel per share (:func:`sample_trees`, which holds the whole sampler), not
 a numba ``prange`` loop: the sampler compiles in about two thirds of the CPU seconds, with the
-same estimates (``benchmarks/bench_hdp.py``). """
+same estimates (``benchmarks/bench_hdp.py``).  The log Stirling numbers beyond the exact table
+are a separate compiled function the sampler calls by address (:func:`beyond_function`),
+compiled only in a process whose forest needs one: a forest whose counts fit the table (and
+most do: a value's tables, not its rows, make an inner node's count) never compiles the far
+path; a tree that turns out to need it is sampled again from its start with it, with the
+same draws. """
 
 import math
 import threading
