@@ -426,6 +426,7 @@ def write(args, rows, learners, results):
              "Import (`python -X importtime`, each statement in a fresh process, every "
              "statement of both versions alternated; best of 7 runs, the median in "
              f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
+             *compile_lines(learners, results),
              *([f"Rows measured in this run: {measured}.  The other rows are kept from "
                 f"the earlier run this section held: {earlier}", ""] if kept else []),
              "| " + " | ".join(head) + " |",
@@ -456,7 +457,32 @@ def _kept_rows(args, head, learners):
     said = [line for line in m.group(1).splitlines()
             if line.startswith(("Written by", "Import (", "Rows measured in this run"))]
     earlier = " ".join(line.split("section held: ", 1)[-1] for line in said)
+    ref = re.search(r"Reference: the library at commit (\w+)", m.group(1))
+    if ref and "Rows measured" not in m.group(1):
+        earlier += f" Its reference: the library at commit {ref.group(1)}."
     return rows, earlier
+
+
+def compile_lines(learners, results, top=10):
+    """For every learner, the CPU seconds its first fit + predict spent compiling each
+    function (numba's compile events, the functions compiled on the way subtracted), the
+    largest ``top``, every version: markdown lines."""
+    lines = []
+    for learner in learners:
+        found = [(label, (results[label].get(learner) or [{}])[0].get("compile_cpu"))
+                 for label in results]
+        if not all(cpu for _, cpu in found):
+            continue
+        names = sorted({n for _, cpu in found for n in cpu},
+                       key=lambda n: -max(cpu.get(n, 0.0) for _, cpu in found))
+        cells = [f"`{n}` " + " / ".join(f"{cpu.get(n, 0.0):.2f}" for _, cpu in found)
+                 for n in names[:top]]
+        totals = " / ".join(f"{sum(cpu.values()):.1f}" for _, cpu in found)
+        lines += [f"{learner}, compile CPU seconds by function (numba's compile events, the "
+                  "functions compiled on the way subtracted; "
+                  + " / ".join(label for label, _ in found) + f"): all {totals}; "
+                  + ", ".join(cells) + ".", ""]
+    return lines
 
 
 if __name__ == "__main__":
