@@ -72,22 +72,34 @@ def mixed_data(n_rows, seed=0):
 
 
 def _compile_counter():
-    """A list that grows by one signature per numba compilation (cache misses only) of a
-    function of the library, from now on."""
+    """``(compiled, seconds)``: a list that grows by one signature per numba compilation
+    (cache misses only) of a function of the library, from now on, and a dict of the CPU
+    seconds of those compilations by ``module::function``, each compilation's own (the
+    compilations of the functions it calls, which numba runs inside it, subtracted)."""
     from numba.core import event
 
-    compiled = []
+    compiled, seconds, stack = [], {}, []
 
     class _Listener(event.Listener):
         def on_start(self, ev):
-            pass
+            stack.append([time.process_time(), 0.0])
 
         def on_end(self, ev):
-            if ev.data["dispatcher"].py_func.__module__.startswith("seminaive"):
-                compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+            start, inner = stack.pop()
+            spent = time.process_time() - start
+            if stack:
+                stack[-1][1] += spent
+            func = ev.data["dispatcher"].py_func
+            if func.__module__.startswith("seminaive"):
+                compiled.append(func.__qualname__)
+                if os.environ.get("BENCH_COLD_SIGNATURES"):
+                    print(f"# compiled {func.__module__}::{func.__qualname__}"
+                          f"{tuple(ev.data.get('args', ()))}", file=sys.stderr)
+                key = f"{func.__module__.removeprefix('seminaive.')}::{func.__qualname__}"
+                seconds[key] = seconds.get(key, 0.0) + spent - inner
 
     event.register("numba:compile", _Listener())
-    return compiled
+    return compiled, seconds
 
 
 def worker(spec):
@@ -111,7 +123,7 @@ def worker(spec):
             c0 = time.process_time()
             t0 = time.perf_counter()
             if not times:  # imports numba unless the package did: counted in the first fit
-                compiled = _compile_counter()
+                compiled, compile_cpu = _compile_counter()
             model = cls(**params).fit(X.iloc[:half], y[:half])
             t1 = time.perf_counter()
             model.predict_proba(X.iloc[half:])
@@ -123,7 +135,9 @@ def worker(spec):
                       "fit": times[0][0], "predict": times[0][1],
                       "warm": sum(times[1]), "compiled": n_first,
                       "functions": len(set(compiled)), "first_cpu": first_cpu,
-                      "cpu": time.process_time()}))
+                      "cpu": time.process_time(),
+                      "compile_cpu": {k: round(v, 3) for k, v in sorted(
+                          compile_cpu.items(), key=lambda kv: -kv[1])}}))
 
 
 def _env(code_dir, cache, current):
@@ -387,6 +401,9 @@ def write(args, rows, learners, results):
     if getattr(args, "from_logs", None):
         load += (" when the tables were joined from the output of earlier runs (their load "
                  "is stated below)")
+    kept, earlier = _kept_rows(args, head, learners)
+    lines_rows = sorted(lines_rows + kept, key=lambda row: _ORDER.index(row[0]))
+    measured = ", ".join(row[0] for row in table_rows(learners, results))
     lines = [MARK[0], "## First use: compiling the kernels", "",
              f"Written by `benchmarks/bench_cold_start.py` on "
              f"{datetime.date.today().isoformat()}: {platform.machine()}, {os.cpu_count()} "
@@ -409,9 +426,63 @@ def write(args, rows, learners, results):
              "Import (`python -X importtime`, each statement in a fresh process, every "
              "statement of both versions alternated; best of 7 runs, the median in "
              f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
+             *compile_lines(learners, results),
+             *([f"Rows measured in this run: {measured}.  The other rows are kept from "
+                f"the earlier run this section held: {earlier}", ""] if kept else []),
              "| " + " | ".join(head) + " |",
              "|---|" + "---:|" * (len(head) - 3) + "---:|---|"]
     write_table_section(args.out, MARK, lines, lines_rows)
+
+
+#: the order of the table's rows
+_ORDER = [*LEARNERS, "demo"]
+
+
+def _kept_rows(args, head, learners):
+    """With ``--learners`` (a subset), the rows of the other learners (and the demo) in the
+    section ``args.out`` holds, if its table has the same columns, and that run's
+    description (its first sentence and its import sentence): ``(rows, text)``."""
+    if not getattr(args, "learners", None) or not Path(args.out).exists():
+        return [], ""
+    text = Path(args.out).read_text()
+    m = re.search(re.escape(MARK[0]) + "(.*?)" + re.escape(MARK[1]), text, re.S)
+    if not m or "| " + " | ".join(head) + " |" not in m.group(1):
+        return [], ""
+    rows = []
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (len(cells) == len(head) and cells[0] in _ORDER and cells[0] not in learners
+                and not (cells[0] == "demo" and not args.no_demo)):
+            rows.append(cells)
+    said = [line for line in m.group(1).splitlines()
+            if line.startswith(("Written by", "Import (", "Rows measured in this run"))]
+    earlier = " ".join(line.split("section held: ", 1)[-1] for line in said)
+    ref = re.search(r"Reference: the library at commit (\w+)", m.group(1))
+    if ref and "Rows measured" not in m.group(1):
+        earlier += f" Its reference: the library at commit {ref.group(1)}."
+    return rows, earlier
+
+
+def compile_lines(learners, results, top=10):
+    """For every learner, the CPU seconds its first fit + predict spent compiling each
+    function (numba's compile events, the functions compiled on the way subtracted), the
+    largest ``top``, every version: markdown lines."""
+    lines = []
+    for learner in learners:
+        found = [(label, (results[label].get(learner) or [{}])[0].get("compile_cpu"))
+                 for label in results]
+        if not all(cpu for _, cpu in found):
+            continue
+        names = sorted({n for _, cpu in found for n in cpu},
+                       key=lambda n: -max(cpu.get(n, 0.0) for _, cpu in found))
+        cells = [f"`{n}` " + " / ".join(f"{cpu.get(n, 0.0):.2f}" for _, cpu in found)
+                 for n in names[:top]]
+        totals = " / ".join(f"{sum(cpu.values()):.1f}" for _, cpu in found)
+        lines += [f"{learner}, compile CPU seconds by function (numba's compile events, the "
+                  "functions compiled on the way subtracted; "
+                  + " / ".join(label for label, _ in found) + f"): all {totals}; "
+                  + ", ".join(cells) + ".", ""]
+    return lines
 
 
 if __name__ == "__main__":

@@ -58,9 +58,15 @@ log c is taken once per concentration draw; and the trees go to the threads larg
 little work (``SERIAL_WORK``) to the calling thread alone.  The threads are Python threads
 over one GIL-free kernel per share (:func:`sample_trees`, which holds the whole sampler), not
 a numba ``prange`` loop: the sampler compiles in about two thirds of the CPU seconds, with the
-same estimates (``benchmarks/bench_hdp.py``). """
+same estimates (``benchmarks/bench_hdp.py``).  The log Stirling numbers beyond the exact table
+are a separate compiled function the sampler calls by address (:func:`beyond_function`),
+compiled only in a process whose forest needs one: a forest whose counts fit the table (and
+most do: a value's tables, not its rows, make an inner node's count) never compiles the far
+path; a tree that turns out to need it is sampled again from its start with it, with the
+same draws. """
 
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -70,6 +76,8 @@ from ..exceptions import TableTooLargeError
 from . import _jit as numba
 from ._jit import njit
 from ._threads import parallel_calls
+
+_BEYOND_LOCK = threading.Lock()
 
 #: exact log Stirling numbers up to this n (a triangular float64 table, about 17 MB)
 STIRLING_EXACT = 2048
@@ -89,6 +97,8 @@ CONCENTRATION_MAX = 4000.0
 CHECK_EVERY = 50
 #: slots of the sampler's memo of log Stirling numbers beyond the exact table (a power of 2)
 FAR_MEMO = 4096
+#: :func:`sample_trees`' iterations of a tree that needed the far path without it
+NEEDS_FAR = -(2 ** 62)
 #: slots of the sampler's memos of lgamma and log in the window (a power of 2)
 GAMMA_MEMO = 16384
 #: a forest whose work (:func:`sampler_cost` of its trees x iterations) is at most this is
@@ -167,7 +177,10 @@ _ZETA = np.concatenate([[0.0, 0.0], zeta(np.arange(2, NEWTON_MAX_T + 1, dtype=np
 @njit(cache=True)
 def _polygamma(order, x):
     """psi^(order)(x) for order 0..3 and x > 0 (recurrence up to x >= 10, then the
-    asymptotic series)."""
+    asymptotic series).
+
+    The kernels pass ``order`` as ``np.int64(k)``, not a literal ``k``: numba would compile
+    one specialisation per literal order."""
     acc = 0.0
     while x < 10.0:
         if order == 0:
@@ -198,7 +211,7 @@ def _polygamma(order, x):
 @njit(cache=True)
 def digamma(x):
     """psi(x) for x > 0."""
-    return _polygamma(0, x)
+    return _polygamma(np.int64(0), x)
 
 
 @njit(cache=True)
@@ -260,13 +273,13 @@ def _log_stirling_saddle(n, t):
     u = min(max(u, lo), hi)
     for _ in range(200):
         x = math.exp(u)
-        d1 = _polygamma(0, x + n) - _polygamma(0, x + 1.0)
+        d1 = _polygamma(np.int64(0), x + n) - _polygamma(np.int64(0), x + 1.0)
         g = x * d1 - r
         if g > 0.0:
             hi = u
         else:
             lo = u
-        d2 = _polygamma(1, x + n) - _polygamma(1, x + 1.0)
+        d2 = _polygamma(np.int64(1), x + n) - _polygamma(np.int64(1), x + 1.0)
         h2 = x * d1 + x * x * d2
         step = g / h2 if h2 > 0.0 else 0.0
         nxt = u - step
@@ -277,10 +290,10 @@ def _log_stirling_saddle(n, t):
             break
         u = nxt
     x = math.exp(u)
-    d1 = _polygamma(0, x + n) - _polygamma(0, x + 1.0)
-    d2 = _polygamma(1, x + n) - _polygamma(1, x + 1.0)
-    d3 = _polygamma(2, x + n) - _polygamma(2, x + 1.0)
-    d4 = _polygamma(3, x + n) - _polygamma(3, x + 1.0)
+    d1 = _polygamma(np.int64(0), x + n) - _polygamma(np.int64(0), x + 1.0)
+    d2 = _polygamma(np.int64(1), x + n) - _polygamma(np.int64(1), x + 1.0)
+    d3 = _polygamma(np.int64(2), x + n) - _polygamma(np.int64(2), x + 1.0)
+    d4 = _polygamma(np.int64(3), x + n) - _polygamma(np.int64(3), x + 1.0)
     h2 = x * d1 + x * x * d2
     h3 = x * d1 + 3.0 * x * x * d2 + x ** 3 * d3
     h4 = x * d1 + 7.0 * x * x * d2 + 6.0 * x ** 3 * d3 + x ** 4 * d4
@@ -388,15 +401,21 @@ def _log_beta_variate(state, a, b):
 
 
 @njit(cache=True)
-def _log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val):
-    """:func:`log_stirling`, the values beyond the exact table remembered in a direct-mapped
-    memo keyed by (n, t) (the same function of (n, t), computed once while it stays)."""
+def _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val):
+    """:func:`log_stirling`, the values beyond the exact table computed by ``beyond(n, t)``
+    (:func:`beyond_function`) and remembered in a direct-mapped memo keyed by (n, t) (the
+    same function of (n, t), computed once while it stays).  NaN: ``beyond`` is the
+    stand-in that is not compiled with the far path (nothing remembered)."""
     if n <= n_exact and 0 <= t <= n:
         return table[n * (n + 1) // 2 + t]
+    if t > n or t < 0 or (t == 0 and n > 0):
+        return -np.inf
     slot = (n * 40503 + t) & (memo_n.size - 1)
     if memo_n[slot] == n and memo_t[slot] == t:
         return memo_val[slot]
-    value = _log_stirling_far(n, t, table, n_exact, zeta)
+    value = beyond(n, t)
+    if value != value:
+        return value
     memo_n[slot] = n
     memo_t[slot] = t
     memo_val[slot] = value
@@ -404,11 +423,13 @@ def _log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val):
 
 
 @njit(cache=True)
-def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, memo):
+def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, memo, beyond):
     """The log conditional of t = lo .. hi of :func:`sample_sparse_tree` in ``window`` and
     its largest value, when some of its Stirling numbers are beyond the exact table
-    (``stirling``: a :class:`StirlingCache`; ``memo``: a :class:`FarMemo`, written)."""
-    table, n_exact, zeta = stirling
+    (``stirling``: a :class:`StirlingCache`; ``memo``: a :class:`FarMemo`, written;
+    ``beyond``: :func:`beyond_function`'s).  NaN when ``beyond`` is the stand-in without
+    the far path and a value beyond the table is needed."""
+    table, n_exact, _ = stirling
     memo_n, memo_t, memo_val = memo
     best = -np.inf
     lg = math.lgamma(cp + N_par + lo)  # log Gamma(cp + N_par + t), by steps
@@ -418,20 +439,24 @@ def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, mem
         if n_par + t < t_par:
             lp = -np.inf
         else:
-            lp = (_log_stirling_memo(n, t, table, n_exact, zeta, memo_n, memo_t, memo_val)
-                  + t * log_c
-                  + _log_stirling_memo(n_par + t, t_par, table, n_exact, zeta, memo_n, memo_t,
-                                       memo_val)
-                  - lg)
+            a = _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val)
+            b = _log_stirling_memo(n_par + t, t_par, table, n_exact, beyond, memo_n, memo_t,
+                                   memo_val)
+            if a != a or b != b:
+                return np.nan
+            lp = a + t * log_c + b - lg
         window[t - lo] = lp
         if lp > best:
             best = lp
     return best
 
 
-@njit(cache=True, nogil=True)
+# error_model="numpy": no zero-division check (and its exception path) on every division of
+# the sampler, none of which can divide by zero; the same values, about a tenth less of its
+# compilation (bench_hdp.py, same run)
+@njit(cache=True, nogil=True, error_model="numpy")
 def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last, iterations,
-                 t_flat):
+                 t_flat, beyond):
     """Run the sampler on the trees ``order[first:last]`` of ``forest`` (a
     :class:`ForestLayout`), in turn (one thread's share of :func:`sample_forest`; releases
     the GIL), and write the averaged estimates of their nodes.
@@ -441,7 +466,11 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
     without rows (and without rows below it) gets its parent's estimates (the root:
     uniform).  ``t_flat`` (int64, as ``out_flat``, or empty) receives the final table counts
     (0 where the node has no rows), for tests.  ``settings``: a :class:`SamplerSettings`;
-    ``stirling``: a :class:`StirlingCache`.
+    ``stirling``: a :class:`StirlingCache`; ``beyond``: the log Stirling numbers beyond the
+    exact table (:func:`beyond_function`).  Where ``beyond`` is the stand-in without the far
+    path and a tree needs a value beyond the table, the tree stops, writes nothing and gets
+    ``iterations[j] = NEEDS_FAR`` (:func:`sample_forest` samples it again from its start
+    with the far path).
 
     ``iterations[j]``: the iterations tree ``j`` ran, negative when it did not converge.
     With ``settings.tol`` > 0 the averaged estimates are compared every ``CHECK_EVERY``
@@ -566,6 +595,7 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
         prev = np.zeros((total, V) if checking else (1, 1))
         n_run = n_iter
         converged = not checking
+        needs_far = False
         for it in range(n_iter):
             # table counts, deepest level first
             for lev in range(depth, -1, -1):
@@ -634,7 +664,10 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
                                     best = lp
                         else:
                             best = _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window,
-                                               stirling, far)
+                                               stirling, far, beyond)
+                            if best != best:  # beyond the table, without the far path
+                                needs_far = True
+                                break
                         if best == -np.inf:
                             continue
                         acc = 0.0
@@ -661,6 +694,12 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
                         big_t[node] += chosen - old
                         nk[par, v] += chosen - old
                         big_n[par] += chosen - old
+                    if needs_far:
+                        break
+                if needs_far:
+                    break
+            if needs_far:
+                break
             # concentrations
             if sample_conc and (it + CONCENTRATION_EVERY // 2) % CONCENTRATION_EVERY == 0:
                 rate = np.zeros(n_groups)
@@ -717,6 +756,9 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
                         n_run = it + 1
                         converged = True
                         break
+        if needs_far:
+            iterations[j] = NEEDS_FAR
+            continue
         # averaged estimates, nodes without rows from their parent
         for node in range(total):
             for v in range(V):
@@ -738,7 +780,6 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
         iterations[j] = n_run if converged else -n_run
 
 
-@njit(cache=True)
 def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     """Run the sampler (:func:`sample_trees`) on one tree and write the averaged estimates
     of its nodes.
@@ -752,26 +793,28 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     estimates (the root: uniform).  ``out_t`` (same shape, int64) receives the final table
     counts (0 where the node has no rows), for tests.
 
-    Returns ``(iterations run, converged)`` (see :func:`sample_trees`).
+    Returns ``(iterations run, converged)`` (see :func:`sample_trees`).  (A Python function
+    over :func:`sample_trees` with the far path compiled in: tests call it.)
     """
     parent, level_start, depth, leaf_counts, V = tree
+    depth, V = int(depth), int(V)
     n = parent.size
     level_starts = np.zeros((1, depth + 2), dtype=np.int64)
     level_starts[0, :] = level_start[:depth + 2]
-    leaves = leaf_counts.copy().reshape(-1)
-    forest = ForestLayout(parent.copy(), np.array([0, n]), level_starts, np.array([depth]),
-                          leaves, np.array([0, leaves.size]), np.array([V]),
-                          np.array([0, n * V]))
+    leaves = np.ascontiguousarray(leaf_counts, dtype=np.int64).reshape(-1).copy()
+    i64 = np.int64
+    forest = ForestLayout(np.ascontiguousarray(parent, dtype=i64), np.array([0, n], dtype=i64),
+                          level_starts, np.array([depth], dtype=i64), leaves,
+                          np.array([0, leaves.size], dtype=i64), np.array([V], dtype=i64),
+                          np.array([0, n * V], dtype=i64))
     flat = np.empty(n * V)
     t_flat = np.empty(n * V, dtype=np.int64)
     ran = np.zeros(1, dtype=np.int64)
     sample_trees(forest, settings, np.array([seed], dtype=np.uint64), stirling, flat,
-                 np.zeros(1, dtype=np.int64), 0, 1, ran, t_flat)
-    for q in range(n):
-        for v in range(V):
-            out[q, v] = flat[q * V + v]
-            out_t[q, v] = t_flat[q * V + v]
-    return abs(ran[0]), ran[0] > 0 or (ran[0] == 0 and settings.tol <= 0.0)
+                 np.zeros(1, dtype=np.int64), 0, 1, ran, t_flat, beyond_function(True))
+    out[:n] = flat.reshape(n, V)
+    out_t[:n] = t_flat.reshape(n, V)
+    return abs(int(ran[0])), bool(ran[0] > 0 or (ran[0] == 0 and settings.tol <= 0.0))
 
 
 @njit(cache=True)
@@ -848,7 +891,6 @@ def _fill_dense(index, dims, depth, sparse, dense):
                     dense[q, v] = dense[starts[lev - 1] + r // dims[lev - 1], v]
 
 
-@njit(cache=True)
 def sample_tree(leaf_counts, dims, depth, n_values, settings, seed, stirling, out, out_t):
     """:func:`sample_sparse_tree` on a tree given densely, results dense (``settings``: a
     :class:`SamplerSettings`; ``stirling``: a :class:`StirlingCache`).
@@ -866,12 +908,56 @@ def sample_tree(leaf_counts, dims, depth, n_values, settings, seed, stirling, ou
     sample_sparse_tree(SparseTree(parent, level_start, depth, leaves, n_values), settings,
                        seed, stirling, est, t_sparse)
     _fill_dense(index, dims, depth, est, out)
-    for q in range(index.size):
-        for v in range(n_values):
-            out_t[q, v] = t_sparse[index[q], v] if index[q] >= 0 else 0
+    out_t[:index.size] = np.where((index >= 0)[:, None], t_sparse[np.maximum(index, 0)], 0)
 
 
-def sample_forest(forest, settings, seeds, stirling, out, order, share_start, iterations):
+def _log_stirling_beyond(n, t):
+    """log S(n, t) for n beyond any exact table (:func:`beyond_function`'s far path)."""
+    return _log_stirling_far(n, t, _NO_TABLE, -1, _ZETA)
+
+
+def _no_far_path(n, t):
+    """:func:`beyond_function`'s stand-in without the far path: NaN."""
+    return np.nan
+
+
+_NO_TABLE = np.zeros(1)
+#: the compiled functions of :func:`beyond_function`, by ``far``
+_BEYOND = {}
+
+
+def beyond_function(far):
+    """The log Stirling numbers beyond the exact table, as :func:`sample_trees` calls them:
+    a compiled function ``f(n, t) -> float64`` (int64 arguments) passed to it by address.
+
+    ``far=True``: the far path (:func:`_log_stirling_far`: closed forms, Newton's
+    identities, the saddle point).  ``far=False``: a stand-in returning NaN, with which
+    :func:`sample_trees` stops a tree that needs the far path.  The two have one type, so
+    the sampler compiles once for both, and the far path (about a fifth of the sampler's
+    compilation) compiles only in a process that needs it: a forest whose counts all fit
+    in the exact table (:func:`stirling_cache`) never does.  Compiled once per process
+    (cached on disk as the kernels).
+
+    Parameters
+    ----------
+    far : bool
+
+    Returns
+    -------
+    numba CFunc
+    """
+    far = bool(far)
+    with _BEYOND_LOCK:
+        if far not in _BEYOND:
+            nb = numba.load()
+            sig = nb.types.float64(nb.types.int64, nb.types.int64)
+            _BEYOND[far] = nb.cfunc(sig, cache=True)(
+                _log_stirling_beyond if far else _no_far_path)
+    return _BEYOND[far]
+
+
+def sample_forest(forest, settings, seeds, stirling, out, order, share_start, iterations,
+                  far=False):
     """:func:`sample_sparse_tree` for every tree of ``forest`` (a :class:`ForestLayout`), one
     share of the trees per thread (:func:`~seminaive.kernels._threads.parallel_calls` over
     :func:`sample_trees`, which releases the GIL); each tree has its own random stream
@@ -881,11 +967,29 @@ def sample_forest(forest, settings, seeds, stirling, out, order, share_start, it
     per node).  Thread share ``w`` samples the trees
     ``order[share_start[w]:share_start[w + 1]]`` (:func:`thread_shares`; one share: in this
     thread, no thread started).  ``iterations[j]``: the iterations tree ``j`` ran, negative
-    when it reached ``n_iter`` without converging (see :func:`sample_sparse_tree`)."""
+    when it reached ``n_iter`` without converging (see :func:`sample_sparse_tree`).
+
+    ``far=False`` runs the sampler without the far path of the log Stirling numbers
+    (:func:`beyond_function`) and samples the trees that needed it again, from their start,
+    with it (the same draws: every tree has its own stream); ``far=True`` has it from the
+    start (where a leaf's count is beyond the exact table, so that it is certain)."""
     no_counts = np.zeros(0, dtype=np.int64)
+    beyond = beyond_function(far)
     parallel_calls(sample_trees, [
         (forest, settings, seeds, stirling, out, order, share_start[w], share_start[w + 1],
-         iterations, no_counts) for w in range(share_start.size - 1)])
+         iterations, no_counts, beyond) for w in range(share_start.size - 1)])
+    if far:
+        return
+    again = order[iterations[order] == NEEDS_FAR]  # largest first, as ``order``
+    if again.size:
+        shares = [again[w::share_start.size - 1] for w in range(share_start.size - 1)]
+        shares = [share for share in shares if share.size]
+        starts = np.concatenate([[0], np.cumsum([share.size for share in shares])])
+        beyond = beyond_function(True)
+        order = np.concatenate(shares).astype(np.int64)
+        parallel_calls(sample_trees, [
+            (forest, settings, seeds, stirling, out, order, int(starts[w]), int(starts[w + 1]),
+             iterations, no_counts, beyond) for w in range(len(shares))])
 
 
 # --------------------------------------------------------------------------------------------
@@ -1087,7 +1191,8 @@ def sparse_hdp_forest(trees, *, n_iter, burn_in, tying="level", seeds,
                                bool(sample_concentration), float(concentration), float(tol))
     ran = np.zeros(len(trees), dtype=np.int64)
     sample_forest(forest, settings, np.asarray(seeds, dtype=np.uint64),
-                  StirlingCache(table, n_exact, _ZETA), out, order, share_start, ran)
+                  StirlingCache(table, n_exact, _ZETA), out, order, share_start, ran,
+                  far=forest.leaves.size > 0 and int(forest.leaves.max()) > n_exact)
     if iterations is not None:
         iterations[:] = ran
     oo = forest.out_offsets

@@ -226,6 +226,30 @@ def _count_runs(job, counts, n_runs):
         for run in range(n_runs)])
 
 
+def _two_by_two(X, y, w, weighted):
+    """``(X, y, w, weighted)`` with at least two rows and two columns in Fortran order, the
+    counts unchanged.
+
+    An array with one row or one column is C- and F-contiguous at once, and numba types
+    it C: a second specialisation of :func:`_count_chunk` beside the F one every other
+    table gets (a one-row update, a one-attribute table, a small warm-up; seconds of
+    compilation each).  A zero column (never read: the combinations name the first column
+    only) or a second row of weight 0 (which adds 0.0 to the cells of class 0 and code 0)
+    keeps it F."""
+    n, a = X.shape
+    if n >= 2 and a >= 2:
+        return X, y, w, weighted
+    wide = np.zeros((max(n, 2), max(a, 2)), dtype=X.dtype, order="F")
+    wide[:n, :a] = X
+    if n >= 2:
+        return wide, y, w, weighted
+    y2 = np.zeros(2, dtype=y.dtype)
+    y2[0] = y[0]
+    w2 = np.zeros(2, dtype=np.float64)
+    w2[0] = w[0] if weighted else 1.0
+    return wide, y2, w2, True
+
+
 def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
     """N(y, x_s) for every combination s (``combos[c, :orders[c]]``, orders >= 1, in any
     mix) into the block of ``counts`` starting at ``offsets[c]``.
@@ -238,6 +262,7 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
     n_combos = combos.shape[0]
     if n_combos == 0 or X.shape[0] == 0:
         return
+    X, y, w, weighted = _two_by_two(X, y, w, weighted)
     n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_combos))
     job = CountJob(X, y, w, bool(weighted), combos, orders, offsets, sizes, int(k), int(block))
     _count_runs(job, counts, n_runs)

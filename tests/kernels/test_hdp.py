@@ -547,3 +547,69 @@ def test_a_small_forest_is_one_share_and_the_threads_give_its_estimates(monkeypa
         np.testing.assert_array_equal(ran, results[0][1])
         for a, b in zip(est, results[0][0], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def _far_forest():
+    """A forest whose leaves fit an exact table of n <= 16 while the sums of some inner
+    nodes do not (those trees need the far path), with the table and its bound."""
+    rng = np.random.default_rng(5)
+    trees = [(rng.poisson(lam, size=(6, 3)), [2, 3]) for lam in (0.3, 6.0, 1.0, 5.0)]
+    trees = [(np.minimum(c, 16), d) for c, d in trees]
+    sparse = [hdp.sparse_from_dense(c, np.array(d), 2)[1:] for c, d in trees]
+    forest, order, share_start = hdp.forest_layout(sparse, what="x", need=0)
+    return forest, order, share_start, hdp.stirling_table(16), 16
+
+
+def test_the_far_path_compiles_only_when_a_tree_needs_it_and_changes_nothing():
+    """Without the far path (:func:`beyond_function` ``(False)``) a tree that needs a log
+    Stirling number beyond the exact table stops and is marked ``NEEDS_FAR``, a tree that
+    does not runs as with it; :func:`sample_forest` samples the marked trees again with the
+    far path: estimates and iterations bit-identical to the far path from the start."""
+    forest, order, share_start, table, n_exact = _far_forest()
+    stirling = hdp.StirlingCache(table, n_exact, hdp._ZETA)
+    settings = hdp.SamplerSettings(60, 5, 2, True, 2.0)
+    seeds = np.arange(1, 5, dtype=np.uint64)
+    size = int(forest.out_offsets[-1])
+    runs = {}
+    for far in (True, False):
+        out, ran = np.zeros(size), np.zeros(4, dtype=np.int64)
+        hdp.sample_trees(forest, settings, seeds, stirling, out, order, 0, 4, ran,
+                         np.zeros(0, dtype=np.int64), hdp.beyond_function(far))
+        runs[far] = (out, ran)
+    stopped = runs[False][1] == hdp.NEEDS_FAR
+    assert 0 < stopped.sum() < 4  # some trees need the far path, some do not
+    assert np.all(runs[True][1] == 60)
+    oo = forest.out_offsets
+    for j in np.flatnonzero(~stopped):
+        np.testing.assert_array_equal(runs[False][0][oo[j]:oo[j + 1]],
+                                      runs[True][0][oo[j]:oo[j + 1]])
+    for far in (True, False):
+        out, ran = np.zeros(size), np.zeros(4, dtype=np.int64)
+        hdp.sample_forest(forest, settings, seeds, stirling, out, order, share_start, ran,
+                          far=far)
+        np.testing.assert_array_equal(out, runs[True][0])
+        np.testing.assert_array_equal(ran, runs[True][1])
+
+
+def test_the_far_function_is_the_far_path():
+    """:func:`beyond_function` ``(True)`` computes :func:`_log_stirling_far` bit for bit
+    beyond the table (closed forms, Newton's identities, the saddle point); the stand-in
+    gives NaN."""
+    far, none = hdp.beyond_function(True).ctypes, hdp.beyond_function(False).ctypes
+    table = hdp.stirling_table(16)
+    for n in (17, 40, 3000):
+        for t in (0, 1, 2, 5, 12, 13, n // 2, n - 4, n - 3, n - 2, n - 1, n, n + 1):
+            want = hdp._log_stirling_far(n, t, table, 16, hdp._ZETA)
+            assert far(n, t) == want, (n, t)  # -inf == -inf where S(n, t) = 0
+            assert math.isnan(none(n, t))
+
+
+def test_polygamma_compiles_one_specialisation():
+    """The sampler's special functions pass the order of :func:`_polygamma` as an int64,
+    not a literal (one specialisation, not one per order)."""
+    from numba.core import types
+
+    hdp._log_stirling_saddle(3000, 100)
+    hdp.digamma(2.5)
+    assert hdp._polygamma.signatures
+    assert not any(isinstance(sig[0], types.Literal) for sig in hdp._polygamma.signatures)

@@ -196,3 +196,27 @@ def test_lanes_and_in_place_counting_equal_brute_force(n_values, k, lanes):
             counting.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None,
                                        combos, orders, offsets, sizes, k, counts, block)
             _check(counts, ref, w)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (9, 1), (1, 1)])
+@pytest.mark.parametrize("weights", ["none", "integer"])
+def test_one_row_or_one_column_counts_through_the_fortran_kernel(shape, weights):
+    """An (n, 1) or (1, a) array is C- and F-contiguous and numba would type it C: counted
+    with the F kernel every other table uses (no second specialisation), the counts those
+    of brute force."""
+    rows, a = shape
+    k = 3
+    n_values = np.full(a, 3)
+    X, y = _data(rows, n_values, k, 17)
+    w = _weights(weights, rows, 18)
+    sizes = (n_values + 1).astype(np.int64)
+    combos = np.arange(a, dtype=np.int64).reshape(-1, 1)
+    orders = np.ones(a, dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    assert numba.typeof(X).layout == "C"  # the shape that would specialise
+    counts = np.zeros(size)
+    counting.count_combinations(X, y, np.zeros(1) if w is None else w, w is not None, combos,
+                                orders, offsets, sizes, k, counts, 64)
+    np.testing.assert_array_equal(counts, _brute_force(X, y, w, combos, orders, offsets, sizes,
+                                                       k, size))
+    assert all(sig[0].types[0].layout == "F" for sig in counting._count_chunk.signatures)
