@@ -166,6 +166,32 @@ class _Member(SKDB):
     def _attribute_order(self, stats):
         return self._order_given
 
+    def _selection_pass(self, source):
+        """SKDB's selection pass, whose count trees (over every candidate) the selected
+        model then keeps with its own number of parents instead of building them again
+        (:meth:`_count_trees`)."""
+        loo, finish = super()._selection_pass(source)
+        built = self._counts
+
+        def finish_keeping(summed):
+            self._selection_trees = built
+            try:
+                finish(summed)
+            finally:
+                self.__dict__.pop("_selection_trees", None)
+
+        return loo, finish_keeping
+
+    def _count_trees(self, counted):
+        """The selection pass's count trees with the selected parents (the trees of an
+        SKDB are over every candidate whatever k), else counted afresh."""
+        built = self.__dict__.get("_selection_trees")
+        chains = [self._tree_chain(i) for i in range(self.table_.n_attributes)]
+        if built is None or chains != [[int(p) for p in row if p >= 0]
+                                       for row in built.chain]:
+            return super()._count_trees(counted)
+        return _sparse.with_depths(built, self.table_, self._parents, self._budget_left())
+
     def loo_size(self):
         """Length of the flat array its leave-one-out pass returns per chunk."""
         return (int(self.k) + 1) * (self.table_.n_attributes + 1) + 1
