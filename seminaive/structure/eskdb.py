@@ -267,11 +267,11 @@ class ESKDB(_StructureBase):
     pair table to each member's bins is summed along the table's axes and no longer counts.
     No configuration fits within the time of a random forest of 100 trees on every set of
     10,000 rows or more: in one run on a shared machine, ``smoothing="hls"`` took 2.2
-    (magic), 7.3 (penbased), 4.4 (LED7, 20,000 rows) and 8.2 times (waveform, 40
-    attributes, 20,000 rows) as long as the forest, and 5 members with HLS, the fastest
-    configuration, 0.24, 1.6, 2.0 and 1.25 times, at a higher zero-one loss than the
-    forest's (magic: 0.148 against 0.124; penbased: 0.030 against 0.010) (results: ESKDB
-    against random forest and gradient boosting at 10,000 rows and more).
+    (magic), 7.3 (penbased), 12 (letter), 4.4 (LED7, 20,000 rows) and 8.2 times
+    (waveform, 40 attributes, 20,000 rows) as long as the forest, and 5 members with HLS,
+    the fastest configuration, 0.24, 1.6, 3.1, 2.0 and 1.25 times, at a higher zero-one
+    loss than the forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047)
+    (results: ESKDB against random forest and gradient boosting at 10,000 rows and more).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
