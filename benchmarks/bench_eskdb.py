@@ -14,7 +14,11 @@ set, the learners alternating in one process after a warm-up fit of every ESKDB 
 row (the ratio to the forest's).  Printed and written to ``docs/results.md`` (its section
 between the ``bench_eskdb`` markers).
 
-    python benchmarks/bench_eskdb.py [--quick] [--sets NAME ...] [--out PATH]
+    python benchmarks/bench_eskdb.py [--quick] [--sets NAME ...] [--variants NAME ...]
+                                     [--out PATH]
+
+``--variants`` fits only the named ESKDB variants (the others' cells read "–"; the
+forest and the boosting always run).
 
 Generated sets are named ``NAME@ROWS`` (``waveform21@20000``: 20,000 rows of the
 library's generator).  A run on some of the sets replaces their rows of the section and
@@ -94,18 +98,22 @@ def _log_loss(model, X, y):
     return float(-np.mean(np.log(np.clip(proba[np.arange(len(y)), index], 1e-15, 1.0))))
 
 
-def measure(data):
-    """Zero-one loss, log loss and fit time (s) of every learner on one set."""
+#: a cell of a variant not run
+NOT_RUN = "–"
+
+
+def measure(data, variants=tuple(ESKDB_VARIANTS)):
+    """Zero-one loss, log loss and fit time (s) of the peers and ``variants`` on one set."""
     import numpy as np
 
     X, y, train, test = _sections().half_split({"data": data, "rows": None})
     raw = _raw(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in ESKDB_VARIANTS:  # compilation
+        for name in variants:  # compilation
             _make(name).set_params(n_estimators=2).fit(X.iloc[train[:300]], y[train[:300]])
         loss, logloss, fit = {}, {}, {}
-        for name in [*PEERS, *ESKDB_VARIANTS]:
+        for name in [*PEERS, *variants]:
             model = _make(name)
             own = raw if name in PEERS else X
             rows = (lambda idx, own=own: own[idx]) if name in PEERS else (
@@ -124,21 +132,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one set")
     parser.add_argument("--sets", nargs="+", help="data sets (registry names)")
+    parser.add_argument("--variants", nargs="+", choices=list(ESKDB_VARIANTS),
+                        help="ESKDB variants to fit (default: all)")
     args = _sections().parse_or_serve(parser, None, ROOT)
     given = any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:])
     out = args.out if given else str(ROOT / "docs" / "results.md")
     sets = args.sets or (QUICK_SETS if args.quick else SETS)
+    variants = [v for v in ESKDB_VARIANTS if v in (args.variants or ESKDB_VARIANTS)]
     load_before = os.getloadavg()[0]
     header_len = 4 + 3 * (len(PEERS) + len(ESKDB_VARIANTS)) + len(ESKDB_VARIANTS)
     earlier = [row for row in earlier_rows(out) if len(row) == header_len]
     rows = []
     for data in sets:
-        loss, logloss, fit, n_train, n_attr, n_classes = measure(data)
+        loss, logloss, fit, n_train, n_attr, n_classes = measure(data, variants)
+        names = [*PEERS, *ESKDB_VARIANTS]
         row = [data, n_train, n_attr, n_classes]
-        row += [f"{loss[name]:.4f}" for name in [*PEERS, *ESKDB_VARIANTS]]
-        row += [f"{logloss[name]:.3f}" for name in [*PEERS, *ESKDB_VARIANTS]]
-        row += [f"{fit[name]:.1f}" for name in [*PEERS, *ESKDB_VARIANTS]]
-        row += [f"{fit[name] / fit['RF100']:.1f}" for name in ESKDB_VARIANTS]
+        row += [f"{loss[name]:.4f}" if name in loss else NOT_RUN for name in names]
+        row += [f"{logloss[name]:.3f}" if name in loss else NOT_RUN for name in names]
+        row += [f"{fit[name]:.1f}" if name in loss else NOT_RUN for name in names]
+        row += [f"{fit[name] / fit['RF100']:.2f}" if name in loss else NOT_RUN
+                for name in ESKDB_VARIANTS]
         rows.append(row)
         print(" | ".join(str(v) for v in row), flush=True)
         _write(out, args, merged_rows(rows, earlier), load_before,
@@ -167,10 +180,23 @@ def earlier_rows(out):
 EARLIER = " (earlier run)"
 
 
+#: appended to a loss taken from an earlier run's row of the same set
+EARLIER_LOSS = "*"
+
+
 def merged_rows(new, earlier):
     """The rows of this run, then the rows of earlier runs on other sets (their set's name
-    marked), in the order of :data:`SETS` (others last)."""
+    marked), in the order of :data:`SETS` (others last).  A variant this run did not fit
+    gets its zero-one loss and log loss from an earlier row of the same set (marked
+    :data:`EARLIER_LOSS`: the losses depend on the seed, not on the run), not its fit time."""
     measured = {row[0] for row in new}
+    before = {row[0]: row for row in earlier}
+    n_names = len(PEERS) + len(ESKDB_VARIANTS)
+    for row in new:
+        old = before.get(row[0])
+        for column in range(4, 4 + 2 * n_names):
+            if old is not None and row[column] == NOT_RUN and old[column] != NOT_RUN:
+                row[column] = old[column].removesuffix(EARLIER_LOSS) + EARLIER_LOSS
     kept = [[row[0] + EARLIER, *row[1:]] for row in earlier if row[0] not in measured]
     rank = {name: i for i, name in enumerate(SETS)}
     return sorted([*new, *kept], key=lambda row: rank.get(row[0].removesuffix(EARLIER),
@@ -178,13 +204,16 @@ def merged_rows(new, earlier):
 
 
 def within_counts(rows):
-    """For every ESKDB variant: the rows whose fit took no longer than RF100's."""
+    """For every ESKDB variant: ``(rows whose fit took no longer than RF100's, rows where
+    it ran)``."""
     names = [*PEERS, *ESKDB_VARIANTS]
     first_fit = 4 + 2 * len(names)
     counts = {}
     for name in ESKDB_VARIANTS:
         column = first_fit + names.index(name)
-        counts[name] = sum(float(row[column]) <= float(row[first_fit]) for row in rows)
+        ran = [row for row in rows if row[column] != NOT_RUN]
+        counts[name] = (sum(float(row[column]) <= float(row[first_fit]) for row in ran),
+                        len(ran))
     return counts
 
 
@@ -193,14 +222,15 @@ def _write(out, args, rows, load_before, done, n_new):
     earlier runs on other sets."""
     load_after = os.getloadavg()[0]
     within = within_counts(rows)
-    summary = "; ".join(f"{name} fits within RF100's time on {within[name]} of {len(rows)} sets"
-                        for name in ESKDB_VARIANTS) + "."
+    summary = "; ".join(f"{name} fits within RF100's time on {within[name][0]} of "
+                        f"{within[name][1]} sets" for name in ESKDB_VARIANTS) + "."
     if len(rows) > n_new:
         summary += (f"  The rows marked{EARLIER} come from an earlier run of this script "
                     "(under its own load), kept when this run measured other sets.")
     print(summary)
     command = "python benchmarks/bench_eskdb.py" + (" --quick" if args.quick else "") + (
-        " --sets " + " ".join(args.sets) if args.sets else "")
+        " --sets " + " ".join(args.sets) if args.sets else "") + (
+        " --variants " + " ".join(args.variants) if args.variants else "")
     lines = [
         MARK[0],
         "## ESKDB against random forest and gradient boosting at 10,000 rows and more",
@@ -215,7 +245,9 @@ def _write(out, args, rows, load_before, done, n_new):
         "`RandomForestClassifier(n_estimators=100)` with as many jobs as the library's "
         "threads; HistGB: `HistGradientBoostingClassifier()`; both on the raw columns "
         "(nominal columns as ordinal codes).  One fit per learner and set, in one process, "
-        "after a warm-up.",
+        f"after a warm-up.  {NOT_RUN}: a variant this run did not fit (`--variants`); "
+        f"{EARLIER_LOSS}: its loss from an earlier run of this script on the same set "
+        "(the losses depend on the seed, not on the run).",
         "",
         summary,
         "",

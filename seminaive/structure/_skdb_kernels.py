@@ -20,8 +20,12 @@ import numpy as np
 
 from ..kernels._jit import get_num_threads, njit
 from ..kernels._threads import NO_PARFORS, even_parts, parallel_calls
-from ..kernels.losses import row_loss
-from ..kernels.smoothing import log_conditional_estimate, log_joint_estimate
+from ..kernels.losses import loss_from_terms, scaled_row_loss
+from ..kernels.smoothing import (
+    log_conditional_estimate,
+    log_joint_estimate,
+    pseudo_counts,
+)
 from ..tables.gaussian import (
     _as_gaussian,
     _shrunk,
@@ -34,6 +38,15 @@ from ._moments import find_cells
 from ._sparse import find_child, tree_sums
 
 _LOG_2PI = math.log(2.0 * math.pi)
+#: the leave-one-out scores' range (:func:`_loo_blocks`): every class's product is scaled
+#: by _SCALE when all of them fall below _TINY; a class below _FLOOR keeps the rest of its
+#: scale as a logarithm, as does a factor below _SPLIT (powers of two: exact)
+_SCALE = 2.0 ** 400
+_TINY = 2.0 ** -400
+_FLOOR = 2.0 ** -800
+_LOG_SCALE = 400.0 * math.log(2.0)
+_SPLIT = 2.0 ** -200
+_LOG_SPLIT = 200.0 * math.log(2.0)
 
 
 @njit(cache=True, inline="always")
@@ -248,11 +261,54 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
         for lo, hi in even_parts(n_blocks, max(1, get_num_threads()))])
 
 
+@njit(cache=True)
+def _split_factor(d):
+    """A factor exp(d) (d <= 0) as ``(f, e)``, f * exp(e) = exp(d) with f in (2**-200, 1]
+    and e a multiple of -200 log 2 (0 when exp(d) is that large; f = 0 for d = -inf)."""
+    if d >= -_LOG_SPLIT or d == -np.inf:
+        return math.exp(d), 0.0
+    steps = math.ceil(-d / _LOG_SPLIT)
+    return math.exp(d + steps * _LOG_SPLIT), -steps * _LOG_SPLIT
+
+
+@njit(cache=True, inline="always")
+def _factor_loss(cur, shift, shifted, k, yr, kind):
+    """:func:`seminaive.kernels.losses.row_loss` of the scores log(cur[y]) + shift[y]
+    (``shifted``: some shift is not 0), from the class factors themselves: without shifts,
+    a common factor of the classes leaves every loss unchanged, so no logarithm or
+    exponential is needed (rmse, zero-one)."""
+    if shifted:
+        return scaled_row_loss(shift, cur, k, yr, kind)
+    total = 0.0
+    top = -1.0
+    best = 0
+    for yy in range(k):
+        c = cur[yy]
+        total += c
+        if c > top:
+            top = c
+            best = yy
+    return loss_from_terms(total, best, cur[yr], cur[yr], 0.0, yr, kind)
+
+
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
 def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, nodes, out):
     """Blocks ``b0 .. b1 - 1`` of the ``n_blocks`` of :func:`nested_kdb_loo` (``span``:
     ``(n_blocks, b0, b1)``; ``nodes``: ``(node_freq, node_den)`` of :func:`node_sums`, read
-    only)."""
+    only).
+
+    The row's scores are kept as products of its per-class factors (the estimates
+    themselves, not their logarithms): a model with one more attribute multiplies them by
+    that attribute's factors, and the loss reads them directly (:func:`_factor_loss`), so a
+    row costs one division per (attribute, k, class) and no logarithm or exponential for
+    the discrete children.  A Gaussian child's factors are its densities divided by their
+    largest over the classes (a factor common to the classes changes no loss); the products
+    are scaled by 2**400 (exact) when they all fall below 2**-400, and a class whose product
+    still falls below 2**-800 keeps the rest of its scale as a logarithm (``shift``), so
+    that nothing underflows however many attributes.  A factor below 2**-200 (a Gaussian
+    child's, or a tiny ``m``'s) keeps the rest of its scale as a logarithm too
+    (:func:`_split_factor`), so that no product of a class above 2**-800 and a factor
+    leaves the normal floating-point range."""
     n_blocks, b0, b1 = span
     node_freq, node_den = nodes
     X, y, w, weighted = data
@@ -267,15 +323,24 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
     for yy in range(k):
         n_total += class_counts[yy]
     totals = (node_freq, node_den)
+    per_cell = np.empty(a)
+    in_total = np.empty(a)
+    for i in range(a):
+        per_cell[i], in_total[i] = pseudo_counts(sizes[i] - 1, m, laplace)
     for b in range(b0, b1):
         start = b * n // n_blocks
         stop = (b + 1) * n // n_blocks
-        terms = np.zeros((a, n_k, k))
+        factors = np.ones((a, n_k, k))
+        # the rest of a factor below 2**-200 as a logarithm (:func:`_split_factor`)
+        extra = np.zeros((a, n_k, k))
+        has_extra = np.zeros(a, dtype=np.bool_)
+        logs = np.empty((n_k, k))
         num = np.empty(k)
         den = np.empty(k)
         est_mean = np.empty((n_k + 1, k))
         est_var = np.empty((n_k + 1, k))
-        score = np.empty(k)
+        cur = np.empty(k)
+        shift = np.empty(k)
         prior = np.empty(k)
         stack = np.empty(n_stack, dtype=np.int64)
         path = np.empty((k, n_k + 1), dtype=np.int64)
@@ -288,65 +353,111 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
             xr = X[r]
             for yy in range(k):
                 rm = u if yy == yr else 0.0
-                prior[yy] = log_joint_estimate(class_counts[yy] - rm, n_total - u, k, 1.0, m,
-                                               laplace)
+                prior[yy] = math.exp(log_joint_estimate(class_counts[yy] - rm, n_total - u, k,
+                                                        1.0, m, laplace))
+            any_extra = False
             for rho in range(a):
                 i = ranking[rho]
                 xi = xr[i]
-                observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
+                has_extra[rho] = False
                 jn = gaussian[i]
-                if jn >= 0 and xi != 0 and not math.isnan(V[r, jn]):
+                dense = jn >= 0 and xi != 0 and not math.isnan(V[r, jn])
+                if xi == 0 or (jn >= 0 and not dense and (missing_code[i] == 0
+                                                          or xi != missing_code[i])):
+                    # missing, or a Gaussian child without a value of its own for
+                    # missing: no term
+                    for j in range(n_k):
+                        for yy in range(k):
+                            factors[rho, j, yy] = 1.0
+                    continue
+                observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
+                level = 0
+                v = 0.0
+                if dense:
                     v = V[r, jn]
                     level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
                                           level_starts[jn],
                                           (moment_codes, sums, kappa, floor_ratio), sizes,
                                           min_count, node, est_mean, est_var, student)
-                    for j in range(n_k):
+                # the family's value: the row's, or (a Gaussian child observed) that of
+                # missing when it has one (missing="value": log (1 - P(missing)))
+                target = missing_code[i] if dense else xi
+                for j in range(n_k):
+                    jj = min(j, n_cand[i])
+                    if not dense and j > 0 and jj < j:  # fewer candidates than j
+                        for yy in range(k):
+                            factors[rho, j, yy] = factors[rho, jj, yy]
+                            extra[rho, j, yy] = extra[rho, jj, yy]
+                        continue
+                    if dense:
                         use = min(j, level)
                         for yy in range(k):
                             dv = v - est_mean[use, yy]
                             s2 = est_var[use, yy]
-                            terms[rho, j, yy] = -0.5 * (_LOG_2PI + math.log(s2) + dv * dv / s2)
-                        mc = missing_code[i]
-                        if mc > 0:  # missing="value": the row's value was observed
-                            jj = min(j, n_cand[i])
-                            _family_loo((xr, yr, u), (i, mc, jj), trees, candidates[i], path,
-                                        observed, pairs, min_count, num, den, stack, totals)
+                            logs[j, yy] = -0.5 * (_LOG_2PI + math.log(s2) + dv * dv / s2)
+                    if target > 0:
+                        used = _family_loo((xr, yr, u), (i, target, jj), trees,
+                                           candidates[i], path, observed, pairs, min_count,
+                                           num, den, stack, totals)
+                        if dense:
                             for yy in range(k):
-                                terms[rho, j, yy] += math.log1p(-math.exp(
-                                    log_conditional_estimate(num[yy], den[yy], sizes[i] - 1, m,
-                                                             laplace)))
-                    continue
-                if jn >= 0 and (xi == 0 or missing_code[i] == 0 or xi != missing_code[i]):
-                    # a Gaussian child without a value of its own for missing: no term
-                    for j in range(n_k):
+                                logs[j, yy] += math.log1p(-math.exp(log_conditional_estimate(
+                                    num[yy], den[yy], sizes[i] - 1, m, laplace)))
+                        elif j > 0 and not used:  # P(x_i | y): the estimates of j = 0
+                            for yy in range(k):
+                                factors[rho, j, yy] = factors[rho, 0, yy]
+                                extra[rho, j, yy] = extra[rho, 0, yy]
+                            continue
+                        else:
+                            pc, tot = per_cell[i], in_total[i]
+                            for yy in range(k):
+                                f = (num[yy] + pc) / (den[yy] + tot)
+                                factors[rho, j, yy] = f
+                                extra[rho, j, yy] = 0.0
+                                # (only with a tiny m) the rest as a logarithm
+                                logs[j, yy] = math.log(f) if f < _SPLIT else 0.0
+                    top = 0.0
+                    if dense:  # relative to the largest class: a common factor
+                        top = -np.inf
                         for yy in range(k):
-                            terms[rho, j, yy] = 0.0
-                    continue
-                for j in range(n_k):
-                    if xi == 0:
-                        for yy in range(k):
-                            terms[rho, j, yy] = 0.0
-                        continue
-                    jj = min(j, n_cand[i])
-                    if j > 0 and jj < j:  # fewer candidates than j: as with n_cand[i]
-                        for yy in range(k):
-                            terms[rho, j, yy] = terms[rho, jj, yy]
-                        continue
-                    used = _family_loo((xr, yr, u), (i, xi, jj), trees, candidates[i], path,
-                                       observed, pairs, min_count, num, den, stack, totals)
-                    if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
-                        for yy in range(k):
-                            terms[rho, j, yy] = terms[rho, 0, yy]
-                        continue
+                            top = max(top, logs[j, yy])
                     for yy in range(k):
-                        terms[rho, j, yy] = log_conditional_estimate(num[yy], den[yy],
-                                                                     sizes[i] - 1, m, laplace)
+                        if dense or logs[j, yy] < 0.0:
+                            d = logs[j, yy] - top if top > -np.inf else -np.inf
+                            f, e = _split_factor(d)
+                            factors[rho, j, yy] = f
+                            extra[rho, j, yy] = e
+                            if e != 0.0:
+                                has_extra[rho] = True
+                                any_extra = True
             for j in range(n_k):
+                shifted = False
                 for yy in range(k):
-                    score[yy] = prior[yy]
-                out[b, j, 0] += wr * row_loss(score, k, yr, loss_kind)
-                for rho in range(a):
-                    for yy in range(k):
-                        score[yy] += terms[rho, j, yy]
-                    out[b, j, rho + 1] += wr * row_loss(score, k, yr, loss_kind)
+                    cur[yy] = prior[yy]
+                    shift[yy] = 0.0
+                for s in range(a + 1):  # s = 0: the class prior alone
+                    if s > 0:
+                        rho = s - 1
+                        top = 0.0
+                        low = np.inf
+                        for yy in range(k):
+                            c = cur[yy] * factors[rho, j, yy]
+                            cur[yy] = c
+                            if c > top:
+                                top = c
+                            if 0.0 < c < low:
+                                low = c
+                        if any_extra and has_extra[rho]:
+                            for yy in range(k):
+                                shift[yy] += extra[rho, j, yy]
+                            shifted = True
+                        if low < _FLOOR:
+                            if top < _TINY:  # every class: a common factor, changes no loss
+                                for yy in range(k):
+                                    cur[yy] *= _SCALE
+                            for yy in range(k):
+                                if 0.0 < cur[yy] < _FLOOR:  # one class: its own logarithm
+                                    cur[yy] *= _SCALE
+                                    shift[yy] -= _LOG_SCALE
+                                    shifted = True
+                    out[b, j, s] += wr * _factor_loss(cur, shift, shifted, k, yr, loss_kind)

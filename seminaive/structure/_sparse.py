@@ -214,7 +214,8 @@ def assemble_trees(trees, widths):
         node = int(starts[-1])
 
     def cat(parts, dtype=np.int64):
-        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+        return (np.concatenate(parts).astype(dtype, copy=False) if parts
+                else np.zeros(0, dtype))
 
     return TreeArrays(cat(codes), cat(parents), cat(firsts), cat(n_kids), cat(offs),
                       cat(values, np.float64), root, level_start, depth)
@@ -266,35 +267,60 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
     sizes, k = table.sizes, table.n_classes
     a = table.n_attributes
     levels = []
-    depth = np.zeros(a, dtype=np.int64)
+    depth = _depths(chains, parents)
     for i in range(a):
         chain = [int(p) for p in chains[i]]
-        pa = [int(p) for p in parents[i] if p >= 0]
-        if sorted(chain[:len(pa)]) != sorted(pa):
-            raise ValueError(f"attribute {i}: the parents {pa} are not the first of the "
-                             f"chain {chain}")
-        depth[i] = len(pa)
         if len(chain) >= 2:
             keys, counts = counted[(i, *chain)]
         else:
             keys, counts = table_keys(table, i, chain)
         levels.append(tree_levels(keys, counts, i, chain, sizes, k))
-    if max_table_bytes is not None:
-        nodes = sum(lv[0].size for tree in levels for lv in tree)
-        cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels)
-                    for lv in tree)
-        need = NODE_BYTES * nodes + 8 * cells
-        if need + table.counts.nbytes > max_table_bytes:
-            raise TableTooLargeError(
-                f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
-                f"pair counts would exceed max_table_bytes={max_table_bytes}: use fewer "
-                "parents (a smaller k), fewer intervals per numeric attribute, or raise "
-                "max_table_bytes")
+    _check_tree_bytes(levels, table, max_table_bytes)
     width = max((len(c) for c in chains), default=0)
     chain = np.full((a, max(width, 1)), -1, dtype=np.int64)
     for i, c in enumerate(chains):
         chain[i, :len(c)] = c
     return CountTrees(chain, depth, assemble_trees(levels, sizes), levels)
+
+
+def with_depths(trees, table, parents, max_table_bytes=None):
+    """The count trees ``trees`` (a :class:`CountTrees`) with the families of ``parents``
+    instead (the first of each chain; the same trees, shared, not copied), within
+    ``max_table_bytes`` as :func:`build_count_trees` checks it."""
+    chains = [[int(p) for p in row if p >= 0] for row in trees.chain]
+    depth = _depths(chains, parents)
+    _check_tree_bytes(trees.levels, table, max_table_bytes)
+    return CountTrees(trees.chain, depth, trees.arrays, trees.levels)
+
+
+def _depths(chains, parents):
+    """Number of parents of every attribute, checked to be the first of its chain."""
+    depth = np.zeros(len(chains), dtype=np.int64)
+    for i, chain in enumerate(chains):
+        chain = [int(p) for p in chain]
+        pa = [int(p) for p in parents[i] if p >= 0]
+        if sorted(chain[:len(pa)]) != sorted(pa):
+            raise ValueError(f"attribute {i}: the parents {pa} are not the first of the "
+                             f"chain {chain}")
+        depth[i] = len(pa)
+    return depth
+
+
+def _check_tree_bytes(levels, table, max_table_bytes):
+    """Refuse (:class:`TableTooLargeError`) count trees of these ``levels`` that with the
+    pair counts exceed ``max_table_bytes`` (None: no budget)."""
+    if max_table_bytes is None:
+        return
+    sizes = table.sizes
+    nodes = sum(lv[0].size for tree in levels for lv in tree)
+    cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels) for lv in tree)
+    need = NODE_BYTES * nodes + 8 * cells
+    if need + table.counts.nbytes > max_table_bytes:
+        raise TableTooLargeError(
+            f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
+            f"pair counts would exceed max_table_bytes={max_table_bytes}: use fewer "
+            "parents (a smaller k), fewer intervals per numeric attribute, or raise "
+            "max_table_bytes")
 
 
 class TreeBundle(NamedTuple):

@@ -166,6 +166,32 @@ class _Member(SKDB):
     def _attribute_order(self, stats):
         return self._order_given
 
+    def _selection_pass(self, source):
+        """SKDB's selection pass, whose count trees (over every candidate) the selected
+        model then keeps with its own number of parents instead of building them again
+        (:meth:`_count_trees`)."""
+        loo, finish = super()._selection_pass(source)
+        built = self._counts
+
+        def finish_keeping(summed):
+            self._selection_trees = built
+            try:
+                finish(summed)
+            finally:
+                self.__dict__.pop("_selection_trees", None)
+
+        return loo, finish_keeping
+
+    def _count_trees(self, counted):
+        """The selection pass's count trees with the selected parents (the trees of an
+        SKDB are over every candidate whatever k), else counted afresh."""
+        built = self.__dict__.get("_selection_trees")
+        chains = [self._tree_chain(i) for i in range(self.table_.n_attributes)]
+        if built is None or chains != [[int(p) for p in row if p >= 0]
+                                       for row in built.chain]:
+            return super()._count_trees(counted)
+        return _sparse.with_depths(built, self.table_, self._parents, self._budget_left())
+
     def loo_size(self):
         """Length of the flat array its leave-one-out pass returns per chunk."""
         return (int(self.k) + 1) * (self.table_.n_attributes + 1) + 1
@@ -234,13 +260,18 @@ class ESKDB(_StructureBase):
     how many iterations ran), and ``smoothing="hls"`` replaces the sampler by hierarchical
     linear smoothing (Cooper, Webb & Schmidt 2025); ``benchmarks/bench_eskdb.py`` measures
     both against the fixed count and against random forests.  Without the sampler
-    (``smoothing="hls"``, magic, 9,510 training rows) the members' leave-one-out pass takes about
-    40% of the fit, the per-member discretisations 15%, the aggregation of the pair table
-    to each member's bins 13% and building the members' count trees 12%.
-    No configuration yet fits within the time of a random forest of 100 trees on every set
-    of 10,000 rows or more: the paper's settings take several times as long, and only 5
-    members with HLS come close, at a higher loss (results: ESKDB against random forest and
-    gradient boosting at 10,000 rows and more).
+    (``smoothing="hls"``, magic, 9,510 training rows) the members' leave-one-out pass takes
+    about 37% of the fit (each row's class scores are kept as products of the estimates,
+    not sums of logarithms), the per-member discretisations 20%, HLS 12% and the members'
+    count trees 6% (built once per member, in its selection pass); the aggregation of the
+    pair table to each member's bins is summed along the table's axes and no longer counts.
+    No configuration fits within the time of a random forest of 100 trees on every set of
+    10,000 rows or more: in one run on a shared machine, ``smoothing="hls"`` took 2.2
+    (magic), 7.3 (penbased), 12 (letter), 4.4 (LED7, 20,000 rows) and 8.2 times
+    (waveform, 40 attributes, 20,000 rows) as long as the forest, and 5 members with HLS,
+    the fastest configuration, 0.24, 1.6, 3.1, 2.0 and 1.25 times, at a higher zero-one
+    loss than the forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047)
+    (results: ESKDB against random forest and gradient boosting at 10,000 rows and more).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into

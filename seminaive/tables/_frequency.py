@@ -96,6 +96,20 @@ class CompactCounter:
         return counts
 
 
+def _merged_runs(lut, sizes, new_sizes):
+    """Where every new value's run of old values starts, per attribute (``lut[t]`` over
+    the ``sizes[t]`` old values non-decreasing from 0 in steps of 0 or 1, up to
+    ``new_sizes[t] - 1``), or None when some attribute's map is not such runs."""
+    starts = []
+    for t in range(len(sizes)):
+        row = np.asarray(lut[t, :int(sizes[t])], dtype=np.int64)
+        step = np.diff(row)
+        if row[0] != 0 or row[-1] != new_sizes[t] - 1 or ((step != 0) & (step != 1)).any():
+            return None
+        starts.append(np.flatnonzero(np.concatenate([[1], step])))
+    return starts
+
+
 class FrequencyTable(_CountTable):
     """Joint counts N(y, x_s) for every combination s of up to ``max_order`` attributes.
 
@@ -674,9 +688,28 @@ class FrequencyTable(_CountTable):
         -------
         FrequencyTable
             The new table (its ``n_rows`` those of this one).
+
+        Notes
+        -----
+        When every new value is a run of consecutive old ones (``lut`` non-decreasing in
+        steps of 0 or 1 from 0, as for cut points dropped from a discretisation), each block
+        is summed along its axes (``numpy.add.reduceat``) instead of cell by cell.
         """
         member = FrequencyTable(n_values, self.n_classes, self.max_order, max_table_bytes)
         k = self.n_classes
+        starts = _merged_runs(lut, self.sizes, member.sizes)
+        if starts is not None:  # every new value a run of old ones: sums along each axis
+            for g, d in enumerate(self.orders):
+                combo = self.combos[g, :int(d)]
+                lo, hi = int(self.offsets[g]), int(self.offsets[g + 1])
+                block = self.counts[lo:hi].reshape(*(int(self.sizes[t]) for t in combo), k)
+                for axis, t in enumerate(combo):
+                    if starts[t].size != self.sizes[t]:
+                        block = np.add.reduceat(block, starts[t], axis=axis)
+                lo = int(member.offsets[g])
+                member.counts[lo:lo + block.size] = block.ravel()
+            member.n_rows = self.n_rows
+            return member
         parts = []
         for g, d in enumerate(self.orders):
             index = np.zeros((), dtype=np.int64)

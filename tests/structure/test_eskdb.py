@@ -283,3 +283,28 @@ def test_leave_one_out_and_scores_do_not_depend_on_the_threads(chess):
     np.testing.assert_allclose(fits[0][1], fits[1][1], rtol=1e-12, atol=1e-15)
     assert fits[0][2] == fits[1][2]
     assert np.isfinite(fits[0][0][0]).any()
+
+
+@pytest.mark.parametrize("runs", [True, False])
+def test_aggregated_table_is_the_count_of_the_mapped_codes(runs):
+    # a member's pair table is aggregated from the ensemble's: summed along each axis when
+    # every member value is a run of consecutive values (cut points dropped), cell by cell
+    # otherwise; both are the table counted directly on the mapped codes
+    from seminaive.structure.eskdb import aggregate_table
+
+    rng = np.random.default_rng(4)
+    n_values = np.array([5, 3, 6, 2])
+    codes = np.stack([rng.integers(0, v + 1, 300) for v in n_values], axis=1)  # 0: missing
+    y = rng.integers(0, 3, 300)
+    table = FrequencyTable(n_values, 3, 2).add(codes, y)
+    lut = np.zeros((4, 7), dtype=np.int64)
+    lut[0, :6] = [0, 1, 1, 2, 3, 3] if runs else [0, 2, 1, 1, 3, 2]
+    lut[1, :4] = [0, 1, 2, 3]
+    lut[2, :7] = [0, 1, 1, 1, 2, 2, 3]
+    lut[3, :3] = [0, 1, 1]
+    new_values = np.array([3, 3, 3, 1])
+    member = aggregate_table(table, lut, new_values)
+    mapped = np.stack([lut[c, codes[:, c]] for c in range(4)], axis=1)
+    direct = FrequencyTable(new_values, 3, 2).add(mapped, y)
+    np.testing.assert_array_equal(member.counts, direct.counts)
+    assert member.n_rows == table.n_rows
