@@ -454,9 +454,12 @@ def _kept_rows(args, head, learners):
         if (len(cells) == len(head) and cells[0] in _ORDER and cells[0] not in learners
                 and not (cells[0] == "demo" and not args.no_demo)):
             rows.append(cells)
-    said = [line for line in m.group(1).splitlines()
-            if line.startswith(("Written by", "Import (", "Rows measured in this run"))]
-    earlier = " ".join(line.split("section held: ", 1)[-1] for line in said)
+    lines = m.group(1).splitlines()
+    kept_before = [line.split("section held: ", 1)[-1] for line in lines
+                   if line.startswith("Rows measured in this run")]
+    # rows kept already: their description, not that of the run that merged them
+    earlier = kept_before[0] if kept_before else " ".join(
+        line for line in lines if line.startswith(("Written by", "Import (")))
     ref = re.search(r"Reference: the library at commit (\w+)", m.group(1))
     if ref and "Rows measured" not in m.group(1):
         earlier += f" Its reference: the library at commit {ref.group(1)}."
