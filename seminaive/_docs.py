@@ -58,6 +58,17 @@ _DENSITY = """\
     passes of the selection learners and of the learned weights score the same density
     with the held-out row removed."""
 
+# the kde paragraph of the density fragments: "kde" as an option or as the default
+_KDE = """  ``"kde"``{which}: a kernel-smoothed binned density: the
+    child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
+    rows the cut points are fitted on (the counts add, so merging, Dask and model files
+    are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
+    first chunk's cut points), smoothed over the bins with one bandwidth per attribute (6
+    bins at 300 rows, narrower with more rows at the rate n^(-1/5); the 6 was chosen on the
+    small numeric sets of ``benchmarks/bench_numeric.py``) and mixed towards the next
+    coarser estimate with one m-estimate weight per attribute and parent order, chosen by
+    the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).{why}"""
+
 PARAMETERS = {
     "n": """\
 n : int or "auto", default=1
@@ -309,29 +320,15 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     log (1 - P(missing | y, x_s)) besides its density.""",
     "density": "density : {\"plugin\", \"student\"}, default=\"student\"\n" + _DENSITY,
     "density_kde": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"student\"\n"
-                    + _DENSITY + """  ``"kde"``: a kernel-smoothed binned density: the
-    child is counted on a fixed grid of at most 33 bins, one per distinct quantile of the
-    rows the cut points are fitted on (the counts add, so merging, Dask and model files
-    are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it keeps the
-    first chunk's cut points), smoothed over the bins with one bandwidth per attribute (6
-    bins at 300 rows, narrower with more rows at the rate n^(-1/5)) and mixed towards the
-    next coarser estimate with one m-estimate weight per attribute and parent order, chosen
-    by the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).
+                    + _DENSITY + _KDE.format(which="", why="""
     ``n="auto"`` and ``weights`` learnt by leave-one-out refuse it, which is why
     ``"student"`` is AnDE's default (AODE, NaiveBayes, A2DE and A3DE default to
-    ``"kde"``)."""),
+    ``"kde"``).""")),
     "density_kde_default": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"kde\"\n"
-                            + _DENSITY + """  ``"kde"`` (the default): a kernel-smoothed
-    binned density: the child is counted on a fixed grid of at most 33 bins, one per distinct
-    quantile of the rows the cut points are fitted on (the counts add, so merging, Dask and
-    model files are exact; ``partial_fit`` counts every chunk on the first chunk's grid, as it
-    keeps the first chunk's cut points), smoothed over the bins with one bandwidth per attribute
-    (6 bins at 300 rows, narrower with more rows at the rate n^(-1/5)) and mixed towards the
-    next coarser estimate with one m-estimate weight per attribute and parent order, chosen by
-    the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``). On the
-    small numeric sets of ``benchmarks/bench_numeric.py`` its log loss is lower than MDL
-    discretisation's (docs/results.md); the learners that cannot score it keep
-    ``"student"``."""),
+                            + _DENSITY + _KDE.format(which=" (the default)", why="""  On
+    the small numeric sets of ``benchmarks/bench_numeric.py`` its log loss is lower than MDL
+    discretisation's, also on the thirteen sets that played no part in choosing its
+    bandwidth (docs/results.md); the learners that cannot score it keep ``"student"``.""")),
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

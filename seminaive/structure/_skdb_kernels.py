@@ -128,8 +128,10 @@ def _family_loo(row, family, trees, chain, path, observed, pairs, min_count, num
                 den[yy] = node_den[g]
                 freq += node_freq[g]
         else:
-            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], xi, num, den,
-                             stack)
+            # the value as an int64, as the prediction's walk passes it: one compiled
+            # tree_sums serves both
+            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes, sizes[i], np.int64(xi),
+                             num, den, stack)
         if freq >= 0.0:
             if own:
                 num[yr] -= u

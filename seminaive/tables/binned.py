@@ -21,7 +21,10 @@ repeated values gets comparable densities in every class), is set by the attribu
 weight n: 6 bins at 300 rows, at the rate n^(-1/5) of a kernel density's optimal
 bandwidth (:func:`bandwidth_for`; the bandwidth of the largest leave-one-out likelihood
 of the densities, which an earlier version chose, is too narrow for classification: on the
-small numeric sets of ``benchmarks/bench_numeric.py`` it left AODE worse than MDL).  One
+small numeric sets of ``benchmarks/bench_numeric.py`` it left AODE worse than MDL).  The
+6 bins at 300 rows were chosen on those twelve sets; on thirteen numeric sets that played
+no part in the choice (``bench_numeric.py --held-out``) the log loss is 0.943 (NB) and
+0.941 (AODE) of MDL's, geometric means, no worse on 10 and 9 of the 13.  One
 ``m`` per attribute and parent order is chosen, order by order, by the leave-one-out
 likelihood of the estimates of that order (every row removed from its cell and from every
 coarser estimate it is counted in).  In an AODE sub-model, a numeric parent contributes
