@@ -404,8 +404,9 @@ def _with_kept_rows(args, petal_rows):
     kept = []
     for line in lines[start + 2:]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) > 3 and cells[0].isdigit() and cells[2] in skipped:
-            row = [*cells[:2], cells[2] + " (earlier run)", *cells[3:]]
+        name = cells[2].split()[0] if len(cells) > 3 and cells[2] else ""
+        if cells[0].isdigit() and name in skipped:  # kept once already: marked once
+            row = [*cells[:2], name + " (earlier run)", *cells[3:]]
             kept.append((row + ["-"] * width)[:width])
     order = {name: i for i, name in enumerate(LEARNERS)}
     return sorted(petal_rows + kept, key=lambda row: (int(row[0]),
@@ -417,9 +418,15 @@ def write(args, header, rows, petal_rows, skbn):
     if args.petal_only:
         petal_rows = _with_kept_rows(args, petal_rows)
         lines = _kept_scikit_bayes_part(args.out)
-        lines += [f"Petal part written on {datetime.date.today().isoformat()} "
-                  "(`--petal-only`, the scikit-bayes table above from an earlier run); "
-                  f"load average at the end {load}.", ""]
+        command = "--petal PATH --petal-only"
+        if [name for name in LEARNERS if name not in args.learners]:
+            command += " --learners " + " ".join(args.learners)
+        if args.reference:
+            command += f" --reference {args.reference}"
+        lines += [f"Petal part written on {datetime.date.today().isoformat()} by `python "
+                  f"benchmarks/bench_peers.py {command}` (the scikit-bayes table above, and "
+                  "the rows marked as such, from an earlier run); load average at the end "
+                  f"{load}.", ""]
         return _write_petal(args, lines, petal_rows)
     lines = [MARK[0], "## Peers on the same data: scikit-bayes and Petal", "",
              f"Written by `benchmarks/bench_peers.py` on {datetime.date.today().isoformat()}: "
