@@ -2,7 +2,11 @@
 partial or temporary file remains (model files, predict_stream, experiment task files,
 reports)."""
 
+import contextlib
 import os
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -143,8 +147,6 @@ def test_modes_follow_the_replaced_file_or_the_umask(tmp_path):
 
 
 def test_stale_temporaries_of_the_same_target_are_swept(tmp_path):
-    import subprocess
-    import sys
     import time
 
     from seminaive._atomic import STALE_SECONDS, atomic_write_text
@@ -168,7 +170,6 @@ def test_stale_temporaries_of_the_same_target_are_swept(tmp_path):
 
 
 def test_handlers_are_restored_and_threads_can_write(tmp_path):
-    import signal
     import threading
 
     from seminaive._atomic import atomic_path, atomic_write_text
@@ -211,23 +212,27 @@ with atomic_path(sys.argv[1]) as tmp:
 """
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
-def test_a_signal_removes_the_temporary_file(tmp_path, signame):
-    import signal
-    import subprocess
-    import sys
-
-    target = tmp_path / "out.csv"
+@contextlib.contextmanager
+def _writer(target, sigint):
+    """A process in the middle of writing ``target`` (whose previous text is "previous"),
+    SIGINT ``"interactive"`` or ``"ignored"``; killed on leaving the block."""
     target.write_text("previous")
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "interactive"],
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), sigint],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "writing\n"
+        yield proc
+    finally:
+        proc.kill()
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_removes_the_temporary_file(tmp_path, signame):
+    target = tmp_path / "out.csv"
+    with _writer(target, "interactive") as proc:
         assert len(_listing(tmp_path)) == 2  # the target and its temporary file
         proc.send_signal(getattr(signal, signame))
         proc.wait(timeout=60)
-    finally:
-        proc.kill()
     if signame == "SIGTERM":
         assert proc.returncode == -signal.SIGTERM  # stopped as the signal stops it
     else:
@@ -236,24 +241,14 @@ def test_a_signal_removes_the_temporary_file(tmp_path, signame):
 
 
 def test_an_ignored_sigint_stays_ignored_and_sigterm_still_cleans_up(tmp_path):
-    import signal
-    import subprocess
-    import sys
-
     target = tmp_path / "out.csv"
-    target.write_text("previous")
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "ignored"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "writing\n"
+    with _writer(target, "ignored") as proc:
         proc.send_signal(signal.SIGINT)
         with pytest.raises(subprocess.TimeoutExpired):
             proc.wait(timeout=1)  # ignored before the write, so the write goes on
         assert len(_listing(tmp_path)) == 2
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
-    finally:
-        proc.kill()
     assert proc.returncode == -signal.SIGTERM
     assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "previous"
 
@@ -277,22 +272,12 @@ def test_report_on_a_missing_folder_creates_nothing(tmp_path):
 
 
 def test_after_kill_9_the_next_write_sweeps_the_temporary_file(tmp_path):
-    import signal
-    import subprocess
-    import sys
-
     from seminaive._atomic import atomic_write_text
 
     target = tmp_path / "out.csv"
-    target.write_text("previous")
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target), "interactive"],
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "writing\n"
+    with _writer(target, "interactive") as proc:
         proc.send_signal(signal.SIGKILL)  # no handler runs: the temporary file stays
         proc.wait(timeout=60)
-    finally:
-        proc.kill()
     assert len(_listing(tmp_path)) == 2 and target.read_text() == "previous"
     atomic_write_text(target, "again")  # the same target written again
     assert _listing(tmp_path) == ["out.csv"] and target.read_text() == "again"
