@@ -156,6 +156,17 @@ def recode_small(codes, tables):
                 codes[r, j] = tables[j, codes[r, j]]
 
 
+#: the largest matrix :func:`bin_columns` copies into Fortran order rather than compile a
+#: second specialisation of its kernel for (elements)
+SMALL_COPY = 1 << 16
+
+
+def _typed_fortran(A):
+    """Whether numba types ``A`` as a Fortran-ordered array (an array of one row or one
+    column is both C- and F-contiguous, and numba types it C)."""
+    return A.flags.f_contiguous and not A.flags.c_contiguous
+
+
 def bin_columns(X, cuts, cut_starts, out_cols, out):
     """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
 
@@ -163,9 +174,27 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
     a value is compared as float64, so bin ``i`` holds ``c_{i-1} < x <= c_i`` exactly as
     ``np.searchsorted(cuts, x, side="left")`` places it.  Up to 16 cut points are counted
     without branches, more are searched by bisection.  Blocks of rows on the threads
-    (:func:`._threads.parallel_calls`), every column of a block in one pass.  Returns the
-    number of infinite values (which the caller refuses)."""
+    (:func:`._threads.parallel_calls`), every column of a block in one pass; a small
+    matrix that numba would not type Fortran-ordered (one row, one column, strided) is
+    copied into one first, so that the kernel compiles once.  Returns the number of
+    infinite values (which the caller refuses)."""
     n = X.shape[0]
+    if n == 0:
+        return 0
+    small = X.size <= SMALL_COPY and out.size <= SMALL_COPY
+    if small and not (_typed_fortran(X) and _typed_fortran(out)):
+        # a few rows (a one-row predict, a small partial_fit chunk) whose layout numba
+        # would type other than the F matrices every fit passes: copied into F arrays of at
+        # least two rows and columns, so that :func:`_bin_blocks` compiles once
+        Xf = np.zeros((max(n, 2), max(X.shape[1], 2)), dtype=X.dtype, order="F")
+        Xf[:n, :X.shape[1]] = X
+        outf = np.zeros((max(n, 2), max(out.shape[1], 2)), dtype=out.dtype, order="F")
+        outf[:n, :out.shape[1]] = out
+        n_blocks = (Xf.shape[0] + ROW_BLOCK - 1) // ROW_BLOCK
+        infs = np.zeros(n_blocks, dtype=np.int64)
+        _bin_blocks(Xf, cuts, cut_starts, out_cols, outf, 0, n_blocks, infs)
+        out[...] = outf[:n, :out.shape[1]]
+        return int(infs.sum())
     n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
     infs = np.zeros(max(n_blocks, 1), dtype=np.int64)
     work = X.size
@@ -176,8 +205,10 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
 
 @njit(cache=True, nogil=True)
 def _bin_blocks(X, cuts, cut_starts, out_cols, out, b0, b1, infs):
-    """:func:`bin_columns` of the row blocks ``b0 .. b1 - 1``."""
-    n, a = X.shape
+    """:func:`bin_columns` of the row blocks ``b0 .. b1 - 1`` (the columns that have cut
+    points: ``cut_starts.size - 1``, the first of ``X``'s)."""
+    n = X.shape[0]
+    a = cut_starts.size - 1
     for b in range(b0, b1):
         r0 = b * ROW_BLOCK
         r1 = min(n, r0 + ROW_BLOCK)
