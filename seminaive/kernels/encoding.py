@@ -181,6 +181,9 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
     n = X.shape[0]
     if n == 0:
         return 0
+    if X.flags.writeable:  # read-only, as a frame's own values are: one specialisation
+        X = X.view()
+        X.flags.writeable = False
     small = X.size <= SMALL_COPY and out.size <= SMALL_COPY
     if small and not (_typed_fortran(X) and _typed_fortran(out)):
         # a few rows (a one-row predict, a small partial_fit chunk) whose layout numba
@@ -188,6 +191,7 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
         # least two rows and columns, so that :func:`_bin_blocks` compiles once
         Xf = np.zeros((max(n, 2), max(X.shape[1], 2)), dtype=X.dtype, order="F")
         Xf[:n, :X.shape[1]] = X
+        Xf.flags.writeable = False
         outf = np.zeros((max(n, 2), max(out.shape[1], 2)), dtype=out.dtype, order="F")
         outf[:n, :out.shape[1]] = out
         n_blocks = (Xf.shape[0] + ROW_BLOCK - 1) // ROW_BLOCK

@@ -80,18 +80,18 @@ _SMALL_CALLS = textwrap.dedent("""
         model.predict_proba(X.iloc[:1])
         model.predict_proba(X.iloc[[5]])
         model.partial_fit(X.iloc[:3], y.iloc[:3])
-    print(sorted({(sig[0].layout, sig[4].layout) for sig in encoding._bin_blocks.signatures
-                  if sig[0].dtype == numba.float64}))
+    print(sorted({(sig[0].layout, sig[0].mutable, sig[4].layout)
+                  for sig in encoding._bin_blocks.signatures if sig[0].dtype == numba.float64}))
 """)
 
 
 def test_small_matrices_take_the_fortran_specialisation():
     """A one-row predict or a few-row ``partial_fit`` of a numeric model (in a fresh
     process: the signatures its calls used) bins through the specialisation the fit
-    compiled (float64 values, int32 codes in Fortran order), not a second one for C-typed
-    or strided matrices (seconds of compiling at first use)."""
+    compiled (read-only float64 values, int32 codes in Fortran order), not a second one
+    for C-typed, strided or writable matrices (seconds of compiling at first use)."""
     done = subprocess.run([sys.executable, "-c", _SMALL_CALLS], capture_output=True,
                           text=True, timeout=600, env={**os.environ,
                                                        "SEMINAIVE_COMPILE_NOTICE": "0"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[('F', 'F')]"
+    assert done.stdout.strip() == "[('F', False, 'F')]"
