@@ -72,9 +72,8 @@ LEARNERS = {
     "A3DE": ("seminaive", "A3DE", {"memory": "select"}),
     "SKDB": ("seminaive", "SKDB", {}),
     "ESKDB": ("seminaive", "ESKDB", {}),
-    # AODE and A2DE keep to m-estimates and Laplace; AnDE takes the hierarchical estimates
-    "AODE-HLS": ("seminaive", "AnDE", {"n": 1, "smoothing": "hls"}),
-    "A2DE-HLS": ("seminaive", "AnDE", {"n": 2, "smoothing": "hls"}),
+    "AODE-HLS": ("seminaive", "AODE", {"smoothing": "hls"}),
+    "A2DE-HLS": ("seminaive", "A2DE", {"smoothing": "hls"}),
     "SKDB-HLS": ("seminaive", "SKDB", {"smoothing": "hls"}),
     "ESKDB-HLS": ("seminaive", "ESKDB", {"smoothing": "hls"}),
     "LightGBM": ("lightgbm", "LGBMClassifier", {"n_jobs": 2, "verbose": -1}),
