@@ -27,7 +27,13 @@ from ..base import (
     declare,
 )
 from . import _sparse
-from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
+from ._common import (
+    FAMILY_DENSITY,
+    GAUSSIAN_FAMILIES,
+    HIERARCHICAL_FAMILIES,
+    PairStatistics,
+    _FamilyLearner,
+)
 
 
 def ranked_candidates(mi, cmi, k, order=None):
@@ -140,12 +146,13 @@ class KDB(_FamilyLearner):
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
-                                     smoothing=HDP_SMOOTHING)
+                                     smoothing=HDP_SMOOTHING, density=FAMILY_DENSITY)
     _parameter_docs = {
         "smoothing": "family_smoothing",
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "numeric": "numeric_structure",
+        "density": "density_kde_default",
     }
 
     def __init__(
@@ -165,7 +172,7 @@ class KDB(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
     ) -> None:
         self.k = k
         self.smoothing = smoothing

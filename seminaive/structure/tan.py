@@ -24,7 +24,13 @@ from ..base import (
     INPUT_PARAMETERS,
     declare,
 )
-from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
+from ._common import (
+    FAMILY_DENSITY,
+    GAUSSIAN_FAMILIES,
+    HIERARCHICAL_FAMILIES,
+    PairStatistics,
+    _FamilyLearner,
+)
 
 
 def maximum_spanning_tree(weights, root=0):
@@ -112,12 +118,13 @@ class TAN(_FamilyLearner):
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
-                                     smoothing=HDP_SMOOTHING)
+                                     smoothing=HDP_SMOOTHING, density=FAMILY_DENSITY)
     _parameter_docs = {
         "smoothing": "family_smoothing",
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "numeric": "numeric_structure",
+        "density": "density_kde_default",
     }
 
     def __init__(
@@ -136,7 +143,7 @@ class TAN(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
     ) -> None:
         self.smoothing = smoothing
         self.m = m
