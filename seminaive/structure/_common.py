@@ -429,13 +429,19 @@ class _FamilyLearner(_StructureBase):
         moments = SparseMoments(GAUSSIAN_FAMILIES.attributes(self),
                                 self._moment_chains(), sizes, k)
         moments.check_keys()
+        previous = getattr(self, "_moments", None)
         if GAUSSIAN_FAMILIES.density(self) == "kde":
+            # the grid of the first chunk: the earlier moments' (kept by model files), else
+            # the encoder's
             encoder = self.encoder_
             quantiles = getattr(encoder, "numeric_grid_", None)
-            if quantiles is None:
+            if previous is not None and previous.bins is not None:
+                moments.attach_grid(previous.grid_edges, previous.grid_bins)
+            elif quantiles is None:
                 raise ValueError("density='kde' needs an encoder fitted with it "
                                  "(numeric_grid_): fit the model again")
-            moments.attach_grid(*binned.grid_edges(quantiles, encoder.numeric_center_))
+            else:
+                moments.attach_grid(*binned.grid_edges(quantiles, encoder.numeric_center_))
 
         def count(codes, y, w, values):
             return moments.count(codes, y, w, values)
@@ -443,7 +449,6 @@ class _FamilyLearner(_StructureBase):
         counted = source.map_reduce(count, merge_cells, values=True)
         if counted is None:
             counted = moments.empty_counted()
-        previous = getattr(self, "_moments", None)
         if previous is not None:
             counted = moments.add_previous(counted, previous)
         trees = getattr(self, "_counts", None)

@@ -89,7 +89,9 @@ class KDB(_FamilyLearner):
     ``numeric="gaussian"`` the moments of every Gaussian child given every prefix of its
     parent chain are likewise stored only for the (class, parent values) cells that rows
     with the child observed reach, checked against ``max_table_bytes`` (with the pair
-    counts and the count trees) before their estimates are computed.  For
+    counts and the count trees) before their estimates are computed; with
+    ``density="kde"`` (the default) so are the child's counts on the grid of the binned
+    children, each cell mixed towards the cell of the chain one parent shorter.  For
     k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
     chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
     learnt on the first chunk are the only ones counted, so partial_fit keeps that

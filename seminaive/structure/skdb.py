@@ -53,7 +53,11 @@ class SKDB(KDB):
     ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
     numeric child's candidates are counted (for the (class, candidate values) cells that
     rows with the child observed reach, as KDB stores them), and the leave-one-out pass
-    removes the row from them and recomputes the shrunk estimates along the chain.
+    removes the row from them and recomputes the shrunk estimates along the chain; with
+    ``density="kde"`` (the default) it scores the binned densities along the chain with
+    the row removed from every cell's weight and smoothed counts (the grid, bandwidth and
+    mixture weights stay those chosen on all the rows), so the search scores the density
+    the model predicts with.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are the levels of one count tree per attribute holding only the prefixes the

@@ -65,7 +65,9 @@ class TAN(_FamilyLearner):
     tree of the complete graph on the attributes with edge weights I(X_i; X_j | Y)
     (Friedman, Geiger & Goldszmidt 1997), computed from the pair tables (rows in which both
     attributes are observed) and directed away from the attribute with the highest
-    I(X_i; Y) (lowest index on ties).  Probabilities come from the same pair counts.
+    I(X_i; Y) (lowest index on ties).  Probabilities come from the same pair counts; with
+    ``numeric="gaussian"`` a numeric child's density given the class and its parent is
+    estimated from the cells that rows reach (see ``density``).
     :meth:`partial_fit` re-learns the tree from the updated counts, so it equals :meth:`fit`
     on all the chunks.
 
