@@ -45,8 +45,8 @@ import textwrap
 _DENSITY = """\
     The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise; the
     default is ``"kde"`` for NaiveBayes, AODE, A2DE, A3DE, TAN, KDB and SKDB,
-    ``"student"`` for the learners that cannot score it: AnDE, whose ``n="auto"`` cannot,
-    and the weighting and selection learners).
+    ``"student"`` for the others: AnDE, whose ``n="auto"`` and learnt weights cannot
+    score it, and the weighting and selection learners, which cannot).
     ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
     ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
     few rows).  ``"student"``: the posterior predictive of the
