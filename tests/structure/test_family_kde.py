@@ -200,12 +200,13 @@ def test_a_damaged_model_file_is_refused(tmp_path):
         load_model(bad)
 
 
-def test_partial_fit_counts_every_chunk_into_the_bins():
-    """partial_fit of KDB(k=1) (structure re-learnt from the pair counts) counts every
-    chunk on the first chunk's grid: its binned counts are those of the rows binned on
-    that grid."""
+@pytest.mark.parametrize("k", [1, 2])
+def test_partial_fit_counts_every_chunk_into_the_bins(k):
+    """partial_fit of KDB(k=1) (structure re-learnt from the pair counts) and KDB(k=2)
+    (structure kept, later chunks added to the earlier cells) counts every chunk on the
+    first chunk's grid: its binned counts are those of the rows binned on that grid."""
     X, y = _frame(160, seed=9)
-    model = KDB(k=1, numeric="gaussian", density="kde")
+    model = KDB(k=k, numeric="gaussian", density="kde")
     model.partial_fit(X.iloc[:80], y[:80], classes=[0, 1])
     with pytest.warns(PartialFitWarning):
         model.partial_fit(X.iloc[80:], y[80:])
