@@ -35,6 +35,7 @@ from ..base import (
 )
 from ..exceptions import TableTooLargeError, warn_user
 from ..kernels.hdp import sparse_hdp_forest
+from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from . import _sparse
@@ -127,6 +128,19 @@ def aggregate_table(table, lut, n_values, max_table_bytes=None):
     return table.remapped(lut, n_values, max_table_bytes)
 
 
+def _families_bytes(families, k, room):
+    """Bytes of the count trees ``families`` (``(tree, keys, sizes)``), exactly
+    (:func:`._sparse.tree_bytes`) unless a bound shows that they fit in ``room``: every
+    level of a tree has at most as many occurring nodes as its keys, so the bound is
+    returned when it fits, and the exact bytes only when they may not."""
+    bound = sum((1 + len(tree) * int(np.size(keys))) * (_sparse.NODE_BYTES
+                                                        + 8 * int(sizes[tree[0]]))
+                for tree, keys, sizes in families)
+    if bound <= room:
+        return bound
+    return sum(_sparse.tree_bytes(tree, keys, sizes, k) for tree, keys, sizes in families)
+
+
 class _RemappedSource:
     """A source whose chunks reach the learner with their codes through a member's value
     map (a :class:`seminaive.protocol.Source` over another one)."""
@@ -197,11 +211,11 @@ class _Member(SKDB):
         return (int(self.k) + 1) * (self.table_.n_attributes + 1) + 1
 
     def _estimate_trees(self, loaded=None):
-        """While the ensemble gathers its members' HDP trees (``_batch``, a list), hand
-        them over instead of sampling; the ensemble samples every member's trees in one
-        forest and installs the estimates (:meth:`ESKDB._sample_members`)."""
+        """While the ensemble gathers its members' HDP (or HLS) trees (``_batch``, a list),
+        hand them over instead of estimating them; the ensemble estimates every member's
+        trees in one forest and installs the estimates (:meth:`ESKDB._sample_members`)."""
         batch = self.__dict__.get("_batch")
-        if loaded is not None or batch is None or self.smoothing != "hdp":
+        if loaded is not None or batch is None or self.smoothing not in ("hdp", "hls"):
             return super()._estimate_trees(loaded)
         arrays, trees, _ = self._hdp_sampler_trees()
         batch.append((self, arrays, trees))
@@ -593,25 +607,31 @@ class ESKDB(_StructureBase):
         """Sample the HDP trees of every member in ``batch`` (``(member, arrays, trees)``)
         as one forest: the trees go to the threads largest first whichever member they
         belong to, each with the seed it has when its member samples alone (the estimates
-        are the same); install them and ``n_iter_``.  Within ``max_table_bytes`` less the
-        pair tables and every member's count trees."""
+        are the same); install them and ``n_iter_``.  With ``smoothing="hls"``, fit the HLS
+        estimates of every member's trees as one forest likewise (every tree is fitted on
+        its own: the same estimates as member by member, where a member's few small trees
+        would run on one thread).  Within ``max_table_bytes`` less the pair tables and every
+        member's count trees."""
         self.n_iter_ = np.zeros(len(members), dtype=np.int64)
         if not batch:
             return
         part = batch[0][0]._part(HierarchicalEstimates)
         trees = [tree for _, _, own in batch for tree in own]
-        seeds = np.concatenate([np.zeros(0, np.uint64)] + [
-            part.seeds(member, len(own)) for member, _, own in batch])
         budget = None
         if self.max_table_bytes is not None:
             tables = {id(t): t.nbytes for t in [self.table_, *(m.table_ for m in members)]}
             budget = (int(self.max_table_bytes) - sum(tables.values())
                       - sum(m._held_bytes() for m in members))
         ran = np.zeros(len(trees), dtype=np.int64)
-        estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
-                                      burn_in=part.burn_in(self), tying=self.tying,
-                                      seeds=seeds, max_bytes=budget, tol=float(self.tol),
-                                      iterations=ran)
+        if self.smoothing == "hls":
+            estimates = sparse_hls_forest(trees, max_bytes=budget)
+        else:
+            seeds = np.concatenate([np.zeros(0, np.uint64)] + [
+                part.seeds(member, len(own)) for member, _, own in batch])
+            estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
+                                          burn_in=part.burn_in(self), tying=self.tying,
+                                          seeds=seeds, max_bytes=budget, tol=float(self.tol),
+                                          iterations=ran)
         start = 0
         index = {id(m): j for j, m in enumerate(members)}
         for member, arrays, own in batch:
@@ -621,7 +641,7 @@ class ESKDB(_StructureBase):
             arrays.values = flat
             member._trees = EstimateTrees(member._counts.chain, member._counts.depth, arrays,
                                           flat, np.log(flat))
-            if own:
+            if own and self.smoothing == "hdp":
                 self.n_iter_[index[id(member)]] = int(np.abs(ran[start:stop]).max())
             start = stop
         short = int(np.count_nonzero(ran < 0))
@@ -680,9 +700,10 @@ class ESKDB(_StructureBase):
             results.append(dict(zip(trees, part, strict=True)))
         if self.max_table_bytes is not None:
             used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
-            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
-                       for (_, sizes), result in zip(plans, results, strict=True)
-                       for tree, (keys, _) in result.items())
+            families = [(tree, keys, sizes)
+                        for (_, sizes), result in zip(plans, results, strict=True)
+                        for tree, (keys, _) in result.items()]
+            need = _families_bytes(families, k, self.max_table_bytes - used)
             if used + need > self.max_table_bytes:
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members, each on its own "
@@ -717,8 +738,8 @@ class ESKDB(_StructureBase):
             counted = [(np.zeros(0, np.int64), np.zeros(0))] * len(union)
         shared = dict(zip(union, counted, strict=True))
         if self.max_table_bytes is not None:
-            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
-                       for tree, (keys, _) in shared.items())
+            need = _families_bytes([(tree, keys, sizes) for tree, (keys, _) in shared.items()],
+                                   k, self.max_table_bytes - self.table_.nbytes)
             if self.table_.nbytes + need > self.max_table_bytes:
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members would need "
