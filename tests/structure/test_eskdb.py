@@ -308,3 +308,46 @@ def test_aggregated_table_is_the_count_of_the_mapped_codes(runs):
     direct = FrequencyTable(new_values, 3, 2).add(mapped, y)
     np.testing.assert_array_equal(member.counts, direct.counts)
     assert member.n_rows == table.n_rows
+
+
+def test_members_hls_trees_fitted_together_as_alone(mixed):
+    """With ``smoothing="hls"`` the members' trees are fitted as one forest: every member's
+    estimates are those it fits alone, bit for bit; ``n_iter_`` stays 0."""
+    X, y = mixed
+    ens = ESKDB(n_estimators=4, k=2, smoothing="hls", random_state=5).fit(X, y)
+    assert ens.n_iter_.tolist() == [0, 0, 0, 0]
+    for member in ens.estimators_:
+        together = member._trees.estimates.copy()
+        assert together.size > 0
+        alone = member._estimate_trees().estimates  # no batch: the member's own forest
+        np.testing.assert_array_equal(together, alone)
+
+
+def test_families_bytes_bound_and_exact(mixed):
+    """The members' count trees are measured exactly only when a bound (every level has at
+    most as many nodes as the keys) may not fit: the bound is never below the exact bytes,
+    and a room below the bound gives the exact bytes of :func:`_sparse.tree_bytes`."""
+    from seminaive.structure import _sparse
+    from seminaive.structure.eskdb import _families_bytes
+
+    X, y = mixed
+    ens = ESKDB(n_estimators=3, k=2, smoothing="hls", random_state=0).fit(X, y)
+    k = ens.table_.n_classes
+    families = []
+    for member in ens.estimators_:
+        sizes = member.table_.sizes
+        counts = member._counts
+        for i in range(member.table_.n_attributes):
+            chain = [int(p) for p in counts.chain[i, :int(counts.depth[i])]]
+            codes = remap_codes(ens._storage_codes(X), ens._member_maps[
+                ens.estimators_.index(member)], sizes).astype(np.int64)
+            key = np.zeros(len(X), dtype=np.int64)  # a family's key: parents' codes, then i's
+            for p in chain:
+                key = key * int(sizes[p]) + codes[:, p]
+            key = key * int(sizes[i]) + codes[:, i]
+            families.append(((i, *chain), np.unique(key), sizes))
+    exact = sum(_sparse.tree_bytes(t, keys, sizes, k) for t, keys, sizes in families)
+    bound = _families_bytes(families, k, room=10**15)
+    assert bound >= exact > 0
+    assert _families_bytes(families, k, room=bound - 1) == exact
+    assert _families_bytes(families, k, room=0) == exact
