@@ -38,6 +38,7 @@ from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
+from ..tables import FrequencyTable
 from . import _sparse
 from ._common import HIERARCHICAL_FAMILIES, EstimateTrees, PairStatistics, _StructureBase
 from .skdb import SKDB
@@ -139,6 +140,62 @@ def _families_bytes(families, k, room):
     if bound <= room:
         return bound
     return sum(_sparse.tree_bytes(tree, keys, sizes, k) for tree, keys, sizes in families)
+
+
+def whole_counts(table):
+    """Whether the counts of ``table`` are whole numbers whose sums stay exact in float64
+    (below 2**52), so that differences of their cumulated sums are exact."""
+    counts = table.counts
+    return (table.parents is None and not getattr(table, "compact", False)
+            and bool(np.all(counts >= 0)) and float(counts.sum()) < 2.0 ** 52
+            and bool(np.array_equal(counts, np.floor(counts))))
+
+
+def _run_ends(lut, sizes, new_sizes):
+    """Per attribute, ``ends[v]``: how many old values map to new values below v (v = 0 ..
+    new size), when every new value is a run of consecutive old ones (``lut[t]`` over the
+    old values non-decreasing from 0 in steps of 0 or 1 up to ``new_sizes[t] - 1``); None
+    when some attribute's map is not such runs."""
+    ends = []
+    for t in range(len(sizes)):
+        row = np.asarray(lut[t, :int(sizes[t])], dtype=np.int64)
+        step = np.diff(row)
+        if row[0] != 0 or row[-1] != new_sizes[t] - 1 or ((step != 0) & (step != 1)).any():
+            return None
+        ends.append(np.searchsorted(row, np.arange(-1, int(new_sizes[t])), side="right"))
+    return ends
+
+
+def aggregate_blocks(table, luts, members):
+    """Fill the empty tables ``members`` (one per value map of ``luts``, same combinations
+    as ``table``) with the counts of ``table`` summed over each member's runs of values:
+    every block of ``table`` cumulated along its axes once, every member's block the
+    differences of the cumulated block at its runs' ends along every axis.  Exact for
+    whole counts below 2**52 (:func:`whole_counts`): the counts of
+    :meth:`~seminaive.tables.FrequencyTable.remapped`, bit for bit.  False (nothing filled)
+    when some map is not runs of consecutive values."""
+    ends = [_run_ends(lut, table.sizes, m.sizes) for lut, m in zip(luts, members, strict=True)]
+    if any(e is None for e in ends):
+        return False
+    k = table.n_classes
+    for g, d in enumerate(table.orders):
+        combo = [int(t) for t in table.combos[g, :int(d)]]
+        lo, hi = int(table.offsets[g]), int(table.offsets[g + 1])
+        block = table.counts[lo:hi].reshape(*(int(table.sizes[t]) for t in combo), k)
+        cum = np.zeros(tuple(s + 1 for s in block.shape[:-1]) + (k,))
+        inner = cum[tuple(slice(1, None) for _ in combo)]
+        inner[...] = block
+        for axis in range(len(combo)):
+            np.cumsum(cum, axis=axis, out=cum)
+        for member, own in zip(members, ends, strict=True):
+            part = cum[np.ix_(*(own[t] for t in combo), np.arange(k))] if combo else cum
+            for axis in range(len(combo)):
+                part = np.diff(part, axis=axis)
+            start = int(member.offsets[g])
+            member.counts[start:start + part.size] = part.ravel()
+    for member in members:
+        member.n_rows = table.n_rows
+    return True
 
 
 class _RemappedSource:
@@ -452,13 +509,32 @@ class ESKDB(_StructureBase):
 
     def _member_tables(self):
         """Every member's pair table, aggregated from the ensemble's; all of them and the
-        ensemble's within ``max_table_bytes`` (each checked before it is allocated)."""
-        tables = []
-        budget = self.max_table_bytes
-        for lut, masks in zip(self._member_maps, self._member_masks, strict=True):
+        ensemble's within ``max_table_bytes`` (each checked before it is allocated).
+
+        With whole counts (no fractional weights) every block of the ensemble's table is
+        cumulated along its axes once, and every member's block read off the cumulated
+        block at its bins' ends (:func:`aggregate_blocks`: exact sums of whole numbers, the
+        same counts as :func:`aggregate_table`'s sums along the axes, bit for bit), so the
+        ensemble's table is read once rather than once per member."""
+        sizes = []
+        for masks in self._member_masks:
             n_values = self.encoder_.n_values_.copy()
             for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
                 n_values[c] -= int((~masks[t]).sum())
+            sizes.append(n_values)
+        budget = self.max_table_bytes
+        if whole_counts(self.table_):
+            tables = []
+            for n_values in sizes:
+                if budget is not None:
+                    budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
+                        t.nbytes for t in tables)
+                tables.append(FrequencyTable(n_values, self.table_.n_classes,
+                                             self.table_.max_order, budget))
+            if aggregate_blocks(self.table_, self._member_maps, tables):
+                return tables
+        tables = []
+        for lut, n_values in zip(self._member_maps, sizes, strict=True):
             if budget is not None:
                 budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
                     t.nbytes for t in tables)
