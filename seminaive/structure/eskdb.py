@@ -345,12 +345,14 @@ class ESKDB(_StructureBase):
     magic and 0.92 on penbased with HLS, 0.97 and 0.94 with the sampler (without the
     pair-table change), the same model bit for bit.
     No configuration fits within the time of a random forest of 100 trees on every set of
-    10,000 rows or more: in one run on a shared machine, ``smoothing="hls"`` took 2.2
-    (magic), 7.3 (penbased), 12 (letter), 4.4 (LED7, 20,000 rows) and 8.2 times
-    (waveform, 40 attributes, 20,000 rows) as long as the forest, and 5 members with HLS,
-    the fastest configuration, 0.24, 1.6, 3.1, 2.0 and 1.25 times, at a higher zero-one
-    loss than the forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047)
-    (results: ESKDB against random forest and gradient boosting at 10,000 rows and more).
+    10,000 rows or more: on a shared machine, ``smoothing="hls"`` took 1.8 (magic) and 4.2
+    times (penbased) as long as the forest in a run after these changes (2.2 and 7.3 in
+    the run before them, under another load), and 12 (letter), 4.4 (LED7, 20,000 rows) and
+    8.2 times (waveform, 40 attributes, 20,000 rows) in the run before; 5 members with
+    HLS, the fastest configuration, 0.60 and 1.00 times (magic, penbased; 0.24 and 1.6
+    before), 3.1, 2.0 and 1.25 times, at a higher zero-one loss than the forest's (magic:
+    0.148 against 0.124; letter: 0.086 against 0.047) (results: ESKDB against random
+    forest and gradient boosting at 10,000 rows and more).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
