@@ -22,6 +22,8 @@ pass reads the data again.
 import numpy as np
 import pyarrow as pa
 
+from ..kernels._threads import parallel_calls
+from ..kernels.strings import map_codes
 from ..preprocessing.encoder import _arrow_frame, _is_arrow_dictionary
 from ..preprocessing.validation import encode_labels
 from ..tables._layout import storage_codes
@@ -80,6 +82,7 @@ class KeptCodes:
         n = X.shape[0]
         byte = all(len(lookup) <= BYTE_VALUES for lookup in self._lookups)
         codes = np.empty((n, a), dtype=np.uint8 if byte else np.int32, order="F")
+        calls = []  # the rows are mapped on the threads once every table is known
         for col in range(a):
             lookup = self._lookups[col]
             out = codes[:, col]
@@ -101,9 +104,10 @@ class KeptCodes:
                 indices = piece.indices
                 if indices.null_count:
                     indices = indices.fill_null(-1)
-                np.take(table, indices.to_numpy(zero_copy_only=False), out=out[start:start + size],
-                        mode="wrap")
+                calls.append((indices.to_numpy(zero_copy_only=False), table,
+                              out[start:start + size]))
                 start += size
+        parallel_calls(map_codes, calls)
         self._bytes += codes.nbytes + getattr(y, "nbytes", 8 * n) + (0 if w is None else w.nbytes)
         if self._bytes > self.budget:
             self.drop()
@@ -124,8 +128,8 @@ class KeptCodes:
         self._chunks = []
         for codes, y, w in chunks:
             out = np.empty(codes.shape, dtype=dtype, order="F")
-            for col, table in enumerate(tables):
-                np.take(table, codes[:, col], out=out[:, col], mode="wrap")
+            parallel_calls(map_codes, [(codes[:, col], table.astype(dtype), out[:, col])
+                                       for col, table in enumerate(tables)])
             del codes
             yield out, encode_labels(y, classes), w
 
