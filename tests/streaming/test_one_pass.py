@@ -143,3 +143,27 @@ def test_many_values_wide_codes_and_weights(tmp_path, spy):
     assert spy == []  # more than 4096 values in a chunk: plain strings, counting pass
     _assert_same_model(model, NaiveBayes().fit(wide[["id"]], wide["label"].to_numpy()),
                        wide[["id"]])
+
+
+def test_a_file_beyond_the_budget_of_kept_chunks_is_parsed_once(tmp_path, spy, monkeypatch):
+    """Parsed chunks too large for the budget but codes within it (a byte per cell): one
+    parse, where the counting pass parsed the file again; the model of fit."""
+    import pyarrow.csv as pa_csv
+
+    frame = _late_values_frame(4000, seed=6)
+    path = tmp_path / "d.csv"
+    _write(frame, path)
+    opened = []
+    open_csv, read_csv = pa_csv.open_csv, pa_csv.read_csv
+    monkeypatch.setattr(pa_csv, "open_csv", lambda *a, **k: opened.append(a[0]) or open_csv(
+        *a, **k))
+    monkeypatch.setattr(pa_csv, "read_csv", lambda *a, **k: opened.append(a[0]) or read_csv(
+        *a, **k))
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    n, a = X.shape
+    budget = 2 * n * (a + 1)  # the codes (a bytes a row, and the labels) fit, not the chunks
+    model = fit_stream(NaiveBayes(), path, "label", chunk_rows=500, keep_bytes=budget,
+                       progress=False)
+    assert len(spy) == 1
+    assert len([p for p in opened if str(p) == str(path)]) == 1
+    _assert_same_model(model, NaiveBayes().fit(X, y), X)
