@@ -58,8 +58,12 @@ gradients).  The fit stops when no coefficient moves by more than ``tol`` (or af
 ``max_iter`` iterations in all).  The leaves' softmax is computed once per step, by the line
 search at the trial it accepts; the gradient, the curvature, the next step and the evidence's
 update read it.  The trees of a forest are flattened by the HDP's set-up
-(:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per thread, or in one
-thread when the forest is small (``SERIAL_CELLS``).  A node without rows has coefficients 0 at
+(:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
+forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
+tree's dense estimates) and fitted in parallel on the HDP sampler's threads
+(:func:`~seminaive.kernels._threads.parallel_calls`, one share of the trees per thread from
+:func:`.hdp.thread_shares`), or in the calling thread when the forest is small (the shared
+cut of :func:`.hdp.thread_shares`, at ``SERIAL_CELLS``).  A node without rows has coefficients 0 at
 the optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
 numbers are drawn: the estimates are deterministic.
 
@@ -69,9 +73,19 @@ samples one global prior variance (inverse-gamma prior) with the coefficients by
 Polya-gamma Gibbs sampling; here one variance per level is chosen by maximising the
 (approximate) evidence instead, deterministic and at the cost of a few refits, and the
 Laplace approximation uses the diagonal Hessian above by default; the exact softmax one
-(``evidence="full"``: V x V blocks per node, O(nodes x values^3) per update) is an option
-(on the benchmark's sets it lowered the log loss a little, e.g. AnDE(n=1) on vowel 1.0225
-to 1.0073, at up to twice the fit time).  The root
+(``evidence="full"``: V x V blocks per node, O(nodes x values^3) per update) is an option,
+not the default: on the benchmark's 16 cases it lowered the log loss in 6 (vowel AnDE(n=1)
+1.0225 to 1.0073, segment KDB(k=3) 0.1821 to 0.1791, segment AnDE(n=1) 0.1857 to 0.1833,
+vowel KDB(k=3) 1.0360 to 1.0342, tic-tac-toe's two by 1e-4), raised it in 7 (splice
+KDB(k=3) 0.1351 to 0.1367, german KDB(k=3) 0.5899 to 0.5922, contraceptive KDB(k=3)
+0.9906 to 0.9917, four by 1e-4 or 2e-4) and left 3 unchanged, so that it is no worse than
+the HDP's in 12 cases (the default: 11); it does not close the gap to the HDP under
+AnDE(n=1) (tic-tac-toe 0.5051, housevotes 0.1889, vowel 1.0073, segment 0.1833 against
+the HDP's 0.4854, 0.1711, 0.9641, 0.1771), and its fit took 1.4x to 4x the CPU time
+(splice AnDE(n=1) 0.39 to 0.89 s, segment KDB(k=3) 0.046 to 0.148 s), which the
+estimates' 20x over the HDP's sampler cannot afford.  Settling the penalties at a looser
+``PENALTY_TOL`` (1.05) saved 13% of the fit on segment KDB(k=3) and moved the log losses
+both ways by up to 0.005: not kept either.  The root
 has a coefficient vector of its own, where the public code fits none (every level-1 node is
 then shrunk to the uniform distribution instead of to the pooled distribution of x); the
 counts of a value no row of a tree has are fitted too (they get a finite, small probability)
@@ -127,9 +141,11 @@ MAX_ITER = 500
 MAX_HALVINGS = 40
 #: conjugate-gradient iterations at most in one Newton step
 CG_ITER = 50
-#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
-#: starting the threads costs more than they save (measured on a loaded 2-core machine, same
-#: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
+#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread
+#: (:func:`.hdp.thread_shares`' cut, shared with the HDP's sampler, whose ``SERIAL_WORK`` is
+#: about as many milliseconds of its work): starting the threads costs more than they save
+#: (measured on a loaded 2-core machine, same run: one thread faster on 1,548 and 2,788
+#: cells, the threads on 9,431 and 10,880)
 SERIAL_CELLS = 4096
 #: working arrays of a tree's size a fit allocates (beside its estimates): the coefficients,
 #: their path sums and the Newton step's 11

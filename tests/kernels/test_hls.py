@@ -175,6 +175,36 @@ def test_the_threads_give_the_one_thread_estimates(monkeypatch):
     np.testing.assert_array_equal(one[2], threads[2])
 
 
+def test_thread_shares_are_the_plain_greedy_shares():
+    """:func:`.hdp.thread_shares` (a heap of the threads' loads, one share without a loop
+    under the cut) gives the shares of the plain greedy loop it replaced: every tree, largest
+    first, to the first least loaded thread; ties included."""
+    from seminaive.kernels.hdp import thread_shares
+
+    def plain(costs, threads):
+        threads = max(1, min(threads, len(costs)))
+        load = np.zeros(threads)
+        shares = [[] for _ in range(threads)]
+        for j in np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable"):
+            w = int(np.argmin(load))
+            shares[w].append(int(j))
+            load[w] += costs[j]
+        return ([j for share in shares for j in share],
+                np.cumsum([0] + [len(share) for share in shares]).tolist())
+
+    rng = np.random.default_rng(5)
+    for n, threads in ((1, 2), (7, 2), (40, 3), (25, 8), (6, 1)):
+        for costs in (rng.integers(1, 4, size=n).astype(float).tolist(),
+                      rng.random(n).tolist(), [2.0] * n):
+            order, start = thread_shares(costs, n_threads=threads)
+            assert (order.tolist(), start.tolist()) == plain(costs, threads)
+            assert order.dtype == np.int64 and start.dtype == np.int64
+            order, start = thread_shares(costs, n_threads=threads, serial=sum(costs))
+            assert (order.tolist(), start.tolist()) == plain(costs, 1)
+    order, start = thread_shares([], n_threads=2)
+    assert order.tolist() == [] and start.tolist() == [0, 0]
+
+
 def test_hls_and_hdp_share_the_forest_layout():
     """Both kernels flatten their trees with :func:`.hdp.forest_layout`: the same layout,
     whole counts as int64 for the sampler, weights as they are for HLS."""
