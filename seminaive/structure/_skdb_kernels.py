@@ -252,7 +252,13 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     The blocks go to the threads of :func:`seminaive.kernels._threads.parallel_calls` in
     consecutive ranges (:func:`_loo_blocks`, a ``nogil`` kernel: no ``prange`` body to
     compile twice); every block sums the same rows in the same order whatever the threads.
+    Without a Gaussian child (ESKDB's discretised attributes, every discrete SKDB) the
+    kernel is given ``gauss=None``: its Gaussian branch is pruned at compile time (numba's
+    dead-branch pruning of an argument typed None), so that specialisation compiles no
+    :func:`_gaussian_loo`, the larger part of the kernel's compile time.
     """
+    if not np.any(np.asarray(gauss[0]) >= 0):
+        gauss = None
     sizes = pairs.sizes
     node_freq = np.empty(trees.code.size)
     node_den = np.empty(trees.code.size)
@@ -316,8 +322,6 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
-    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio, student = \
-        gauss
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     n, a = X.shape
     n_k = out.shape[1]  # K + 1
@@ -362,10 +366,13 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 i = ranking[rho]
                 xi = xr[i]
                 has_extra[rho] = False
-                jn = gaussian[i]
+                jn = -1
+                miss = 0
+                if gauss is not None:  # (pruned at compile time when None)
+                    jn = gauss[0][i]
+                    miss = gauss[1][i]
                 dense = jn >= 0 and xi != 0 and not math.isnan(V[r, jn])
-                if xi == 0 or (jn >= 0 and not dense and (missing_code[i] == 0
-                                                          or xi != missing_code[i])):
+                if xi == 0 or (jn >= 0 and not dense and (miss == 0 or xi != miss)):
                     # missing, or a Gaussian child without a value of its own for
                     # missing: no term
                     for j in range(n_k):
@@ -375,7 +382,8 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
                 level = 0
                 v = 0.0
-                if dense:
+                if gauss is not None and dense:
+                    _, _, level_starts, moment_codes, sums, kappa, floor_ratio, student = gauss
                     v = V[r, jn]
                     level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
                                           level_starts[jn],
@@ -383,7 +391,7 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                                           min_count, node, est_mean, est_var, student)
                 # the family's value: the row's, or (a Gaussian child observed) that of
                 # missing when it has one (missing="value": log (1 - P(missing)))
-                target = missing_code[i] if dense else xi
+                target = miss if dense else xi
                 for j in range(n_k):
                     jj = min(j, n_cand[i])
                     if not dense and j > 0 and jj < j:  # fewer candidates than j
