@@ -313,13 +313,22 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     The blocks go to the threads of :func:`seminaive.kernels._threads.parallel_calls` in
     consecutive ranges (:func:`_loo_blocks`, a ``nogil`` kernel: no ``prange`` body to
     compile twice); every block sums the same rows in the same order whatever the threads.
+    Without a Gaussian child (ESKDB's discretised attributes, every discrete SKDB) the
+    kernel is given ``gauss=None``: its Gaussian branch is pruned at compile time (numba's
+    dead-branch pruning of an argument typed None), so that specialisation compiles no
+    :func:`_gaussian_loo`, the larger part of the kernel's compile time.  In the same way
+    the binned children's arrays go as a separate ``kde`` argument, None when the children
+    are not binned (no :func:`_kde_loo` compiled) and otherwise a tuple (no
+    :func:`_gaussian_loo` compiled).
     """
+    kde = gauss[8] if gauss[8][0] else None
+    gauss = gauss[:8] if np.any(np.asarray(gauss[0]) >= 0) else None
     sizes = pairs.sizes
     node_freq = np.empty(trees.code.size)
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
     parallel_calls(_loo_blocks, [
-        (data, search, trees, pairs, est, loss_kind, gauss, V, (n_blocks, lo, hi),
+        (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
          (node_freq, node_den), out)
         for lo, hi in even_parts(n_blocks, max(1, get_num_threads()))])
 
@@ -355,7 +364,7 @@ def _factor_loss(cur, shift, shifted, k, yr, kind):
 
 
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
-def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, nodes, out):
+def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, kde, V, span, nodes, out):
     """Blocks ``b0 .. b1 - 1`` of the ``n_blocks`` of :func:`nested_kdb_loo` (``span``:
     ``(n_blocks, b0, b1)``; ``nodes``: ``(node_freq, node_den)`` of :func:`node_sums`, read
     only).
@@ -377,8 +386,6 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
-    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio, student, \
-        kde = gauss
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     n, a = X.shape
     n_k = out.shape[1]  # K + 1
@@ -423,10 +430,13 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 i = ranking[rho]
                 xi = xr[i]
                 has_extra[rho] = False
-                jn = gaussian[i]
+                jn = -1
+                miss = 0
+                if gauss is not None:  # (pruned at compile time when None)
+                    jn = gauss[0][i]
+                    miss = gauss[1][i]
                 dense = jn >= 0 and xi != 0 and not math.isnan(V[r, jn])
-                if xi == 0 or (jn >= 0 and not dense and (missing_code[i] == 0
-                                                          or xi != missing_code[i])):
+                if xi == 0 or (jn >= 0 and not dense and (miss == 0 or xi != miss)):
                     # missing, or a Gaussian child without a value of its own for
                     # missing: no term
                     for j in range(n_k):
@@ -436,9 +446,10 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
                 level = 0
                 v = 0.0
-                if dense:
+                if gauss is not None and dense:
+                    _, _, level_starts, moment_codes, sums, kappa, floor_ratio, student = gauss
                     v = V[r, jn]
-                    if kde[0]:
+                    if kde is not None:  # (pruned at compile time: one of the two kernels)
                         level = _kde_loo((xr, yr, u), (v, kde[1][r, jn]), jn, candidates[i],
                                          n_cand[i], level_starts[jn], (moment_codes, sums),
                                          kde, (sizes, min_count), node, est_mean, est_var)
@@ -449,7 +460,7 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                                               min_count, node, est_mean, est_var, student)
                 # the family's value: the row's, or (a Gaussian child observed) that of
                 # missing when it has one (missing="value": log (1 - P(missing)))
-                target = missing_code[i] if dense else xi
+                target = miss if dense else xi
                 for j in range(n_k):
                     jj = min(j, n_cand[i])
                     if not dense and j > 0 and jj < j:  # fewer candidates than j
