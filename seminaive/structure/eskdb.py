@@ -144,58 +144,16 @@ def _families_bytes(families, k, room):
 
 def whole_counts(table):
     """Whether the counts of ``table`` are whole numbers whose sums stay exact in float64
-    (below 2**52), so that differences of their cumulated sums are exact."""
-    counts = table.counts
-    return (table.parents is None and not getattr(table, "compact", False)
-            and bool(np.all(counts >= 0)) and float(counts.sum()) < 2.0 ** 52
-            and bool(np.array_equal(counts, np.floor(counts))))
-
-
-def _run_ends(lut, sizes, new_sizes):
-    """Per attribute, ``ends[v]``: how many old values map to new values below v (v = 0 ..
-    new size), when every new value is a run of consecutive old ones (``lut[t]`` over the
-    old values non-decreasing from 0 in steps of 0 or 1 up to ``new_sizes[t] - 1``); None
-    when some attribute's map is not such runs."""
-    ends = []
-    for t in range(len(sizes)):
-        row = np.asarray(lut[t, :int(sizes[t])], dtype=np.int64)
-        step = np.diff(row)
-        if row[0] != 0 or row[-1] != new_sizes[t] - 1 or ((step != 0) & (step != 1)).any():
-            return None
-        ends.append(np.searchsorted(row, np.arange(-1, int(new_sizes[t])), side="right"))
-    return ends
+    (:meth:`~seminaive.tables.FrequencyTable.has_whole_counts`)."""
+    return table.has_whole_counts()
 
 
 def aggregate_blocks(table, luts, members):
-    """Fill the empty tables ``members`` (one per value map of ``luts``, same combinations
-    as ``table``) with the counts of ``table`` summed over each member's runs of values:
-    every block of ``table`` cumulated along its axes once, every member's block the
-    differences of the cumulated block at its runs' ends along every axis.  Exact for
-    whole counts below 2**52 (:func:`whole_counts`): the counts of
-    :meth:`~seminaive.tables.FrequencyTable.remapped`, bit for bit.  False (nothing filled)
-    when some map is not runs of consecutive values."""
-    ends = [_run_ends(lut, table.sizes, m.sizes) for lut, m in zip(luts, members, strict=True)]
-    if any(e is None for e in ends):
-        return False
-    k = table.n_classes
-    for g, d in enumerate(table.orders):
-        combo = [int(t) for t in table.combos[g, :int(d)]]
-        lo, hi = int(table.offsets[g]), int(table.offsets[g + 1])
-        block = table.counts[lo:hi].reshape(*(int(table.sizes[t]) for t in combo), k)
-        cum = np.zeros(tuple(s + 1 for s in block.shape[:-1]) + (k,))
-        inner = cum[tuple(slice(1, None) for _ in combo)]
-        inner[...] = block
-        for axis in range(len(combo)):
-            np.cumsum(cum, axis=axis, out=cum)
-        for member, own in zip(members, ends, strict=True):
-            part = cum[np.ix_(*(own[t] for t in combo), np.arange(k))] if combo else cum
-            for axis in range(len(combo)):
-                part = np.diff(part, axis=axis)
-            start = int(member.offsets[g])
-            member.counts[start:start + part.size] = part.ravel()
-    for member in members:
-        member.n_rows = table.n_rows
-    return True
+    """Fill the empty tables ``members`` with the counts of ``table`` through each value
+    map of ``luts``, every block cumulated once
+    (:meth:`~seminaive.tables.FrequencyTable.remapped_into`); False (nothing filled) when
+    some map is not runs of consecutive values."""
+    return table.remapped_into(luts, members)
 
 
 class _RemappedSource:
