@@ -105,6 +105,8 @@ def main():
                         help="time this commit as 'this tree' (default: the working tree)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
+    parser.add_argument("--shapes", nargs="*", type=int, default=None,
+                        help="indices of the shapes to time (default: all)")
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
@@ -114,7 +116,10 @@ def main():
     data_dir = tempfile.mkdtemp(prefix="bench-files-")
     load_start = os.getloadavg()[0]
     rows = []
-    for shape in QUICK_SHAPES if args.quick else SHAPES:
+    shapes = QUICK_SHAPES if args.quick else SHAPES
+    if args.shapes is not None:
+        shapes = [shapes[i] for i in args.shapes]
+    for shape in shapes:
         csv_path, parquet_path = write_files(shape, data_dir)
         for path in (csv_path, parquet_path):
             for learner in args.learners:
@@ -146,7 +151,9 @@ def main():
         "## Training from string files, against parsing them",
         "",
         f"`python benchmarks/bench_files.py --reference {args.reference} --repeats "
-        f"{args.repeats}`: nominal attributes of string values `v0`, `v1`, ... and a class "
+        f"{args.repeats}"
+        + ("" if args.shapes is None else " --shapes " + " ".join(map(str, args.shapes)))
+        + "`: nominal attributes of string values `v0`, `v1`, ... and a class "
         "column `c0`, `c1`, ..., as CSV (with a header) and as Parquet.  Each cell is the "
         "best of the repeats of fresh processes, this tree and the reference alternated; "
         "*parse* is `pyarrow.csv.read_csv` (or `pyarrow.parquet.read_table`) of the file "

@@ -40,6 +40,8 @@ QUICK_SETS = ["tic-tac-toe", "housevotes"]
 HLS_RUNS = 3
 #: the estimates are to be this many times faster than the sampler's
 GOAL = 20
+#: a load average above this: the summary says the ratios are not a quiet machine's
+BUSY = 4
 
 
 def _sections():
@@ -149,8 +151,15 @@ def main():
                f"{len(rows)} cases.")
     if worse:
         summary += " HLS is worse on: " + "; ".join(worse) + "."
+    load_end = os.getloadavg()[0]
+    if max(load_start, load_end) > BUSY:
+        summary += (f" The machine was busy (load above {BUSY} on {os.cpu_count()} cores): the "
+                    "sampler's fits of seconds take the load's pauses, where HLS's best of "
+                    f"{HLS_RUNS} x {args.repeats} fits of milliseconds can miss them, so the "
+                    "ratios run higher than on a quiet machine; re-run it there to compare "
+                    "with the goal.")
     print(summary)
-    load = f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+    load = f"load average {load_start:.1f} at the start, {load_end:.1f} at the end"
     lines = [
         MARK[0],
         "## Hierarchical linear smoothing against the HDP",

@@ -44,8 +44,9 @@ import textwrap
 #: the text of ``density`` shared by the learners that take ``"kde"`` and those that do not
 _DENSITY = """\
     The density of the Gaussian children (``numeric="gaussian"``; ignored otherwise; the
-    default is ``"kde"`` for NaiveBayes, AODE, A2DE and A3DE, ``"student"`` for the
-    learners that cannot score it).
+    default is ``"kde"`` for NaiveBayes, AODE, A2DE, A3DE, TAN, KDB and SKDB,
+    ``"student"`` for the others: AnDE, whose ``n="auto"`` and learnt weights cannot
+    score it, and the weighting and selection learners, which cannot).
     ``"plugin"``: the Gaussian at the estimated mean and variance (as scikit-learn's
     ``GaussianNB`` given the class alone; over-confident where a class or a parent cell has
     few rows).  ``"student"``: the posterior predictive of the
@@ -67,7 +68,13 @@ _KDE = """  ``"kde"``{which}: a kernel-smoothed binned density: the
     bins at 300 rows, narrower with more rows at the rate n^(-1/5); the 6 was chosen on the
     small numeric sets of ``benchmarks/bench_numeric.py``) and mixed towards the next
     coarser estimate with one m-estimate weight per attribute and parent order, chosen by
-    the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).{why}"""
+    the leave-one-out likelihood of the estimates (see ``seminaive.tables.binned``).  The
+    coarser estimate of a cell: given the class alone, that of all classes; given parents,
+    the mean of the estimates with one parent fewer (TAN, KDB and SKDB: the estimate given
+    the parent chain one parent shorter, the parents most conditionally informative
+    first, as their Gaussian estimates shrink).  SKDB's leave-one-out search scores these
+    densities with the held-out row removed from every cell it is counted in (the grid,
+    bandwidth and m-estimate weights stay those chosen on every row).{why}"""
 
 PARAMETERS = {
     "n": """\
@@ -322,13 +329,15 @@ numeric : {"discretize", "gaussian"}, default="discretize"
     "density_kde": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"student\"\n"
                     + _DENSITY + _KDE.format(which="", why="""
     ``n="auto"`` and ``weights`` learnt by leave-one-out refuse it, which is why
-    ``"student"`` is AnDE's default (AODE, NaiveBayes, A2DE and A3DE default to
-    ``"kde"``).""")),
+    ``"student"`` is AnDE's default (AODE, NaiveBayes, A2DE, A3DE, TAN, KDB and SKDB
+    default to ``"kde"``).""")),
     "density_kde_default": ("density : {\"plugin\", \"student\", \"kde\"}, default=\"kde\"\n"
                             + _DENSITY + _KDE.format(which=" (the default)", why="""  On
     the small numeric sets of ``benchmarks/bench_numeric.py`` its log loss is lower than MDL
-    discretisation's, also on the thirteen sets that played no part in choosing its
-    bandwidth (docs/results.md); the learners that cannot score it keep ``"student"``.""")),
+    discretisation's for NaiveBayes, AODE, TAN, KDB and SKDB, also on the thirteen sets
+    that played no part in choosing its bandwidth (docs/results.md; the Student-t and
+    plug-in Gaussians lose to MDL there); the learners that cannot score it keep
+    ``"student"``.""")),
     "numeric_structure": """\
 numeric : {"discretize", "gaussian"}, default="discretize"
     How numeric attributes are modelled.  ``"discretize"``: by their discretised values

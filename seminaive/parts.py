@@ -145,7 +145,8 @@ class GaussianChildren(Part):
     or with ``density="student"`` the Student-t posterior predictive of the
     normal-inverse-gamma prior (``seminaive.tables.gaussian.normal_inverse_gamma_predictive``),
     or with ``density="kde"`` a kernel-smoothed density of its counts on a fixed grid
-    (:mod:`seminaive.tables.binned`; ``layout="table"`` only, and not for leave-one-out).
+    (:mod:`seminaive.tables.binned`; not for the leave-one-out kernels of the shared
+    table, :meth:`loo`).
     With ``layout="table"`` the moments of every parent combination up to the learner's order
     are kept in the shared table and scored by it (AnDE and the learners on its tables).
 
@@ -172,15 +173,6 @@ class GaussianChildren(Part):
     @classmethod
     def refusal(cls, learner, owner):
         return f"numeric='gaussian' is not available for {owner}: use numeric='discretize'"
-
-    @classmethod
-    def check_params(cls, learner, declared):
-        """As :meth:`Part.check_params`; also refuse ``density="kde"`` where the learner
-        keeps its children's moments itself (``layout="families"``)."""
-        super().check_params(learner, declared)
-        if (cls.requested(learner) and declared is not None and declared.layout != "table"
-                and learner.get_params(deep=False).get("density") == "kde"):
-            raise ValueError(_kde_refusal(type(learner).__name__))
 
     # ------------------------------------------------------------------ what it reads
     def attributes(self, learner, encoder=None):
@@ -293,7 +285,8 @@ class GaussianChildren(Part):
 
 def _kde_refusal(owner):
     return (f"density='kde' is not available for {owner}: it is made for NaiveBayes and "
-            "the AnDE family (AODE, A2DE, AnDE); use density='student' or 'plugin'")
+            "the AnDE family (AODE, A2DE, AnDE), and for TAN, KDB and SKDB; use "
+            "density='student' or 'plugin'")
 
 
 class HierarchicalEstimates(Part):

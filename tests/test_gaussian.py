@@ -211,10 +211,11 @@ def test_bad_value_is_refused():
 # ---------------------------------------------------------------------------- TAN and KDB
 @pytest.mark.parametrize("smoothing", ["m_estimate", "laplace"])
 def test_kdb0_is_gaussian_naive_bayes(smoothing):
-    kdb = KDB(k=0, numeric="gaussian", smoothing=smoothing).fit(X, Y)
-    nb = NaiveBayes(numeric="gaussian", smoothing=smoothing, density="student").fit(X, Y)
-    assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
-                    atol=1e-12)
+    for density in ("student", "kde"):
+        kdb = KDB(k=0, numeric="gaussian", smoothing=smoothing, density=density).fit(X, Y)
+        nb = NaiveBayes(numeric="gaussian", smoothing=smoothing, density=density).fit(X, Y)
+        assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
+                        atol=1e-12)
 
 
 def _normal_logpdf(v, mu, var):
@@ -322,7 +323,7 @@ def test_missing_as_a_value_for_gaussian_children():
     (1 - P(missing | y)) times its density when observed; the AnDE and structure kernels
     agree (KDB(0) is naive Bayes)."""
     nb = NaiveBayes(numeric="gaussian", missing="value", density="student").fit(X, Y)
-    kdb = KDB(k=0, numeric="gaussian", missing="value").fit(X, Y)
+    kdb = KDB(k=0, numeric="gaussian", missing="value", density="student").fit(X, Y)
     assert_allclose(kdb.predict_log_proba(XT), nb.predict_log_proba(XT), rtol=1e-12,
                     atol=1e-12)
     # by hand, for the numeric column "size" alone
@@ -371,9 +372,10 @@ def test_skdb_without_selection_is_gaussian_kdb():
 
 
 def test_default_densities():
-    """NaiveBayes, AODE, A2DE and A3DE score their numeric children by the kernel-smoothed
-    binned density; every other learner that takes numeric="gaussian" (AnDE among them,
-    whose n="auto" cannot score it) by the Student-t posterior predictive."""
+    """NaiveBayes, AODE, A2DE, A3DE, TAN, KDB and SKDB score their numeric children by the
+    kernel-smoothed binned density; every other learner that takes numeric="gaussian"
+    (AnDE among them, whose n="auto" cannot score it) by the Student-t posterior
+    predictive."""
     import inspect
 
     from seminaive import persistence
@@ -382,7 +384,7 @@ def test_default_densities():
              if "numeric" in inspect.signature(cls).parameters
              and "gaussian" in str(inspect.signature(cls).parameters["numeric"].annotation)]
     assert len(takes) >= 15
-    binned = {"NaiveBayes", "AODE", "A2DE", "A3DE"}
+    binned = {"NaiveBayes", "AODE", "A2DE", "A3DE", "TAN", "KDB", "SKDB"}
     assert binned <= {cls.__name__ for cls in takes}
     for cls in takes:
         expect = "kde" if cls.__name__ in binned else "student"

@@ -65,6 +65,7 @@ most do: a value's tables, not its rows, make an inner node's count) never compi
 path; a tree that turns out to need it is sampled again from its start with it, with the
 same draws. """
 
+import heapq
 import math
 import threading
 from typing import NamedTuple
@@ -1047,18 +1048,28 @@ def sampler_cost(n_nodes, leaf_counts):
     return 2.0 * n_nodes + 9.0 * hot + 0.3 * (n_nodes - n_leaves) * n_values
 
 
-def thread_shares(costs, n_threads=None):
+def thread_shares(costs, n_threads=None, serial=0.0):
     """Trees to threads, largest first to the least loaded thread (Graham 1969):
     ``(order, share_start)``, thread ``w`` taking ``order[share_start[w]:share_start[w + 1]]``
-    (at most one share per tree)."""
+    (at most one share per tree).  The one-thread cut of both samplers: a forest whose costs
+    sum to at most ``serial`` gets one share (its caller runs it in its own thread, no thread
+    started: starting them costs more than they save on a small forest).  The callers'
+    cuts, each in its own cost's units, are both about 8 ms of work measured on a loaded
+    2-core machine (the HDP's ``SERIAL_WORK``, HLS's ``SERIAL_CELLS``)."""
+    if sum(costs) <= serial:
+        n_threads = 1
     threads = max(1, min(numba.get_num_threads() if n_threads is None else n_threads,
                          len(costs)))
-    load = np.zeros(threads)
+    if threads == 1:  # one share, in the given order
+        return (np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable").astype(np.int64),
+                np.array([0, len(costs)], dtype=np.int64))
+    cost = np.asarray(costs, dtype=np.float64)
+    heap = [(0.0, w) for w in range(threads)]  # (load, thread): the least loaded, lowest first
     shares = [[] for _ in range(threads)]
-    for j in np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable"):
-        w = int(np.argmin(load))
-        shares[w].append(int(j))
-        load[w] += costs[j]
+    for j in np.argsort(-cost, kind="stable").tolist():
+        load, w = heapq.heappop(heap)
+        shares[w].append(j)
+        heapq.heappush(heap, (load + float(cost[j]), w))
     order = np.array([j for share in shares for j in share], dtype=np.int64)
     share_start = np.concatenate([[0], np.cumsum([len(s) for s in shares])]).astype(np.int64)
     return order, share_start
@@ -1140,7 +1151,7 @@ def forest_layout(trees, *, what, need, max_bytes=None, whole=True, cost=sampler
         node_offsets[j + 1] = node_offsets[j] + parent.size
         leaf_offsets[j + 1] = leaf_offsets[j] + counts.size
         out_offsets[j + 1] = out_offsets[j] + parent.size * counts.shape[1]
-    order, share_start = thread_shares(costs, n_threads=1 if sum(costs) <= serial else None)
+    order, share_start = thread_shares(costs, serial=serial)
     forest = ForestLayout(np.concatenate(parents), node_offsets, level_starts, depths,
                           np.concatenate(flat), leaf_offsets, n_values, out_offsets)
     return forest, order, share_start

@@ -58,8 +58,12 @@ gradients).  The fit stops when no coefficient moves by more than ``tol`` (or af
 ``max_iter`` iterations in all).  The leaves' softmax is computed once per step, by the line
 search at the trial it accepts; the gradient, the curvature, the next step and the evidence's
 update read it.  The trees of a forest are flattened by the HDP's set-up
-(:func:`.hdp.forest_layout`) and fitted in parallel, one share of them per thread, or in one
-thread when the forest is small (``SERIAL_CELLS``).  A node without rows has coefficients 0 at
+(:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
+forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
+tree's dense estimates) and fitted in parallel on the HDP sampler's threads
+(:func:`~seminaive.kernels._threads.parallel_calls`, one share of the trees per thread from
+:func:`.hdp.thread_shares`), or in the calling thread when the forest is small (the shared
+cut of :func:`.hdp.thread_shares`, at ``SERIAL_CELLS``).  A node without rows has coefficients 0 at
 the optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
 numbers are drawn: the estimates are deterministic.
 
@@ -69,9 +73,19 @@ samples one global prior variance (inverse-gamma prior) with the coefficients by
 Polya-gamma Gibbs sampling; here one variance per level is chosen by maximising the
 (approximate) evidence instead, deterministic and at the cost of a few refits, and the
 Laplace approximation uses the diagonal Hessian above by default; the exact softmax one
-(``evidence="full"``: V x V blocks per node, O(nodes x values^3) per update) is an option
-(on the benchmark's sets it lowered the log loss a little, e.g. AnDE(n=1) on vowel 1.0225
-to 1.0073, at up to twice the fit time).  The root
+(``evidence="full"``: V x V blocks per node, O(nodes x values^3) per update) is an option,
+not the default: on the benchmark's 16 cases it lowered the log loss in 6 (vowel AnDE(n=1)
+1.0225 to 1.0073, segment KDB(k=3) 0.1821 to 0.1791, segment AnDE(n=1) 0.1857 to 0.1833,
+vowel KDB(k=3) 1.0360 to 1.0342, tic-tac-toe's two by 1e-4), raised it in 7 (splice
+KDB(k=3) 0.1351 to 0.1367, german KDB(k=3) 0.5899 to 0.5922, contraceptive KDB(k=3)
+0.9906 to 0.9917, four by 1e-4 or 2e-4) and left 3 unchanged, so that it is no worse than
+the HDP's in 12 cases (the default: 11); it does not close the gap to the HDP under
+AnDE(n=1) (tic-tac-toe 0.5051, housevotes 0.1889, vowel 1.0073, segment 0.1833 against
+the HDP's 0.4854, 0.1711, 0.9641, 0.1771), and its fit took 1.4x to 4x the CPU time
+(splice AnDE(n=1) 0.39 to 0.89 s, segment KDB(k=3) 0.046 to 0.148 s), which the
+estimates' 20x over the HDP's sampler cannot afford.  Settling the penalties at a looser
+``PENALTY_TOL`` (1.05) saved 13% of the fit on segment KDB(k=3) and moved the log losses
+both ways by up to 0.005: not kept either.  The root
 has a coefficient vector of its own, where the public code fits none (every level-1 node is
 then shrunk to the uniform distribution instead of to the pooled distribution of x); the
 counts of a value no row of a tree has are fitted too (they get a finite, small probability)
@@ -93,8 +107,9 @@ import numpy as np
 
 from ..exceptions import TableTooLargeError
 from . import _jit as numba
-from ._jit import njit, prange
-from .hdp import _fill_dense, forest_layout, sparse_from_dense, tree_levels
+from ._jit import njit
+from ._threads import parallel_calls
+from .hdp import ForestLayout, forest_layout, thread_shares, tree_levels
 
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
 #: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
@@ -126,9 +141,11 @@ MAX_ITER = 500
 MAX_HALVINGS = 40
 #: conjugate-gradient iterations at most in one Newton step
 CG_ITER = 50
-#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread:
-#: starting the threads costs more than they save (measured on a loaded 2-core machine, same
-#: run: one thread faster on 1,548 and 2,788 cells, the threads on 9,431 and 10,880)
+#: a forest of at most this many cells (nodes x values, all trees) is fitted in one thread
+#: (:func:`.hdp.thread_shares`' cut, shared with the HDP's sampler, whose ``SERIAL_WORK`` is
+#: about as many milliseconds of its work): starting the threads costs more than they save
+#: (measured on a loaded 2-core machine, same run: one thread faster on 1,548 and 2,788
+#: cells, the threads on 9,431 and 10,880)
 SERIAL_CELLS = 4096
 #: working arrays of a tree's size a fit allocates (beside its estimates): the coefficients,
 #: their path sums and the Newton step's 11
@@ -595,7 +612,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     return total if converged else settings.max_iter + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fit_trees(forest, settings, order, first, last, out, iterations, penalties):
     """:func:`fit_tree` for the trees ``order[first:last]`` of a :class:`.hdp.ForestLayout`,
     in turn.  Written: ``out`` (the estimates, flat at ``forest.out_offsets``),
@@ -622,14 +639,142 @@ def fit_trees(forest, settings, order, first, last, out, iterations, penalties):
                 out[o + q * V + v] = est[q, v]
 
 
-@njit(parallel=True, cache=True)
 def fit_forest(forest, settings, order, share_start, out, iterations, penalties):
-    """:func:`fit_trees` for every thread share (in parallel, as
-    :func:`.hdp.sample_forest`): share ``w`` fits the trees
-    ``order[share_start[w]:share_start[w + 1]]``."""
-    for w in prange(share_start.size - 1):
-        fit_trees(forest, settings, order, share_start[w], share_start[w + 1], out,
-                  iterations, penalties)
+    """:func:`fit_trees` for every thread share, as :func:`.hdp.sample_forest` samples its
+    trees (:func:`~seminaive.kernels._threads.parallel_calls`: one share in this thread, no
+    thread started): share ``w`` fits the trees ``order[share_start[w]:share_start[w + 1]]``."""
+    parallel_calls(fit_trees, [
+        (forest, settings, order, int(share_start[w]), int(share_start[w + 1]), out,
+         iterations, penalties) for w in range(share_start.size - 1)])
+
+
+def _fit_layout(forest, order, share_start, settings):
+    """Fit every tree of a :class:`.hdp.ForestLayout` (:func:`fit_forest`): the flat
+    estimates, every tree's iterations and its penalties (NaN past its depth)."""
+    n_trees = forest.depths.size
+    out = np.empty(int(forest.out_offsets[-1]))
+    iterations = np.zeros(n_trees, dtype=np.int64)
+    penalties = np.full((n_trees, int(forest.depths.max()) + 1), np.nan)
+    fit_forest(forest, settings, order, share_start, out, iterations, penalties)
+    return out, iterations, penalties
+
+
+@njit(cache=True)
+def _dense_forest(counts, count_offsets, dims, depths, n_values):
+    """The occurring nodes of every tree of a forest given densely, in one pass (the trees
+    :func:`.hdp.sparse_from_dense` makes of each, its leaf counts taken as they are):
+    ``counts`` the trees' dense leaf counts, flat (tree ``j``'s (prod dims, V) at
+    ``count_offsets[j]``), ``dims`` (n_trees, largest depth) their conditioning sizes.
+    Returns a :class:`.hdp.ForestLayout`'s arrays, in its order, then every dense node's
+    sparse node (-1: no rows below it) flat and the trees' offsets in it."""
+    n_trees = depths.size
+    width = dims.shape[1] + 2
+    dense_offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    leaf_rows = np.empty(n_trees, dtype=np.int64)
+    for j in range(n_trees):
+        rows, total = 1, 1
+        for lev in range(depths[j]):
+            rows *= dims[j, lev]
+            total += rows
+        dense_offsets[j + 1] = dense_offsets[j] + total
+        leaf_rows[j] = rows
+    index = np.full(dense_offsets[n_trees], -1, dtype=np.int64)
+    level_starts = np.zeros((n_trees, width), dtype=np.int64)
+    node_offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    leaf_offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    out_offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    # which dense nodes have rows below them, and their sparse numbers
+    for j in range(n_trees):
+        depth, V = depths[j], n_values[j]
+        idx = index[dense_offsets[j]:dense_offsets[j + 1]]
+        leaf_start = idx.size - leaf_rows[j]
+        c = counts[count_offsets[j]:count_offsets[j + 1]]
+        for r in range(leaf_rows[j]):
+            for v in range(V):
+                if c[r * V + v] > 0:
+                    idx[leaf_start + r] = 0
+                    break
+        # up the levels: a node has rows when a child has (idx 0 marks them for now)
+        stop = leaf_start
+        rows = leaf_rows[j]
+        for lev in range(depth, 0, -1):
+            size = dims[j, lev - 1]
+            start = stop - rows // size
+            for r in range(rows):
+                if idx[stop + r] == 0:
+                    idx[start + r // size] = 0
+            stop, rows = start, rows // size
+        idx[0] = 0
+        n = 0
+        rows, stop = 1, 0
+        for lev in range(depth + 1):
+            level_starts[j, lev] = n
+            for r in range(rows):
+                if idx[stop + r] == 0:
+                    idx[stop + r] = n
+                    n += 1
+                else:
+                    idx[stop + r] = -1
+            stop += rows
+            if lev < depth:
+                rows *= dims[j, lev]
+        level_starts[j, depth + 1] = n
+        node_offsets[j + 1] = node_offsets[j] + n
+        leaf_offsets[j + 1] = leaf_offsets[j] + (n - level_starts[j, depth]) * V
+        out_offsets[j + 1] = out_offsets[j] + n * V
+    parents = np.full(node_offsets[n_trees], -1, dtype=np.int64)
+    leaves = np.empty(leaf_offsets[n_trees])
+    for j in range(n_trees):
+        depth, V = depths[j], n_values[j]
+        idx = index[dense_offsets[j]:dense_offsets[j + 1]]
+        par = parents[node_offsets[j]:node_offsets[j + 1]]
+        rows, stop = 1, 0  # the level above's rows and start
+        for lev in range(1, depth + 1):
+            size = dims[j, lev - 1]
+            for r in range(rows * size):
+                q = idx[stop + rows + r]
+                if q >= 0:
+                    par[q] = idx[stop + r // size]
+            stop += rows
+            rows *= size
+        c = counts[count_offsets[j]:count_offsets[j + 1]]
+        first = level_starts[j, depth]
+        o = leaf_offsets[j]
+        for r in range(rows):
+            q = idx[stop + r]
+            if q >= 0:
+                for v in range(V):
+                    leaves[o + (q - first) * V + v] = c[r * V + v]
+    return (parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values,
+            out_offsets, index, dense_offsets)
+
+
+@njit(cache=True)
+def _fill_forest(index, dense_offsets, dims, depths, n_values, out, out_offsets, dense):
+    """Every tree's dense estimates (flat, tree ``j``'s at ``n_values[j]`` x
+    ``dense_offsets[j]``) from its occurring nodes' (``out``): a node without rows takes
+    its parent's (:func:`.hdp._fill_dense` for the whole forest)."""
+    at = 0
+    for j in range(depths.size):
+        V = n_values[j]
+        idx = index[dense_offsets[j]:dense_offsets[j + 1]]
+        o = out_offsets[j]
+        rows, stop, above = 1, 0, 0
+        for lev in range(depths[j] + 1):
+            size = dims[j, lev - 1] if lev > 0 else 1
+            for r in range(rows):
+                q = stop + r
+                s = idx[q]
+                for v in range(V):
+                    if s >= 0:
+                        dense[at + q * V + v] = out[o + s * V + v]
+                    else:
+                        dense[at + q * V + v] = dense[at + (above + r // size) * V + v]
+            above = stop
+            stop += rows
+            if lev < depths[j]:
+                rows *= dims[j, lev]
+        at += idx.size * V
 
 
 def sparse_hls_bytes(trees, n_threads=None, evidence=None):
@@ -739,16 +884,10 @@ def sparse_hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max
         trees, what="hierarchical linear smoothing",
         need=sparse_hls_bytes(trees, evidence=evidence), max_bytes=max_bytes, whole=False,
         cost=_fit_cost, serial=SERIAL_CELLS)
-    out_offsets, n_values = forest.out_offsets, forest.n_values
-    out = np.empty(int(out_offsets[-1]))
-    iterations = np.zeros(len(trees), dtype=np.int64)
-    penalties = np.full((len(trees), int(forest.depths.max()) + 1), np.nan)
     full = _check_evidence(EVIDENCE if evidence is None else evidence)
     settings = Settings(start, choose, float(tol), int(max_iter), full)
-    if share_start.size <= 2:  # one share (a small forest, forest_layout's cut): no threads
-        fit_trees(forest, settings, order, 0, order.size, out, iterations, penalties)
-    else:
-        fit_forest(forest, settings, order, share_start, out, iterations, penalties)
+    out, iterations, penalties = _fit_layout(forest, order, share_start, settings)
+    out_offsets, n_values = forest.out_offsets, forest.n_values
     estimates = [out[out_offsets[j]:out_offsets[j + 1]].reshape(-1, n_values[j])
                  for j in range(len(trees))]
     extra = ([iterations] if return_iterations else []) + (
@@ -788,8 +927,8 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     >>> est.shape, bool(np.allclose(est[2], est[0]))  # node 2 has no rows: the root's
     ((3, 2), True)
     """
-    _check_penalty(penalty)
-    _check_evidence(EVIDENCE if evidence is None else evidence)
+    start, choose = _check_penalty(penalty)
+    full = _check_evidence(EVIDENCE if evidence is None else evidence)
     need = hls_bytes(trees)
     if max_bytes is not None and need > max_bytes:
         raise TableTooLargeError(
@@ -798,23 +937,35 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
             f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
             "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
             "has the memory")
-    sparse, layout = [], []
-    for j, (counts, d) in enumerate(trees):
-        counts = np.asarray(counts, dtype=np.float64)
-        dims = np.asarray(d, dtype=np.int64).reshape(-1)
-        levels = tree_levels(dims)
-        if counts.ndim != 2 or counts.shape[0] != levels[-1]:
-            raise ValueError(f"tree {j}: {counts.shape[0]} rows, expected {levels[-1]}")
-        occupied = (counts > 0).astype(np.int64)
-        index, parent, level_start, _ = sparse_from_dense(occupied, dims, dims.size)
-        leaf_index = index[-counts.shape[0]:]
-        sparse.append((parent, level_start, counts[leaf_index >= 0]))
-        layout.append((index, dims, int(levels.sum())))
-    estimates = sparse_hls_forest(sparse, penalty=penalty, tol=tol, max_iter=max_iter,
-                                  evidence=evidence)
-    out = []
-    for est, (index, dims, n_rows) in zip(estimates, layout, strict=True):
-        dense = np.empty((n_rows, est.shape[1]))
-        _fill_dense(index, dims, dims.size, est, dense)
-        out.append(dense)
-    return out
+    if not trees:
+        return []
+    # the whole forest in one kernel: its occurring nodes (as :func:`.hdp.sparse_from_dense`
+    # makes them for each tree), fitted, then every node dense
+    counts = [np.asarray(c, dtype=np.float64) for c, _ in trees]
+    dim_list = [np.asarray(d, dtype=np.int64).reshape(-1) for _, d in trees]
+    depths = np.array([d.size for d in dim_list], dtype=np.int64)
+    dims = np.ones((len(trees), max(int(depths.max()), 1)), dtype=np.int64)
+    for j, d in enumerate(dim_list):
+        dims[j, :d.size] = d
+    leaf_rows = np.prod(dims, axis=1)
+    for j, c in enumerate(counts):
+        if c.ndim != 2 or c.shape[0] != leaf_rows[j]:
+            raise ValueError(f"tree {j}: {c.shape[0] if c.ndim else 0} rows, expected "
+                             f"{leaf_rows[j]}")
+    n_values = np.array([c.shape[1] for c in counts], dtype=np.int64)
+    flat = np.concatenate([c.ravel() for c in counts])
+    if flat.size and not (np.all(np.isfinite(flat)) and flat.min() >= 0):
+        raise ValueError("hierarchical estimates need finite, non-negative counts")
+    count_offsets = np.concatenate([[0], np.cumsum(leaf_rows * n_values)]).astype(np.int64)
+    *arrays, index, dense_offsets = _dense_forest(flat, count_offsets, dims, depths, n_values)
+    forest = ForestLayout(*arrays)
+    cells = np.diff(forest.node_offsets) * np.maximum(n_values, 1)  # as :func:`_fit_cost`
+    order, share_start = thread_shares(cells.astype(np.float64), serial=SERIAL_CELLS)
+    out, _, _ = _fit_layout(forest, order, share_start,
+                            Settings(start, choose, float(tol), int(max_iter), full))
+    dense_cells = np.diff(dense_offsets) * n_values
+    dense_at = np.concatenate([[0], np.cumsum(dense_cells)]).astype(np.int64)
+    dense = np.empty(int(dense_at[-1]))
+    _fill_forest(index, dense_offsets, dims, depths, n_values, out, forest.out_offsets, dense)
+    return [dense[dense_at[j]:dense_at[j + 1]].reshape(-1, int(n_values[j]))
+            for j in range(len(trees))]

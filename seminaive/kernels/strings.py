@@ -117,3 +117,14 @@ def remap_codes(codes, table):
     for i in range(codes.shape[0]):
         c = codes[i]
         codes[i] = table[c if c >= 0 else last]
+
+
+@njit(cache=True, nogil=True)
+def map_codes(codes, table, out):
+    """``out[i] = table[codes[i]]``, ``table[-1]`` (its last entry) for a negative code: the
+    codes of a chunk's dictionary mapped to other codes, into another array (of another
+    dtype)."""
+    last = table.shape[0] - 1
+    for i in range(codes.shape[0]):
+        c = codes[i]
+        out[i] = table[c if c >= 0 else last]

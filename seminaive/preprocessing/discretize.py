@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._docs import fill_doc
 from ..exceptions import InputError
+from ..kernels.discretize import randomized_mdl_draws
 
 __all__ = ["MDLDiscretizer", "RandomizedMDLDiscretizer", "EqualFrequencyDiscretizer"]
 
@@ -490,9 +491,16 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
         del self._draws
         return self
 
+    #: draw the cuts by the compiled recursion (:func:`seminaive.kernels.discretize.
+    #: randomized_mdl_draws`, the same cuts); False: by :meth:`_split` over
+    #: :meth:`_drawn_cut` in Python (always so for lazily cumulated counts and for a
+    #: random stream of a subclass of ``RandomState``)
+    _compiled = True
+
     def _prepare(self, n_rows):
         super()._prepare(n_rows)
         self._rng = check_random_state(self.random_state)
+        self._tables = None
 
     def _no_cuts(self):
         self._draws.append([np.empty(0, dtype=np.float64)] * int(self.n_draws))
@@ -500,10 +508,54 @@ class RandomizedMDLDiscretizer(MDLDiscretizer):
 
     def _column_cuts(self, x, codes, n_classes):
         groups = _sorted_groups(x, codes, n_classes)
-        draws = [np.empty(0) if groups is None else self._split(groups, self._drawn_cut)
-                 for _ in range(int(self.n_draws))]
+        n_draws = int(self.n_draws)
+        if groups is None:
+            draws = [np.empty(0)] * n_draws
+        elif (self._compiled and not isinstance(groups[1], _LazyCum)
+              and type(self._rng) is np.random.RandomState):  # a subclass may draw otherwise
+            draws = self._compiled_draws(groups, n_draws, n_classes)
+        else:
+            draws = [self._split(groups, self._drawn_cut) for _ in range(n_draws)]
         self._draws.append(draws)
         return np.unique(np.concatenate(draws))
+
+    def _kernel_tables(self, n_classes):
+        """``(nlogn, log2(n - 1), log2(3**k - 2))`` for the kernel, each value computed
+        as the Python path computes it (``math.log``, not numpy's own logarithm)."""
+        if self._tables is None or self._tables[2].size < n_classes + 1:
+            nlogn = self._nlogn
+            minus_1 = np.zeros(nlogn.size)
+            minus_1[2:] = [_log2(v) for v in range(1, nlogn.size - 1)]
+            power = np.zeros(n_classes + 1)
+            power[1:] = [_log2_3k_minus_2(k) for k in range(1, n_classes + 1)]
+            self._tables = (nlogn, minus_1, power)
+        return self._tables
+
+    def _compiled_draws(self, groups, n_draws, n_classes):
+        """The ``n_draws`` draws of one column by the compiled recursion, with the uniform
+        numbers the Python path would take from the random stream, in the same order; the
+        stream is left where the Python path leaves it."""
+        values, cum, cum_rows = groups
+        tables = self._kernel_tables(n_classes)
+        rng = self._rng
+        bound = n_draws * (values.size - 1)  # every draw cuts at most between every value
+        size = min(bound, 32 * n_draws)
+        state = rng.get_state()
+        ends = np.empty(n_draws, dtype=np.int64)
+        while True:
+            uniforms = rng.random_sample(size)
+            cuts = np.empty(size, dtype=np.int64)
+            used = randomized_mdl_draws(cum, cum_rows, tables, uniforms, n_draws, cuts, ends)
+            if used >= 0:
+                break
+            rng.set_state(state)  # too few numbers drawn: again with more
+            size = min(bound, 4 * size)
+        if used < size:
+            rng.set_state(state)
+            rng.random_sample(used)
+        mid = (values[cuts[:used]] + values[cuts[:used] + 1]) / 2.0
+        starts = np.r_[0, ends[:-1]]
+        return [np.sort(mid[lo:hi]) for lo, hi in zip(starts, ends, strict=True)]
 
     def _drawn_cut(self, groups, a, b, top):
         """A cut drawn in proportion to its MDL margin, its sides split in turn; at the top

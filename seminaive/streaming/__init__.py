@@ -17,6 +17,14 @@ they are then kept from the first pass for the others, so that the file is parse
    every chunk encodes into the same, fixed table extents;
 2. **count** -- every chunk is encoded and added to the tables (``table_.add``).
 
+When every feature of a file is a nominal column read as an Arrow dictionary (the string
+columns of CSV and Parquet files), the scan also codes every chunk as it reads it (each
+value's index in the order of first appearance, by a lookup of the chunk's dictionary) and
+keeps the codes within the memory budget below; once the encoder is fitted, the codes are
+mapped to the model's (sorted values, as :meth:`fit` lists them) and counted: no second
+pass over the data, the same counts (``seminaive.streaming._codes``).  The row sample of
+such a file is its first row (it only gives the encoder the column types).
+
 A learner that needs further passes (structure, weights, leave-one-out selection) receives a
 :class:`StreamSource` in ``_learn_from_counts``: its ``map_reduce`` re-reads the data chunk by
 chunk, with the interface of :class:`seminaive.sources.ArraySource`.

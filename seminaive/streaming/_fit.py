@@ -9,6 +9,7 @@ import pandas as pd
 from ..exceptions import InputError
 from ..preprocessing.validation import distinct_labels
 from ..sources import ChunkedSource, OneShotSource
+from ._codes import KeptCodes
 from ._readers import (
     DEFAULT_SAMPLE_ROWS,
     ColumnTypeChanged,
@@ -161,13 +162,23 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     if getattr(reader, "paths", None) is not None:
         # the counting pass does not parse the files again (within the memory budget)
         reader = _KeptChunks(reader, budget)
-    summary = _scan(estimator, reader, layout, target, features, sample_weight, chunk_rows,
-                    sample_rows, owner, progress)
+    # an all-nominal file is coded by the scan: no counting pass (see _codes)
+    kept = getattr(reader, "dictionaries_used", False)
+    summary, codes = _scan(estimator, reader, layout, target, features, sample_weight,
+                           chunk_rows, sample_rows, owner, progress,
+                           budget if kept else None)
     layout = summary.layout
     _fix_types(reader)  # the types the scan decided are those the model is fitted on
     estimator.begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
     source = StreamSource(estimator, reader, layout, chunk_rows, summary.n_rows, progress)
-    for chunk in source.chunks(desc="pass 2/2: counting", values=estimator.needs_values()):
+    values = estimator.needs_values()
+    if codes is not None and codes.active and not values:
+        chunks = codes.remapped(estimator.encoder_, estimator.classes_,
+                                estimator.table_.sizes, owner)
+    else:
+        chunks = source.chunks(desc="pass 2/2: counting", values=values)
+    del codes
+    for chunk in chunks:
         estimator.count_chunk(*chunk)
         del chunk
     estimator.learn_from(source)
@@ -189,20 +200,24 @@ def _describe(source):
 
 
 def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,
-          owner, progress):
+          owner, progress, budget=None):
     """Pass 1: labels, nominal value sets, missing flags and the row sample of all chunks;
     started again when a CSV column's type is widened by a later block (so that every chunk
-    is summarised with the type decided for the whole source)."""
+    is summarised with the type decided for the whole source).  With a ``budget`` (bytes),
+    also the provisional codes of an all-nominal source (:class:`KeptCodes`, None
+    without).  Returns ``(summary, codes)``."""
     while True:
+        codes = None if budget is None else KeptCodes(budget)
         try:
-            return _scan_once(estimator, reader, layout, target, features, weight,
-                              chunk_rows, sample_rows, owner, progress)
+            summary = _scan_once(estimator, reader, layout, target, features, weight,
+                                 chunk_rows, sample_rows, owner, progress, codes)
+            return summary, codes
         except ColumnTypeChanged:
             continue
 
 
 def _scan_once(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,
-               owner, progress):
+               owner, progress, codes=None):
     seed = seed_of(estimator.random_state)
     track_missing = estimator.missing == "value"
     summary = None
@@ -229,6 +244,8 @@ def _scan_once(estimator, reader, layout, target, features, weight, chunk_rows, 
             part = ScanSummary.of_chunk(X, y, index, seed, nominal, sample_rows, track_missing,
                                         threshold=summary.threshold(), sample_weight=w,
                                         dictionaries_used=used)
+            if codes is not None:
+                codes.add(X, y, w, nominal)
             first_row += X.shape[0]
             bar.update(X.shape[0])
             del X, y, w

@@ -487,7 +487,9 @@ def _header_line_names(path):
     """The column names of a CSV file parsed from its first line alone (a fifth of the time
     of opening pyarrow's block reader on the file, which starts its threads and reads a
     whole block: a fixed cost of every fit and prediction of a file), or None when the
-    first line holds a quote (a quoted name may span lines) or cannot be read that way."""
+    first line ends inside a quoted name (which then spans lines) or cannot be read that
+    way.  Quoted names on one line (``"a","b"``, as ``pyarrow.csv.write_csv`` writes a
+    header) are read from the line."""
     from pyarrow import csv
 
     try:
@@ -497,7 +499,8 @@ def _header_line_names(path):
         return None
     end = head.find(b"\n")
     line = head if end < 0 else head[:end + 1]
-    if not line.strip() or b'"' in line or (end < 0 and len(head) == 1 << 16):
+    if not line.strip() or not _ends_outside_quotes(line) or (
+            end < 0 and len(head) == 1 << 16):
         return None
     try:
         reader = csv.open_csv(pa.BufferReader(line), read_options=csv.ReadOptions(
@@ -507,6 +510,26 @@ def _header_line_names(path):
     names = list(reader.schema.names)
     reader.close()
     return names
+
+
+def _ends_outside_quotes(line):
+    """Whether the bytes ``line`` end outside a quoted field, as pyarrow's CSV parser reads
+    them with its default options (a ``"`` at the start of a field opens a quoted field,
+    ``""`` within it is a quote, a ``"`` elsewhere is an ordinary character)."""
+    quoted, start, i, n = False, True, 0, len(line)
+    while i < n:
+        c = line[i]
+        if quoted:
+            if c == 34:  # '"'
+                if i + 1 < n and line[i + 1] == 34:
+                    i += 1
+                else:
+                    quoted = False
+        elif c == 34 and start:
+            quoted = True
+        start = not quoted and c == 44  # ','
+        i += 1
+    return not quoted
 
 
 def _open_text(path):

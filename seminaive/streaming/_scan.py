@@ -205,9 +205,15 @@ class ScanSummary:
             summary.values[col] = dict.fromkeys(values)
         if track_missing:
             summary.has_missing = X.isna().to_numpy().any(axis=0)
-        keys = np.random.default_rng([seed, int(chunk_index)]).random(n)
-        rows = np.flatnonzero(keys < threshold)
         capacity = summary._sample_capacity
+        if capacity == 1:
+            # all columns nominal: the sampled row only gives the encoder the column types
+            # (whichever row it is, the encoder fitted from the scan is the same), so the
+            # first row of the first chunk, without a random key for every row
+            keys = np.full(min(n, 1), float(chunk_index))
+        else:
+            keys = np.random.default_rng([seed, int(chunk_index)]).random(n)
+        rows = np.flatnonzero(keys < threshold)
         if capacity is not None and rows.size > capacity:
             rows = rows[np.argpartition(keys[rows], capacity - 1)[:capacity]]
             rows.sort()

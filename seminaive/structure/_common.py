@@ -17,11 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import statistics
+from .._params import Choices
 from ..base import _BaseAnDE
 from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
 from ..kernels.smoothing import log_joint_estimate
 from ..parts import GaussianChildren, HierarchicalEstimates
+from ..tables import binned
 from . import _kernels as kernels
 from . import _sparse
 from ._moments import (
@@ -33,7 +35,10 @@ from ._moments import (
 )
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_codes", "moment_sums",
-                "moment_lengths")
+                "moment_lengths", "moment_grid_edges", "moment_grid_bins", "moment_bins")
+#: ``density`` of the family learners: the plug-in Gaussian, the Student-t posterior
+#: predictive and the kernel-smoothed binned children (:mod:`seminaive.tables.binned`)
+FAMILY_DENSITY = [Choices("plugin", "student", "kde")]
 #: the model-file key of the hierarchical (HDP, HLS) estimates of the families
 _HDP_KEY = "hierarchical_estimates"
 #: the key of files written before the estimates had a neutral name (still read)
@@ -365,7 +370,10 @@ class _FamilyLearner(_StructureBase):
             # of the discrete families (the HDP estimates only the discrete tables)
             values = self.encoder_.numeric_values(X, type(self).__name__)
             values[:, ~self._gaussian_active()] = np.nan
-            gaussian_family_terms(codes, values, self._gaussian_arrays(), out)
+            model = self._gaussian_arrays()
+            if model.kde:  # the binned children read the values' grid bins
+                values = binned.bin_of(values, moments.grid_edges, moments.grid_bins)
+            gaussian_family_terms(codes, values, model, out)
         return out
 
     def _log_prior(self):
@@ -421,21 +429,33 @@ class _FamilyLearner(_StructureBase):
         moments = SparseMoments(GAUSSIAN_FAMILIES.attributes(self),
                                 self._moment_chains(), sizes, k)
         moments.check_keys()
+        previous = getattr(self, "_moments", None)
+        if GAUSSIAN_FAMILIES.density(self) == "kde":
+            # the grid of the first chunk: the earlier moments' (kept by model files), else
+            # the encoder's
+            encoder = self.encoder_
+            quantiles = getattr(encoder, "numeric_grid_", None)
+            if previous is not None and previous.bins is not None:
+                moments.attach_grid(previous.grid_edges, previous.grid_bins)
+            elif quantiles is None:
+                raise ValueError("density='kde' needs an encoder fitted with it "
+                                 "(numeric_grid_): fit the model again")
+            else:
+                moments.attach_grid(*binned.grid_edges(quantiles, encoder.numeric_center_))
 
         def count(codes, y, w, values):
             return moments.count(codes, y, w, values)
 
         counted = source.map_reduce(count, merge_cells, values=True)
         if counted is None:
-            counted = [(np.zeros(0, np.int64), np.zeros((0, 3)))] * len(moments.entries)
-        previous = getattr(self, "_moments", None)
+            counted = moments.empty_counted()
         if previous is not None:
             counted = moments.add_previous(counted, previous)
         trees = getattr(self, "_counts", None)
         other = self.table_.counts.nbytes + (0 if trees is None else trees.arrays.nbytes)
         cells = sum(k if not parents else keys.size
                     for (parents, _), (keys, _) in zip(moments.entries, counted, strict=True))
-        check_budget(cells, other, self._budget_left())
+        check_budget(cells, other, self._budget_left(), moments.n_grid)
         self._moments = moments.set_cells(counted)
 
     def _gaussian_arrays(self):
@@ -449,6 +469,7 @@ class _FamilyLearner(_StructureBase):
         if cache is None:
             moments = self._moments
             mean, var, floors = moments.estimates(kappa, class_prior=density == "student")
+            kde = moments.kde_estimates() if density == "kde" else None
             chains = [self._chain(i) for i in moments.numeric.tolist()]
             width = max((len(c) for c in chains), default=0)
             chain = np.full((len(chains), max(width, 1)), -1, dtype=np.int64)
@@ -456,13 +477,20 @@ class _FamilyLearner(_StructureBase):
             for j, full in enumerate(chains):
                 chain[j, :len(full)] = full
             cache = self._gaussian_cache = (chain, chain_len, moments.level_starts(chains),
-                                            mean, var, floors, kappa, (kappa, density))
-        chain, chain_len, starts, mean, var, floors, kappa, _ = cache
+                                            mean, var, floors, kde, kappa, (kappa, density))
+        chain, chain_len, starts, mean, var, floors, kde, kappa, _ = cache
         moments = self._moments
         return FamilyGaussian(chain, chain_len, starts, moments.codes, moments.sums, mean, var,
                               floors, self.table_.sizes, int(self.table_.n_classes),
-                              float(kappa), float(self.min_count),
-                              GAUSSIAN_FAMILIES.density(self) == "student")
+                              float(kappa), float(self.min_count), density == "student",
+                              kde is not None,
+                              np.zeros((0, 1)) if kde is None else kde.log_density)
+
+    def _kde_estimates(self):
+        """The binned children's estimates (:meth:`._moments.SparseMoments.kde_estimates`)
+        of the cached Gaussian children (``density="kde"``)."""
+        self._gaussian_arrays()
+        return self._gaussian_cache[6]
 
     def _moment_state(self):
         moments = getattr(self, "_moments", None)
@@ -485,6 +513,9 @@ class _FamilyLearner(_StructureBase):
         self._moments = SparseMoments.from_state(
             {k[len("moment_"):]: arrays[k] for k in present}, self._moment_chains(),
             self.table_.sizes, self.table_.n_classes)
+        if GAUSSIAN_FAMILIES.density(self) == "kde" and self._moments.bins is None:
+            raise ValueError("density='kde' needs the binned counts of the Gaussian "
+                             "children (moment_bins), missing from the model file")
 
     def to_dot(self, class_name="class"):
         """The network as Graphviz DOT text: the class node points to every attribute, each

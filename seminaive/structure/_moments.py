@@ -26,15 +26,18 @@ import numpy as np
 
 from ..exceptions import TableTooLargeError
 from ..kernels._jit import njit, prange
-from ..tables import FLOOR_RATIO
+from ..tables import FLOOR_RATIO, binned
 from ._sparse import DIRECT_KEYS, check_key_range
 
 #: bytes per stored cell: its code, three sums, the estimated mean and variance
 CELL_BYTES = 8 + 24 + 16
+#: bytes per stored cell and grid bin with ``density="kde"``: the binned count, the log
+#: density and the smoothed count
+KDE_CELL_BYTES = 8 + 8 + 8
 
 
-def _empty_counted(n):
-    return [(np.zeros(0, np.int64), np.zeros((0, 3))) for _ in range(n)]
+def _empty_counted(n, width=3):
+    return [(np.zeros(0, np.int64), np.zeros((0, width))) for _ in range(n)]
 
 
 class SparseMoments:
@@ -78,27 +81,69 @@ class SparseMoments:
                 raise ValueError(f"bad parent chain {list(chain)} of attribute {c}")
         self.index = {entry: e for e, entry in enumerate(self.entries)}
         self.first_entry = np.cumsum([0] + [len(c) + 1 for c in self.chains]).astype(np.int64)
+        self.grid_edges = None
+        self.grid_bins = None
         self.set_cells(_empty_counted(len(self.entries)))
+
+    # ---------------------------------------------------------------- the binned counts
+    @property
+    def n_grid(self):
+        """Bins per cell of the binned counts (the widest grid; 0: none)."""
+        return 0 if self.grid_bins is None else int(self.grid_bins.max(initial=1))
+
+    @property
+    def width(self):
+        """Columns of a cell's counted values: the three sums, then the binned counts."""
+        return 3 + self.n_grid
+
+    def attach_grid(self, edges, n_bins):
+        """Also count every child on a fixed grid (``density="kde"``): ``edges[j,
+        :n_bins[j] + 1]`` the (centred) bin edges of the j-th numeric attribute
+        (:func:`seminaive.tables.binned.grid_edges`).  Every stored cell then holds the
+        weight of its rows in every bin (``bins``, shape (cells, ``n_grid``)), counted and
+        merged with its sums.  Call before any cell is counted."""
+        edges = np.asarray(edges, dtype=np.float64)
+        n_bins = np.asarray(n_bins, dtype=np.int64)
+        if (edges.ndim != 2 or edges.shape[0] != self.numeric.size or n_bins.shape
+                != (self.numeric.size,) or np.any(n_bins < 1)
+                or np.any(n_bins + 1 > edges.shape[1])):
+            raise ValueError("the grid does not fit the numeric attributes of the moments")
+        for j in range(n_bins.size):
+            e = edges[j, :n_bins[j] + 1]
+            if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+                raise ValueError("the grid's edges must be finite and increasing")
+        self.grid_edges, self.grid_bins = edges, n_bins
+        return self.set_cells(_empty_counted(len(self.entries), self.width))
+
+    def bin_codes(self, values):
+        """The grid bin of every (centred) value, float with NaN where missing."""
+        return binned.bin_of(values, self.grid_edges, self.grid_bins)
+
+    def empty_counted(self):
+        """Per entry, no cell (what :meth:`count` gives for no rows)."""
+        return _empty_counted(len(self.entries), self.width)
 
     # ---------------------------------------------------------------- layout
     def set_cells(self, counted):
         """Install the cells of every entry from ``counted`` (per entry: increasing codes
         and sums of shape (cells, 3)); the class-only entries get every class."""
-        k = self.n_classes
+        k, width = self.n_classes, self.width
         codes, sums = [], []
         for e, (parents, _) in enumerate(self.entries):
             keys, values = counted[e]
             keys = np.asarray(keys, dtype=np.int64)
-            values = np.asarray(values, dtype=np.float64).reshape(-1, 3)
+            values = np.asarray(values, dtype=np.float64).reshape(-1, width)
             if not parents:
-                full = np.zeros((k, 3))
+                full = np.zeros((k, width))
                 full[keys] = values
                 keys, values = np.arange(k, dtype=np.int64), full
             codes.append(keys)
             sums.append(values)
         self.entry_start = np.cumsum([0] + [c.size for c in codes]).astype(np.int64)
         self.codes = np.concatenate(codes) if codes else np.zeros(0, np.int64)
-        self.sums = (np.concatenate(sums) if sums else np.zeros((0, 3))).ravel()
+        values = np.concatenate(sums) if sums else np.zeros((0, width))
+        self.sums = np.ascontiguousarray(values[:, :3]).ravel()
+        self.bins = np.ascontiguousarray(values[:, 3:]) if width > 3 else None
         return self
 
     @property
@@ -107,12 +152,22 @@ class SparseMoments:
 
     @property
     def nbytes(self):
-        return self.codes.nbytes + self.sums.nbytes + self.entry_start.nbytes
+        return (self.codes.nbytes + self.sums.nbytes + self.entry_start.nbytes
+                + (0 if self.bins is None else self.bins.nbytes))
 
     def cells(self, e):
         """(codes, sums of shape (cells, 3)) of entry ``e`` (views)."""
         lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
         return self.codes[lo:hi], self.sums[3 * lo:3 * hi].reshape(-1, 3)
+
+    def counted_values(self, e):
+        """(codes, values of shape (cells, :attr:`width`)) of entry ``e``: its sums, then
+        its binned counts (copies)."""
+        lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
+        codes, sums = self.cells(e)
+        if self.bins is None:
+            return codes.copy(), sums.copy()
+        return codes.copy(), np.concatenate([sums, self.bins[lo:hi]], axis=1)
 
     def dense_block(self, e):
         """Entry ``e`` as the dense block of :class:`~seminaive.tables.MomentTable`: shape
@@ -141,8 +196,10 @@ class SparseMoments:
         if values.shape != (X.shape[0], self.numeric.size):
             raise ValueError(f"expected the values of {self.numeric.size} numeric attributes "
                              f"for {X.shape[0]} rows, got shape {values.shape}")
-        k = self.n_classes
+        k, g = self.n_classes, self.n_grid
         y = np.asarray(y, dtype=np.int64)
+        codes = None if self.bins is None else binned.bin_of(values, self.grid_edges,
+                                                            self.grid_bins)
         out = []
         for j, chain in enumerate(self.chains):
             v = values[:, j]
@@ -159,12 +216,18 @@ class SparseMoments:
                     cell = cell * int(self.sizes[p]) + X[rows, p]
                     span *= int(self.sizes[p])
                 keys = cell * k + y[rows]
-                out.append(_sum_by_key(keys, span * k, wr, wv, wvv))
+                reached, sums = _sum_by_key(keys, span * k, wr, wv, wvv)
+                if codes is not None:
+                    at = np.searchsorted(reached, keys) * g + codes[rows, j].astype(np.int64)
+                    counts = np.bincount(at, weights=wr, minlength=reached.size * g)
+                    sums = np.concatenate([sums, counts.reshape(reached.size, g)], axis=1)
+                out.append((reached, sums))
         return out
 
     def counted_cells(self):
-        """Per entry, (codes, sums (cells, 3)) of the stored cells (copies)."""
-        return [tuple(a.copy() for a in self.cells(e)) for e in range(len(self.entries))]
+        """Per entry, (codes, values (cells, :attr:`width`)) of the stored cells
+        (copies)."""
+        return [self.counted_values(e) for e in range(len(self.entries))]
 
     # ---------------------------------------------------------------- estimates
     def estimates(self, kappa, floor_ratio=FLOOR_RATIO, class_prior=False):
@@ -224,6 +287,76 @@ class SparseMoments:
                 var[lo:hi] = np.maximum(v_est, floor)
         return mean, var, floors
 
+    def kde_estimates(self):
+        """The binned children's densities (``density="kde"``) of every stored cell, as
+        :meth:`seminaive.tables.MomentTable.kde_estimates` makes them with the coarser
+        estimate of a cell that of the chain prefix one parent shorter: a
+        :class:`KdeEstimates`.
+
+        Per child, the class level mixes its smoothed counts towards those of all classes
+        with ``m_0`` pseudo-rows, the cells of prefix length L towards the estimate of
+        their cell of length L - 1 (same class and parent values) with ``m_L``; the
+        bandwidth is :func:`~seminaive.tables.binned.bandwidth_for` the child's weight,
+        ``m_0`` is chosen by :func:`~seminaive.tables.binned.choose_smoothing` and every
+        ``m_L``, level by level, by :func:`~seminaive.tables.binned.choose_mixture` (every
+        row removed from its cell and from every coarser estimate it is counted in).  A cell
+        that no row reaches has the estimate of its coarser cell (its counts are 0)."""
+        if self.bins is None:
+            raise ValueError("these moments keep no binned counts: density='kde' needs "
+                             "the model fitted with it")
+        k, g = self.n_classes, self.n_grid
+        n_num = self.numeric.size
+        depth = max((len(c) for c in self.chains), default=0)
+        prob = np.zeros((self.n_cells, g))
+        smooth = np.zeros((self.n_cells, g))
+        mixtures = np.zeros((n_num, depth + 1))
+        bandwidth = np.zeros(n_num)
+        own = np.zeros((n_num, g))
+        pooled = np.zeros((n_num, g))
+        pooled_n = np.zeros(n_num)
+        for j, chain in enumerate(self.chains):
+            nb = int(self.grid_bins[j])
+            e0 = int(self.first_entry[j])
+            lo = int(self.entry_start[e0])
+            counts = self.bins[lo:lo + k, :nb]
+            h, m = binned.choose_smoothing(counts)
+            bandwidth[j], mixtures[j, 0] = h, m
+            diag = np.diag(binned.kernel_matrix(nb, h))
+            own[j, :nb] = diag
+            total = counts.sum(axis=0)
+            n = total.sum()
+            s_all = binned.smoothed(total, h)
+            pooled[j, :nb], pooled_n[j] = s_all, n
+            f0 = (s_all / n if n > 0 else np.full(nb, 1.0 / nb))[None, :]
+            prob[lo:lo + k, :nb] = binned.mixed(counts, h, m, f0)
+            smooth[lo:lo + k, :nb] = binned.smoothed(counts, h)
+            f0_loo = np.maximum(s_all - diag, 0.0) / max(n - 1.0, 1e-300)
+            loo = binned.mixed_loo(counts, h, m, f0_loo[None, :])
+            for length in range(1, len(chain) + 1):
+                e = e0 + length
+                lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
+                codes = self.codes[lo:hi]
+                radix = int(self.sizes[chain[length - 1]])
+                above = (codes // k // radix) * k + codes % k
+                plo, phi = int(self.entry_start[e - 1]), int(self.entry_start[e])
+                parent = np.searchsorted(self.codes[plo:phi], above)
+                counts = self.bins[lo:hi, :nb]
+                m = binned.choose_mixture([(counts, loo[parent])], h)
+                mixtures[j, length] = m
+                prob[lo:hi, :nb] = binned.mixed(counts, h, m, prob[plo + parent, :nb])
+                smooth[lo:hi, :nb] = binned.smoothed(counts, h)
+                loo = binned.mixed_loo(counts, h, m, loo[parent])
+        log_width = binned.log_widths(self.grid_edges, self.grid_bins)
+        log_width = np.pad(log_width, ((0, 0), (0, g - log_width.shape[1])))
+        column = np.repeat(np.arange(n_num), [int(self.entry_start[self.first_entry[j + 1]]
+                                              - self.entry_start[self.first_entry[j]])
+                                              for j in range(n_num)])
+        log_density = np.log(np.maximum(prob, 1e-300)) - log_width[column]
+        for j in range(n_num):
+            log_density[column == j, int(self.grid_bins[j]):] = 0.0
+        return KdeEstimates(log_density, smooth, bandwidth, mixtures, own, pooled, pooled_n,
+                            log_width)
+
     def level_starts(self, chains):
         """(n_num, width + 2) first cell of the entries of the prefixes of ``chains[j]``
         (prefixes of the stored chains) of every child, the end of the last after them
@@ -246,7 +379,10 @@ class SparseMoments:
             f = previous.index.get(entry)
             if f is None:
                 continue
-            codes, sums = previous.cells(f)
+            if previous.width != self.width or (self.bins is not None and not np.array_equal(
+                    np.nan_to_num(previous.grid_edges), np.nan_to_num(self.grid_edges))):
+                raise ValueError("binned counts on different grids cannot be merged")
+            codes, sums = previous.counted_values(f)
             if not np.array_equal(previous.sizes, self.sizes):
                 codes = _recode(codes, entry[0], previous.sizes, self.sizes, self.n_classes)
             out[e] = merge_cells([out[e]], [(codes, sums)])[0]
@@ -260,8 +396,12 @@ class SparseMoments:
         for e, (parents, child) in enumerate(self.entries):
             entries[e, 0] = child
             entries[e, 1:1 + len(parents)] = parents
-        return {"numeric": self.numeric, "entries": entries, "codes": self.codes,
-                "sums": self.sums, "lengths": np.diff(self.entry_start)}
+        state = {"numeric": self.numeric, "entries": entries, "codes": self.codes,
+                 "sums": self.sums, "lengths": np.diff(self.entry_start)}
+        if self.bins is not None:
+            state.update({"grid_edges": self.grid_edges, "grid_bins": self.grid_bins,
+                          "bins": self.bins.ravel()})
+        return state
 
     @classmethod
     def from_state(cls, state, chains, sizes, n_classes):
@@ -294,6 +434,20 @@ class SparseMoments:
                              "structure")
         if not np.all(np.isfinite(sums)):
             raise ValueError("the moments must be finite")
+        if ("bins" in state) != ("grid_edges" in state) or ("bins" in state) != (
+                "grid_bins" in state):
+            raise ValueError("the binned counts need their grid, and the grid its counts")
+        counts = None
+        if "bins" in state:
+            moments.attach_grid(state["grid_edges"], state["grid_bins"])
+            counts = np.asarray(state["bins"])
+            if (counts.dtype != np.float64 or counts.shape != (codes.size * moments.n_grid,)
+                    or not np.all(np.isfinite(counts))):
+                raise ValueError(f"binned count array has {counts.size} entries, the layout "
+                                 f"needs {codes.size * moments.n_grid} finite values")
+            if np.any(counts < -1e-6 * max(1.0, float(np.abs(counts).max(initial=0.0)))):
+                raise ValueError("binned counts contain negative values")
+            counts = counts.reshape(codes.size, moments.n_grid)
         k = moments.n_classes
         counted, start = [], 0
         for e, n in enumerate(lengths.tolist()):
@@ -304,7 +458,10 @@ class SparseMoments:
                                  "increasing or out of range")
             if not moments.entries[e][0] and not np.array_equal(part, np.arange(k)):
                 raise ValueError("the class-only moments must hold every class")
-            counted.append((part, sums[3 * start:3 * (start + n)].reshape(-1, 3).copy()))
+            values = sums[3 * start:3 * (start + n)].reshape(-1, 3).copy()
+            if counts is not None:
+                values = np.concatenate([values, counts[start:start + n]], axis=1)
+            counted.append((part, values))
             start += n
         moments.set_cells(counted)
         moments.check_parents()
@@ -326,10 +483,30 @@ class SparseMoments:
                                      "its coarser cell")
 
 
-def check_budget(n_cells, other_bytes, max_table_bytes):
+class KdeEstimates(NamedTuple):
+    """The binned children of :meth:`SparseMoments.kde_estimates`: ``log_density[c, b]``
+    the log density of stored cell c at grid bin b (bin widths included; 0 beyond the
+    child's bins), ``smooth[c, b]`` its kernel-smoothed counts; per child j (in the order of
+    ``numeric``) the bandwidth ``bandwidth[j]`` (bins), the pseudo-rows ``mixtures[j, L]``
+    of prefix length L, the kernel's diagonal ``own[j, b]`` (the share of a row that stays
+    in its own bin), the smoothed counts of all classes ``pooled[j, b]`` and their weight
+    ``pooled_n[j]``, and the log bin widths ``log_width[j, b]``."""
+
+    log_density: np.ndarray
+    smooth: np.ndarray
+    bandwidth: np.ndarray
+    mixtures: np.ndarray
+    own: np.ndarray
+    pooled: np.ndarray
+    pooled_n: np.ndarray
+    log_width: np.ndarray
+
+
+def check_budget(n_cells, other_bytes, max_table_bytes, n_grid=0):
     """Refuse (:class:`TableTooLargeError`) when ``n_cells`` stored cells, with their
-    estimates, and ``other_bytes`` exceed ``max_table_bytes`` (None: no limit)."""
-    need = CELL_BYTES * int(n_cells)
+    estimates (and with ``n_grid`` > 0 their binned counts, densities and smoothed counts,
+    ``density="kde"``), and ``other_bytes`` exceed ``max_table_bytes`` (None: no limit)."""
+    need = (CELL_BYTES + KDE_CELL_BYTES * int(n_grid)) * int(n_cells)
     if max_table_bytes is not None and need + other_bytes > max_table_bytes:
         raise TableTooLargeError(
             f"the moments of the Gaussian children ({n_cells} occurring cells, "
@@ -363,21 +540,21 @@ def _sum_by_key(keys, span, w, wv, wvv):
 
 
 def merge_cells(a, b):
-    """Union of two lists of (codes, sums (cells, 3)), entry by entry (the sums of a shared
-    code added, ``a``'s first)."""
+    """Union of two lists of (codes, sums (cells, 3 or more: the binned counts after the
+    sums)), entry by entry (the sums of a shared code added, ``a``'s first)."""
     out = []
     for (ka, sa), (kb, sb) in zip(a, b, strict=True):
         if kb.size == 0:
             out.append((ka, sa))
             continue
         if ka.size == 0:
-            out.append((kb, np.zeros((0, 3)) + sb))
+            out.append((kb, np.zeros((0, sb.shape[1])) + sb))
             continue
         uniq, inverse = np.unique(np.concatenate([ka, kb]), return_inverse=True)
         inverse = inverse.ravel()
         both = np.concatenate([sa, sb])
-        sums = np.empty((uniq.size, 3))
-        for col in range(3):
+        sums = np.empty((uniq.size, both.shape[1]))
+        for col in range(both.shape[1]):
             sums[:, col] = np.bincount(inverse, weights=both[:, col], minlength=uniq.size)
         out.append((uniq, sums))
     return out
@@ -463,7 +640,9 @@ class FamilyGaussian(NamedTuple):
     (:meth:`SparseMoments.estimates`, floors ``floors[j]``); ``sizes`` are the attributes'
     storage sizes, ``k`` the classes, ``kappa`` the prior's pseudo-rows and ``min_count``
     the least weight of a usable cell.  ``student``: score by the posterior predictive
-    Student's t of the normal-inverse-gamma prior rather than the plug-in Gaussian."""
+    Student's t of the normal-inverse-gamma prior rather than the plug-in Gaussian.
+    ``kde``: score by the binned densities ``log_density[cell, bin]``
+    (:meth:`SparseMoments.kde_estimates`; the values are then the children's grid bins)."""
 
     chain: np.ndarray
     chain_len: np.ndarray
@@ -478,6 +657,8 @@ class FamilyGaussian(NamedTuple):
     kappa: float
     min_count: float
     student: bool
+    kde: bool
+    log_density: np.ndarray
 
 
 @njit(cache=True)
@@ -494,19 +675,22 @@ def student_log_density(dv, s2, nu):
 
 @njit(parallel=True, cache=True)
 def gaussian_family_terms(X, V, model, out):
-    """Add log N(x_i; mean, var) (or, with ``model.student``, the Student-t predictive) of
-    every observed Gaussian child to ``out``.
+    """Add log N(x_i; mean, var) (or, with ``model.student``, the Student-t predictive;
+    with ``model.kde``, the binned density: ``V`` holds the grid bins) of every observed
+    Gaussian child to ``out``.
 
     ``model`` is a :class:`FamilyGaussian`.  A row uses the longest prefix of a child's
     chain whose parent values are observed and whose cell holds at least ``min_count`` rows
     with the child observed (L = 0: the class alone); a class without a stored cell there
     takes the estimates of an empty cell (:func:`cell_estimate`), whose Student's t has
-    ``kappa`` degrees of freedom (no rows).
+    ``kappa`` degrees of freedom (no rows), or the binned density of its deepest stored
+    cell (an empty cell's estimate is its coarser cell's).
     """
     chain, chain_len, level_start = model.chain, model.chain_len, model.level_start
     codes, sums, mean, var, floors = model.codes, model.sums, model.mean, model.var, model.floors
     sizes, k, kappa, min_count, student = (model.sizes, model.k, model.kappa, model.min_count,
                                            model.student)
+    kde, log_density = model.kde, model.log_density
     n_rows = X.shape[0]
     n_num = V.shape[1]
     log_2pi = math.log(2.0 * math.pi)
@@ -537,6 +721,14 @@ def gaussian_family_terms(X, V, model, out):
                 if weight < min_count:
                     break
                 level = t + 1
+            if kde:
+                b = int(v)
+                for yy in range(k):
+                    t = level
+                    while node[t, yy] < 0:
+                        t -= 1
+                    out[r, yy] += log_density[node[t, yy], b]
+                continue
             for yy in range(k):
                 m, s2 = cell_estimate(node, level, yy, mean, var, kappa, floors[j])
                 dv = v - m

@@ -228,6 +228,66 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
     return level
 
 
+@njit(cache=True, nogil=True)
+def _kde_loo(row, value, jn, chain, n_levels, starts, moments, kde, limits, node, est_mean,
+             est_var):
+    """Leave-one-out binned densities (``density="kde"``) of numeric child ``jn`` (value
+    ``v`` in grid bin ``b`` in the held-out row, ``value = (v, b)``) given the first L of
+    its chain parents, L = 0 .. the returned level (as :func:`_gaussian_loo` chooses it),
+    as :meth:`._moments.SparseMoments.kde_estimates` makes them from the counts with the
+    row removed (its weight from its cells' weights, its kernel share ``u own[b]`` from
+    their smoothed counts, at the class level and at every prefix; the bandwidth and the
+    pseudo-rows ``m_L`` are those chosen on every row): every written entry is the
+    Gaussian centred on ``v`` whose log density there is the binned density's.  ``kde`` is
+    ``(on, bins of the rows, smooth, mixtures, own, pooled, pooled_n, log_width)``
+    (:class:`._moments.KdeEstimates`), ``moments`` the stored cells' ``(codes, sums)``,
+    ``limits`` ``(sizes, min_count)``."""
+    xr, yr, u = row
+    v, bf = value
+    b = int(bf)
+    codes, sums = moments
+    smooth, mixtures, own, pooled, pooled_n, log_width = kde[2], kde[3], kde[4], kde[5], \
+        kde[6], kde[7]
+    sizes, min_count = limits
+    k = node.shape[1]
+    first = starts[0]
+    level = 0
+    cell = 0
+    for t in range(n_levels):
+        p = chain[t]
+        xp = xr[p]
+        if xp == 0:
+            break
+        cell = cell * sizes[p] + xp
+        find_cells(codes, starts[t + 1], starts[t + 2], cell, k, node, t + 1)
+        weight = -u
+        for yy in range(k):
+            g = node[t + 1, yy]
+            weight += sums[3 * g] if g >= 0 else 0.0
+        if weight < min_count:
+            break
+        level = t + 1
+    share = own[jn, b]
+    lw = log_width[jn, b]
+    f_all = max(pooled[jn, b] - u * share, 0.0) / max(pooled_n[jn] - u, 1e-300)
+    for yy in range(k):
+        rm = u if yy == yr else 0.0
+        g = first + yy
+        m = mixtures[jn, 0]
+        f = (max(smooth[g, b] - rm * share, 0.0) + m * f_all) / max(sums[3 * g] - rm + m,
+                                                                    1e-300)
+        est_mean[0, yy], est_var[0, yy] = _as_gaussian(v, math.log(max(f, 1e-300)) - lw)
+        for t in range(level):
+            g = node[t + 1, yy]
+            s = smooth[g, b] if g >= 0 else 0.0
+            n = sums[3 * g] if g >= 0 else 0.0
+            m = mixtures[jn, t + 1]
+            f = (max(s - rm * share, 0.0) + m * f) / max(n - rm + m, m)
+            est_mean[t + 1, yy], est_var[t + 1, yy] = _as_gaussian(
+                v, math.log(max(f, 1e-300)) - lw)
+    return level
+
+
 def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, out):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
@@ -236,14 +296,15 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     number of candidate parents, candidates, stack size of a tree walk)``, ``est`` the
     estimates' ``(m, laplace, min_count)``, ``gauss`` the Gaussian children's
     ``(gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio,
-    student)``.
+    student, kde)`` (``kde``: see :func:`_kde_loo`; its first item False: not binned).
 
     ``trees`` holds every attribute's count tree over its candidates (a
     :class:`._sparse.TreeBundle`; the family with j parents is its level 1 + j), ``pairs`` a
     :class:`._kernels.PairArrays` (class and order-1 counts).
 
     Gaussian children (``gaussian[i]`` >= 0: column of ``V``): the log density at the
-    leave-one-out estimates (:func:`_gaussian_loo`; the moments' stored cells
+    leave-one-out estimates (:func:`_gaussian_loo`, or :func:`_kde_loo` for the binned
+    children of ``density="kde"``; the moments' stored cells
     ``moment_codes`` and ``sums``, those of every candidate prefix of child j from
     ``level_starts[j]``, :mod:`._moments`), and with ``missing_code[i]`` > 0
     (``missing="value"``) log P(missing) or log (1 - P(missing)) as in
@@ -252,13 +313,22 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     The blocks go to the threads of :func:`seminaive.kernels._threads.parallel_calls` in
     consecutive ranges (:func:`_loo_blocks`, a ``nogil`` kernel: no ``prange`` body to
     compile twice); every block sums the same rows in the same order whatever the threads.
+    Without a Gaussian child (ESKDB's discretised attributes, every discrete SKDB) the
+    kernel is given ``gauss=None``: its Gaussian branch is pruned at compile time (numba's
+    dead-branch pruning of an argument typed None), so that specialisation compiles no
+    :func:`_gaussian_loo`, the larger part of the kernel's compile time.  In the same way
+    the binned children's arrays go as a separate ``kde`` argument, None when the children
+    are not binned (no :func:`_kde_loo` compiled) and otherwise a tuple (no
+    :func:`_gaussian_loo` compiled).
     """
+    kde = gauss[8] if gauss[8][0] else None
+    gauss = gauss[:8] if np.any(np.asarray(gauss[0]) >= 0) else None
     sizes = pairs.sizes
     node_freq = np.empty(trees.code.size)
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
     parallel_calls(_loo_blocks, [
-        (data, search, trees, pairs, est, loss_kind, gauss, V, (n_blocks, lo, hi),
+        (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
          (node_freq, node_den), out)
         for lo, hi in even_parts(n_blocks, max(1, get_num_threads()))])
 
@@ -294,7 +364,7 @@ def _factor_loss(cur, shift, shifted, k, yr, kind):
 
 
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
-def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, nodes, out):
+def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, kde, V, span, nodes, out):
     """Blocks ``b0 .. b1 - 1`` of the ``n_blocks`` of :func:`nested_kdb_loo` (``span``:
     ``(n_blocks, b0, b1)``; ``nodes``: ``(node_freq, node_den)`` of :func:`node_sums`, read
     only).
@@ -316,8 +386,6 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
-    gaussian, missing_code, level_starts, moment_codes, sums, kappa, floor_ratio, student = \
-        gauss
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     n, a = X.shape
     n_k = out.shape[1]  # K + 1
@@ -362,10 +430,13 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 i = ranking[rho]
                 xi = xr[i]
                 has_extra[rho] = False
-                jn = gaussian[i]
+                jn = -1
+                miss = 0
+                if gauss is not None:  # (pruned at compile time when None)
+                    jn = gauss[0][i]
+                    miss = gauss[1][i]
                 dense = jn >= 0 and xi != 0 and not math.isnan(V[r, jn])
-                if xi == 0 or (jn >= 0 and not dense and (missing_code[i] == 0
-                                                          or xi != missing_code[i])):
+                if xi == 0 or (jn >= 0 and not dense and (miss == 0 or xi != miss)):
                     # missing, or a Gaussian child without a value of its own for
                     # missing: no term
                     for j in range(n_k):
@@ -375,15 +446,21 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, V, span, node
                 observed = _row_path(xr, trees, i, candidates[i], n_cand[i], sizes, k, path)
                 level = 0
                 v = 0.0
-                if dense:
+                if gauss is not None and dense:
+                    _, _, level_starts, moment_codes, sums, kappa, floor_ratio, student = gauss
                     v = V[r, jn]
-                    level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
-                                          level_starts[jn],
-                                          (moment_codes, sums, kappa, floor_ratio), sizes,
-                                          min_count, node, est_mean, est_var, student)
+                    if kde is not None:  # (pruned at compile time: one of the two kernels)
+                        level = _kde_loo((xr, yr, u), (v, kde[1][r, jn]), jn, candidates[i],
+                                         n_cand[i], level_starts[jn], (moment_codes, sums),
+                                         kde, (sizes, min_count), node, est_mean, est_var)
+                    else:
+                        level = _gaussian_loo((xr, yr, u), v, candidates[i], n_cand[i],
+                                              level_starts[jn],
+                                              (moment_codes, sums, kappa, floor_ratio), sizes,
+                                              min_count, node, est_mean, est_var, student)
                 # the family's value: the row's, or (a Gaussian child observed) that of
                 # missing when it has one (missing="value": log (1 - P(missing)))
-                target = missing_code[i] if dense else xi
+                target = miss if dense else xi
                 for j in range(n_k):
                     jj = min(j, n_cand[i])
                     if not dense and j > 0 and jj < j:  # fewer candidates than j

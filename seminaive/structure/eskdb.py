@@ -35,8 +35,10 @@ from ..base import (
 )
 from ..exceptions import TableTooLargeError, warn_user
 from ..kernels.hdp import sparse_hdp_forest
+from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
+from ..tables import FrequencyTable
 from . import _sparse
 from ._common import HIERARCHICAL_FAMILIES, EstimateTrees, PairStatistics, _StructureBase
 from .skdb import SKDB
@@ -127,6 +129,33 @@ def aggregate_table(table, lut, n_values, max_table_bytes=None):
     return table.remapped(lut, n_values, max_table_bytes)
 
 
+def _families_bytes(families, k, room):
+    """Bytes of the count trees ``families`` (``(tree, keys, sizes)``), exactly
+    (:func:`._sparse.tree_bytes`) unless a bound shows that they fit in ``room``: every
+    level of a tree has at most as many occurring nodes as its keys, so the bound is
+    returned when it fits, and the exact bytes only when they may not."""
+    bound = sum((1 + len(tree) * int(np.size(keys))) * (_sparse.NODE_BYTES
+                                                        + 8 * int(sizes[tree[0]]))
+                for tree, keys, sizes in families)
+    if bound <= room:
+        return bound
+    return sum(_sparse.tree_bytes(tree, keys, sizes, k) for tree, keys, sizes in families)
+
+
+def whole_counts(table):
+    """Whether the counts of ``table`` are whole numbers whose sums stay exact in float64
+    (:meth:`~seminaive.tables.FrequencyTable.has_whole_counts`)."""
+    return table.has_whole_counts()
+
+
+def aggregate_blocks(table, luts, members):
+    """Fill the empty tables ``members`` with the counts of ``table`` through each value
+    map of ``luts``, every block cumulated once
+    (:meth:`~seminaive.tables.FrequencyTable.remapped_into`); False (nothing filled) when
+    some map is not runs of consecutive values."""
+    return table.remapped_into(luts, members)
+
+
 class _RemappedSource:
     """A source whose chunks reach the learner with their codes through a member's value
     map (a :class:`seminaive.protocol.Source` over another one)."""
@@ -197,11 +226,11 @@ class _Member(SKDB):
         return (int(self.k) + 1) * (self.table_.n_attributes + 1) + 1
 
     def _estimate_trees(self, loaded=None):
-        """While the ensemble gathers its members' HDP trees (``_batch``, a list), hand
-        them over instead of sampling; the ensemble samples every member's trees in one
-        forest and installs the estimates (:meth:`ESKDB._sample_members`)."""
+        """While the ensemble gathers its members' HDP (or HLS) trees (``_batch``, a list),
+        hand them over instead of estimating them; the ensemble estimates every member's
+        trees in one forest and installs the estimates (:meth:`ESKDB._sample_members`)."""
         batch = self.__dict__.get("_batch")
-        if loaded is not None or batch is None or self.smoothing != "hdp":
+        if loaded is not None or batch is None or self.smoothing not in ("hdp", "hls"):
             return super()._estimate_trees(loaded)
         arrays, trees, _ = self._hdp_sampler_trees()
         batch.append((self, arrays, trees))
@@ -260,18 +289,28 @@ class ESKDB(_StructureBase):
     how many iterations ran), and ``smoothing="hls"`` replaces the sampler by hierarchical
     linear smoothing (Cooper, Webb & Schmidt 2025); ``benchmarks/bench_eskdb.py`` measures
     both against the fixed count and against random forests.  Without the sampler
-    (``smoothing="hls"``, magic, 9,510 training rows) the members' leave-one-out pass takes
-    about 37% of the fit (each row's class scores are kept as products of the estimates,
-    not sums of logarithms), the per-member discretisations 20%, HLS 12% and the members'
-    count trees 6% (built once per member, in its selection pass); the aggregation of the
-    pair table to each member's bins is summed along the table's axes and no longer counts.
+    (``smoothing="hls"``, magic, 9,510 training rows; one profiled run on a loaded shared
+    machine) the members' leave-one-out pass takes about 65% of the fit (each row's class
+    scores are kept as products of the estimates, not sums of logarithms), the members'
+    count trees 8% (built once per member, in its selection pass), HLS 5% (every member's
+    trees fitted as one forest, as the HDP trees are sampled), the per-member
+    discretisations 5% (20% before their randomised MDL recursion was compiled, in the same
+    run), the members' pair tables 4% (every block of the ensemble's table cumulated once
+    and read off at each member's bins) and the members' families 3% (12% when their
+    bytes were counted exactly every time, not only when a bound does not fit the budget).
+    In CPU seconds, best of three fresh processes alternated with the version before these
+    changes (load 9-15 on 2 cores, so the wall times say nothing): 0.91 of its fit on
+    magic and 0.92 on penbased with HLS, 0.97 and 0.94 with the sampler (without the
+    pair-table change), the same model bit for bit.
     No configuration fits within the time of a random forest of 100 trees on every set of
-    10,000 rows or more: in one run on a shared machine, ``smoothing="hls"`` took 2.2
-    (magic), 7.3 (penbased), 12 (letter), 4.4 (LED7, 20,000 rows) and 8.2 times
-    (waveform, 40 attributes, 20,000 rows) as long as the forest, and 5 members with HLS,
-    the fastest configuration, 0.24, 1.6, 3.1, 2.0 and 1.25 times, at a higher zero-one
-    loss than the forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047)
-    (results: ESKDB against random forest and gradient boosting at 10,000 rows and more).
+    10,000 rows or more: on a shared machine, ``smoothing="hls"`` took 1.8 (magic) and 4.2
+    times (penbased) as long as the forest in a run after these changes (2.2 and 7.3 in
+    the run before them, under another load), and 12 (letter), 4.4 (LED7, 20,000 rows) and
+    8.2 times (waveform, 40 attributes, 20,000 rows) in the run before; 5 members with
+    HLS, the fastest configuration, 0.60 and 1.00 times (magic, penbased; 0.24 and 1.6
+    before), 3.1, 2.0 and 1.25 times, at a higher zero-one loss than the forest's (magic:
+    0.148 against 0.124; letter: 0.086 against 0.047) (results: ESKDB against random
+    forest and gradient boosting at 10,000 rows and more).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
@@ -438,13 +477,32 @@ class ESKDB(_StructureBase):
 
     def _member_tables(self):
         """Every member's pair table, aggregated from the ensemble's; all of them and the
-        ensemble's within ``max_table_bytes`` (each checked before it is allocated)."""
-        tables = []
-        budget = self.max_table_bytes
-        for lut, masks in zip(self._member_maps, self._member_masks, strict=True):
+        ensemble's within ``max_table_bytes`` (each checked before it is allocated).
+
+        With whole counts (no fractional weights) every block of the ensemble's table is
+        cumulated along its axes once, and every member's block read off the cumulated
+        block at its bins' ends (:func:`aggregate_blocks`: exact sums of whole numbers, the
+        same counts as :func:`aggregate_table`'s sums along the axes, bit for bit), so the
+        ensemble's table is read once rather than once per member."""
+        sizes = []
+        for masks in self._member_masks:
             n_values = self.encoder_.n_values_.copy()
             for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
                 n_values[c] -= int((~masks[t]).sum())
+            sizes.append(n_values)
+        budget = self.max_table_bytes
+        if whole_counts(self.table_):
+            tables = []
+            for n_values in sizes:
+                if budget is not None:
+                    budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
+                        t.nbytes for t in tables)
+                tables.append(FrequencyTable(n_values, self.table_.n_classes,
+                                             self.table_.max_order, budget))
+            if aggregate_blocks(self.table_, self._member_maps, tables):
+                return tables
+        tables = []
+        for lut, n_values in zip(self._member_maps, sizes, strict=True):
             if budget is not None:
                 budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
                     t.nbytes for t in tables)
@@ -593,25 +651,31 @@ class ESKDB(_StructureBase):
         """Sample the HDP trees of every member in ``batch`` (``(member, arrays, trees)``)
         as one forest: the trees go to the threads largest first whichever member they
         belong to, each with the seed it has when its member samples alone (the estimates
-        are the same); install them and ``n_iter_``.  Within ``max_table_bytes`` less the
-        pair tables and every member's count trees."""
+        are the same); install them and ``n_iter_``.  With ``smoothing="hls"``, fit the HLS
+        estimates of every member's trees as one forest likewise (every tree is fitted on
+        its own: the same estimates as member by member, where a member's few small trees
+        would run on one thread).  Within ``max_table_bytes`` less the pair tables and every
+        member's count trees."""
         self.n_iter_ = np.zeros(len(members), dtype=np.int64)
         if not batch:
             return
         part = batch[0][0]._part(HierarchicalEstimates)
         trees = [tree for _, _, own in batch for tree in own]
-        seeds = np.concatenate([np.zeros(0, np.uint64)] + [
-            part.seeds(member, len(own)) for member, _, own in batch])
         budget = None
         if self.max_table_bytes is not None:
             tables = {id(t): t.nbytes for t in [self.table_, *(m.table_ for m in members)]}
             budget = (int(self.max_table_bytes) - sum(tables.values())
                       - sum(m._held_bytes() for m in members))
         ran = np.zeros(len(trees), dtype=np.int64)
-        estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
-                                      burn_in=part.burn_in(self), tying=self.tying,
-                                      seeds=seeds, max_bytes=budget, tol=float(self.tol),
-                                      iterations=ran)
+        if self.smoothing == "hls":
+            estimates = sparse_hls_forest(trees, max_bytes=budget)
+        else:
+            seeds = np.concatenate([np.zeros(0, np.uint64)] + [
+                part.seeds(member, len(own)) for member, _, own in batch])
+            estimates = sparse_hdp_forest(trees, n_iter=int(self.n_iter),
+                                          burn_in=part.burn_in(self), tying=self.tying,
+                                          seeds=seeds, max_bytes=budget, tol=float(self.tol),
+                                          iterations=ran)
         start = 0
         index = {id(m): j for j, m in enumerate(members)}
         for member, arrays, own in batch:
@@ -621,7 +685,7 @@ class ESKDB(_StructureBase):
             arrays.values = flat
             member._trees = EstimateTrees(member._counts.chain, member._counts.depth, arrays,
                                           flat, np.log(flat))
-            if own:
+            if own and self.smoothing == "hdp":
                 self.n_iter_[index[id(member)]] = int(np.abs(ran[start:stop]).max())
             start = stop
         short = int(np.count_nonzero(ran < 0))
@@ -680,9 +744,10 @@ class ESKDB(_StructureBase):
             results.append(dict(zip(trees, part, strict=True)))
         if self.max_table_bytes is not None:
             used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
-            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
-                       for (_, sizes), result in zip(plans, results, strict=True)
-                       for tree, (keys, _) in result.items())
+            families = [(tree, keys, sizes)
+                        for (_, sizes), result in zip(plans, results, strict=True)
+                        for tree, (keys, _) in result.items()]
+            need = _families_bytes(families, k, self.max_table_bytes - used)
             if used + need > self.max_table_bytes:
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members, each on its own "
@@ -717,8 +782,8 @@ class ESKDB(_StructureBase):
             counted = [(np.zeros(0, np.int64), np.zeros(0))] * len(union)
         shared = dict(zip(union, counted, strict=True))
         if self.max_table_bytes is not None:
-            need = sum(_sparse.tree_bytes(tree, keys, sizes, k)
-                       for tree, (keys, _) in shared.items())
+            need = _families_bytes([(tree, keys, sizes) for tree, (keys, _) in shared.items()],
+                                   k, self.max_table_bytes - self.table_.nbytes)
             if self.table_.nbytes + need > self.max_table_bytes:
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members would need "

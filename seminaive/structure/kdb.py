@@ -27,7 +27,13 @@ from ..base import (
     declare,
 )
 from . import _sparse
-from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
+from ._common import (
+    FAMILY_DENSITY,
+    GAUSSIAN_FAMILIES,
+    HIERARCHICAL_FAMILIES,
+    PairStatistics,
+    _FamilyLearner,
+)
 
 
 def ranked_candidates(mi, cmi, k, order=None):
@@ -83,7 +89,9 @@ class KDB(_FamilyLearner):
     ``numeric="gaussian"`` the moments of every Gaussian child given every prefix of its
     parent chain are likewise stored only for the (class, parent values) cells that rows
     with the child observed reach, checked against ``max_table_bytes`` (with the pair
-    counts and the count trees) before their estimates are computed.  For
+    counts and the count trees) before their estimates are computed; with
+    ``density="kde"`` (the default) so are the child's counts on the grid of the binned
+    children, each cell mixed towards the cell of the chain one parent shorter.  For
     k <= 1 :meth:`partial_fit` re-learns the structure from the pair counts, which hold every
     chunk: it equals fit on all the chunks.  For k >= 2 the families of the structure
     learnt on the first chunk are the only ones counted, so partial_fit keeps that
@@ -140,12 +148,13 @@ class KDB(_FamilyLearner):
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
-                                     smoothing=HDP_SMOOTHING)
+                                     smoothing=HDP_SMOOTHING, density=FAMILY_DENSITY)
     _parameter_docs = {
         "smoothing": "family_smoothing",
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "numeric": "numeric_structure",
+        "density": "density_kde_default",
     }
 
     def __init__(
@@ -165,7 +174,7 @@ class KDB(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
     ) -> None:
         self.k = k
         self.smoothing = smoothing

@@ -24,6 +24,19 @@ from .kdb import KDB, ranked_candidates
 _SELECT = ("both", "attributes", "k", "none")
 
 
+def _kde_loo_arrays(kde, moments, values):
+    """The ``kde`` item of the leave-one-out kernel's Gaussian children
+    (:func:`._skdb_kernels._kde_loo`): ``(True, grid bins of the chunk's values, smoothed
+    counts, pseudo-rows, kernel diagonals, pooled smoothed counts and weights, log widths)``
+    of the :class:`._moments.KdeEstimates` ``kde``, or empty arrays of the same kinds
+    (None: the children are not binned)."""
+    if kde is None or values is None:
+        empty = np.zeros((0, 0))
+        return (False, empty, empty, empty, empty, empty, np.zeros(0), empty)
+    return (True, np.ascontiguousarray(moments.bin_codes(values)), kde.smooth, kde.mixtures,
+            kde.own, kde.pooled, kde.pooled_n, kde.log_width)
+
+
 @fill_doc
 class SKDB(KDB):
     """Selective KDB: the best KDB(k), k <= K, over the top-s attributes, by leave-one-out.
@@ -40,7 +53,11 @@ class SKDB(KDB):
     ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
     numeric child's candidates are counted (for the (class, candidate values) cells that
     rows with the child observed reach, as KDB stores them), and the leave-one-out pass
-    removes the row from them and recomputes the shrunk estimates along the chain.
+    removes the row from them and recomputes the shrunk estimates along the chain; with
+    ``density="kde"`` (the default) it scores the binned densities along the chain with
+    the row removed from every cell's weight and smoothed counts (the grid, bandwidth and
+    mixture weights stay those chosen on all the rows), so the search scores the density
+    the model predicts with.
 
     The prefix families of every attribute (the child, its first j candidates and the class,
     j = 1..K) are the levels of one count tree per attribute holding only the prefixes the
@@ -125,6 +142,7 @@ class SKDB(KDB):
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "numeric": "numeric_structure",
+        "density": "density_kde_default",
     }
 
     def __init__(
@@ -146,7 +164,7 @@ class SKDB(KDB):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
     ) -> None:
         self.k = k
         self.loss = loss
@@ -219,6 +237,8 @@ class SKDB(KDB):
         self._learn_moments(source)
         gaussian, missing_code, level_starts, moment_codes, sums = \
             self._gaussian_loo_arrays()
+        kde = (self._kde_estimates() if getattr(self, "_moments", None) is not None
+               and GAUSSIAN_FAMILIES.density(self) == "kde" else None)
         kappa = self._smoothing_spec().kappa
         a = stats.n_attributes
         kind = LOSSES[self.loss]
@@ -238,7 +258,8 @@ class SKDB(KDB):
                     (ranking, n_cand, candidates, n_stack), trees, stats.kernel_args(),
                     (float(self.m), laplace, float(self.min_count)), kind,
                     (gaussian, missing_code, level_starts, moment_codes, sums, kappa,
-                     FLOOR_RATIO, GAUSSIAN_FAMILIES.density(self) == "student"),
+                     FLOOR_RATIO, GAUSSIAN_FAMILIES.density(self) == "student",
+                     _kde_loo_arrays(kde, getattr(self, "_moments", None), values)),
                     np.zeros((n, 0)) if values is None else np.ascontiguousarray(values),
                     blocks, out)
             total = float(n if w is None else np.sum(w))

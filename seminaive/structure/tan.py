@@ -24,7 +24,13 @@ from ..base import (
     INPUT_PARAMETERS,
     declare,
 )
-from ._common import GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES, PairStatistics, _FamilyLearner
+from ._common import (
+    FAMILY_DENSITY,
+    GAUSSIAN_FAMILIES,
+    HIERARCHICAL_FAMILIES,
+    PairStatistics,
+    _FamilyLearner,
+)
 
 
 def maximum_spanning_tree(weights, root=0):
@@ -59,7 +65,9 @@ class TAN(_FamilyLearner):
     tree of the complete graph on the attributes with edge weights I(X_i; X_j | Y)
     (Friedman, Geiger & Goldszmidt 1997), computed from the pair tables (rows in which both
     attributes are observed) and directed away from the attribute with the highest
-    I(X_i; Y) (lowest index on ties).  Probabilities come from the same pair counts.
+    I(X_i; Y) (lowest index on ties).  Probabilities come from the same pair counts; with
+    ``numeric="gaussian"`` a numeric child's density given the class and its parent is
+    estimated from the cells that rows reach (see ``density``).
     :meth:`partial_fit` re-learns the tree from the updated counts, so it equals :meth:`fit`
     on all the chunks.
 
@@ -112,12 +120,13 @@ class TAN(_FamilyLearner):
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare(INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
-                                     smoothing=HDP_SMOOTHING)
+                                     smoothing=HDP_SMOOTHING, density=FAMILY_DENSITY)
     _parameter_docs = {
         "smoothing": "family_smoothing",
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "numeric": "numeric_structure",
+        "density": "density_kde_default",
     }
 
     def __init__(
@@ -136,7 +145,7 @@ class TAN(_FamilyLearner):
         n_iter: int = 1000,
         burn_in: int | None = None,
         tying: Literal["none", "parent", "level", "single"] = "level",
-        density: Literal["plugin", "student"] = "student",
+        density: Literal["plugin", "student", "kde"] = "kde",
     ) -> None:
         self.smoothing = smoothing
         self.m = m

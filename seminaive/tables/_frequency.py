@@ -110,6 +110,20 @@ def _merged_runs(lut, sizes, new_sizes):
     return starts
 
 
+def _run_ends(lut, sizes, new_sizes):
+    """Per attribute, ``ends[v]``: how many old values map to new values below v (v = 0 ..
+    new size), when every new value is a run of consecutive old ones (as for
+    :func:`_merged_runs`); None when some attribute's map is not such runs."""
+    ends = []
+    for t in range(len(sizes)):
+        row = np.asarray(lut[t, :int(sizes[t])], dtype=np.int64)
+        step = np.diff(row)
+        if row[0] != 0 or row[-1] != new_sizes[t] - 1 or ((step != 0) & (step != 1)).any():
+            return None
+        ends.append(np.searchsorted(row, np.arange(-1, int(new_sizes[t])), side="right"))
+    return ends
+
+
 class FrequencyTable(_CountTable):
     """Joint counts N(y, x_s) for every combination s of up to ``max_order`` attributes.
 
@@ -723,6 +737,61 @@ class FrequencyTable(_CountTable):
                                        minlength=member.counts.size)
         member.n_rows = self.n_rows
         return member
+
+    def has_whole_counts(self):
+        """Whether the counts are whole numbers whose sums stay exact in float64 (below
+        2**52, none negative; a dense table), so that differences of their cumulated sums
+        are exact (:meth:`remapped_into`)."""
+        counts = self.counts
+        return (self.parents is None and not getattr(self, "compact", False)
+                and bool(np.all(counts >= 0)) and float(counts.sum()) < 2.0 ** 52
+                and bool(np.array_equal(counts, np.floor(counts))))
+
+    def remapped_into(self, luts, members):
+        """Fill the empty tables ``members`` (one per value map of ``luts``, the same
+        combinations as this table) with this table's counts summed over each member's
+        runs of values: every block cumulated along its axes once, and every member's block
+        the differences of the cumulated block at its runs' ends along every axis.
+
+        Exact for whole counts below 2**52 (:meth:`has_whole_counts`): the counts of
+        :meth:`remapped`, bit for bit, with each block read once for all the members
+        rather than once per member.
+
+        Parameters
+        ----------
+        luts : list of ndarray of int, shape (n_attributes, max size)
+            Value maps as for :meth:`remapped`.
+        members : list of FrequencyTable
+            Empty tables over the mapped values, one per map.
+
+        Returns
+        -------
+        bool
+            False (nothing filled) when some map is not runs of consecutive values.
+        """
+        ends = [_run_ends(lut, self.sizes, m.sizes) for lut, m in zip(luts, members,
+                                                                       strict=True)]
+        if any(e is None for e in ends):
+            return False
+        k = self.n_classes
+        for g, d in enumerate(self.orders):
+            combo = [int(t) for t in self.combos[g, :int(d)]]
+            lo, hi = int(self.offsets[g]), int(self.offsets[g + 1])
+            block = self.counts[lo:hi].reshape(*(int(self.sizes[t]) for t in combo), k)
+            cum = np.zeros(tuple(s + 1 for s in block.shape[:-1]) + (k,))
+            inner = cum[tuple(slice(1, None) for _ in combo)]
+            inner[...] = block
+            for axis in range(len(combo)):
+                np.cumsum(cum, axis=axis, out=cum)
+            for member, own in zip(members, ends, strict=True):
+                part = cum[np.ix_(*(own[t] for t in combo), np.arange(k))] if combo else cum
+                for axis in range(len(combo)):
+                    part = np.diff(part, axis=axis)
+                start = int(member.offsets[g])
+                member.counts[start:start + part.size] = part.ravel()
+        for member in members:
+            member.n_rows = self.n_rows
+        return True
 
     @property
     def nbytes(self):

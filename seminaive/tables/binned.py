@@ -30,6 +30,13 @@ likelihood of the estimates of that order (every row removed from its cell and f
 coarser estimate it is counted in).  In an AODE sub-model, a numeric parent contributes
 P(y) f(x_p | y) (its class-level density), so that every sub-model estimates the joint
 density on the children's scale.
+
+TAN, KDB and SKDB use the same estimates for the (class, parent values) cells that rows
+reach (``seminaive.structure._moments.SparseMoments.kde_estimates``), a cell's coarser
+estimate being that of its parent chain one parent shorter (one ``m`` per child and chain
+length).  On the twelve sets their log loss is 0.85 (TAN), 0.88 (KDB, k=1 and k=2) and 0.84
+(SKDB) of MDL's, on the thirteen held-out sets 0.96, 0.95, 0.91 and 0.85 (geometric
+means; Student-t: 1.21 to 1.76 and 1.08 to 1.49).
 """
 
 import numpy as np

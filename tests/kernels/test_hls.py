@@ -164,10 +164,45 @@ def test_the_threads_give_the_one_thread_estimates(monkeypatch):
     one = hls.sparse_hls_forest(trees, return_iterations=True, return_penalties=True)
     monkeypatch.setattr(hls, "SERIAL_CELLS", 0)
     threads = hls.sparse_hls_forest(trees, return_iterations=True, return_penalties=True)
+    dense = [(rng.poisson(1.0, size=(6, 2 + j % 3)).astype(float), [2, 3]) for j in range(7)]
+    dense_threads = hls.hls_forest(dense)
+    monkeypatch.setattr(hls, "SERIAL_CELLS", 10**9)
+    for a, b in zip(hls.hls_forest(dense), dense_threads, strict=True):
+        np.testing.assert_array_equal(a, b)
     for a, b in zip(one[0], threads[0], strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(one[1], threads[1])
     np.testing.assert_array_equal(one[2], threads[2])
+
+
+def test_thread_shares_are_the_plain_greedy_shares():
+    """:func:`.hdp.thread_shares` (a heap of the threads' loads, one share without a loop
+    under the cut) gives the shares of the plain greedy loop it replaced: every tree, largest
+    first, to the first least loaded thread; ties included."""
+    from seminaive.kernels.hdp import thread_shares
+
+    def plain(costs, threads):
+        threads = max(1, min(threads, len(costs)))
+        load = np.zeros(threads)
+        shares = [[] for _ in range(threads)]
+        for j in np.argsort(-np.asarray(costs, dtype=np.float64), kind="stable"):
+            w = int(np.argmin(load))
+            shares[w].append(int(j))
+            load[w] += costs[j]
+        return ([j for share in shares for j in share],
+                np.cumsum([0] + [len(share) for share in shares]).tolist())
+
+    rng = np.random.default_rng(5)
+    for n, threads in ((1, 2), (7, 2), (40, 3), (25, 8), (6, 1)):
+        for costs in (rng.integers(1, 4, size=n).astype(float).tolist(),
+                      rng.random(n).tolist(), [2.0] * n):
+            order, start = thread_shares(costs, n_threads=threads)
+            assert (order.tolist(), start.tolist()) == plain(costs, threads)
+            assert order.dtype == np.int64 and start.dtype == np.int64
+            order, start = thread_shares(costs, n_threads=threads, serial=sum(costs))
+            assert (order.tolist(), start.tolist()) == plain(costs, 1)
+    order, start = thread_shares([], n_threads=2)
+    assert order.tolist() == [] and start.tolist() == [0, 0]
 
 
 def test_hls_and_hdp_share_the_forest_layout():
@@ -209,6 +244,47 @@ def test_dense_forest_fills_absent_nodes_with_their_ancestor():
     sparse = hls.sparse_hls_forest([(np.array([-1, 0, 1, 1]), np.array([0, 1, 2, 4]),
                                      counts[:2])])[0]
     np.testing.assert_allclose(est[[0, 1, 3, 4]], sparse, atol=0)
+
+
+def test_dense_forest_in_one_kernel_is_the_per_tree_sparse_fit():
+    """:func:`hls.hls_forest` builds every tree's occurring nodes and fills the dense
+    estimates for the whole forest in one kernel each: bit-identical to the per-tree way
+    (:func:`.hdp.sparse_from_dense`, :func:`hls.sparse_hls_forest`, :func:`.hdp._fill_dense`),
+    on trees of depths 0 to 3, sparse and dense counts, several numbers of values."""
+    from seminaive.kernels.hdp import _fill_dense, sparse_from_dense, tree_levels
+
+    rng = np.random.default_rng(17)
+    trees = []
+    for j, dims in enumerate([[], [3], [2, 4], [3, 1, 2], [2, 3, 2], [5], [4, 2]]):
+        V = 2 + j % 3
+        counts = rng.poisson(0.3 + j % 4, size=(int(np.prod(dims)), V)).astype(float)
+        counts[rng.random(counts.shape[0]) < 0.4] = 0.0  # leaves without rows
+        if j == 1:
+            counts[:] = 0.0  # a tree without any row
+        trees.append((counts * (0.5 if j == 4 else 1.0), dims))
+    sparse, layout = [], []
+    for counts, d in trees:
+        dims = np.asarray(d, dtype=np.int64)
+        index, parent, level_start, _ = sparse_from_dense(
+            (counts > 0).astype(np.int64), dims, dims.size)
+        sparse.append((parent, level_start, counts[index[-counts.shape[0]:] >= 0]))
+        layout.append((index, dims, int(tree_levels(dims).sum())))
+    for kwargs in ({}, {"penalty": 2.0}):
+        want = []
+        for est, (index, dims, n_rows) in zip(hls.sparse_hls_forest(sparse, **kwargs), layout,
+                                              strict=True):
+            dense = np.empty((n_rows, est.shape[1]))
+            _fill_dense(index, dims, dims.size, est, dense)
+            want.append(dense)
+        got = hls.hls_forest(trees, **kwargs)
+        assert len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="expected 6"):
+        hls.hls_forest([(np.zeros((5, 2)), [2, 3])])
+    with pytest.raises(ValueError, match="non-negative"):
+        hls.hls_forest([(-np.ones((2, 2)), [2])])
+    assert hls.hls_forest([]) == []
 
 
 def test_bad_trees_are_refused():

@@ -283,6 +283,10 @@ def test_a_file_of_many_blocks_coded_chunk_by_chunk(tmp_path, monkeypatch):
     ("a,b\r\n1,2\r\n", ["a", "b"], True),
     ("\ufeffa,b\n1,2\n", ["a", "b"], True),  # a byte-order mark, as pyarrow reads it
     ('a,"b\nc",d\n1,2,3\n', ["a", "b\nc", "d"], False),  # a quoted name over two lines
+    ('"a","b"\n1,2\n', ["a", "b"], True),  # quoted names on one line (pyarrow's writer)
+    ('"a""x",b\n1,2\n', ['a"x', "b"], True),  # a quote within a quoted name
+    ('a"b,"c\nd",e\n1,2,3\n', ['a"b', "c\nd", "e"], False),  # two quotes, one line open
+    ('"a,""b\nc",d\n1,2\n', ['a,"b\nc', "d"], False),
 ])
 def test_header_names_read_from_the_first_line(tmp_path, text, names, quick):
     """The column names of a CSV file from its first line alone, or (a quote in it) from

@@ -308,3 +308,102 @@ def test_aggregated_table_is_the_count_of_the_mapped_codes(runs):
     direct = FrequencyTable(new_values, 3, 2).add(mapped, y)
     np.testing.assert_array_equal(member.counts, direct.counts)
     assert member.n_rows == table.n_rows
+
+
+def test_members_hls_trees_fitted_together_as_alone(mixed):
+    """With ``smoothing="hls"`` the members' trees are fitted as one forest: every member's
+    estimates are those it fits alone, bit for bit; ``n_iter_`` stays 0."""
+    X, y = mixed
+    ens = ESKDB(n_estimators=4, k=2, smoothing="hls", random_state=5).fit(X, y)
+    assert ens.n_iter_.tolist() == [0, 0, 0, 0]
+    for member in ens.estimators_:
+        together = member._trees.estimates.copy()
+        assert together.size > 0
+        alone = member._estimate_trees().estimates  # no batch: the member's own forest
+        np.testing.assert_array_equal(together, alone)
+
+
+def test_families_bytes_bound_and_exact(mixed):
+    """The members' count trees are measured exactly only when a bound (every level has at
+    most as many nodes as the keys) may not fit: the bound is never below the exact bytes,
+    and a room below the bound gives the exact bytes of :func:`_sparse.tree_bytes`."""
+    from seminaive.structure import _sparse
+    from seminaive.structure.eskdb import _families_bytes
+
+    X, y = mixed
+    ens = ESKDB(n_estimators=3, k=2, smoothing="hls", random_state=0).fit(X, y)
+    k = ens.table_.n_classes
+    families = []
+    for member in ens.estimators_:
+        sizes = member.table_.sizes
+        counts = member._counts
+        for i in range(member.table_.n_attributes):
+            chain = [int(p) for p in counts.chain[i, :int(counts.depth[i])]]
+            codes = remap_codes(ens._storage_codes(X), ens._member_maps[
+                ens.estimators_.index(member)], sizes).astype(np.int64)
+            key = np.zeros(len(X), dtype=np.int64)  # a family's key: parents' codes, then i's
+            for p in chain:
+                key = key * int(sizes[p]) + codes[:, p]
+            key = key * int(sizes[i]) + codes[:, i]
+            families.append(((i, *chain), np.unique(key), sizes))
+    exact = sum(_sparse.tree_bytes(t, keys, sizes, k) for t, keys, sizes in families)
+    bound = _families_bytes(families, k, room=10**15)
+    assert bound >= exact > 0
+    assert _families_bytes(families, k, room=bound - 1) == exact
+    assert _families_bytes(families, k, room=0) == exact
+
+
+@pytest.mark.parametrize("weights", [None, "whole", "fractional"])
+def test_aggregated_blocks_are_the_count_of_the_mapped_codes(weights):
+    # the members' pair tables read off the ensemble's blocks cumulated once: the table
+    # counted directly on every member's mapped codes, and the sums along the axes of
+    # aggregate_table bit for bit; fractional weights: not whole counts, refused
+    from seminaive.structure.eskdb import aggregate_blocks, aggregate_table, whole_counts
+
+    rng = np.random.default_rng(8)
+    n_values = np.array([5, 3, 6, 2])
+    codes = np.stack([rng.integers(0, v + 1, 400) for v in n_values], axis=1)  # 0: missing
+    y = rng.integers(0, 3, 400)
+    w = {None: None, "whole": rng.integers(1, 4, 400).astype(float),
+         "fractional": rng.random(400)}[weights]
+    table = FrequencyTable(n_values, 3, 2).add(codes, y, w)
+    assert whole_counts(table) == (weights != "fractional")
+    luts, sizes = [], []
+    for first, third in [([0, 1, 1, 2, 3, 3], [0, 1, 1, 1, 2, 2, 3]),
+                         ([0, 1, 2, 3, 4, 5], [0, 1, 2, 2, 2, 2, 2]),
+                         ([0, 1, 1, 1, 1, 1], [0, 1, 2, 3, 4, 5, 6])]:
+        lut = np.zeros((4, 7), dtype=np.int64)
+        lut[0, :6], lut[2, :7] = first, third
+        lut[1, :4] = [0, 1, 2, 3]
+        lut[3, :3] = [0, 1, 1]
+        luts.append(lut)
+        sizes.append(np.array([first[-1], 3, third[-1], 1]))
+    members = [FrequencyTable(s, 3, 2) for s in sizes]
+    assert aggregate_blocks(table, luts, members)
+    for lut, s, member in zip(luts, sizes, members, strict=True):
+        mapped = np.stack([lut[c, codes[:, c]] for c in range(4)], axis=1)
+        direct = FrequencyTable(s, 3, 2).add(mapped, y, w)
+        summed = aggregate_table(table, lut, s)
+        if weights != "fractional":
+            assert member.counts.tobytes() == summed.counts.tobytes()
+            np.testing.assert_array_equal(member.counts, direct.counts)
+        else:
+            np.testing.assert_allclose(member.counts, direct.counts, rtol=1e-12, atol=1e-12)
+        assert member.n_rows == table.n_rows
+    shuffled = luts[0].copy()
+    shuffled[0, :6] = [0, 2, 1, 1, 3, 2]  # not runs of consecutive values: refused
+    assert not aggregate_blocks(table, [shuffled], [FrequencyTable(sizes[0], 3, 2)])
+
+
+def test_member_tables_from_cumulated_blocks_are_the_summed_tables(mixed):
+    # an ensemble fitted with whole weights: every member's pair table (from the cumulated
+    # blocks) is aggregate_table's, bit for bit
+    from seminaive.structure.eskdb import aggregate_table, whole_counts
+
+    X, y = mixed
+    model = ESKDB(n_estimators=3, k=2, smoothing="hls", random_state=1).fit(
+        X, y, sample_weight=np.full(len(y), 2.0))
+    assert whole_counts(model.table_)
+    for lut, member in zip(model._member_maps, model.estimators_, strict=True):
+        summed = aggregate_table(model.table_, lut, member.table_.sizes - 1)
+        assert member.table_.counts.tobytes() == summed.counts.tobytes()

@@ -194,7 +194,7 @@ def test_save_load_round_trip(make, tmp_path):
 
 def test_corrupt_and_dense_model_files_are_refused(tmp_path):
     X, y = make_data()
-    model = KDB(k=3, numeric="gaussian").fit(X, y)
+    model = KDB(k=3, numeric="gaussian", density="student").fit(X, y)
     state = model._learned_state()
 
     def refused(match, **changes):
@@ -294,20 +294,22 @@ def test_k5_gaussian_fits_where_the_dense_moments_would_not():
 def test_budget_refuses_the_occurring_cells():
     X, y = _wide(n=2000)
     nominal = list(range(16))
-    model = KDB(k=5, numeric="gaussian", categorical_features=nominal).fit(X, y)
+    model = KDB(k=5, numeric="gaussian", categorical_features=nominal,
+                density="student").fit(X, y)
     others = model.table_.counts.nbytes + model._counts.arrays.nbytes
     need = _moments.CELL_BYTES * model._moments.n_cells
     with pytest.raises(TableTooLargeError, match="occurring cells.*numeric='discretize'"):
-        KDB(k=5, numeric="gaussian", categorical_features=nominal,
+        KDB(k=5, numeric="gaussian", categorical_features=nominal, density="student",
             max_table_bytes=others + need - 1).fit(X, y)
-    fits = KDB(k=5, numeric="gaussian", categorical_features=nominal,
+    fits = KDB(k=5, numeric="gaussian", categorical_features=nominal, density="student",
                max_table_bytes=others + need).fit(X, y)
     assert_array_equal(fits.predict_proba(X[:50]), model.predict_proba(X[:50]))
 
 
 @pytest.mark.parametrize("make", [lambda s: KDB(k=3, numeric="gaussian", smoothing=s,
-                                                n_iter=60),
-                                  lambda s: TAN(numeric="gaussian", smoothing=s, n_iter=60)],
+                                                n_iter=60, density="student"),
+                                  lambda s: TAN(numeric="gaussian", smoothing=s, n_iter=60,
+                                                density="student")],
                          ids=["kdb3", "tan"])
 def test_hdp_keeps_the_gaussian_childrens_densities(make):
     """With HDP estimates the discrete tables change, not the Gaussian children: moving a

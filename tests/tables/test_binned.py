@@ -220,11 +220,12 @@ def test_merged_tables_equal_one_table_and_model_files_keep_the_counts(tmp_path)
 
 
 def test_refused_where_it_cannot_be_scored():
-    """The learners that keep their own moments or weigh by other densities do not declare
-    it; AnDE's leave-one-out selection (n="auto") refuses it naming what works."""
+    """The learners that weigh by other densities do not declare it; AnDE's leave-one-out
+    selection (n="auto") refuses it naming what works.  (The family learners, TAN, KDB and
+    SKDB, score it: tests/structure/test_family_kde.py.)"""
     X, y = _frame(40)
-    for learner in (KDB(numeric="gaussian", density="kde"),
-                    SAODE(numeric="gaussian", density="kde")):
+    assert KDB(numeric="gaussian", density="kde").fit(X, y).density == "kde"
+    for learner in (SAODE(numeric="gaussian", density="kde"),):
         with pytest.raises(ValueError, match="density"):
             learner.fit(X, y)
     with pytest.raises(ValueError, match="NaiveBayes and the AnDE family"):

@@ -1,0 +1,159 @@
+"""The codes of an all-nominal file kept from the scan, so that :func:`fit_stream` counts
+without a second pass over the data.
+
+When every feature of a file is a nominal column read as an Arrow dictionary (the string
+columns of CSV and Parquet files), the scan codes every chunk as it reads it: each value
+gets a provisional code, its index in the order of first appearance over the file (the
+order in which the scan lists the values), found by a lookup of the chunk's few dictionary
+values, never row by row.  Once the scan is over, the encoder is fitted as before
+(:func:`~seminaive.streaming.build_encoder`: the values sorted, as :meth:`fit` lists them)
+and a table per column maps the provisional codes to the model's storage codes; the table
+is made by the fitted encoder itself, from a frame holding each value once and a null, so
+that the codes are those the encoder gives the rows.  The chunks are then counted, in the
+order and with the boundaries the counting pass would read them: the counts (and every
+float sum over them) are those of the two-pass fit.
+
+The codes take a byte per cell (four when a column holds more than 254 values) and are kept
+while they fit in the memory budget of :func:`~seminaive.streaming.keep_bytes`; past it,
+or at a chunk that is not all-nominal Arrow dictionaries, they are dropped and the counting
+pass reads the data again.
+"""
+
+import numpy as np
+import pyarrow as pa
+
+from ..kernels._threads import parallel_calls
+from ..kernels.strings import map_codes
+from ..preprocessing.encoder import _arrow_frame, _is_arrow_dictionary
+from ..preprocessing.validation import encode_labels
+from ..tables._layout import storage_codes
+
+#: the largest number of values a column may hold for its provisional codes to take a byte
+BYTE_VALUES = 254
+
+
+def _arrow_pieces(series):
+    """The Arrow dictionary arrays of a column of a chunk, in row order."""
+    arr = series.array.__arrow_array__()
+    return list(arr.chunks) if isinstance(arr, pa.ChunkedArray) else [arr]
+
+
+class KeptCodes:
+    """Provisional codes of the chunks of a scan (see the module's text).
+
+    Parameters
+    ----------
+    budget : int
+        Bytes the kept codes, labels and weights may take; past it they are dropped.
+
+    Attributes
+    ----------
+    active : bool
+        False once the codes were dropped (the counting pass then reads the data).
+    """
+
+    def __init__(self, budget):
+        self.budget = int(budget)
+        self.active = True
+        self._bytes = 0
+        self._chunks = []  # (codes, labels, weights or None)
+        self._lookups = None  # per column: value -> provisional code (1, 2, ...)
+        self._types = None  # per column: the Arrow type of its dictionary's values
+
+    def drop(self):
+        self.active = False
+        self._chunks = []
+        self._lookups = None
+
+    def add(self, X, y, w, nominal):
+        """Code chunk ``X`` (a frame of features) and keep its codes, labels ``y`` and
+        weights ``w``; drops everything when the chunk is not all-nominal Arrow
+        dictionaries or the budget is exceeded."""
+        if not self.active:
+            return
+        a = X.shape[1]
+        if not nominal.all() or not all(_is_arrow_dictionary(t) for t in X.dtypes):
+            self.drop()
+            return
+        if self._lookups is None:
+            self._lookups = [{} for _ in range(a)]
+            self._types = [t.pyarrow_dtype.value_type for t in X.dtypes]
+            self._names = list(X.columns)
+        n = X.shape[0]
+        byte = all(len(lookup) <= BYTE_VALUES for lookup in self._lookups)
+        codes = np.empty((n, a), dtype=np.uint8 if byte else np.int32, order="F")
+        calls = []  # the rows are mapped on the threads once every table is known
+        for col in range(a):
+            lookup = self._lookups[col]
+            out = codes[:, col]
+            start = 0
+            for piece in _arrow_pieces(X.iloc[:, col]):
+                size = len(piece)
+                if size == 0:
+                    continue
+                if piece.type.value_type != self._types[col]:
+                    self.drop()
+                    return
+                # provisional code of each dictionary value (0: null), the last entry for
+                # the index -1 of a null row
+                table = [0 if v is None else lookup.setdefault(v, len(lookup) + 1)
+                         for v in piece.dictionary.to_pylist()]
+                if byte and len(lookup) > BYTE_VALUES:  # the chunk is coded again, wider
+                    return self._add_wide(X, y, w, nominal)
+                table = np.array([*table, 0], dtype=codes.dtype)
+                indices = piece.indices
+                if indices.null_count:
+                    indices = indices.fill_null(-1)
+                calls.append((indices.to_numpy(zero_copy_only=False), table,
+                              out[start:start + size]))
+                start += size
+        parallel_calls(map_codes, calls)
+        self._bytes += codes.nbytes + getattr(y, "nbytes", 8 * n) + (0 if w is None else w.nbytes)
+        if self._bytes > self.budget:
+            self.drop()
+            return
+        self._chunks.append((codes, y, w))
+
+    def _add_wide(self, X, y, w, nominal):
+        """The chunk coded again with four-byte codes (the values met so far keep their
+        provisional codes: only the dtype changes)."""
+        return self.add(X, y, w, nominal)
+
+    def remapped(self, encoder, classes, sizes, owner):
+        """Yield ``(storage codes, class indices, weights or None)`` of every kept chunk, as
+        :class:`~seminaive.sources.ChunkEncoder` codes it for the fitted ``encoder``."""
+        tables = self._tables(encoder, sizes, owner)
+        dtype = np.uint8 if int(sizes.max()) <= 255 else np.int32
+        chunks = self._chunks
+        self._chunks = []
+        for codes, y, w in chunks:
+            out = np.empty(codes.shape, dtype=dtype, order="F")
+            parallel_calls(map_codes, [(codes[:, col], table.astype(dtype), out[:, col])
+                                       for col, table in enumerate(tables)])
+            del codes
+            yield out, encode_labels(y, classes), w
+
+    def _tables(self, encoder, sizes, owner):
+        """Per column, the storage code of each provisional code (index 0: a null), made by
+        the fitted encoder on a frame that holds every value once and a null."""
+        a = len(self._lookups)
+        rows = 1 + max(len(lookup) for lookup in self._lookups)
+        columns = []
+        for lookup, kind in zip(self._lookups, self._types, strict=True):
+            k = len(lookup)
+            indices = np.zeros(rows, dtype=np.int32)
+            indices[1:k + 1] = np.arange(k, dtype=np.int32)
+            mask = np.zeros(rows, dtype=bool)
+            mask[0] = True
+            values = pa.array(list(lookup), type=kind)
+            columns.append(pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask), values))
+        names = [str(c) for c in range(a)]
+        frame = _arrow_frame(pa.table(columns, names=names), set(names))
+        frame.columns = self._names
+        coded = storage_codes(encoder.encode(frame, owner), sizes)
+        return [np.ascontiguousarray(coded[:len(lookup) + 1, col])
+                for col, lookup in enumerate(self._lookups)]
+
+    @property
+    def n_chunks(self):
+        return len(self._chunks)

@@ -1,0 +1,169 @@
+"""An all-nominal file counted from the codes of the scan (no counting pass): the model of
+``fit`` on the whole file, count for count, whatever the chunking, the order in which values
+first appear, nulls, weights, and whether the codes are kept or dropped."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import seminaive.streaming._codes as codes_module
+from seminaive import A2DE, AODE, NaiveBayes
+from seminaive.streaming import fit_stream
+
+
+def _late_values_frame(n=120, seed=0):
+    """String columns whose values appear late: ``a0`` gains a value in the last row only,
+    ``a1`` starts with its largest value and holds nulls, ``a2`` is null in its first rows,
+    ``a3`` holds one value until the second half; the class ``c2`` is in the last row only."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "a0": rng.choice(["q", "b", "m"], n).astype(object),
+        "a1": rng.choice(["z", "y", "a"], n).astype(object),
+        "a2": rng.choice(["k", "e"], n).astype(object),
+        "a3": np.where(np.arange(n) < n // 2, "same", rng.choice(["u", "same", "d"], n)),
+    })
+    frame.loc[n - 1, "a0"] = "aa"  # sorts first, seen last
+    frame.loc[0, "a1"] = "zz"
+    frame.loc[rng.choice(n, 10, replace=False), "a1"] = None
+    frame.loc[:4, "a2"] = None
+    label = np.where((frame["a0"] == "q") | (rng.random(n) < 0.3), "c1", "c0").astype(object)
+    label[n - 1] = "c2"
+    frame["label"] = label
+    return frame
+
+
+def _write(frame, path):
+    if str(path).endswith(".csv"):
+        frame.to_csv(path, index=False)  # a None is written as an empty field: a null
+    else:
+        frame.to_parquet(path, index=False)
+
+
+def _assert_same_model(model, ref, X):
+    assert model.classes_.tolist() == ref.classes_.tolist()
+    assert model.encoder_.categories_ == ref.encoder_.categories_
+    np.testing.assert_array_equal(model.table_.sizes, ref.table_.sizes)
+    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+    np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """How many times the kept codes were counted (the counting pass skipped)."""
+    calls = []
+    remapped = codes_module.KeptCodes.remapped
+
+    def counting(self, *args):
+        calls.append(self.n_chunks)
+        return remapped(self, *args)
+
+    monkeypatch.setattr(codes_module.KeptCodes, "remapped", counting)
+    return calls
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, A2DE])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("chunk_rows", [1, 7, None])
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+def test_one_pass_equals_fit(tmp_path, spy, cls, suffix, chunk_rows, missing):
+    frame = _late_values_frame()
+    path = tmp_path / f"d{suffix}"
+    _write(frame, path)
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    ref = cls(missing=missing).fit(X, y)
+    model = cls(missing=missing).fit_stream(path, "label", chunk_rows=chunk_rows,
+                                            progress=False)
+    _assert_same_model(model, ref, X)
+    assert len(spy) == 1  # counted from the scan's codes
+    if chunk_rows is not None:
+        assert spy[0] == -(-frame.shape[0] // chunk_rows)
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE])
+def test_codes_dropped_past_the_budget_give_the_same_model(tmp_path, spy, cls):
+    """With no memory for the codes (keep_bytes=0) the counting pass reads the file again:
+    the same model."""
+    frame = _late_values_frame(300, seed=3)
+    path = tmp_path / "d.csv"
+    _write(frame, path)
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    model = fit_stream(cls(), path, "label", chunk_rows=50, keep_bytes=0, progress=False)
+    assert spy == []
+    _assert_same_model(model, cls().fit(X, y), X)
+
+
+def test_a_numeric_column_keeps_the_counting_pass(tmp_path, spy):
+    frame = _late_values_frame(200, seed=4)
+    frame["x"] = np.random.default_rng(4).normal(size=frame.shape[0])
+    path = tmp_path / "d.csv"
+    _write(frame, path)
+    model = NaiveBayes().fit_stream(path, "label", chunk_rows=30, progress=False)
+    assert spy == []
+    assert model.table_.n_rows == frame.shape[0]
+
+
+def test_many_values_wide_codes_and_weights(tmp_path, spy):
+    """A column that passes 254 values in a later chunk (its codes then take four bytes), a
+    column with more values per chunk than a dictionary is made for (read as plain strings:
+    the counting pass reads the file), and a weight column: the model of fit."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    many = np.array([f"w{i:04d}" for i in rng.permutation(400)])
+    frame = pd.DataFrame({
+        "few": rng.choice(["a", "b"], n).astype(object),
+        "many": np.concatenate([rng.choice(many[:100], n // 2), rng.choice(many, n // 2)]),
+        "weight": rng.random(n),
+        "label": rng.choice(["p", "n"], n).astype(object),
+    })
+    path = tmp_path / "d.parquet"
+    _write(frame, path)
+    X, y = frame[["few", "many"]], frame["label"].to_numpy()
+    for cls in (NaiveBayes, AODE):
+        spy.clear()
+        ref = cls().fit(X, y, sample_weight=frame["weight"].to_numpy())
+        model = cls().fit_stream(path, "label", sample_weight="weight", chunk_rows=300,
+                                 progress=False)
+        assert len(spy) == 1
+        # weights are summed chunk by chunk: fit's sums within rounding, and the sums of
+        # the counting pass (the codes dropped) bit for bit
+        assert model.encoder_.categories_ == ref.encoder_.categories_
+        np.testing.assert_allclose(model.table_.counts, ref.table_.counts, rtol=1e-12)
+        np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), rtol=1e-9)
+        two_pass = fit_stream(cls(), path, "label", sample_weight="weight", chunk_rows=300,
+                              keep_bytes=0, progress=False)
+        assert len(spy) == 1
+        _assert_same_model(model, two_pass, X)
+
+    wide = pd.DataFrame({"id": [f"r{i}" for i in range(6000)],
+                         "label": rng.choice(["p", "n"], 6000).astype(object)})
+    path = tmp_path / "wide.csv"
+    _write(wide, path)
+    spy.clear()
+    model = NaiveBayes().fit_stream(path, "label", progress=False)
+    assert spy == []  # more than 4096 values in a chunk: plain strings, counting pass
+    _assert_same_model(model, NaiveBayes().fit(wide[["id"]], wide["label"].to_numpy()),
+                       wide[["id"]])
+
+
+def test_a_file_beyond_the_budget_of_kept_chunks_is_parsed_once(tmp_path, spy, monkeypatch):
+    """Parsed chunks too large for the budget but codes within it (a byte per cell): one
+    parse, where the counting pass parsed the file again; the model of fit."""
+    import pyarrow.csv as pa_csv
+
+    frame = _late_values_frame(4000, seed=6)
+    path = tmp_path / "d.csv"
+    _write(frame, path)
+    opened = []
+    open_csv, read_csv = pa_csv.open_csv, pa_csv.read_csv
+    monkeypatch.setattr(pa_csv, "open_csv", lambda *a, **k: opened.append(a[0]) or open_csv(
+        *a, **k))
+    monkeypatch.setattr(pa_csv, "read_csv", lambda *a, **k: opened.append(a[0]) or read_csv(
+        *a, **k))
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    n, a = X.shape
+    budget = 2 * n * (a + 1)  # the codes (a bytes a row, and the labels) fit, not the chunks
+    model = fit_stream(NaiveBayes(), path, "label", chunk_rows=500, keep_bytes=budget,
+                       progress=False)
+    assert len(spy) == 1
+    assert len([p for p in opened if str(p) == str(path)]) == 1
+    _assert_same_model(model, NaiveBayes().fit(X, y), X)
