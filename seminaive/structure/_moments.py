@@ -102,16 +102,7 @@ class SparseMoments:
         (:func:`seminaive.tables.binned.grid_edges`).  Every stored cell then holds the
         weight of its rows in every bin (``bins``, shape (cells, ``n_grid``)), counted and
         merged with its sums.  Call before any cell is counted."""
-        edges = np.asarray(edges, dtype=np.float64)
-        n_bins = np.asarray(n_bins, dtype=np.int64)
-        if (edges.ndim != 2 or edges.shape[0] != self.numeric.size or n_bins.shape
-                != (self.numeric.size,) or np.any(n_bins < 1)
-                or np.any(n_bins + 1 > edges.shape[1])):
-            raise ValueError("the grid does not fit the numeric attributes of the moments")
-        for j in range(n_bins.size):
-            e = edges[j, :n_bins[j] + 1]
-            if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
-                raise ValueError("the grid's edges must be finite and increasing")
+        edges, n_bins = binned.checked_grid(edges, n_bins, self.numeric.size)
         self.grid_edges, self.grid_bins = edges, n_bins
         return self.set_cells(_empty_counted(len(self.entries), self.width))
 
@@ -230,6 +221,19 @@ class SparseMoments:
         return [self.counted_values(e) for e in range(len(self.entries))]
 
     # ---------------------------------------------------------------- estimates
+    def _coarser_cells(self, e, last):
+        """``(lo, hi, plo, parent)``: the stored cells ``lo .. hi - 1`` of entry ``e`` (a
+        chain prefix whose last parent is attribute ``last``), the first stored cell
+        ``plo`` of the prefix one parent shorter (entry ``e - 1``) and, per cell, the index
+        from ``plo`` of its cell there (the same class, the last parent's value dropped)."""
+        k = self.n_classes
+        lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
+        codes = self.codes[lo:hi]
+        radix = int(self.sizes[last])
+        above = (codes // k // radix) * k + codes % k
+        plo, phi = int(self.entry_start[e - 1]), int(self.entry_start[e])
+        return lo, hi, plo, np.searchsorted(self.codes[plo:phi], above)
+
     def estimates(self, kappa, floor_ratio=FLOOR_RATIO, class_prior=False):
         """Means and variances of every stored cell, and the variance floor of every
         child: :meth:`seminaive.tables.MomentTable.estimates` with the coarser estimate of a
@@ -267,13 +271,8 @@ class SparseMoments:
             mean[lo:lo + k] = m_est
             var[lo:lo + k] = np.maximum(v_est, floor)
             for length in range(1, len(chain) + 1):
-                e = e0 + length
-                lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
-                codes = self.codes[lo:hi]
-                radix = int(self.sizes[chain[length - 1]])
-                above = (codes // k // radix) * k + codes % k
-                plo, phi = int(self.entry_start[e - 1]), int(self.entry_start[e])
-                parent = plo + np.searchsorted(self.codes[plo:phi], above)
+                lo, hi, plo, parent = self._coarser_cells(e0 + length, chain[length - 1])
+                parent = plo + parent
                 mu0 = 0.0 + mean[parent]
                 var0 = 0.0 + var[parent]
                 sums = self.sums[3 * lo:3 * hi].reshape(-1, 3)
@@ -333,13 +332,7 @@ class SparseMoments:
             f0_loo = np.maximum(s_all - diag, 0.0) / max(n - 1.0, 1e-300)
             loo = binned.mixed_loo(counts, h, m, f0_loo[None, :])
             for length in range(1, len(chain) + 1):
-                e = e0 + length
-                lo, hi = int(self.entry_start[e]), int(self.entry_start[e + 1])
-                codes = self.codes[lo:hi]
-                radix = int(self.sizes[chain[length - 1]])
-                above = (codes // k // radix) * k + codes % k
-                plo, phi = int(self.entry_start[e - 1]), int(self.entry_start[e])
-                parent = np.searchsorted(self.codes[plo:phi], above)
+                lo, hi, plo, parent = self._coarser_cells(e0 + length, chain[length - 1])
                 counts = self.bins[lo:hi, :nb]
                 m = binned.choose_mixture([(counts, loo[parent])], h)
                 mixtures[j, length] = m
@@ -617,6 +610,35 @@ def find_cells(codes, lo, hi, cell, k, node, t):
 
 
 @njit(cache=True, inline="always")
+def usable_prefix(xr, chain, n_levels, starts, cells, limits, node, removed):
+    """The longest prefix L (0 .. ``n_levels``) of a child's ``chain`` of parents whose
+    cells (row ``xr``'s parent values; ``node[t, y]`` of :func:`find_cells` for t = 1 .. L,
+    ``starts[t]`` the first stored cell of prefix length t - 1) hold at least
+    ``min_count`` rows once the weight ``removed`` (a held-out row's, 0 for none) is taken
+    out; it stops at a missing parent.  ``cells`` is the stored cells' ``(codes, sums)``,
+    ``limits`` ``(sizes, min_count, k)``."""
+    codes, sums = cells
+    sizes, min_count, k = limits
+    level = 0
+    cell = 0
+    for t in range(n_levels):
+        p = chain[t]
+        xp = xr[p]
+        if xp == 0:
+            break
+        cell = cell * sizes[p] + xp
+        find_cells(codes, starts[t + 1], starts[t + 2], cell, k, node, t + 1)
+        weight = -removed
+        for yy in range(k):
+            g = node[t + 1, yy]
+            weight += sums[3 * g] if g >= 0 else 0.0
+        if weight < min_count:
+            break
+        level = t + 1
+    return level
+
+
+@njit(cache=True, inline="always")
 def cell_estimate(node, level, yy, mean, var, kappa, floor):
     """(mean, variance) of class yy at prefix ``level`` along ``node``: the deepest stored
     cell's estimates, drawn through the empty cells below it."""
@@ -704,23 +726,8 @@ def gaussian_family_terms(X, V, model, out):
             start = level_start[j, 0]
             for yy in range(k):
                 node[0, yy] = start + yy
-            level = 0
-            cell = 0
-            for t in range(chain_len[j]):
-                p = chain[j, t]
-                xp = X[r, p]
-                if xp == 0:
-                    break
-                cell = cell * sizes[p] + xp
-                find_cells(codes, level_start[j, t + 1], level_start[j, t + 2], cell, k, node,
-                           t + 1)
-                weight = 0.0
-                for yy in range(k):
-                    g = node[t + 1, yy]
-                    weight += sums[3 * g] if g >= 0 else 0.0
-                if weight < min_count:
-                    break
-                level = t + 1
+            level = usable_prefix(X[r], chain[j], chain_len[j], level_start[j],
+                                  (codes, sums), (sizes, min_count, k), node, 0.0)
             if kde:
                 b = int(v)
                 for yy in range(k):

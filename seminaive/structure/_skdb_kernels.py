@@ -34,7 +34,7 @@ from ..tables.gaussian import (
     student_log_pdf,
 )
 from ._kernels import _row_removal
-from ._moments import find_cells
+from ._moments import usable_prefix
 from ._sparse import find_child, tree_sums
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -172,22 +172,8 @@ def _gaussian_loo(row, v, chain, n_levels, starts, moments, sizes, min_count, no
     n_all, s1_all, s2_all, mu_all, floor, pooled_var = pooled_without_row(
         sums, first, k, u, v, floor_ratio)
     # the usable prefix
-    level = 0
-    cell = 0
-    for t in range(n_levels):
-        p = chain[t]
-        xp = xr[p]
-        if xp == 0:
-            break
-        cell = cell * sizes[p] + xp
-        find_cells(codes, starts[t + 1], starts[t + 2], cell, k, node, t + 1)
-        weight = -u
-        for yy in range(k):
-            g = node[t + 1, yy]
-            weight += sums[3 * g] if g >= 0 else 0.0
-        if weight < min_count:
-            break
-        level = t + 1
+    level = usable_prefix(xr, chain, n_levels, starts, (codes, sums), (sizes, min_count, k),
+                          node, u)
     for yy in range(k):
         rm = u if yy == yr else 0.0
         if student:
@@ -251,22 +237,8 @@ def _kde_loo(row, value, jn, chain, n_levels, starts, moments, kde, limits, node
     sizes, min_count = limits
     k = node.shape[1]
     first = starts[0]
-    level = 0
-    cell = 0
-    for t in range(n_levels):
-        p = chain[t]
-        xp = xr[p]
-        if xp == 0:
-            break
-        cell = cell * sizes[p] + xp
-        find_cells(codes, starts[t + 1], starts[t + 2], cell, k, node, t + 1)
-        weight = -u
-        for yy in range(k):
-            g = node[t + 1, yy]
-            weight += sums[3 * g] if g >= 0 else 0.0
-        if weight < min_count:
-            break
-        level = t + 1
+    level = usable_prefix(xr, chain, n_levels, starts, (codes, sums), (sizes, min_count, k),
+                          node, u)
     share = own[jn, b]
     lw = log_width[jn, b]
     f_all = max(pooled[jn, b] - u * share, 0.0) / max(pooled_n[jn] - u, 1e-300)

@@ -155,16 +155,7 @@ class MomentTable:
         :n_bins[j] + 1]`` the (centred) bin edges of the j-th numeric attribute
         (:func:`seminaive.tables.binned.grid_edges`).  The counts per (cell, class, bin)
         are ``bins``, laid out as the moments with ``n_grid`` slots instead of 3."""
-        edges = np.asarray(edges, dtype=np.float64)
-        n_bins = np.asarray(n_bins, dtype=np.int64)
-        if (edges.ndim != 2 or edges.shape[0] != self.numeric.size or n_bins.shape
-                != (self.numeric.size,) or np.any(n_bins < 1)
-                or np.any(n_bins + 1 > edges.shape[1])):
-            raise ValueError("the grid does not fit the numeric attributes of the moments")
-        for j in range(n_bins.size):
-            e = edges[j, :n_bins[j] + 1]
-            if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
-                raise ValueError("the grid's edges must be finite and increasing")
+        edges, n_bins = binned.checked_grid(edges, n_bins, self.numeric.size)
         self.grid_edges, self.grid_bins = edges, n_bins
         self.bins = np.zeros(int(self.offsets[-1]) // 3 * self.n_grid, dtype=np.float64)
         return self

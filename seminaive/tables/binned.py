@@ -89,6 +89,22 @@ def grid_edges(quantiles, center=None):
     return edges, n_bins
 
 
+def checked_grid(edges, n_bins, n_numeric):
+    """``(edges, n_bins)`` as float64 and int64 arrays, checked as the grid of
+    ``n_numeric`` numeric attributes: ``edges[j, :n_bins[j] + 1]`` finite and increasing
+    (:func:`grid_edges`); ValueError otherwise."""
+    edges = np.asarray(edges, dtype=np.float64)
+    n_bins = np.asarray(n_bins, dtype=np.int64)
+    if (edges.ndim != 2 or edges.shape[0] != n_numeric or n_bins.shape != (n_numeric,)
+            or np.any(n_bins < 1) or np.any(n_bins + 1 > edges.shape[1])):
+        raise ValueError("the grid does not fit the numeric attributes of the moments")
+    for j in range(n_bins.size):
+        e = edges[j, :n_bins[j] + 1]
+        if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+            raise ValueError("the grid's edges must be finite and increasing")
+    return edges, n_bins
+
+
 def bin_of(values, edges, n_bins):
     """The grid bin of every value (float, NaN where missing), shape of ``values``
     (rows, numeric attributes): the values below the first inner edge are in bin 0, those
