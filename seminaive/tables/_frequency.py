@@ -113,15 +113,13 @@ def _merged_runs(lut, sizes, new_sizes):
 def _run_ends(lut, sizes, new_sizes):
     """Per attribute, ``ends[v]``: how many old values map to new values below v (v = 0 ..
     new size), when every new value is a run of consecutive old ones (as for
-    :func:`_merged_runs`); None when some attribute's map is not such runs."""
-    ends = []
-    for t in range(len(sizes)):
-        row = np.asarray(lut[t, :int(sizes[t])], dtype=np.int64)
-        step = np.diff(row)
-        if row[0] != 0 or row[-1] != new_sizes[t] - 1 or ((step != 0) & (step != 1)).any():
-            return None
-        ends.append(np.searchsorted(row, np.arange(-1, int(new_sizes[t])), side="right"))
-    return ends
+    :func:`_merged_runs`, whose run starts they are, closed by the number of old values);
+    None when some attribute's map is not such runs."""
+    starts = _merged_runs(lut, sizes, new_sizes)
+    if starts is None:
+        return None
+    return [np.concatenate([[0], first[1:], [int(sizes[t])]]).astype(np.int64)
+            for t, first in enumerate(starts)]
 
 
 class FrequencyTable(_CountTable):
