@@ -12,6 +12,11 @@ For a training row of weight w the held-out amount is u = min(w, 1) and its loss
 the estimates are those of the tables counted without the row (the structure stays the one
 learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parents and
 ``min_count`` follow :func:`._sparse.sparse_family_scores` exactly.
+
+Without a Gaussian child the rows are visited sorted by their codes (:func:`_loo_rows`):
+an attribute reuses the tree path and counts of the previous row when the two share its
+value and leading candidates' values, and the losses are summed in row order afterwards,
+so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.
 """
 
 import math
