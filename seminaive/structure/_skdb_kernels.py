@@ -560,6 +560,8 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, kde, V, span,
 
 #: bytes of the per-row losses :func:`_sorted_loo` holds at a time (the rows go in windows)
 _WINDOW_BYTES = 1 << 25
+#: parts of a window's rows per thread (the threads take them as they finish)
+_PARTS = 8
 
 
 def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out):
@@ -570,7 +572,9 @@ def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out
     and :func:`_loo_rows` computes every row's losses of every model, reusing what the
     previous row of the sort already found (tree paths and estimates of the attributes whose
     value and leading candidates' values it shares); :func:`_sum_losses` then adds them to
-    the blocks in row order.  Each row's losses are computed by the same operations on the
+    the blocks in row order.  A window's sorted rows go to the threads in :data:`_PARTS`
+    parts per thread, taken as the threads finish (on a loaded machine a thread that
+    falls behind holds up less), each part starting its reuse afresh.  Each row's losses are computed by the same operations on the
     same numbers as in :func:`_loo_blocks`, and summed in the same order, so ``out`` is the
     same bit for bit whatever the sort, the windows and the threads."""
     X, y, w, weighted = data
@@ -587,7 +591,7 @@ def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out
         losses = np.empty((r1 - r0, n_k, a + 1))
         parallel_calls(_loo_rows, [
             (data, search, trees, pairs, est, loss_kind, order, (r0, lo, hi), nodes, losses)
-            for lo, hi in even_parts(r1 - r0, threads)])
+            for lo, hi in even_parts(r1 - r0, threads * _PARTS)])
         parallel_calls(_sum_losses, [
             (w, weighted, losses, (n, n_blocks, r0, r1), span, out)
             for span in even_parts(n_blocks, threads)])
