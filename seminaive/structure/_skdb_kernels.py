@@ -574,9 +574,10 @@ def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out
     value and leading candidates' values it shares); :func:`_sum_losses` then adds them to
     the blocks in row order.  A window's sorted rows go to the threads in :data:`_PARTS`
     parts per thread, taken as the threads finish (on a loaded machine a thread that
-    falls behind holds up less), each part starting its reuse afresh.  Each row's losses are computed by the same operations on the
-    same numbers as in :func:`_loo_blocks`, and summed in the same order, so ``out`` is the
-    same bit for bit whatever the sort, the windows and the threads."""
+    falls behind holds up less), each part starting its reuse afresh.  Each row's losses
+    are computed by the same operations on the same numbers as in :func:`_loo_blocks`, and
+    summed in the same order, so ``out`` is the same bit for bit whatever the sort, the
+    windows, the parts and the threads."""
     X, y, w, weighted = data
     ranking = search[0]
     n, a = X.shape

@@ -307,23 +307,24 @@ class ESKDB(_StructureBase):
     tree walks and counts of the rows before it that share an attribute's value and
     leading candidates' values: the pass takes 0.2 (magic) and 0.35 (penbased) of the
     CPU seconds of the row-by-row pass on the same members, and the whole fit with HLS
-    0.40 and 0.56 of the CPU seconds of the version before (f770198; best of three fresh
-    processes each, alternated, load 4-6), the same model bit for bit; on penbased the
-    pass is still about a third of the fit (its rows share few prefixes: 16 attributes of
-    about ten values, ten classes), HLS about a fifth (one profiled run).
+    0.38 (magic), 0.59 (penbased), 0.45 (letter) and 0.19 (LED7, 20,000 rows) of the CPU
+    seconds of the version before (f770198; best of three fresh processes each,
+    alternated, load 7-9), the same model bit for bit; on penbased the pass is still about
+    a third of the fit (its rows share few prefixes: 16 attributes of about ten values,
+    ten classes), HLS about a fifth (one profiled run).
     No configuration fits within the time of a random forest of 100 trees on every set of
-    10,000 rows or more.  In the run against f770198 (best of three, load 4-6),
-    ``smoothing="hls"`` took 0.32 (magic) and 4.3 times (penbased) as long as the forest
-    (the version before: 0.61 and 10.7 in the same processes), and 5 members with HLS,
-    the fastest configuration, 0.08 and 0.93 times; in one fit each at load 6-9, 0.93 and
-    9.6 times, and 0.25 and 2.1 times (the ratios move with the machine's load: 1.8 and
-    4.2, 0.60 and 1.00 in an earlier run of the version before).  Before these changes,
-    ``smoothing="hls"`` took 12 (letter), 4.4 (LED7, 20,000 rows) and 8.2 times (waveform,
-    40 attributes, 20,000 rows) as long as the forest, and 5 members 3.1, 2.0 and 1.25
-    times, at a higher zero-one loss than the forest's (magic: 0.148 against 0.124;
-    letter: 0.086 against 0.047) (results: ESKDB against random forest and gradient
-    boosting at 10,000 rows and more; ESKDB's fit against an earlier version of the
-    library).
+    10,000 rows or more.  In that run, ``smoothing="hls"`` took 0.34 (magic), 5.2
+    (penbased), 8.0 (letter) and 1.5 times (LED7) as long as the forest in wall seconds
+    (the version before: 0.82, 9.8, 21 and 6.8 in the same processes), and 5 members with
+    HLS, the fastest configuration, 0.07, 1.1, 2.6 and 0.38 times (0.20, 2.3, 4.8 and
+    1.3 before); in one fit each at load 6-9, HLS took 0.93 (magic) and 9.6 times
+    (penbased), 5 members 0.25 and 2.1 times (the ratios move with the machine's load:
+    1.8 and 4.2, 0.60 and 1.00 in an earlier run of the version before).  Waveform with 40
+    attributes (20,000 rows) was not measured again: 8.2 times with HLS and 1.25 times
+    with 5 members before these changes.  The zero-one loss stays higher than the
+    forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047) (results: ESKDB
+    against random forest and gradient boosting at 10,000 rows and more; ESKDB's fit
+    against an earlier version of the library).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
