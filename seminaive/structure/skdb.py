@@ -48,7 +48,11 @@ class SKDB(KDB):
     by conditional mutual information (so KDB(k)'s parents for every k <= K).  The held-out
     row's counts are subtracted from the tables (incremental leave-one-out, as in Chen et al.
     2014, §3.3; the structure is the one learnt from all rows); the (K + 1) x (a + 1) losses
-    of one row cost O(a K k) estimates.  Ties go to the smaller k, then the fewer attributes.
+    of one row cost O(a K k) estimates; without Gaussian children the pass visits the rows
+    sorted by their codes, so that rows sharing an attribute's value and its leading
+    candidates' values share its tree walk and counts (the same losses bit for bit, in a
+    fraction of the time when rows share prefixes).  Ties go to the smaller k, then the
+    fewer attributes.
     Attributes left out are ignored at prediction; estimates, missing values and
     ``min_count`` are KDB's.  With ``numeric="gaussian"`` the moments of every prefix of a
     numeric child's candidates are counted (for the (class, candidate values) cells that

@@ -1,0 +1,109 @@
+"""Selective KDB's leave-one-out pass without a Gaussian child visits the rows sorted by
+their codes and reuses what the previous row found (tree paths, counts, factors): the summed
+losses of every block are those of the row-by-row kernel bit for bit, whatever the data
+(repeated rows, missing values, weights, a tiny m, few or many candidates), the windows
+and the threads."""
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+from test_structure_common import random_nominal
+
+from seminaive import ESKDB, SKDB
+from seminaive.structure import _skdb_kernels
+
+
+@pytest.fixture
+def both_passes(monkeypatch):
+    """Run every leave-one-out pass twice, sorted and row by row, and record both sums."""
+    kernel = _skdb_kernels.nested_kdb_loo
+    calls = []
+
+    def twice(*args):
+        out = args[-1]
+        plain = np.zeros_like(out)
+        kernel(*args[:-1], plain, reuse=False)
+        kernel(*args)
+        calls.append((out.copy(), plain))
+
+    monkeypatch.setattr(_skdb_kernels, "nested_kdb_loo", twice)
+    return calls
+
+
+def _check(calls):
+    assert calls
+    for sorted_out, plain in calls:
+        assert_array_equal(sorted_out, plain)
+        assert np.isfinite(plain).all()
+
+
+def _repeated(n, a, values, k, seed, missing=0.0):
+    """Few values per attribute, so that many rows share prefixes or repeat entirely."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = np.where(rng.random((n, a)) < 0.5, (y[:, None] + np.arange(a)) % values,
+                 rng.integers(0, values, (n, a))).astype(float)
+    X[rng.random(X.shape) < missing] = np.nan
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(a)]).astype("category")
+    return frame, y
+
+
+@pytest.mark.parametrize("loss", ["rmse", "zero_one", "log_loss"])
+@pytest.mark.parametrize("k, min_count, missing", [(3, 1, 0.0), (2, 3, 0.2), (0, 1, 0.1),
+                                                   (5, 1, 0.05)])
+def test_sorted_pass_is_the_row_by_row_pass(both_passes, loss, k, min_count, missing):
+    X, y = _repeated(400, 7, 3, 3, seed=k + 10 * min_count, missing=missing)
+    SKDB(k=k, loss=loss, min_count=min_count).fit(X, y)
+    _check(both_passes)
+
+
+def test_sorted_pass_with_weights(both_passes):
+    X, y = _repeated(300, 6, 4, 2, seed=3, missing=0.1)
+    w = np.random.default_rng(4).choice([0.0, 0.25, 1.0, 1.0, 2.5, 3.0], size=len(y))
+    SKDB(k=3).fit(X, y, sample_weight=w)
+    SKDB(k=2, loss="log_loss", min_count=2).fit(X, y, sample_weight=np.round(w))
+    _check(both_passes)
+
+
+def test_sorted_pass_with_a_tiny_m(both_passes):
+    # m = 1e-250: the estimate of a class the held-out row leaves without rows falls below
+    # 2**-200 and keeps the rest of its scale as a logarithm
+    X, y = _repeated(200, 8, 3, 3, seed=7)
+    for loss in ("rmse", "log_loss"):
+        SKDB(k=2, m=1e-250, loss=loss).fit(X, y)
+    _check(both_passes)
+
+
+def test_sorted_pass_in_windows_and_threads(both_passes, monkeypatch):
+    # windows of 37 rows: the sort and the reuse start again in every window; the sums are
+    # those of one window, with one thread and with two (the blocks follow the threads)
+    X, y = random_nominal(500, [3, 2, 4, 3, 2, 3], 3, missing=0.1, seed=2, dependence=0.5)
+    before = numba.get_num_threads()
+    whole = _skdb_kernels._WINDOW_BYTES
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            for window in (whole, 37 * 8 * 4 * 7):
+                monkeypatch.setattr(_skdb_kernels, "_WINDOW_BYTES", window)
+                SKDB(k=3, categorical_features="all").fit(X, y)
+    finally:
+        numba.set_num_threads(before)
+    _check(both_passes)
+    assert len(both_passes) == 4
+    assert_array_equal(both_passes[0][0], both_passes[1][0])
+    assert_array_equal(both_passes[2][0], both_passes[3][0])
+
+
+def test_eskdb_members_sorted_pass(both_passes):
+    rng = np.random.default_rng(11)
+    n = 600
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], size=n)),
+                      "d": rng.normal(size=n)})
+    y = np.where(1.5 * X["a"] - X["b"] ** 2 + (X["c"] == "u") + rng.logistic(size=n) > 0,
+                 "pos", "neg")
+    ESKDB(n_estimators=4, k=2, smoothing="hls", random_state=0).fit(X, y)
+    assert len(both_passes) == 4
+    _check(both_passes)
