@@ -209,10 +209,19 @@ def _polygamma(order, x):
         2.0 - inv2 * (1.0 - inv2 * (4.0 / 3 - inv2 * (3.0 - inv2 * 10.0))))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def digamma(x):
-    """psi(x) for x > 0."""
-    return _polygamma(np.int64(0), x)
+    """psi(x) for x > 0: :func:`_polygamma` of order 0, its operations in the same order
+    (the same values), written apart so that the sampler, which inlines it, does not
+    compile :func:`_polygamma`."""
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    return acc + math.log(x) - 0.5 * inv - inv2 * (
+        1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
 
 
 @njit(cache=True)
@@ -235,7 +244,7 @@ def stirling_table(n_max):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hurwitz_tail(j, n):
     """zeta(j, n) = sum_{i >= n} i^-j for j >= 2 and n >= 1000 (Euler-Maclaurin)."""
     x = float(n)
@@ -243,7 +252,7 @@ def _hurwitz_tail(j, n):
             - j * (j + 1) * (j + 2) * x ** (-j - 3) / 720.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_stirling_newton(n, t, zeta):
     """log S(n, t) = log (n-1)! + log e_{t-1}(1, 1/2, .., 1/(n-1)) by Newton's identities."""
     r = t - 1
@@ -263,7 +272,7 @@ def _log_stirling_newton(n, t, zeta):
     return math.lgamma(n) + math.log(e[r])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_stirling_saddle(n, t):
     """log S(n, t) by the saddle point of [x^(t-1)] Gamma(x + n) / Gamma(x + 1) with its
     first correction term (2 <= t <= n - 4)."""
@@ -311,7 +320,7 @@ def log_stirling(n, t, table, n_exact, zeta):
     return _log_stirling_far(n, t, table, n_exact, zeta)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_stirling_far(n, t, table, n_exact, zeta):
     """:func:`log_stirling` outside the exact table."""
     if t > n or t < 0 or (t == 0 and n > 0):
@@ -352,7 +361,7 @@ def _next(state):
     return state, u
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _normal(state):
     state, u1 = _next(state)
     state, u2 = _next(state)
@@ -380,7 +389,7 @@ def _log_gamma_variate(state, shape):
             return state, math.log(d * v) + boost
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_beta_variate(state, a, b):
     """log of a Beta(a, b) draw."""
     state, lx = _log_gamma_variate(state, a)
@@ -401,7 +410,7 @@ def _log_beta_variate(state, a, b):
 # holding only the occurring ones give the same draws.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val):
     """:func:`log_stirling`, the values beyond the exact table computed by ``beyond(n, t)``
     (:func:`beyond_function`) and remembered in a direct-mapped memo keyed by (n, t) (the
@@ -440,9 +449,15 @@ def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, mem
         if n_par + t < t_par:
             lp = -np.inf
         else:
-            a = _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val)
-            b = _log_stirling_memo(n_par + t, t_par, table, n_exact, beyond, memo_n, memo_t,
-                                   memo_val)
+            a = b = 0.0
+            for which in range(2):  # S(n, t), then S(n_par + t, t_par): one inlined memo
+                value = _log_stirling_memo(n if which == 0 else n_par + t,
+                                           t if which == 0 else t_par, table, n_exact, beyond,
+                                           memo_n, memo_t, memo_val)
+                if which == 0:
+                    a = value
+                else:
+                    b = value
             if a != a or b != b:
                 return np.nan
             lp = a + t * log_c + b - lg
