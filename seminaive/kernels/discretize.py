@@ -10,6 +10,13 @@ same order (:func:`range_margins`), so the cuts are the same bit for bit: the su
 classes of a range's candidates adds the classes one after the other, as numpy's sum over
 the first axis of a (classes, candidates) array does, except for a single candidate (and
 for the class totals of the range), which numpy sums pairwise (:func:`pairwise_sum`).
+
+The recursion compiles as one kernel: its helpers (:func:`_range_margins`, :func:`_pairwise`,
+:func:`_draw`) are inlined, each called from one place, and only :func:`_block_sum` compiles
+apart (inlined, it costs the kernel more to compile than on its own), never called with a
+constant argument, which numba would compile as a separate literal
+specialisation.  :func:`range_margins` and :func:`pairwise_sum` are the helpers with their
+own working arrays, for the tests.
 """
 
 import numpy as np
