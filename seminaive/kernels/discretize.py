@@ -10,6 +10,13 @@ same order (:func:`range_margins`), so the cuts are the same bit for bit: the su
 classes of a range's candidates adds the classes one after the other, as numpy's sum over
 the first axis of a (classes, candidates) array does, except for a single candidate (and
 for the class totals of the range), which numpy sums pairwise (:func:`pairwise_sum`).
+
+The recursion compiles as one kernel: its helpers (:func:`_range_margins`, :func:`_pairwise`,
+:func:`_draw`) are inlined, each called from one place, and only :func:`_block_sum` compiles
+apart (inlined, it costs the kernel more to compile than on its own), never called with a
+constant argument, which numba would compile as a separate literal
+specialisation.  :func:`range_margins` and :func:`pairwise_sum` are the helpers with their
+own working arrays, for the tests.
 """
 
 import numpy as np
@@ -57,26 +64,23 @@ def _block_sum(a, lo, hi):
     return res
 
 
-@njit(cache=True)
-def pairwise_sum(a, lo, hi):
+@njit(cache=True, inline="always")
+def _pairwise(a, lo, hi, stack, sums):
     """numpy's pairwise summation of ``a[lo:hi]`` (its ``np.add.reduce`` of a contiguous
     float64 vector): above 128 numbers, the sum of the pairwise sums of the first
     ``n // 2`` (rounded down to a multiple of 8) and of the rest; at most 128,
     :func:`_block_sum`.  The halving runs on an explicit stack (numba's cache does not
-    keep a recursive kernel safely)."""
-    if hi - lo <= 128:
-        return _block_sum(a, lo, hi)
-    los = np.empty(128, dtype=np.int64)
-    his = np.empty(128, dtype=np.int64)
-    stage = np.zeros(128, dtype=np.int64)
-    sums = np.empty(128)
+    keep a recursive kernel safely): ``stack``, int64 of shape (3, 128), and ``sums``,
+    float64 of shape (128,), are its scratch space.  (Inlined into its caller, with one
+    call of :func:`_block_sum`, itself inlined: nothing of it compiles apart.)"""
     top = 0
     n_sums = 0
-    los[0] = lo
-    his[0] = hi
+    stack[0, 0] = lo
+    stack[1, 0] = hi
+    stack[2, 0] = 0
     while top >= 0:
-        l0 = los[top]
-        h0 = his[top]
+        l0 = stack[0, top]
+        h0 = stack[1, top]
         n = h0 - l0
         if n <= 128:
             sums[n_sums] = _block_sum(a, l0, h0)
@@ -85,14 +89,15 @@ def pairwise_sum(a, lo, hi):
             continue
         half = n // 2
         half -= half % 8
-        if stage[top] == 0:  # the first part next
-            stage[top] = 1
+        stage = stack[2, top]
+        if stage == 0:  # the first part next
+            stack[2, top] = 1
             top += 1
-            los[top], his[top], stage[top] = l0, l0 + half, 0
-        elif stage[top] == 1:  # then the rest
-            stage[top] = 2
+            stack[0, top], stack[1, top], stack[2, top] = l0, l0 + half, 0
+        elif stage == 1:  # then the rest
+            stack[2, top] = 2
             top += 1
-            los[top], his[top], stage[top] = l0 + half, h0, 0
+            stack[0, top], stack[1, top], stack[2, top] = l0 + half, h0, 0
         else:  # both parts summed
             sums[n_sums - 2] = sums[n_sums - 2] + sums[n_sums - 1]
             n_sums -= 1
@@ -101,41 +106,54 @@ def pairwise_sum(a, lo, hi):
 
 
 @njit(cache=True)
-def range_margins(cum, cum_rows, a, b, tables, gain, margin):
-    """Information gain and MDL margin of every candidate cut of the range ``[a, b)`` of
-    distinct values (``b - a >= 2``) into ``gain[:b - a - 1]`` and ``margin[:b - a - 1]``:
-    :func:`seminaive.preprocessing.discretize.mdl_margins`, operation for operation.
+def pairwise_sum(a, lo, hi):
+    """numpy's pairwise summation of ``a[lo:hi]`` (:func:`_pairwise` with its own scratch
+    space; the kernels inline :func:`_pairwise` instead)."""
+    return _pairwise(a, lo, hi, np.empty((3, 128), dtype=np.int64), np.empty(128))
 
-    ``tables`` is ``(nlogn, log2_minus_1, log2_3k)``: ``n ln n``, ``log2(n - 1)`` (for n
-    rows) and ``log2(3**k - 2)`` (for k classes), computed as the discretiser does."""
+
+@njit(cache=True, inline="always")
+def _margin_work(n_classes, n_groups):
+    """The working arrays of :func:`_range_margins` for ranges of up to ``n_groups``
+    distinct values: ``(terms, s_left, s_right, k_left, k_right, stack, sums)``, the
+    prior's, the left side's and the right side's terms of the classes (3, n_classes), the
+    candidates' sums and counts of classes (``n_groups - 1``), and :func:`_pairwise`'s
+    scratch space."""
+    m = max(n_groups - 1, 1)
+    return (np.empty((3, n_classes)), np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
+            np.empty(m, dtype=np.int64), np.empty((3, 128), dtype=np.int64), np.empty(128))
+
+
+@njit(cache=True, inline="always")
+def _range_margins(cum, cum_rows, a, b, tables, gain, margin, work):
+    """:func:`range_margins` with the working arrays ``work`` (:func:`_margin_work`, for
+    at least ``b - a`` distinct values).  Inlined into its caller: the three class sums of
+    a single candidate and the range's class totals go through one inlined
+    :func:`_pairwise`."""
     nlogn, log2_minus_1, log2_3k = tables
+    terms, s_left, s_right, k_left, k_right, stack, sums = work
     n_classes = cum.shape[0]
     n = b - a - 1
     n_rows = cum_rows[b] - cum_rows[a]
-    terms = np.empty(n_classes)
     k = 0
     for c in range(n_classes):
         p = cum[c, b] - cum[c, a]
-        terms[c] = nlogn[p]
+        terms[0, c] = nlogn[p]
         if p > 0:
             k += 1
-    scale = n_rows * _LN2
-    prior_ent = (nlogn[n_rows] - pairwise_sum(terms, 0, n_classes)) / scale
-    s_left = np.zeros(n)
-    s_right = np.zeros(n)
-    k_left = np.zeros(n, dtype=np.int64)
-    k_right = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        s_left[j] = 0.0
+        s_right[j] = 0.0
+        k_left[j] = 0
+        k_right[j] = 0
     if n == 1:  # numpy sums the classes of a single candidate pairwise
-        right_terms = np.empty(n_classes)
         for c in range(n_classes):
             left = cum[c, a + 1] - cum[c, a]
             right = cum[c, b] - cum[c, a + 1]
-            terms[c] = nlogn[left]
-            right_terms[c] = nlogn[right]
+            terms[1, c] = nlogn[left]
+            terms[2, c] = nlogn[right]
             k_left[0] += left > 0
             k_right[0] += right > 0
-        s_left[0] = pairwise_sum(terms, 0, n_classes)
-        s_right[0] = pairwise_sum(right_terms, 0, n_classes)
     else:  # and those of several candidates class after class
         for c in range(n_classes):
             base = cum[c, a]
@@ -146,6 +164,17 @@ def range_margins(cum, cum_rows, a, b, tables, gain, margin):
                 s_right[j] += nlogn[total - left]
                 k_left[j] += left > 0
                 k_right[j] += total - left > 0
+    prior_sum = 0.0
+    for which in range(3 if n == 1 else 1):  # the class totals; a single candidate's sides
+        summed = _pairwise(terms[which], 0, n_classes, stack, sums)
+        if which == 0:
+            prior_sum = summed
+        elif which == 1:
+            s_left[0] = summed
+        else:
+            s_right[0] = summed
+    scale = n_rows * _LN2
+    prior_ent = (nlogn[n_rows] - prior_sum) / scale
     k_prior = k * prior_ent
     bits = log2_minus_1[n_rows]
     for j in range(n):
@@ -161,14 +190,35 @@ def range_margins(cum, cum_rows, a, b, tables, gain, margin):
 
 
 @njit(cache=True)
+def range_margins(cum, cum_rows, a, b, tables, gain, margin):
+    """Information gain and MDL margin of every candidate cut of the range ``[a, b)`` of
+    distinct values (``b - a >= 2``) into ``gain[:b - a - 1]`` and ``margin[:b - a - 1]``:
+    :func:`seminaive.preprocessing.discretize.mdl_margins`, operation for operation.
+
+    ``tables`` is ``(nlogn, log2_minus_1, log2_3k)``: ``n ln n``, ``log2(n - 1)`` (for n
+    rows) and ``log2(3**k - 2)`` (for k classes), computed as the discretiser does.
+    (:func:`_range_margins` with its own working arrays; :func:`randomized_mdl_draws`
+    inlines :func:`_range_margins` instead.)"""
+    _range_margins(cum, cum_rows, a, b, tables, gain, margin,
+                   _margin_work(cum.shape[0], b - a))
+
+
+@njit(cache=True, inline="always")
 def _draw(weights, n, u):
-    """:func:`seminaive.preprocessing.discretize.draw_index` of ``weights[:n]``."""
+    """:func:`seminaive.preprocessing.discretize.draw_index` of ``weights[:n]`` (the
+    weights non-negative: the first index whose cumulated weight exceeds ``u`` times the
+    total, as numpy's ``searchsorted(..., side="right")`` of the cumulated weights finds
+    it)."""
     total = 0.0
-    cdf = np.empty(n)
     for j in range(n):
         total += weights[j]
-        cdf[j] = total
-    return min(np.searchsorted(cdf, u * total, side="right"), n - 1)
+    target = u * total
+    run = 0.0
+    for j in range(n):
+        run += weights[j]
+        if run > target:
+            return j
+    return n - 1
 
 
 @njit(cache=True)
@@ -207,10 +257,11 @@ def randomized_mdl_draws(cum, cum_rows, tables, uniforms, n_draws, cuts, draw_en
     gain = np.empty(max(g - 1, 1))
     margin = np.empty(max(g - 1, 1))
     weights = np.empty(max(g - 1, 1))
-    # the whole column's margins are the same in every draw
+    # the whole column's margins are the same in every draw: computed at its first range
     top_gain = np.empty(max(g - 1, 1))
     top_margin = np.empty(max(g - 1, 1))
-    range_margins(cum, cum_rows, 0, g, tables, top_gain, top_margin)
+    top_done = False
+    work = _margin_work(cum.shape[0], g)
     stack_a = np.empty(g + 1, dtype=np.int64)
     stack_b = np.empty(g + 1, dtype=np.int64)
     used = 0
@@ -227,11 +278,11 @@ def randomized_mdl_draws(cum, cum_rows, tables, uniforms, n_draws, cuts, draw_en
                 continue
             top = a == 0 and b == g  # no range below the whole column is that wide
             n = b - a - 1
-            if top:
-                gains, margins = top_gain, top_margin
-            else:
-                range_margins(cum, cum_rows, a, b, tables, gain, margin)
-                gains, margins = gain, margin
+            gains = top_gain if top else gain
+            margins = top_margin if top else margin
+            if not (top and top_done):  # the one call: the kernel inlines it
+                _range_margins(cum, cum_rows, a, b, tables, gains, margins, work)
+                top_done = top_done or top
             positive = False
             for j in range(n):
                 w = margins[j] if margins[j] > 0 else 0.0

@@ -63,7 +63,10 @@ are a separate compiled function the sampler calls by address (:func:`beyond_fun
 compiled only in a process whose forest needs one: a forest whose counts fit the table (and
 most do: a value's tables, not its rows, make an inner node's count) never compiles the far
 path; a tree that turns out to need it is sampled again from its start with it, with the
-same draws. """
+same draws.  The sampler's small helpers (digamma, the beta and normal variates, the far
+window's memo) are inlined into it rather than compiled apart, and a fit without a
+tolerance passes None for the convergence checks and the table counts, which the sampler
+then compiles without. """
 
 import heapq
 import math
@@ -209,10 +212,19 @@ def _polygamma(order, x):
         2.0 - inv2 * (1.0 - inv2 * (4.0 / 3 - inv2 * (3.0 - inv2 * 10.0))))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def digamma(x):
-    """psi(x) for x > 0."""
-    return _polygamma(np.int64(0), x)
+    """psi(x) for x > 0: :func:`_polygamma` of order 0, its operations in the same order
+    (the same values), written apart so that the sampler, which inlines it, does not
+    compile :func:`_polygamma`."""
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    return acc + math.log(x) - 0.5 * inv - inv2 * (
+        1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
 
 
 @njit(cache=True)
@@ -352,7 +364,7 @@ def _next(state):
     return state, u
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _normal(state):
     state, u1 = _next(state)
     state, u2 = _next(state)
@@ -380,7 +392,7 @@ def _log_gamma_variate(state, shape):
             return state, math.log(d * v) + boost
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_beta_variate(state, a, b):
     """log of a Beta(a, b) draw."""
     state, lx = _log_gamma_variate(state, a)
@@ -401,7 +413,7 @@ def _log_beta_variate(state, a, b):
 # holding only the occurring ones give the same draws.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val):
     """:func:`log_stirling`, the values beyond the exact table computed by ``beyond(n, t)``
     (:func:`beyond_function`) and remembered in a direct-mapped memo keyed by (n, t) (the
@@ -440,9 +452,15 @@ def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, mem
         if n_par + t < t_par:
             lp = -np.inf
         else:
-            a = _log_stirling_memo(n, t, table, n_exact, beyond, memo_n, memo_t, memo_val)
-            b = _log_stirling_memo(n_par + t, t_par, table, n_exact, beyond, memo_n, memo_t,
-                                   memo_val)
+            a = b = 0.0
+            for which in range(2):  # S(n, t), then S(n_par + t, t_par): one inlined memo
+                value = _log_stirling_memo(n if which == 0 else n_par + t,
+                                           t if which == 0 else t_par, table, n_exact, beyond,
+                                           memo_n, memo_t, memo_val)
+                if which == 0:
+                    a = value
+                else:
+                    b = value
             if a != a or b != b:
                 return np.nan
             lp = a + t * log_c + b - lg
@@ -457,7 +475,7 @@ def _window_far(n, n_par, t_par, lo, hi, log_c, cp, N_par, window, stirling, mem
 # compilation (bench_hdp.py, same run)
 @njit(cache=True, nogil=True, error_model="numpy")
 def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last, iterations,
-                 t_flat, beyond):
+                 t_flat, beyond, tol):
     """Run the sampler on the trees ``order[first:last]`` of ``forest`` (a
     :class:`ForestLayout`), in turn (one thread's share of :func:`sample_forest`; releases
     the GIL), and write the averaged estimates of their nodes.
@@ -465,7 +483,7 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
     Tree ``j`` has the random stream ``seeds[j]``; its estimates go to
     ``out_flat[forest.out_offsets[j]:]`` (float64, (n_nodes, n_values) in C order); a node
     without rows (and without rows below it) gets its parent's estimates (the root:
-    uniform).  ``t_flat`` (int64, as ``out_flat``, or empty) receives the final table counts
+    uniform).  ``t_flat`` (int64, as ``out_flat``, or None) receives the final table counts
     (0 where the node has no rows), for tests.  ``settings``: a :class:`SamplerSettings`;
     ``stirling``: a :class:`StirlingCache`; ``beyond``: the log Stirling numbers beyond the
     exact table (:func:`beyond_function`).  Where ``beyond`` is the stand-in without the far
@@ -474,10 +492,15 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
     with the far path).
 
     ``iterations[j]``: the iterations tree ``j`` ran, negative when it did not converge.
-    With ``settings.tol`` > 0 the averaged estimates are compared every ``CHECK_EVERY``
+    ``tol``: ``settings.tol`` when it is above 0, else None (``settings.tol`` itself is not
+    read).  With a tolerance the averaged estimates are compared every ``CHECK_EVERY``
     kept iterations, and the sampler stops (converged) at the first check, after the
-    second, where no estimate moved by ``tol`` or more since the previous check; with
-    ``tol`` = 0 it runs ``n_iter`` iterations (converged).
+    second, where no estimate moved by ``tol`` or more since the previous check; with None
+    it runs ``n_iter`` iterations (converged).
+
+    ``t_flat`` and ``tol`` are None in a fit without a tolerance, and numba then compiles
+    the sampler without the code that fills the table counts and checks the convergence
+    (their branches are pruned when it types the arguments).
 
     The leaves' counts never change and a value with n <= 1 rows has t = n tables, so the
     leaves' values with at least 2 rows are listed once and only they are visited.  (The
@@ -485,7 +508,7 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
     """
     parents, node_offsets, level_starts, depths, leaves, leaf_offsets, n_values_of, \
         out_offsets = forest
-    n_iter, burn_in, tying, sample_conc, conc_start, tol = settings
+    n_iter, burn_in, tying, sample_conc, conc_start, _ = settings
     table, n_exact = stirling.table, stirling.n_exact
     for i in range(first, last):
         j = order[i]
@@ -499,10 +522,8 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
         o = out_offsets[j]
         size = (out_offsets[j + 1] - o) // n_values
         out = out_flat[o:o + size * n_values].reshape(size, n_values)
-        if t_flat.size > 0:
+        if t_flat is not None:
             out_t = t_flat[o:o + size * n_values].reshape(size, n_values)
-        else:
-            out_t = np.empty((size, n_values), dtype=np.int64)
         seed = seeds[j]
         total = level_start[depth + 1]
         V = n_values
@@ -592,10 +613,10 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
         log_key = np.full(GAMMA_MEMO, np.nan)
         log_val = np.empty(GAMMA_MEMO)
         root_c = math.exp(math.log(conc_start))
-        checking = tol > 0.0
-        prev = np.zeros((total, V) if checking else (1, 1))
+        if tol is not None:
+            prev = np.zeros((total, V))
         n_run = n_iter
-        converged = not checking
+        converged = tol is None
         needs_far = False
         for it in range(n_iter):
             # table counts, deepest level first
@@ -744,7 +765,7 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
                         norm += pk[node, v]
                     for v in range(V):
                         psum[node, v] += pk[node, v] / norm
-                if checking and n_kept % CHECK_EVERY == 0:
+                if tol is not None and n_kept % CHECK_EVERY == 0:
                     moved = 0.0
                     for node in range(total):
                         if not exists[node]:
@@ -762,8 +783,9 @@ def sample_trees(forest, settings, seeds, stirling, out_flat, order, first, last
             continue
         # averaged estimates, nodes without rows from their parent
         for node in range(total):
-            for v in range(V):
-                out_t[node, v] = tk[node, v] if exists[node] else 0
+            if t_flat is not None:
+                for v in range(V):
+                    out_t[node, v] = tk[node, v] if exists[node] else 0
             if exists[node] and n_kept > 0:
                 for v in range(V):
                     out[node, v] = psum[node, v] / n_kept
@@ -812,7 +834,8 @@ def sample_sparse_tree(tree, settings, seed, stirling, out, out_t):
     t_flat = np.empty(n * V, dtype=np.int64)
     ran = np.zeros(1, dtype=np.int64)
     sample_trees(forest, settings, np.array([seed], dtype=np.uint64), stirling, flat,
-                 np.zeros(1, dtype=np.int64), 0, 1, ran, t_flat, beyond_function(True))
+                 np.zeros(1, dtype=np.int64), 0, 1, ran, t_flat, beyond_function(True),
+                 settings.tol if settings.tol > 0.0 else None)
     out[:n] = flat.reshape(n, V)
     out_t[:n] = t_flat.reshape(n, V)
     return abs(int(ran[0])), bool(ran[0] > 0 or (ran[0] == 0 and settings.tol <= 0.0))
@@ -974,11 +997,12 @@ def sample_forest(forest, settings, seeds, stirling, out, order, share_start, it
     (:func:`beyond_function`) and samples the trees that needed it again, from their start,
     with it (the same draws: every tree has its own stream); ``far=True`` has it from the
     start (where a leaf's count is beyond the exact table, so that it is certain)."""
-    no_counts = np.zeros(0, dtype=np.int64)
+    tol = settings.tol if settings.tol > 0.0 else None
+    no_counts = None
     beyond = beyond_function(far)
     parallel_calls(sample_trees, [
         (forest, settings, seeds, stirling, out, order, share_start[w], share_start[w + 1],
-         iterations, no_counts, beyond) for w in range(share_start.size - 1)])
+         iterations, no_counts, beyond, tol) for w in range(share_start.size - 1)])
     if far:
         return
     again = order[iterations[order] == NEEDS_FAR]  # largest first, as ``order``
@@ -990,7 +1014,7 @@ def sample_forest(forest, settings, seeds, stirling, out, order, share_start, it
         order = np.concatenate(shares).astype(np.int64)
         parallel_calls(sample_trees, [
             (forest, settings, seeds, stirling, out, order, int(starts[w]), int(starts[w + 1]),
-             iterations, no_counts, beyond) for w in range(len(shares))])
+             iterations, no_counts, beyond, tol) for w in range(len(shares))])
 
 
 # --------------------------------------------------------------------------------------------

@@ -573,8 +573,8 @@ def test_the_far_path_compiles_only_when_a_tree_needs_it_and_changes_nothing():
     runs = {}
     for far in (True, False):
         out, ran = np.zeros(size), np.zeros(4, dtype=np.int64)
-        hdp.sample_trees(forest, settings, seeds, stirling, out, order, 0, 4, ran,
-                         np.zeros(0, dtype=np.int64), hdp.beyond_function(far))
+        hdp.sample_trees(forest, settings, seeds, stirling, out, order, 0, 4, ran, None,
+                         hdp.beyond_function(far), None)
         runs[far] = (out, ran)
     stopped = runs[False][1] == hdp.NEEDS_FAR
     assert 0 < stopped.sum() < 4  # some trees need the far path, some do not
