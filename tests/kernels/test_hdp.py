@@ -604,12 +604,34 @@ def test_the_far_function_is_the_far_path():
             assert math.isnan(none(n, t))
 
 
-def test_polygamma_compiles_one_specialisation():
+def test_polygamma_compiles_one_specialisation(tmp_path):
     """The sampler's special functions pass the order of :func:`_polygamma` as an int64,
-    not a literal (one specialisation, not one per order)."""
-    from numba.core import types
+    not a literal (one specialisation, not one per order).  Counted in a fresh process
+    with an empty compile cache: a kernel read from the cache does not load the kernels it
+    calls, so in a process whose callers came from the cache ``_polygamma`` shows no
+    signature at all."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    hdp._log_stirling_saddle(3000, 100)
-    hdp.digamma(2.5)
-    assert hdp._polygamma.signatures
-    assert not any(isinstance(sig[0], types.Literal) for sig in hdp._polygamma.signatures)
+    script = (
+        "import json\n"
+        "from numba.core import types\n"
+        "from seminaive.kernels import hdp\n"
+        "hdp._log_stirling_saddle(3000, 100)\n"
+        "hdp.digamma(2.5)\n"
+        "sigs = hdp._polygamma.signatures\n"
+        "print(json.dumps([len(sigs), any(isinstance(sig[0], types.Literal) "
+        "for sig in sigs)]))\n")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root), SEMINAIVE_CACHE_DIR=str(tmp_path),
+               SEMINAIVE_COMPILE_NOTICE="0")
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=900, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    n_signatures, literal = json.loads(done.stdout.strip().splitlines()[-1])
+    assert n_signatures
+    assert not literal
