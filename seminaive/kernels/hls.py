@@ -56,8 +56,10 @@ convergence quadratic near the optimum.  While the penalties are still being cho
 only needs to be loose, and takes the preconditioner's step alone (one round, no conjugate
 gradients).  The fit stops when no coefficient moves by more than ``tol`` (or after
 ``max_iter`` iterations in all).  The leaves' softmax is computed once per step, by the line
-search at the trial it accepts; the gradient, the curvature, the next step and the evidence's
-update read it.  The trees of a forest are flattened by the HDP's set-up
+search at the trial it accepts (one exponential per value: exp(eta - max) over their sum);
+the gradient, the curvature, the next step and the evidence's update read it.  A loose
+step factors and solves the preconditioner in the same pass up (:func:`_tree_factor_solve`).
+The trees of a forest are flattened by the HDP's set-up
 (:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
 forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
 tree's dense estimates) and fitted in parallel on the HDP sampler's threads
@@ -212,12 +214,22 @@ def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     total = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
+        hi = eta[q, 0]
+        for v in range(1, V):
+            hi = max(hi, eta[q, v])
+        # one exponential per value: the distribution is exp(eta - hi) / their sum
+        s = 0.0
+        for v in range(V):
+            e = math.exp(eta[q, v] - hi)
+            prob[i, v] = e
+            s += e
+        lse = hi + math.log(s)
+        scale = 1.0 / s
         n_row = 0.0
         for v in range(V):
             n_row += leaves[i, v]
             total += leaves[i, v] * (lse - eta[q, v])
-            prob[i, v] = math.exp(eta[q, v] - lse)
+            prob[i, v] *= scale
         rows[i] = n_row
     return total
 
@@ -309,6 +321,37 @@ def _tree_solve(parent, level, pen, inv, r, wb, s):
         lam = pen[level[q]]
         for v in range(V):
             wb[p, v] += lam * wb[q, v] * inv[q, v] - r[q, v]
+    _tree_down(parent, level, pen, inv, wb, s)
+
+
+@njit(cache=True)
+def _tree_factor_solve(parent, level, pen, a, inv, r, wb, s):
+    """:func:`_tree_factor` then :func:`_tree_solve` (``inv``, ``s``: the same numbers) in
+    one pass up: the Newton step of the loose fits, which solve once per factor."""
+    n, V = r.shape
+    for q in range(n):
+        for v in range(V):
+            inv[q, v] = a[q, v]
+            wb[q, v] = r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            w = 1.0 / (lam + inv[q, v])
+            inv[p, v] += lam * inv[q, v] * w
+            inv[q, v] = w
+            wb[p, v] += lam * wb[q, v] * w - r[q, v]
+    lam = pen[0]
+    for v in range(V):
+        inv[0, v] = 1.0 / (lam + inv[0, v])
+    _tree_down(parent, level, pen, inv, wb, s)
+
+
+@njit(cache=True)
+def _tree_down(parent, level, pen, inv, wb, s):
+    """The pass down of :func:`_tree_solve` (``wb``: the eliminated linear terms), and the
+    centring of every node's coefficients."""
+    n, V = s.shape
     for v in range(V):
         s[0, v] = wb[0, v] * inv[0, v]
     for q in range(1, n):
@@ -354,8 +397,8 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
     a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
         work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
         work[9], work[10][:n_leaf])
-    _path_sums(parent, beta, eta)
-    if state[1] == 0.0:
+    if state[1] == 0.0:  # (else ``eta`` holds the path sums of ``beta`` already)
+        _path_sums(parent, beta, eta)
         state[0] = _leaf_softmax(leaf_first, leaves, eta, prob, rows)
         state[1] = 1.0
     current = _penalty_term(beta, pen, level) + state[0]
@@ -377,11 +420,11 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
                 g_norm = max(g_norm, abs(g[q, v]))
         # conjugate gradients on H z = -g, to a residual min(0.1, |g|) of the gradient's
         forcing = min(0.1, g_norm) * g_norm
-        _tree_factor(parent, level, pen, a, wa)
         if cg_iter == 0:  # the preconditioner's step alone
-            _tree_solve(parent, level, pen, wa, res, wb, z)
+            _tree_factor_solve(parent, level, pen, a, wa, res, wb, z)
             rz = 0.0
         else:
+            _tree_factor(parent, level, pen, a, wa)
             _tree_solve(parent, level, pen, wa, res, wb, pre)
             for q in range(n):
                 for v in range(V):
@@ -522,16 +565,23 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, r
         var[0, v] = 1.0 / (lam + a[0, v])
         gamma[0] += 1.0 - lam * var[0, v]
         squares[0] += beta[0, v] * beta[0, v]
-    for q in range(1, n):
-        p = parent[q]
+    # level by level (nodes in level order), the sums in registers
+    q = 1
+    while q < n:
         d = level[q]
         lam = pen[d]
-        for v in range(V):
-            den = lam + a[q, v]
-            c = lam / den
-            var[q, v] = 1.0 / den + c * c * var[p, v]
-            gamma[d] += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
-            squares[d] += beta[q, v] * beta[q, v]
+        g_sum, sq_sum = 0.0, 0.0
+        while q < n and level[q] == d:
+            p = parent[q]
+            for v in range(V):
+                den = lam + a[q, v]
+                c = lam / den
+                var[q, v] = 1.0 / den + c * c * var[p, v]
+                g_sum += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
+                sq_sum += beta[q, v] * beta[q, v]
+            q += 1
+        gamma[d] += g_sum
+        squares[d] += sq_sum
     if full:
         gamma[:] = 0.0
         _full_gamma(parent, level, leaves, pen, prob, rows, gamma)
