@@ -63,8 +63,9 @@ The trees of a forest are flattened by the HDP's set-up
 (:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
 forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
 tree's dense estimates) and fitted in parallel on the HDP sampler's threads
-(:func:`~seminaive.kernels._threads.parallel_calls`; each thread takes the next tree,
-largest first, when it has fitted one), or in the calling thread when the forest is small
+(:func:`~seminaive.kernels._threads.parallel_calls`; each thread takes the next trees,
+largest first, about 1 / (2 x threads) of the cells left, when it has fitted its last), or
+in the calling thread when the forest is small
 (the shared cut of :func:`.hdp.thread_shares`, at ``SERIAL_CELLS``).  A node without rows
 has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's, as the
 HDP's is.  No random numbers are drawn: the estimates are deterministic.
@@ -112,7 +113,7 @@ from ..exceptions import TableTooLargeError
 from . import _jit as numba
 from ._jit import njit
 from ._threads import parallel_calls
-from .hdp import ForestLayout, forest_layout, thread_shares, tree_levels
+from .hdp import ForestLayout, forest_layout, thread_shares
 
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
 #: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
@@ -693,8 +694,11 @@ def fit_forest(forest, settings, order, share_start, out, iterations, penalties)
     threads (:func:`~seminaive.kernels._threads.parallel_calls`), each taking the next tree,
     largest first, when it finishes one: a tree's time follows its Newton iterations and
     the evidence's updates more than its cells, so that fixed shares of cells left one
-    thread waiting for the other (segment's KDB(k=3) trees: 10.2 and 8.6 ms of CPU).  Every
-    tree is fitted alone: the same numbers either way."""
+    thread waiting for the other (segment's KDB(k=3) trees: 10.2 and 8.6 ms of CPU).  A
+    thread takes about 1 / (2 x threads) of the cells left at a time (at least one tree:
+    guided scheduling), so that a forest of many small trees costs a few dozen calls (one
+    per tree cost 5 microseconds each, a third of kr-vs-kp AnDE(n=1)'s 1,296 tiny trees'
+    fit).  Every tree is fitted alone: the same numbers either way."""
     n_shares = share_start.size - 1
     if n_shares <= 1 or order.size <= 1:
         parallel_calls(fit_trees, [(forest, settings, order, 0, int(order.size), out,
@@ -702,6 +706,7 @@ def fit_forest(forest, settings, order, share_start, out, iterations, penalties)
         return
     cells = np.diff(forest.node_offsets) * np.maximum(forest.n_values, 1)
     queue = np.argsort(-cells, kind="stable").astype(np.int64)
+    before = np.concatenate([[0], np.cumsum(cells[queue])])  # cells before each in the queue
     if not getattr(fit_trees, "signatures", True):  # compiled (or loaded) here: fits nothing
         fit_trees(forest, settings, queue, 0, 0, out, iterations, penalties)
     lock = threading.Lock()
@@ -709,12 +714,14 @@ def fit_forest(forest, settings, order, share_start, out, iterations, penalties)
 
     def take_trees():
         while True:
-            with lock:
+            with lock:  # the next trees: about 1 / (2 x threads) of the cells left, >= 1 tree
                 i = taken[0]
-                taken[0] += 1
-            if i >= queue.size:
-                return
-            fit_trees(forest, settings, queue, i, i + 1, out, iterations, penalties)
+                if i >= queue.size:
+                    return
+                goal = before[i] + (before[-1] - before[i]) / (2 * n_shares)
+                j = min(max(i + 1, int(np.searchsorted(before, goal))), queue.size)
+                taken[0] = j
+            fit_trees(forest, settings, queue, i, j, out, iterations, penalties)
 
     parallel_calls(take_trees, [()] * n_shares)
 
@@ -869,10 +876,38 @@ def hls_bytes(trees, n_threads=None):
     (list of (counts, dims)) when every node of every tree exists (the fit works on the
     occurring nodes, which need less; see :func:`sparse_hls_bytes`), counted as
     :func:`.hdp.hdp_bytes` counts the HDP's."""
+    if not trees:
+        return 0
+    dims, depths = _dims_matrix([d for _, d in trees])
+    n_values = np.array([np.shape(c)[1] for c, _ in trees], dtype=np.int64)
+    return _dense_bytes(_dense_nodes(dims, depths) * n_values, n_threads)
+
+
+def _dims_matrix(dim_list):
+    """The conditioning sizes of every tree, (n_trees, largest depth) padded with 1, and
+    the trees' depths."""
+    dim_list = [np.asarray(d, dtype=np.int64).reshape(-1) for d in dim_list]
+    depths = np.array([d.size for d in dim_list], dtype=np.int64)
+    dims = np.ones((len(dim_list), max(int(depths.max(initial=0)), 1)), dtype=np.int64)
+    for j, d in enumerate(dim_list):
+        dims[j, :d.size] = d
+    return dims, depths
+
+
+def _dense_nodes(dims, depths):
+    """Every dense tree's nodes (the sum of :func:`.hdp.tree_levels`): the root and the rows
+    of each of its levels."""
+    rows = np.cumprod(dims, axis=1)
+    rows[np.arange(dims.shape[1])[None, :] >= depths[:, None]] = 0
+    return 1 + rows.sum(axis=1)
+
+
+def _dense_bytes(cells, n_threads=None):
+    """:func:`hls_bytes` from every tree's cells (dense nodes x values)."""
     threads = numba.get_num_threads() if n_threads is None else n_threads
-    cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
-    threads = max(1, min(threads, len(cells)))
-    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+    cells = np.sort(np.asarray(cells, dtype=np.int64))
+    threads = max(1, min(threads, cells.size))
+    return int(24 * cells.sum() + 8 * WORK_ARRAYS * cells[-threads:].sum()) if cells.size else 0
 
 
 def _fit_cost(n_nodes, leaf_counts):
@@ -1000,7 +1035,11 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     """
     start, choose = _check_penalty(penalty)
     full = _check_evidence(EVIDENCE if evidence is None else evidence)
-    need = hls_bytes(trees)
+    if not trees:
+        return []
+    dims, depths = _dims_matrix([d for _, d in trees])
+    n_values = np.array([np.shape(c)[1] for c, _ in trees], dtype=np.int64)
+    need = _dense_bytes(_dense_nodes(dims, depths) * n_values)  # :func:`hls_bytes`
     if max_bytes is not None and need > max_bytes:
         raise TableTooLargeError(
             f"the hierarchical linear smoothing estimates of {len(trees)} tables would need "
@@ -1008,22 +1047,14 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
             f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
             "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
             "has the memory")
-    if not trees:
-        return []
     # the whole forest in one kernel: its occurring nodes (as :func:`.hdp.sparse_from_dense`
     # makes them for each tree), fitted, then every node dense
     counts = [np.asarray(c, dtype=np.float64) for c, _ in trees]
-    dim_list = [np.asarray(d, dtype=np.int64).reshape(-1) for _, d in trees]
-    depths = np.array([d.size for d in dim_list], dtype=np.int64)
-    dims = np.ones((len(trees), max(int(depths.max()), 1)), dtype=np.int64)
-    for j, d in enumerate(dim_list):
-        dims[j, :d.size] = d
     leaf_rows = np.prod(dims, axis=1)
     for j, c in enumerate(counts):
         if c.ndim != 2 or c.shape[0] != leaf_rows[j]:
             raise ValueError(f"tree {j}: {c.shape[0] if c.ndim else 0} rows, expected "
                              f"{leaf_rows[j]}")
-    n_values = np.array([c.shape[1] for c in counts], dtype=np.int64)
     flat = np.concatenate([c.ravel() for c in counts])
     if flat.size and not (np.all(np.isfinite(flat)) and flat.min() >= 0):
         raise ValueError("hierarchical estimates need finite, non-negative counts")

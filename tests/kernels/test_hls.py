@@ -535,6 +535,26 @@ def test_bad_penalties_are_refused():
 
 
 # ------------------------------------------------------------------ the memory budget
+def test_dense_bytes_count_every_node_of_every_tree():
+    """:func:`hls.hls_bytes` (counted from the trees' sizes at once) against a count by
+    hand of every level's rows: 24 bytes per cell of every tree and ``WORK_ARRAYS`` x 8
+    per cell of the largest trees, one per thread."""
+    from seminaive.kernels.hdp import tree_levels
+
+    rng = np.random.default_rng(4)
+    trees = [(np.zeros((int(np.prod(d)), int(v))), d)
+             for d, v in [([], 3), ([2], 2), ([3, 4], 5), ([2, 1, 3, 2], 4), ([5], 1)]]
+    for threads in (1, 2, 3, 8):
+        cells = sorted(int(tree_levels(d).sum()) * c.shape[1] for c, d in trees)
+        top = sum(cells[-min(threads, len(cells)):])
+        assert hls.hls_bytes(trees, n_threads=threads) == 24 * sum(cells) + (
+            8 * hls.WORK_ARRAYS * top)
+    assert hls.hls_bytes([]) == 0
+    order = rng.permutation(len(trees))
+    assert hls.hls_bytes([trees[j] for j in order], n_threads=2) == hls.hls_bytes(
+        trees, n_threads=2)
+
+
 def test_the_budget_counts_the_estimates_before_allocating():
     """The kernels refuse one byte below what they count and accept it exactly; what they
     count holds the estimates three times (output, the learner's copy, its logarithm)."""
