@@ -9,19 +9,27 @@ and HLS alternating in one process after a warm-up fit of each on 300 rows (comp
 the machine is shared, so only the same-run ratios are meaningful.  The estimates alone
 (the HDP sampler against the HLS fit on the fitted HDP model's trees, alternating, best of
 ``--repeats`` for the sampler and of ``HLS_RUNS`` x ``--repeats`` for HLS) are timed too: the
-rest of a fit (counting, structure) is the same for both.
+rest of a fit (counting, structure, and the trees both kernels take, made once before the
+timings) is the same for both.  The HLS estimates are also timed against the library at
+commit ``--reference`` (default 9e1dc86, before the fit's fixed costs were cut) on the same
+trees: each version in a fresh process, the two alternating ``--repeats`` times, CPU
+seconds, best of ``HLS_RUNS`` x ``--repeats`` fits per process (the load of a shared machine
+weighs less on CPU seconds than on wall time).
 Printed and written to ``docs/performance.md`` (its section between the ``bench_hls``
 markers).
 
-    python benchmarks/bench_hls.py [--quick] [--repeats N] [--out PATH]
+    python benchmarks/bench_hls.py [--quick] [--repeats N] [--reference COMMIT] [--out PATH]
 """
 
 import argparse
 import datetime
+import json
 import os
+import pickle
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -42,6 +50,8 @@ HLS_RUNS = 3
 GOAL = 20
 #: a load average above this: the summary says the ratios are not a quiet machine's
 BUSY = 4
+#: the library the HLS estimates are timed against
+REFERENCE = "9e1dc86"
 
 
 def _sections():
@@ -66,8 +76,7 @@ def measure(data, learner, repeats):
     from sklearn.metrics import log_loss
 
     import seminaive
-    from seminaive.kernels.hdp import sparse_hdp_forest
-    from seminaive.kernels.hls import sparse_hls_forest
+    from seminaive.kernels.hdp import hdp_forest, sparse_hdp_forest
     from seminaive.parts import HierarchicalEstimates
 
     X, y, train, test = _sections().half_split({"data": data, "rows": None})
@@ -84,29 +93,31 @@ def measure(data, learner, repeats):
             models[mode], seconds = _fit(cls, params[mode], X.iloc[train], y[train])
             times[mode].append(seconds)
     models["m_estimate"], _ = _fit(cls, params["m_estimate"], X.iloc[train], y[train])
-    # the estimates alone, on the fitted HDP model's trees: sampler against HLS fit
+    # the estimates alone, on the fitted HDP model's trees (made once, before the timings:
+    # both kernels take them): sampler against HLS fit
     est = {"hdp": [], "hls": []}
     model = models["hdp"]
     part = HierarchicalEstimates()
+    if hasattr(model, "_hdp_sampler_trees"):  # KDB, TAN, SKDB: trees of occurring nodes
+        _, trees, _ = model._hdp_sampler_trees()
+        kind = "sparse"
+    else:  # AnDE: the table's dense trees
+        trees, _ = model.table_._conditional_trees(None)
+        kind = "dense"
+    seeds = part.seeds(model, len(trees))
     for _ in range(repeats):
         # the HLS fit takes milliseconds, where a pause of the shared machine weighs most:
         # it is timed HLS_RUNS times per round (the sampler's seconds average the pauses out)
         for mode in ("hdp",) + ("hls",) * HLS_RUNS:
             t0 = time.perf_counter()
-            if hasattr(model, "_hdp_sampler_trees"):  # KDB, TAN, SKDB
-                _, trees, _ = model._hdp_sampler_trees()
-                if mode == "hdp":
-                    sparse_hdp_forest(trees, n_iter=int(model.n_iter),
-                                      burn_in=part.burn_in(model), tying=model.tying,
-                                      seeds=part.seeds(model, len(trees)))
-                else:
-                    sparse_hls_forest(trees)
-            elif mode == "hdp":
-                table = model.table_
-                table.hdp_tables(int(model.n_iter), part.burn_in(model), model.tying,
-                                 part.seeds(model, table.n_hdp_trees()))
+            if mode == "hls":
+                _hls_estimates(kind, trees)
+            elif kind == "sparse":
+                sparse_hdp_forest(trees, n_iter=int(model.n_iter), burn_in=part.burn_in(model),
+                                  tying=model.tying, seeds=seeds)
             else:
-                model.table_.hls_tables()
+                hdp_forest(trees, n_iter=int(model.n_iter), burn_in=part.burn_in(model),
+                           tying=model.tying, seeds=seeds)
             est[mode].append(time.perf_counter() - t0)
     loss = {}
     for mode, model in models.items():
@@ -114,20 +125,77 @@ def measure(data, learner, repeats):
         loss[mode] = log_loss(y[test], proba, labels=model.classes_)
     best = {mode: min(t) for mode, t in times.items()}
     best.update({f"{mode} estimates": min(t) for mode, t in est.items()})
-    return loss, best, len(train)
+    return loss, best, len(train), (kind, trees)
+
+
+def _hls_estimates(kind, trees):
+    """The HLS fit of the trees of one case (the library on the path: this one or the
+    reference)."""
+    from seminaive.kernels.hls import hls_forest, sparse_hls_forest
+
+    return sparse_hls_forest(trees) if kind == "sparse" else hls_forest(trees)
+
+
+def _worker(spec):
+    """In a fresh process with one version of the library: every case's HLS estimates
+    (``spec["path"]``: a pickled list of (kind, trees)), after one warm-up fit, timed
+    ``spec["runs"]`` times; prints the best CPU and wall seconds of each as JSON."""
+    with open(spec["path"], "rb") as f:
+        cases = pickle.load(f)
+    cpu, wall = [], []
+    for kind, trees in cases:
+        _hls_estimates(kind, trees)
+        best_cpu = best_wall = float("inf")
+        for _ in range(spec["runs"]):
+            t0, c0 = time.perf_counter(), time.process_time()
+            _hls_estimates(kind, trees)
+            best_cpu = min(best_cpu, time.process_time() - c0)
+            best_wall = min(best_wall, time.perf_counter() - t0)
+        cpu.append(best_cpu)
+        wall.append(best_wall)
+    print(json.dumps({"cpu": cpu, "wall": wall}))
+
+
+def against_reference(cases, commit, repeats):
+    """The HLS estimates of every case, the library at ``commit`` against this one: fresh
+    processes, alternating, ``repeats`` rounds; the best CPU seconds of each (lists)."""
+    sections = _sections()
+    best = {"reference": [float("inf")] * len(cases), "this": [float("inf")] * len(cases)}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases.pkl"
+        with open(path, "wb") as f:
+            pickle.dump(cases, f)
+        code = {"reference": sections.export_library(ROOT, commit, Path(tmp) / "ref"),
+                "this": ROOT}
+        spec = {"path": str(path), "runs": HLS_RUNS * repeats}
+        for _ in range(repeats):
+            for version in ("reference", "this"):
+                got = sections.run_library(__file__, code[version], spec, timeout=3600)
+                if "error" in got:
+                    raise RuntimeError(f"{version}: {got['error']}")
+                best[version] = [min(a, b) for a, b in zip(best[version], got["cpu"],
+                                                           strict=True)]
+    return best["reference"], best["this"]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two small sets")
     parser.add_argument("--repeats", type=int, default=3)
-    args = _sections().parse_or_serve(parser, None, ROOT)
+    parser.add_argument("--reference", default=REFERENCE,
+                        help=f"commit the HLS estimates are timed against (default "
+                             f"{REFERENCE}; 'none': not timed)")
+    args = _sections().parse_or_serve(parser, _worker, ROOT)
+    if args is None:  # a worker's run
+        return
     sets = QUICK_SETS if args.quick else SETS
     load_start = os.getloadavg()[0]
-    rows, wins, ratios, est_ratios, worse = [], 0, [], [], []
+    rows, wins, ratios, est_ratios, worse, cases, names = [], 0, [], [], [], [], []
     for data in sets:
         for learner in LEARNERS:
-            loss, best, n_train = measure(data, learner, args.repeats)
+            loss, best, n_train, case = measure(data, learner, args.repeats)
+            cases.append(case)
+            names.append((data, learner))
             ratio = best["hdp"] / best["hls"]
             ratios.append(ratio)
             est_ratio = best["hdp estimates"] / best["hls estimates"]
@@ -151,6 +219,27 @@ def main():
                f"{len(rows)} cases.")
     if worse:
         summary += " HLS is worse on: " + "; ".join(worse) + "."
+    ref_lines, ref_rows = [], []
+    if args.reference.lower() != "none":
+        load_ref = os.getloadavg()[0]
+        ref, this = against_reference(cases, args.reference, args.repeats)
+        speedups = [r / t for r, t in zip(ref, this, strict=True)]
+        for (data, learner), r, t, x in zip(names, ref, this, speedups, strict=True):
+            ref_rows.append([data, learner, f"{r * 1e3:.2f}", f"{t * 1e3:.2f}", f"{x:.2f}x"])
+            print(" | ".join(ref_rows[-1]), flush=True)
+        ref_summary = (
+            f"Against the library at commit {args.reference} (the same trees; each version "
+            f"in a fresh process, the two alternating {args.repeats} times, best of "
+            f"{HLS_RUNS * args.repeats} fits per process, CPU seconds; load average "
+            f"{load_ref:.1f} at the start of these timings, {os.getloadavg()[0]:.1f} at "
+            f"the end): this version's HLS estimates take {min(speedups):.2f}x to "
+            f"{max(speedups):.2f}x fewer CPU seconds (geometric mean "
+            f"{statistics.geometric_mean(speedups):.2f}x).")
+        print(ref_summary)
+        ref_lines = ["", ref_summary, "",
+                     f"| data | learner | HLS estimates {args.reference} (CPU ms) | this "
+                     "version (CPU ms) | ratio |", "|---|---|---|---|---|",
+                     *_sections().table_lines(ref_rows)]
     load_end = os.getloadavg()[0]
     if max(load_start, load_end) > BUSY:
         summary += (f" The machine was busy (load above {BUSY} on {os.cpu_count()} cores): the "
@@ -173,7 +262,8 @@ def main():
         "of every level chosen by the evidence (`seminaive.kernels.hls`); fit times are the "
         "best of the repeats, HDP and HLS alternating in one process after a warm-up.  The "
         "estimates alone: the sampler against the HLS fit on the trees of the fitted HDP "
-        f"model (the rest of a fit is the same for both), alternating, best of the repeats "
+        f"model (the rest of a fit, and the trees both kernels take, made once before the "
+        "timings, are the same for both), alternating, best of the repeats "
         f"for the sampler and of {HLS_RUNS} runs per repeat for HLS (milliseconds, where a "
         "pause of the shared machine weighs most).",
         "",
@@ -184,7 +274,8 @@ def main():
         "| HDP / HLS estimates |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    _sections().write_table_section(args.out, MARK, lines, rows)
+    table = [*lines, *_sections().table_lines(rows), *ref_lines]
+    _sections().write_section(args.out, MARK, "\n".join([*table, "", MARK[1]]))
 
 
 if __name__ == "__main__":

@@ -56,16 +56,19 @@ convergence quadratic near the optimum.  While the penalties are still being cho
 only needs to be loose, and takes the preconditioner's step alone (one round, no conjugate
 gradients).  The fit stops when no coefficient moves by more than ``tol`` (or after
 ``max_iter`` iterations in all).  The leaves' softmax is computed once per step, by the line
-search at the trial it accepts; the gradient, the curvature, the next step and the evidence's
-update read it.  The trees of a forest are flattened by the HDP's set-up
+search at the trial it accepts (one exponential per value: exp(eta - max) over their sum);
+the gradient, the curvature, the next step and the evidence's update read it.  A loose
+step factors and solves the preconditioner in the same pass up (:func:`_tree_factor_solve`).
+The trees of a forest are flattened by the HDP's set-up
 (:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
 forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
 tree's dense estimates) and fitted in parallel on the HDP sampler's threads
-(:func:`~seminaive.kernels._threads.parallel_calls`, one share of the trees per thread from
-:func:`.hdp.thread_shares`), or in the calling thread when the forest is small (the shared
-cut of :func:`.hdp.thread_shares`, at ``SERIAL_CELLS``).  A node without rows has coefficients 0 at
-the optimum: its estimate is its nearest occurring ancestor's, as the HDP's is.  No random
-numbers are drawn: the estimates are deterministic.
+(:func:`~seminaive.kernels._threads.parallel_calls`; each thread takes the next trees,
+largest first, about 1 / (2 x threads) of the cells left, when it has fitted its last), or
+in the calling thread when the forest is small
+(the shared cut of :func:`.hdp.thread_shares`, at ``SERIAL_CELLS``).  A node without rows
+has coefficients 0 at the optimum: its estimate is its nearest occurring ancestor's, as the
+HDP's is.  No random numbers are drawn: the estimates are deterministic.
 
 Departures from Cooper, Webb & Schmidt (2025): the paper's ridge variant fixes the penalty
 (its public code: scikit-learn's C = 1 for every coefficient), and its Bayesian variant
@@ -101,6 +104,7 @@ MacKay, D. J. C. (1992). Bayesian interpolation. Neural Computation 4(3), 415-44
 """
 
 import math
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -109,7 +113,7 @@ from ..exceptions import TableTooLargeError
 from . import _jit as numba
 from ._jit import njit
 from ._threads import parallel_calls
-from .hdp import ForestLayout, forest_layout, thread_shares, tree_levels
+from .hdp import ForestLayout, forest_layout, thread_shares
 
 #: the ridge penalty: ``None`` chooses one per level of every tree by maximising the
 #: evidence (see the module docstring); a number fixes it (the reference code's ridge: 1)
@@ -168,18 +172,6 @@ def _node_levels(level_start):
 
 
 @njit(cache=True)
-def _log_sum_exp(row):
-    """log sum_v exp(row[v]), without overflow."""
-    hi = row[0]
-    for v in range(1, row.size):
-        hi = max(hi, row[v])
-    s = 0.0
-    for v in range(row.size):
-        s += math.exp(row[v] - hi)
-    return hi + math.log(s)
-
-
-@njit(cache=True)
 def _path_sums(parent, beta, eta):
     """eta of every node: its parent's plus its own coefficients (nodes in level order)."""
     n, V = beta.shape
@@ -212,12 +204,22 @@ def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     total = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        lse = _log_sum_exp(eta[q])
+        hi = eta[q, 0]
+        for v in range(1, V):
+            hi = max(hi, eta[q, v])
+        # one exponential per value: the distribution is exp(eta - hi) / their sum
+        s = 0.0
+        for v in range(V):
+            e = math.exp(eta[q, v] - hi)
+            prob[i, v] = e
+            s += e
+        lse = hi + math.log(s)
+        scale = 1.0 / s
         n_row = 0.0
         for v in range(V):
             n_row += leaves[i, v]
             total += leaves[i, v] * (lse - eta[q, v])
-            prob[i, v] = math.exp(eta[q, v] - lse)
+            prob[i, v] *= scale
         rows[i] = n_row
     return total
 
@@ -309,6 +311,37 @@ def _tree_solve(parent, level, pen, inv, r, wb, s):
         lam = pen[level[q]]
         for v in range(V):
             wb[p, v] += lam * wb[q, v] * inv[q, v] - r[q, v]
+    _tree_down(parent, level, pen, inv, wb, s)
+
+
+@njit(cache=True)
+def _tree_factor_solve(parent, level, pen, a, inv, r, wb, s):
+    """:func:`_tree_factor` then :func:`_tree_solve` (``inv``, ``s``: the same numbers) in
+    one pass up: the Newton step of the loose fits, which solve once per factor."""
+    n, V = r.shape
+    for q in range(n):
+        for v in range(V):
+            inv[q, v] = a[q, v]
+            wb[q, v] = r[q, v]
+    for q in range(n - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            w = 1.0 / (lam + inv[q, v])
+            inv[p, v] += lam * inv[q, v] * w
+            inv[q, v] = w
+            wb[p, v] += lam * wb[q, v] * w - r[q, v]
+    lam = pen[0]
+    for v in range(V):
+        inv[0, v] = 1.0 / (lam + inv[0, v])
+    _tree_down(parent, level, pen, inv, wb, s)
+
+
+@njit(cache=True)
+def _tree_down(parent, level, pen, inv, wb, s):
+    """The pass down of :func:`_tree_solve` (``wb``: the eliminated linear terms), and the
+    centring of every node's coefficients."""
+    n, V = s.shape
     for v in range(V):
         s[0, v] = wb[0, v] * inv[0, v]
     for q in range(1, n):
@@ -354,8 +387,8 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
     a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
         work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
         work[9], work[10][:n_leaf])
-    _path_sums(parent, beta, eta)
-    if state[1] == 0.0:
+    if state[1] == 0.0:  # (else ``eta`` holds the path sums of ``beta`` already)
+        _path_sums(parent, beta, eta)
         state[0] = _leaf_softmax(leaf_first, leaves, eta, prob, rows)
         state[1] = 1.0
     current = _penalty_term(beta, pen, level) + state[0]
@@ -373,15 +406,16 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
             for v in range(V):
                 g[q, v] += lam * beta[q, v]
                 res[q, v] = -g[q, v]
-                z[q, v] = 0.0
+                if cg_iter > 0:  # (a loose step's solve writes all of ``z``)
+                    z[q, v] = 0.0
                 g_norm = max(g_norm, abs(g[q, v]))
         # conjugate gradients on H z = -g, to a residual min(0.1, |g|) of the gradient's
         forcing = min(0.1, g_norm) * g_norm
-        _tree_factor(parent, level, pen, a, wa)
         if cg_iter == 0:  # the preconditioner's step alone
-            _tree_solve(parent, level, pen, wa, res, wb, z)
+            _tree_factor_solve(parent, level, pen, a, wa, res, wb, z)
             rz = 0.0
         else:
+            _tree_factor(parent, level, pen, a, wa)
             _tree_solve(parent, level, pen, wa, res, wb, pre)
             for q in range(n):
                 for v in range(V):
@@ -522,16 +556,23 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, r
         var[0, v] = 1.0 / (lam + a[0, v])
         gamma[0] += 1.0 - lam * var[0, v]
         squares[0] += beta[0, v] * beta[0, v]
-    for q in range(1, n):
-        p = parent[q]
+    # level by level (nodes in level order), the sums in registers
+    q = 1
+    while q < n:
         d = level[q]
         lam = pen[d]
-        for v in range(V):
-            den = lam + a[q, v]
-            c = lam / den
-            var[q, v] = 1.0 / den + c * c * var[p, v]
-            gamma[d] += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
-            squares[d] += beta[q, v] * beta[q, v]
+        g_sum, sq_sum = 0.0, 0.0
+        while q < n and level[q] == d:
+            p = parent[q]
+            for v in range(V):
+                den = lam + a[q, v]
+                c = lam / den
+                var[q, v] = 1.0 / den + c * c * var[p, v]
+                g_sum += 1.0 - lam * (1.0 / den + (1.0 - c) * (1.0 - c) * var[p, v])
+                sq_sum += beta[q, v] * beta[q, v]
+            q += 1
+        gamma[d] += g_sum
+        squares[d] += sq_sum
     if full:
         gamma[:] = 0.0
         _full_gamma(parent, level, leaves, pen, prob, rows, gamma)
@@ -605,10 +646,18 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         total += min(used, budget - total)
     else:
         converged = False
-    for q in range(n):
-        lse = _log_sum_exp(eta[q])
+    for q in range(n):  # every node's softmax, one exponential per value
+        hi = eta[q, 0]
+        for v in range(1, V):
+            hi = max(hi, eta[q, v])
+        s = 0.0
         for v in range(V):
-            out[q, v] = math.exp(eta[q, v] - lse)
+            e = math.exp(eta[q, v] - hi)
+            out[q, v] = e
+            s += e
+        scale = 1.0 / s
+        for v in range(V):
+            out[q, v] *= scale
     return total if converged else settings.max_iter + 1
 
 
@@ -640,12 +689,41 @@ def fit_trees(forest, settings, order, first, last, out, iterations, penalties):
 
 
 def fit_forest(forest, settings, order, share_start, out, iterations, penalties):
-    """:func:`fit_trees` for every thread share, as :func:`.hdp.sample_forest` samples its
-    trees (:func:`~seminaive.kernels._threads.parallel_calls`: one share in this thread, no
-    thread started): share ``w`` fits the trees ``order[share_start[w]:share_start[w + 1]]``."""
-    parallel_calls(fit_trees, [
-        (forest, settings, order, int(share_start[w]), int(share_start[w + 1]), out,
-         iterations, penalties) for w in range(share_start.size - 1)])
+    """:func:`fit_trees` for every tree of ``order``: one share (``share_start``, from
+    :func:`.hdp.thread_shares`) in this thread, no thread started; several on as many
+    threads (:func:`~seminaive.kernels._threads.parallel_calls`), each taking the next tree,
+    largest first, when it finishes one: a tree's time follows its Newton iterations and
+    the evidence's updates more than its cells, so that fixed shares of cells left one
+    thread waiting for the other (segment's KDB(k=3) trees: 10.2 and 8.6 ms of CPU).  A
+    thread takes about 1 / (2 x threads) of the cells left at a time (at least one tree:
+    guided scheduling), so that a forest of many small trees costs a few dozen calls (one
+    per tree cost 5 microseconds each, a third of kr-vs-kp AnDE(n=1)'s 1,296 tiny trees'
+    fit).  Every tree is fitted alone: the same numbers either way."""
+    n_shares = share_start.size - 1
+    if n_shares <= 1 or order.size <= 1:
+        parallel_calls(fit_trees, [(forest, settings, order, 0, int(order.size), out,
+                                    iterations, penalties)])
+        return
+    cells = np.diff(forest.node_offsets) * np.maximum(forest.n_values, 1)
+    queue = np.argsort(-cells, kind="stable").astype(np.int64)
+    before = np.concatenate([[0], np.cumsum(cells[queue])])  # cells before each in the queue
+    if not getattr(fit_trees, "signatures", True):  # compiled (or loaded) here: fits nothing
+        fit_trees(forest, settings, queue, 0, 0, out, iterations, penalties)
+    lock = threading.Lock()
+    taken = [0]
+
+    def take_trees():
+        while True:
+            with lock:  # the next trees: about 1 / (2 x threads) of the cells left, >= 1 tree
+                i = taken[0]
+                if i >= queue.size:
+                    return
+                goal = before[i] + (before[-1] - before[i]) / (2 * n_shares)
+                j = min(max(i + 1, int(np.searchsorted(before, goal))), queue.size)
+                taken[0] = j
+            fit_trees(forest, settings, queue, i, j, out, iterations, penalties)
+
+    parallel_calls(take_trees, [()] * n_shares)
 
 
 def _fit_layout(forest, order, share_start, settings):
@@ -798,10 +876,38 @@ def hls_bytes(trees, n_threads=None):
     (list of (counts, dims)) when every node of every tree exists (the fit works on the
     occurring nodes, which need less; see :func:`sparse_hls_bytes`), counted as
     :func:`.hdp.hdp_bytes` counts the HDP's."""
+    if not trees:
+        return 0
+    dims, depths = _dims_matrix([d for _, d in trees])
+    n_values = np.array([np.shape(c)[1] for c, _ in trees], dtype=np.int64)
+    return _dense_bytes(_dense_nodes(dims, depths) * n_values, n_threads)
+
+
+def _dims_matrix(dim_list):
+    """The conditioning sizes of every tree, (n_trees, largest depth) padded with 1, and
+    the trees' depths."""
+    dim_list = [np.asarray(d, dtype=np.int64).reshape(-1) for d in dim_list]
+    depths = np.array([d.size for d in dim_list], dtype=np.int64)
+    dims = np.ones((len(dim_list), max(int(depths.max(initial=0)), 1)), dtype=np.int64)
+    for j, d in enumerate(dim_list):
+        dims[j, :d.size] = d
+    return dims, depths
+
+
+def _dense_nodes(dims, depths):
+    """Every dense tree's nodes (the sum of :func:`.hdp.tree_levels`): the root and the rows
+    of each of its levels."""
+    rows = np.cumprod(dims, axis=1)
+    rows[np.arange(dims.shape[1])[None, :] >= depths[:, None]] = 0
+    return 1 + rows.sum(axis=1)
+
+
+def _dense_bytes(cells, n_threads=None):
+    """:func:`hls_bytes` from every tree's cells (dense nodes x values)."""
     threads = numba.get_num_threads() if n_threads is None else n_threads
-    cells = sorted(int(tree_levels(d).sum()) * int(np.shape(c)[1]) for c, d in trees)
-    threads = max(1, min(threads, len(cells)))
-    return 24 * sum(cells) + 8 * WORK_ARRAYS * sum(cells[-threads:]) if cells else 0
+    cells = np.sort(np.asarray(cells, dtype=np.int64))
+    threads = max(1, min(threads, cells.size))
+    return int(24 * cells.sum() + 8 * WORK_ARRAYS * cells[-threads:].sum()) if cells.size else 0
 
 
 def _fit_cost(n_nodes, leaf_counts):
@@ -929,7 +1035,11 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     """
     start, choose = _check_penalty(penalty)
     full = _check_evidence(EVIDENCE if evidence is None else evidence)
-    need = hls_bytes(trees)
+    if not trees:
+        return []
+    dims, depths = _dims_matrix([d for _, d in trees])
+    n_values = np.array([np.shape(c)[1] for c, _ in trees], dtype=np.int64)
+    need = _dense_bytes(_dense_nodes(dims, depths) * n_values)  # :func:`hls_bytes`
     if max_bytes is not None and need > max_bytes:
         raise TableTooLargeError(
             f"the hierarchical linear smoothing estimates of {len(trees)} tables would need "
@@ -937,22 +1047,14 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
             f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
             "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
             "has the memory")
-    if not trees:
-        return []
     # the whole forest in one kernel: its occurring nodes (as :func:`.hdp.sparse_from_dense`
     # makes them for each tree), fitted, then every node dense
     counts = [np.asarray(c, dtype=np.float64) for c, _ in trees]
-    dim_list = [np.asarray(d, dtype=np.int64).reshape(-1) for _, d in trees]
-    depths = np.array([d.size for d in dim_list], dtype=np.int64)
-    dims = np.ones((len(trees), max(int(depths.max()), 1)), dtype=np.int64)
-    for j, d in enumerate(dim_list):
-        dims[j, :d.size] = d
     leaf_rows = np.prod(dims, axis=1)
     for j, c in enumerate(counts):
         if c.ndim != 2 or c.shape[0] != leaf_rows[j]:
             raise ValueError(f"tree {j}: {c.shape[0] if c.ndim else 0} rows, expected "
                              f"{leaf_rows[j]}")
-    n_values = np.array([c.shape[1] for c in counts], dtype=np.int64)
     flat = np.concatenate([c.ravel() for c in counts])
     if flat.size and not (np.all(np.isfinite(flat)) and flat.min() >= 0):
         raise ValueError("hierarchical estimates need finite, non-negative counts")

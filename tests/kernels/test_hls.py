@@ -9,9 +9,12 @@ model files.
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hls_cases import SETS as STORED_SETS
+from hls_cases import unpack as unpack_stored
 from scipy.optimize import minimize
 from scipy.special import logsumexp, softmax
 
@@ -350,6 +353,35 @@ def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
     np.testing.assert_array_equal(b[:n - n_leaf], 0.0)
 
 
+STORED = np.load(Path(__file__).resolve().parents[1] / "data" / "hls_reference.npz")
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("name", STORED_SETS)
+def test_fit_equals_the_stored_outputs(name):
+    """Equal to the fit before its fixed costs were cut (commit 9e1dc86, ``tests/hls_cases.py``)
+    on the KDB(k=3) trees of four benchmark sets: every chosen penalty, and the estimates.
+
+    The leaves' softmax now takes one exponential per value (exp(eta - max) over their sum)
+    where it took two (that sum's logarithm, then exp(eta - log-sum-exp)): the same
+    distribution to an ulp or two, not the same bits.  The fit converges to the same optimum
+    but may stop one Newton step earlier or later (a coefficient's move against ``TOL``, a
+    line search decided at rounding level), which moves the estimates by at most a few
+    ``TOL`` (1e-9) summed down the tree's levels: they are compared within 1e-8 (measured:
+    2.6e-9 at most).  The penalties go through the same updates and settle at the same
+    update (their path from one rounding to the next: 2e-9 at most, relative): within 1e-7,
+    and those sent to the bound exactly.  Written on another machine: exp and log may round
+    differently there, which these tolerances also cover."""
+    forest = unpack_stored(STORED, name)
+    est, _, pen = hls.sparse_hls_forest(forest, return_iterations=True, return_penalties=True)
+    want = STORED[f"{name}/penalties"]
+    np.testing.assert_array_equal(np.isnan(pen), np.isnan(want))
+    np.testing.assert_array_equal(pen == hls.PENALTY_BOUNDS[1], want == hls.PENALTY_BOUNDS[1])
+    np.testing.assert_allclose(pen, want, rtol=1e-7)
+    np.testing.assert_allclose(np.concatenate([e.ravel() for e in est]),
+                               STORED[f"{name}/estimates"], rtol=0, atol=1e-8)
+
+
 # ------------------------------------------------------------------ the chosen penalties
 def _design(parent, n_leaves):
     """The design matrix of the leaves: 1 where a node is on a leaf's path."""
@@ -503,6 +535,26 @@ def test_bad_penalties_are_refused():
 
 
 # ------------------------------------------------------------------ the memory budget
+def test_dense_bytes_count_every_node_of_every_tree():
+    """:func:`hls.hls_bytes` (counted from the trees' sizes at once) against a count by
+    hand of every level's rows: 24 bytes per cell of every tree and ``WORK_ARRAYS`` x 8
+    per cell of the largest trees, one per thread."""
+    from seminaive.kernels.hdp import tree_levels
+
+    rng = np.random.default_rng(4)
+    trees = [(np.zeros((int(np.prod(d)), int(v))), d)
+             for d, v in [([], 3), ([2], 2), ([3, 4], 5), ([2, 1, 3, 2], 4), ([5], 1)]]
+    for threads in (1, 2, 3, 8):
+        cells = sorted(int(tree_levels(d).sum()) * c.shape[1] for c, d in trees)
+        top = sum(cells[-min(threads, len(cells)):])
+        assert hls.hls_bytes(trees, n_threads=threads) == 24 * sum(cells) + (
+            8 * hls.WORK_ARRAYS * top)
+    assert hls.hls_bytes([]) == 0
+    order = rng.permutation(len(trees))
+    assert hls.hls_bytes([trees[j] for j in order], n_threads=2) == hls.hls_bytes(
+        trees, n_threads=2)
+
+
 def test_the_budget_counts_the_estimates_before_allocating():
     """The kernels refuse one byte below what they count and accept it exactly; what they
     count holds the estimates three times (output, the learner's copy, its logarithm)."""
