@@ -88,7 +88,7 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
                 wsum = 0.0
-                next_r = 0
+                next_r = np.int64(0)  # typed, as in _level_tile
                 for q in range(level_first[L], level_first[L + 1]):
                     mr = combo_maxrank[q]
                     while next_r <= mr:
