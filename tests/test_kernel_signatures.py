@@ -78,6 +78,7 @@ _CALLERS = {
     "seminaive.selection._kernels.subsumption": ["lazy_subsumption", "eager_subsumption"],
     "seminaive.selection._kernels.nested": ["nested_loo_loss_nominal", "_level_tile",
                                             "nested_loo_loss"],
+    "seminaive.kernels.discretize": ["randomized_mdl_draws", "range_margins", "pairwise_sum"],
 }
 
 _FIRST_HOUR = textwrap.dedent("""
@@ -89,6 +90,7 @@ _FIRST_HOUR = textwrap.dedent("""
     import seminaive
     from seminaive.datasets import load_kr_vs_kp, make_random_bn
     from seminaive.kernels import _jit
+    from seminaive.preprocessing import RandomizedMDLDiscretizer
 
     warnings.simplefilter("ignore")
     callers = json.loads(sys.argv[1])
@@ -119,7 +121,11 @@ _FIRST_HOUR = textwrap.dedent("""
 
     first_hour(seminaive.MAPLMG(numeric="gaussian"), mixed)
     first_hour(seminaive.MAPLMD(numeric="gaussian", loo_cache_bytes=0), mixed)
+    first_hour(seminaive.BMAAODE(), mixed)
     if sys.argv[2] == "all":
+        # ESKDB's discretiser (the learner itself is left to its own tests: slow to fit)
+        RandomizedMDLDiscretizer(n_draws=3, random_state=0).fit(
+            mixed[0][["x3", "x4"]].to_numpy(), mixed[1].to_numpy())
         first_hour(seminaive.LBR(), nominal)
         for variant in ("lazy", "eager"):
             first_hour(seminaive.AODESR(variant, threshold=5), nominal)
@@ -143,35 +149,39 @@ def _first_hour_signatures(callers, group):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_leave_one_out_kernels_take_one_row_as_the_fit_s_chunks():
+def test_weighting_kernels_called_from_python_compile_once():
     """MAPLMG and MAPLMD with Gaussian children (the leave-one-out joints cached, then
-    streamed), fitted and updated by ``partial_fit`` of five rows and of one row, in a
-    fresh process: one signature of each leave-one-out kernel they call from Python (a
-    one-row chunk copied into Fortran-ordered codes of two rows, as the fit's chunks:
-    at f770198, a second specialisation for C-ordered codes)."""
-    signatures = _first_hour_signatures({"seminaive.weighting._kernels": []}, "weighting")
+    streamed) and BMAAODE, fitted and updated by ``partial_fit`` of five rows and of one
+    row, in a fresh process: one signature of each leave-one-out kernel they call from
+    Python (a one-row chunk copied into Fortran-ordered codes of two rows, as the fit's
+    chunks), and none of the pseudo-counts kernel, which BMAAODE computes in Python (at
+    f770198: a second specialisation of both for C-ordered codes, and two of the
+    pseudo-counts, for an integer and a float number of cells)."""
+    signatures = _first_hour_signatures(
+        {"seminaive.weighting._kernels": [], "seminaive.kernels.smoothing": []}, "weighting")
     key = "seminaive.weighting._kernels::"
     assert len(signatures[key + "loo_log_joint"]) == 1, signatures[key + "loo_log_joint"]
     assert len(signatures[key + "mixture_statistics"]) == 1, signatures[
         key + "mixture_statistics"]
     assert "'F'" in signatures[key + "loo_log_joint"][0]
+    assert "seminaive.kernels.smoothing::pseudo_counts" not in signatures
 
 
 @pytest.mark.slow
 def test_first_hour_compiles_each_kernel_once():
     """LBR, MAPLMG / MAPLMD (Gaussian children; the leave-one-out joints cached, then
-    streamed), AODESR (lazy and eager) and SelectiveAnDE (nominal, and with Gaussian
-    children), fitted, asked for one row and updated by ``partial_fit`` of five rows and of
-    one row, in a fresh process: every kernel of their modules that was used has one
-    signature (typed integer arguments rather than literals, unsigned ``prange`` indices
-    made int64, one-row chunks copied into Fortran-ordered codes).  The kernels that call
-    others are compiled in the process, as with an empty cache (at f770198: a second
-    signature of ten kernels)."""
+    streamed), BMAAODE, AODESR (lazy and eager) and SelectiveAnDE (nominal, and with
+    Gaussian children), fitted, asked for one row and updated by ``partial_fit`` of five
+    rows and of one row, and ESKDB's randomised MDL discretiser, in a fresh process: every
+    kernel of their modules that was used has one signature (typed integer arguments
+    rather than literals, unsigned ``prange`` indices made int64, one-row chunks copied
+    into Fortran-ordered codes).  The kernels that call others are compiled in the
+    process, as with an empty cache (at f770198: a second signature of twelve kernels)."""
     signatures = _first_hour_signatures(_CALLERS, "all")
     used = {name.split("::")[1] for name in signatures}
     # the routes reach the kernels of every fix
     assert {"_count_subset", "_local_scores", "_loo_wrong", "lbr_scores", "_loo_block",
             "_gaussian_block", "loo_log_joint", "mixture_statistics", "_tile_snapshot",
-            "_snapshot", "_row_resolution_order"} <= used
+            "_snapshot", "_row_resolution_order", "_block_sum", "range_margins"} <= used
     twice = {name: sigs for name, sigs in signatures.items() if len(sigs) > 1}
     assert not twice, json.dumps(twice, indent=1)

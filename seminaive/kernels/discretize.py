@@ -120,7 +120,9 @@ def range_margins(cum, cum_rows, a, b, tables, gain, margin):
         if p > 0:
             k += 1
     scale = n_rows * _LN2
-    prior_ent = (nlogn[n_rows] - pairwise_sum(terms, 0, n_classes)) / scale
+    # np.int64(0): a literal 0 is typed Literal[int](0), another specialisation of the
+    # kernels it is passed to than their other calls'
+    prior_ent = (nlogn[n_rows] - pairwise_sum(terms, np.int64(0), n_classes)) / scale
     s_left = np.zeros(n)
     s_right = np.zeros(n)
     k_left = np.zeros(n, dtype=np.int64)
@@ -134,8 +136,8 @@ def range_margins(cum, cum_rows, a, b, tables, gain, margin):
             right_terms[c] = nlogn[right]
             k_left[0] += left > 0
             k_right[0] += right > 0
-        s_left[0] = pairwise_sum(terms, 0, n_classes)
-        s_right[0] = pairwise_sum(right_terms, 0, n_classes)
+        s_left[0] = pairwise_sum(terms, np.int64(0), n_classes)
+        s_right[0] = pairwise_sum(right_terms, np.int64(0), n_classes)
     else:  # and those of several candidates class after class
         for c in range(n_classes):
             base = cum[c, a]
@@ -210,7 +212,8 @@ def randomized_mdl_draws(cum, cum_rows, tables, uniforms, n_draws, cuts, draw_en
     # the whole column's margins are the same in every draw
     top_gain = np.empty(max(g - 1, 1))
     top_margin = np.empty(max(g - 1, 1))
-    range_margins(cum, cum_rows, 0, g, tables, top_gain, top_margin)
+    # typed 0 (see range_margins)
+    range_margins(cum, cum_rows, np.int64(0), g, tables, top_gain, top_margin)
     stack_a = np.empty(g + 1, dtype=np.int64)
     stack_b = np.empty(g + 1, dtype=np.int64)
     used = 0
