@@ -208,12 +208,12 @@ def lbr_scores(train, base_wrong, QX, m, laplace, alpha, out, chosen):
         while True:
             best_errors = errors
             best_attribute = -1
-            best_n = 0
+            best_n = np.int64(0)  # typed: a literal 0 would be typed Literal[int](0) ...
             for att in range(a):
                 v = row[att]
                 if not attributes[att] or v == 0:
                     continue
-                n_sub = 0
+                n_sub = np.int64(0)  # ... and the kernels it is passed to compiled twice
                 for p in range(n_rows):
                     r = rows[p]
                     if TX[r, att] == v:
@@ -257,7 +257,7 @@ def lbr_scores(train, base_wrong, QX, m, laplace, alpha, out, chosen):
                     errors += tw[rows[p]] if weighted else 1.0
         _count_subset(TX, ty, tw, weighted, rows, n_rows, uni_offsets, k, class_counts,
                       counts, den)
-        _local_scores(row, 0.0, -1, attributes, train, (class_counts, counts, den), m,
-                      laplace, scores)
+        _local_scores(row, 0.0, np.int64(-1), attributes, train, (class_counts, counts, den),
+                      m, laplace, scores)
         for yy in range(k):
             out[q, yy] = scores[yy]

@@ -295,13 +295,16 @@ def loo_log_joint(X, y, w, weighted, model, out, V, gl):
     """out[r, s, y] = leave-one-out log P_s(y, x_r) of every row, parent combination of
     order n and class (NaN where s does not qualify); see the module docstring.  Gaussian
     children: ``V`` the rows' centred numeric values, ``gl`` a
-    :class:`~seminaive.tables.gaussian.GaussianLoo` (see :func:`_gaussian_block`)."""
+    :class:`~seminaive.tables.gaussian.GaussianLoo` (see :func:`_gaussian_block`).  The
+    rows are those of ``y``: ``X`` may have more (:meth:`LeaveOneOut._codes
+    <seminaive.weighting.loo.LeaveOneOut._codes>` pads a one-row chunk, so that every
+    chunk is typed as the fit's)."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels, _) = gl
     n_num = V.shape[1]
-    n_rows_total = X.shape[0]
+    n_rows_total = y.shape[0]  # X may have more (padding rows, never read)
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
     block = LOO_BLOCK_ROWS
@@ -456,13 +459,13 @@ def mixture_statistics(kind, X, y, w, weighted, model, log_alpha, out, V, gl):
     LOO_BLOCK_ROWS rows per thread).  Rows of weight 0 are skipped; a row without any
     qualifying sub-model adds nothing (its mixture does not depend on the weights) but its
     weight: the last entry of ``out`` accumulates the total weight of the rows.  Gaussian
-    children (``V``, ``gl``) as in :func:`loo_log_joint`."""
+    children (``V``, ``gl``) and the rows (those of ``y``) as in :func:`loo_log_joint`."""
     (n, max_order, combos, offsets, sizes, k, order_first, sub_index, counts, n_obs,
      prod_values, lj_other, lj_own, lc, lc_offsets, lc1, m, laplace, min_count) = model
     (gaussian, missing_code, moment_start, sums, kappa, floor_ratio, cuts, n_cuts,
      n_levels, _) = gl
     n_num = V.shape[1]
-    n_rows_total = X.shape[0]
+    n_rows_total = y.shape[0]  # X may have more (padding rows, never read)
     a = X.shape[1]
     n_par = order_first[n + 1] - order_first[n]
     block = LOO_BLOCK_ROWS

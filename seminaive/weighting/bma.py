@@ -72,6 +72,11 @@ from ..kernels.smoothing import Smoothing, pseudo_counts
 from ..parts import GaussianChildren
 from ._common import _WeightedAnDE, cell_log_weights, effective_order
 
+#: the kernels' pseudo-counts (:func:`~seminaive.kernels.smoothing.pseudo_counts`) computed
+#: in Python, as the same floating-point operations: numba would compile the kernel once
+#: for an integer and once for a float number of cells, for a few scalars
+_pseudo_counts = pseudo_counts.py_func
+
 
 def _dirichlet_log_evidence(counts, prior, axis):
     """sum over the Dirichlets along ``axis`` of log Gamma(A) - log Gamma(A + N) + sum_j
@@ -100,7 +105,7 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
         n_vals = [int(table.sizes[i]) - 1 for i in members]
         root = table.block(members)[(slice(1, None),) * n].reshape(-1)
         prod_values = float(np.prod(np.maximum(n_vals, 1)))
-        root_prior = pseudo_counts(k * prod_values, m, laplace)[0]
+        root_prior = _pseudo_counts(k * prod_values, m, laplace)[0]
         # the (x_s, c) cells form one Dirichlet (eq 20): evidence along a flattened axis
         log_w = _dirichlet_log_evidence(root[None, :], root_prior, axis=1)
         for v in range(a):
@@ -111,7 +116,7 @@ def log_marginal_likelihoods(table, n=1, smoothing="m_estimate", m=1.0):
             block = np.moveaxis(block, axis, -2)  # (..parents.., x_v, c)
             child = block[(slice(1, None),) * n + (slice(1, None),)]
             n_child = max(int(table.sizes[v]) - 1, 1)
-            child_prior = pseudo_counts(n_child, m, laplace)[0]
+            child_prior = _pseudo_counts(n_child, m, laplace)[0]
             log_w += _dirichlet_log_evidence(child, child_prior, axis=-2)  # eq 21
         out[j] = log_w
     return out
@@ -203,7 +208,7 @@ def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
     for u in range(a):
         n_vals = max(int(table.sizes[u]) - 1, 1)
         root = table.block([u])[1:]
-        root_prior = pseudo_counts(k * n_vals, m, laplace)[0]
+        root_prior = _pseudo_counts(k * n_vals, m, laplace)[0]
         log_w = _dirichlet_log_evidence(root.reshape(1, -1), root_prior, axis=1)
         log_w -= float(np.sum(root.sum(axis=1) * log_width[u, 1:int(table.sizes[u])]))
         for v in range(a):
@@ -214,14 +219,14 @@ def gaussian_log_marginal_likelihoods(table, kappa, log_width, missing_code,
             child = block[1:, 1:]
             n_child = max(int(table.sizes[v]) - 1, 1)
             if v not in numeric:
-                child_prior = pseudo_counts(n_child, m, laplace)[0]
+                child_prior = _pseudo_counts(n_child, m, laplace)[0]
                 log_w += _dirichlet_log_evidence(child, child_prior, axis=-2)
                 continue
             mc = int(missing_code[v])
             if mc > 0:  # P(missing) and 1 - P(missing): a two-category Dirichlet
                 two = np.stack([child[:, mc - 1], child.sum(axis=1) - child[:, mc - 1]],
                                axis=1)
-                unit = pseudo_counts(n_child, m, laplace)[0]
+                unit = _pseudo_counts(n_child, m, laplace)[0]
                 log_w += _two_category_evidence(two, unit, unit * (n_child - 1))
             e0 = moments.estimate_start((), v)
             e1 = moments.index[((u,), v)]

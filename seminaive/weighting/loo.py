@@ -86,6 +86,22 @@ class LeaveOneOut:
             lc1=self.lc1, m=self.m, laplace=self.laplace, min_count=self.min_count)
 
     @staticmethod
+    def _codes(codes):
+        """``codes`` as the kernels take them: in an array numba types as the fit's chunks
+        (Fortran-ordered, writable), so that the leave-one-out kernels compile once.  A
+        chunk of one row (C- and F-contiguous: numba types it C), of rows sliced out of a
+        larger matrix (strided) or read-only is copied into one, of at least two rows (the
+        kernels take the number of rows from ``y``); one of a single attribute is
+        contiguous both ways, as every chunk of the fit, and kept."""
+        if codes.ndim != 2 or codes.shape[1] < 2 or (
+                codes.flags.f_contiguous and not codes.flags.c_contiguous
+                and codes.flags.writeable):
+            return codes
+        out = np.zeros((max(codes.shape[0], 2), codes.shape[1]), dtype=codes.dtype, order="F")
+        out[:codes.shape[0]] = codes
+        return out
+
+    @staticmethod
     def _weights(w, n_rows):
         if w is None:
             return False, np.zeros(1)
@@ -106,7 +122,7 @@ class LeaveOneOut:
         weighted, w = self._weights(w, len(y))
         out = np.empty((len(y), self.n_par, self.k))
         if len(y):
-            loo_kernels.loo_log_joint(codes, y, w, weighted, self._model(), out,
+            loo_kernels.loo_log_joint(self._codes(codes), y, w, weighted, self._model(), out,
                                       self._values(values, len(y)), self.gaussian)
         return out
 
@@ -117,7 +133,8 @@ class LeaveOneOut:
         weighted, w = self._weights(w, len(y))
         out = np.zeros(loo_kernels.statistics_size(kind, self.n_par))
         if len(y):
-            loo_kernels.mixture_statistics(kind, codes, y, w, weighted, self._model(),
+            loo_kernels.mixture_statistics(kind, self._codes(codes), y, w, weighted,
+                                           self._model(),
                                            np.ascontiguousarray(log_alpha, dtype=np.float64),
                                            out, self._values(values, len(y)), self.gaussian)
         return out

@@ -167,3 +167,30 @@ def test_empty_source_and_zero_weight_rows():
     assert_array_equal(empty, np.zeros(6))
     zeros = Evaluator(loo, ArraySource(codes, y, np.zeros(len(y))), STAT_LMG)(np.zeros(4))
     assert_array_equal(zeros, np.zeros(6))
+
+
+@pytest.mark.parametrize("kind", [STAT_LMG, STAT_LMD])
+def test_a_row_alone_strided_or_read_only_rows_give_the_rows_of_the_whole(kind):
+    """Chunks the kernels take in a copy (a single row, rows sliced out of the matrix, a
+    read-only matrix: copied into Fortran-ordered codes of at least two rows so that the
+    kernels compile once) give exactly what the whole matrix gives for their rows."""
+    X, y = _data(n_rows=40, seed=50)
+    w = np.random.default_rng(7).choice([0.5, 1.0, 2.0], size=len(y))
+    table, codes = _table(X, y, 1, w)
+    loo = LeaveOneOut(table, 1)
+    log_alpha = np.log(np.random.default_rng(8).dirichlet(np.ones(loo.n_par)))
+    whole = loo.log_joint(codes, y, w)
+    for r in (0, 17, len(y) - 1):
+        assert_array_equal(loo.log_joint(codes[r:r + 1], y[r:r + 1], w[r:r + 1]),
+                           whole[r:r + 1])
+        alone = loo.statistics(kind, codes[r:r + 1], y[r:r + 1], w[r:r + 1], log_alpha)
+        expected = _numpy_statistics(kind, whole[r:r + 1], y[r:r + 1], w[r:r + 1], log_alpha)
+        assert_allclose(alone, expected, rtol=1e-12, atol=1e-12)
+    read_only = codes.copy(order="F")
+    read_only.flags.writeable = False
+    for chunk, rows in ((codes[3:20], slice(3, 20)), (codes[::2], slice(None, None, 2)),
+                        (np.ascontiguousarray(codes), slice(None)), (read_only, slice(None))):
+        assert_array_equal(loo.log_joint(chunk, y[rows], w[rows]), whole[rows])
+        assert_array_equal(loo.statistics(kind, chunk, y[rows], w[rows], log_alpha),
+                           loo.statistics(kind, codes.copy(order="F")[rows].copy(order="F"),
+                                          y[rows], w[rows], log_alpha))

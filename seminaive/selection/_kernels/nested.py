@@ -88,7 +88,7 @@ def nested_loo_loss(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq, 
                 top[:, :] = -np.inf
                 acc[:, :] = 0.0
                 wsum = 0.0
-                next_r = 0
+                next_r = np.int64(0)  # typed, as in _level_tile
                 for q in range(level_first[L], level_first[L + 1]):
                     mr = combo_maxrank[q]
                     while next_r <= mr:
@@ -531,7 +531,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     ea[:, :, :n_tile] = 0
     plain = True  # no row of the tile has a product or a sum outside block 0
     line = max(64 // counts.itemsize, 1)  # counts per cache line
-    next_r = 0
+    # typed: from a literal 0, _tile_snapshot would compile once more for Literal[int](0)
+    next_r = np.int64(0)
     for q in range(level_first[L], level_first[L + 1]):
         mr = combo_maxrank[q]
         while next_r <= mr:

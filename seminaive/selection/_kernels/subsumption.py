@@ -89,7 +89,7 @@ def lazy_subsumption(X, table, threshold, ratio, deleted):
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     for r in prange(n_rows):
-        xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
+        xr, order = _row_resolution_order(X, np.int64(r), counts, offsets, k, deleted)
         n = order.shape[0]
         for t in range(n):
             u = order[t]
@@ -143,7 +143,7 @@ def eager_subsumption(X, table, value_first, value_attr, indptr, indices, delete
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
     n_rows, a = X.shape
     for r in prange(n_rows):
-        xr, order = _row_resolution_order(X, r, counts, offsets, k, deleted)
+        xr, order = _row_resolution_order(X, np.int64(r), counts, offsets, k, deleted)
         n = order.shape[0]
         position = np.full(a, -1, dtype=np.int64)
         for t in range(n):
