@@ -261,7 +261,7 @@ def run_grid(args):
             lines += ["", f"Against the library at {args.reference} (exported with `git "
                       "archive`): each version fits each shape in a fresh process (the "
                       f"{args.repeats} alternated fits above), the two versions alternated "
-                      f"{args.ref_repeats} times; best CPU seconds of `n=\"auto\"`; load "
+                      f"{args.ref_repeats} time(s); best CPU seconds of `n=\"auto\"`; load "
                       "average at the end "
                       + ", ".join(f"{v:.1f}" for v in os.getloadavg()) + ".", "",
                       "| values | classes | reference CPU s | this CPU s | reference / this "
