@@ -26,9 +26,17 @@ With ``--grid``, instead: ``AnDE(n="auto")`` against ``AnDE(n=2)`` on random nom
 2 to 5 classes, the two fits alternated ``--repeats`` times in one process for every shape
 (best wall time and best CPU time of each); the whole grid of ratios is printed and written
 to the section between the ``bench_selection_grid`` markers.  Target: every ratio <= 10.
+With ``--grid --reference COMMIT`` every shape is also fitted by the library at ``COMMIT``
+(exported with ``git archive``): each version runs the shape in a fresh process (the
+``--repeats`` alternated A2DE and ``n="auto"`` fits after a warm-up), the two versions
+alternated ``--ref-repeats`` times; per shape the best CPU time of ``n="auto"`` of each
+version, their ratio (reference / this: a same-run speed-up of this version) and whether the
+two gave the same ``loo_loss_`` (``np.array_equal``).  Without ``--reference`` the grid runs
+in this process only.
 
     python benchmarks/bench_selection.py [--quick] [--full] [--before] [--reference COMMIT]
-                                         [--grid] [--out PATH]
+                                         [--grid] [--repeats N] [--ref-repeats N]
+                                         [--out PATH]
 """
 
 import argparse
@@ -82,6 +90,9 @@ def worker(spec):
     ``loo_loss_`` to ``spec["losses"]`` and print JSON."""
     import seminaive
 
+    if spec.get("grid"):
+        grid_worker(spec)
+        return
     X, y = sample(spec["full"], spec["quick"])
     AnDE(n="auto").fit(X.iloc[:100], y.iloc[:100])  # warm-up: compilation
     t0 = time.perf_counter()
@@ -134,10 +145,11 @@ def random_nominal(n_values, n_classes, n_rows=1600, n_attributes=60, seed=0):
     return X, y
 
 
-def grid_cell(n_values, n_classes, repeats):
+def grid_cell(n_values, n_classes, repeats, with_losses=False):
     """Best wall and CPU times of ``AnDE(n=2)`` and ``AnDE(n="auto")`` fits on one shape,
     the two alternated ``repeats`` times after a warm-up fit on 100 rows, and the model
-    ``n="auto"`` chose: ``(a2de wall, auto wall, a2de cpu, auto cpu, selected)``."""
+    ``n="auto"`` chose: ``(a2de wall, auto wall, a2de cpu, auto cpu, selected)``, and with
+    ``with_losses`` also the last ``n="auto"`` fit's ``loo_loss_``."""
     X, y = random_nominal(n_values, n_classes)
     for make in (lambda: AnDE(n=2), lambda: AnDE(n="auto")):
         make().fit(X.iloc[:100], y.iloc[:100])
@@ -150,8 +162,58 @@ def grid_cell(n_values, n_classes, repeats):
             wall[name].append(time.perf_counter() - t0)
             cpu[name].append(time.process_time() - c0)
     selected = f"n={model.n_}, r={model.n_parents_}, s={model.n_children_}"
-    return (min(wall["a2de"]), min(wall["auto"]), min(cpu["a2de"]), min(cpu["auto"]),
+    cell = (min(wall["a2de"]), min(wall["auto"]), min(cpu["a2de"]), min(cpu["auto"]),
             selected)
+    return (*cell, np.asarray(model.loo_loss_)) if with_losses else cell
+
+
+def grid_worker(spec):
+    """In a fresh process with one version of the library on PYTHONPATH: :func:`grid_cell`
+    of one shape; save the last ``n="auto"`` fit's ``loo_loss_`` to ``spec["losses"]`` and
+    print JSON."""
+    a2de, auto, a2de_cpu, auto_cpu, selected, losses = grid_cell(
+        spec["values"], spec["classes"], spec["repeats"], with_losses=True)
+    np.save(spec["losses"], losses)
+    print(json.dumps({"a2de": a2de, "auto": auto, "a2de_cpu": a2de_cpu, "auto_cpu": auto_cpu,
+                      "selected": selected}))
+
+
+def grid_against_reference(args):
+    """Per shape, :func:`grid_worker` of ``args.reference`` and of this version alternated
+    ``args.ref_repeats`` times in fresh processes: ``{(values, classes): (reference auto
+    CPU, this auto CPU, reference auto/A2DE CPU ratio, this ratio, identical)}`` (best CPU
+    times over the processes), or None if a worker failed."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_dir = export_library(ROOT, args.reference, Path(tmp) / "ref")
+        for n_values in GRID_VALUES:
+            for n_classes in GRID_CLASSES:
+                best = {"ref": [np.inf, np.inf], "new": [np.inf, np.inf]}
+                identical = True
+                for r in range(args.ref_repeats):
+                    losses = {}
+                    for label, code in (("ref", ref_dir), ("new", ROOT)):
+                        path = str(Path(tmp) / f"{label}-{n_values}-{n_classes}-{r}.npy")
+                        spec = {"grid": True, "values": n_values, "classes": n_classes,
+                                "repeats": args.repeats, "losses": path}
+                        result = run_library(__file__, code, spec, 3600)
+                        if "error" in result:
+                            print(f"# {label}: {result['error']}")
+                            return None
+                        best[label][0] = min(best[label][0], result["auto_cpu"])
+                        best[label][1] = min(best[label][1], result["a2de_cpu"])
+                        losses[label] = np.load(path)
+                    identical &= bool(np.array_equal(losses["ref"], losses["new"],
+                                                     equal_nan=True))
+                cell = (best["ref"][0], best["new"][0], best["ref"][0] / best["ref"][1],
+                        best["new"][0] / best["new"][1], identical)
+                out[n_values, n_classes] = cell
+                print(f"# {n_values} values, {n_classes} classes, against {args.reference}: "
+                      f"n='auto' CPU {cell[0]:.3f} -> {cell[1]:.3f} s "
+                      f"({cell[0] / cell[1]:.2f}x), CPU ratio to A2DE {cell[2]:.1f} -> "
+                      f"{cell[3]:.1f}, identical {identical}; load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
+    return out
 
 
 def run_grid(args):
@@ -191,6 +253,24 @@ def run_grid(args):
     for (n_values, n_classes), cell in cells.items():
         lines.append(f"| {n_values} | {n_classes} | {cell[0]:.3f} | {cell[1]:.3f} | "
                      f"{cell[4]} |")
+    if args.reference:
+        reference = grid_against_reference(args)
+        if reference is None:
+            lines += ["", f"Against {args.reference}: a worker failed (see the output)."]
+        else:
+            lines += ["", f"Against the library at {args.reference} (exported with `git "
+                      "archive`): each version fits each shape in a fresh process (the "
+                      f"{args.repeats} alternated fits above), the two versions alternated "
+                      f"{args.ref_repeats} time(s); best CPU seconds of `n=\"auto\"`; load "
+                      "average at the end "
+                      + ", ".join(f"{v:.1f}" for v in os.getloadavg()) + ".", "",
+                      "| values | classes | reference CPU s | this CPU s | reference / this "
+                      "| CPU ratio to A2DE, reference | this | identical `loo_loss_` |",
+                      "|---:|---:|---:|---:|---:|---:|---:|---|"]
+            for (n_values, n_classes), c in reference.items():
+                lines.append(f"| {n_values} | {n_classes} | {c[0]:.3f} | {c[1]:.3f} | "
+                             f"{c[0] / c[1]:.2f} | {c[2]:.1f} | {c[3]:.1f} | "
+                             f"{'yes' if c[4] else 'NO'} |")
     lines += ["", GRID_MARK[1]]
     for row in rows:
         print(row)
@@ -250,8 +330,9 @@ def main():
     parser.add_argument("--grid", action="store_true",
                         help="n='auto' against A2DE on random data of 2, 4, 8 values and "
                              "2-5 classes (the --repeats fits of each, default 3 here)")
-    parser.add_argument("--reference", default="81d2a0b",
-                        help="commit of the nested pass to compare with ('' to skip)")
+    parser.add_argument("--reference", default=None,
+                        help="commit of the library to compare with ('' to skip; default "
+                             "81d2a0b, none with --grid)")
     parser.add_argument("--ref-repeats", type=int, default=5,
                         help="fresh-process fits of each version, alternated")
     args = parse_or_serve(parser, worker, ROOT)
@@ -259,6 +340,8 @@ def main():
         return
     if args.repeats is None:
         args.repeats = 3 if args.grid else 5
+    if args.reference is None:
+        args.reference = "" if args.grid else "81d2a0b"
     if args.grid:
         run_grid(args)
         return
