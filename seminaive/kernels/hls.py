@@ -195,6 +195,23 @@ def _penalty_term(beta, pen, level):
     return total
 
 
+@njit(cache=True, inline="always")
+def _exp_row(eta, q, out, i):
+    """``out[i, v] = exp(eta[q, v] - hi)``, ``hi`` the row's largest ``eta``: one
+    exponential per value of a softmax whose distribution is ``out[i] / s``.  Returns
+    ``(hi, s)``."""
+    V = eta.shape[1]
+    hi = eta[q, 0]
+    for v in range(1, V):
+        hi = max(hi, eta[q, v])
+    s = 0.0
+    for v in range(V):
+        e = math.exp(eta[q, v] - hi)
+        out[i, v] = e
+        s += e
+    return hi, s
+
+
 @njit(cache=True)
 def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     """The leaves' softmax, computed once for everything that needs it: writes their
@@ -204,15 +221,7 @@ def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     total = 0.0
     for i in range(leaves.shape[0]):
         q = leaf_first + i
-        hi = eta[q, 0]
-        for v in range(1, V):
-            hi = max(hi, eta[q, v])
-        # one exponential per value: the distribution is exp(eta - hi) / their sum
-        s = 0.0
-        for v in range(V):
-            e = math.exp(eta[q, v] - hi)
-            prob[i, v] = e
-            s += e
+        hi, s = _exp_row(eta, q, prob, i)
         lse = hi + math.log(s)
         scale = 1.0 / s
         n_row = 0.0
@@ -647,14 +656,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     else:
         converged = False
     for q in range(n):  # every node's softmax, one exponential per value
-        hi = eta[q, 0]
-        for v in range(1, V):
-            hi = max(hi, eta[q, v])
-        s = 0.0
-        for v in range(V):
-            e = math.exp(eta[q, v] - hi)
-            out[q, v] = e
-            s += e
+        s = _exp_row(eta, q, out, q)[1]
         scale = 1.0 / s
         for v in range(V):
             out[q, v] *= scale

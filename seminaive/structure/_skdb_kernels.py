@@ -332,6 +332,25 @@ def _split_factor(d):
 
 
 @njit(cache=True, inline="always")
+def _rescale(cur, shift, top, k):
+    """Keep a row's class products ``cur`` (largest ``top``) in the normal range once one
+    fell below 2**-800: all scaled by 2**400 when they all fell below 2**-400 (a common
+    factor, which changes no loss), then every class still below 2**-800 scaled by 2**400
+    with the rest of its scale kept as a logarithm in ``shift``.  Whether some class's
+    ``shift`` changed."""
+    shifted = False
+    if top < _TINY:
+        for yy in range(k):
+            cur[yy] *= _SCALE
+    for yy in range(k):
+        if 0.0 < cur[yy] < _FLOOR:
+            cur[yy] *= _SCALE
+            shift[yy] -= _LOG_SCALE
+            shifted = True
+    return shifted
+
+
+@njit(cache=True, inline="always")
 def _factor_loss(cur, shift, shifted, k, yr, kind):
     """:func:`seminaive.kernels.losses.row_loss` of the scores log(cur[y]) + shift[y]
     (``shifted``: some shift is not 0), from the class factors themselves: without shifts,
@@ -518,15 +537,8 @@ def _loo_blocks(data, search, trees, pairs, est, loss_kind, gauss, kde, V, span,
                             for yy in range(k):
                                 shift[yy] += extra[rho, j, yy]
                             shifted = True
-                        if low < _FLOOR:
-                            if top < _TINY:  # every class: a common factor, changes no loss
-                                for yy in range(k):
-                                    cur[yy] *= _SCALE
-                            for yy in range(k):
-                                if 0.0 < cur[yy] < _FLOOR:  # one class: its own logarithm
-                                    cur[yy] *= _SCALE
-                                    shift[yy] -= _LOG_SCALE
-                                    shifted = True
+                        if low < _FLOOR and _rescale(cur, shift, top, k):
+                            shifted = True
                     out[b, j, s] += wr * _factor_loss(cur, shift, shifted, k, yr, loss_kind)
 
 
@@ -808,13 +820,6 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                         for yy in range(k):
                             shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
                         shifted = True
-                    if low < _FLOOR:
-                        if top < _TINY:  # every class: a common factor, changes no loss
-                            for yy in range(k):
-                                cur[yy] *= _SCALE
-                        for yy in range(k):
-                            if 0.0 < cur[yy] < _FLOOR:  # one class: its own logarithm
-                                cur[yy] *= _SCALE
-                                shift[yy] -= _LOG_SCALE
-                                shifted = True
+                    if low < _FLOOR and _rescale(cur, shift, top, k):
+                        shifted = True
                 losses[at, j, s] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)

@@ -9,14 +9,9 @@ sampler compiled without its table-count output and convergence checks (None for
 Counted in a fresh process with an empty compile cache (a kernel read from the cache does
 not load the kernels it calls, so only a cold compile shows them)."""
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from cold_process import cold_json
 
 _SCRIPT = textwrap.dedent("""
     import json
@@ -45,13 +40,7 @@ _SCRIPT = textwrap.dedent("""
 
 
 def test_first_use_compiles_each_kernel_once_and_its_helpers_inlined(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SEMINAIVE_CACHE_DIR=str(tmp_path),
-               SEMINAIVE_COMPILE_NOTICE="0")
-    env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True,
-                          timeout=1800, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = cold_json(_SCRIPT, tmp_path)
     compiled = sorted(name for name in found if not name.endswith(":literal"))
     # the discretisation: one kernel and the pairwise block sum it calls; the sampler (no
     # far path needed: the counts fit the exact table), its window beyond the table and

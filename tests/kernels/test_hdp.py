@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cold_process import cold_json
 from hdp_cases import cases as stored_cases
 from hdp_cases import run as run_stored_case
 from sparse_cases import check_reference
@@ -610,12 +611,6 @@ def test_polygamma_compiles_one_specialisation(tmp_path):
     with an empty compile cache: a kernel read from the cache does not load the kernels it
     calls, so in a process whose callers came from the cache ``_polygamma`` shows no
     signature at all."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     script = (
         "import json\n"
         "from numba.core import types\n"
@@ -625,13 +620,6 @@ def test_polygamma_compiles_one_specialisation(tmp_path):
         "sigs = hdp._polygamma.signatures\n"
         "print(json.dumps([len(sigs), any(isinstance(sig[0], types.Literal) "
         "for sig in sigs)]))\n")
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(root), SEMINAIVE_CACHE_DIR=str(tmp_path),
-               SEMINAIVE_COMPILE_NOTICE="0")
-    env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=900, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    n_signatures, literal = json.loads(done.stdout.strip().splitlines()[-1])
+    n_signatures, literal = cold_json(script, tmp_path, timeout=900)
     assert n_signatures
     assert not literal
