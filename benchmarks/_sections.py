@@ -4,6 +4,14 @@ measurements run in a fresh process.
 Each benchmark owns the part of the page between its ``<!-- name -->`` and
 ``<!-- /name -->`` markers and replaces only that part (appending it the first time), so the
 benchmarks can be run in any order; the page is written atomically.
+
+Importing this module puts the library to measure first on ``sys.path``
+(:func:`library_first`): ``python benchmarks/X.py`` puts ``benchmarks/``, not the repository
+root, first, so that without it ``import seminaive`` finds whatever copy is installed (an
+editable install of another checkout, say) rather than the checkout the script is in.  Every
+script that imports ``seminaive`` therefore imports this module first
+(``tests/test_benchmarks.py`` checks it), and the fresh-process workers get the library they
+are to run through :data:`LIBRARY_VARIABLE` (:func:`library_env`).
 """
 
 import argparse
@@ -18,7 +26,35 @@ import tempfile
 import time
 from pathlib import Path
 
-from seminaive._atomic import atomic_write_text
+#: the repository this script is in
+ROOT = Path(__file__).resolve().parents[1]
+#: the environment variable naming the folder whose ``seminaive`` a benchmark imports (a
+#: worker of :func:`run_library` measuring another version); unset: :data:`ROOT`
+LIBRARY_VARIABLE = "SEMINAIVE_BENCH_LIBRARY"
+
+
+def library_first():
+    """Put the folder of the library to measure (:data:`LIBRARY_VARIABLE`, else
+    :data:`ROOT`) at the front of ``sys.path`` and return it.  Refused with ImportError if
+    ``seminaive`` was already imported from somewhere else."""
+    library = str(Path(os.environ.get(LIBRARY_VARIABLE) or ROOT).resolve())
+    loaded = sys.modules.get("seminaive")
+    if loaded is not None and not Path(loaded.__file__).resolve().is_relative_to(library):
+        raise ImportError(f"seminaive was imported from {loaded.__file__} before "
+                          f"benchmarks/_sections.py put {library} first on sys.path")
+    sys.path[:] = [library, *(entry for entry in sys.path if entry != library)]
+    return library
+
+
+#: the folder whose ``seminaive`` this process imports
+LIBRARY = library_first()
+
+
+def library_env(code_dir=LIBRARY, **variables):
+    """The environment of a fresh process that is to import the library at ``code_dir``
+    (:data:`LIBRARY_VARIABLE` and PYTHONPATH), with ``variables`` set."""
+    return dict(os.environ, PYTHONPATH=str(code_dir), **{LIBRARY_VARIABLE: str(code_dir)},
+                **variables)
 
 
 def half_split(spec):
@@ -81,6 +117,10 @@ def warmed_learner(spec, learners):
 def write_section(out, marks, section):
     """Put ``section`` (starting with ``marks[0]``, ending with ``marks[1]``) in the file
     ``out`` in place of its previous version, or at the end; print where."""
+    # imported here: a worker imports this module with a version of the library that may
+    # predate seminaive._atomic
+    from seminaive._atomic import atomic_write_text
+
     out = Path(out)
     text = out.read_text() if out.exists() else "# Performance\n"
     pattern = re.compile(re.escape(marks[0]) + ".*?" + re.escape(marks[1]), re.S)
@@ -124,12 +164,14 @@ def reset_peak():
 def run_worker(script, spec, timeout=3600, attempts=1):
     """Run ``script --worker <spec as JSON>`` in a fresh process (its own peak memory, no
     compiled state carried over) and return the JSON object it prints last, or
-    ``{"error": <last line of its output>}``.  A failed run is tried again ``attempts - 1``
-    times (e.g. a source file caught mid-edit in a shared checkout)."""
+    ``{"error": <last line of its output>}``, with the library of this process
+    (:data:`LIBRARY`).  A failed run is tried again ``attempts - 1`` times (e.g. a source
+    file caught mid-edit in a shared checkout)."""
     for attempt in range(attempts):
         try:
             done = subprocess.run([sys.executable, str(script), "--worker", json.dumps(spec)],
-                                  capture_output=True, text=True, timeout=timeout)
+                                  capture_output=True, text=True, timeout=timeout,
+                                  env=library_env())
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {timeout} s"}
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -167,9 +209,9 @@ def export_library(root, commit, into):
 
 def run_library(script, code_dir, spec, timeout, threads=None):
     """Run ``script --worker <spec as JSON>`` in a fresh process with the library at
-    ``code_dir`` (PYTHONPATH; ``threads``: NUMBA_NUM_THREADS and OMP_NUM_THREADS, default
+    ``code_dir`` (:func:`library_env`; ``threads``: NUMBA_NUM_THREADS and OMP_NUM_THREADS, default
     the machine's) and return the JSON object it prints last, or ``{"error": ...}``."""
-    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    env = library_env(code_dir)
     if threads is not None:
         env.update(NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     try:

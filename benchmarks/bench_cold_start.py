@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _sections import export_library, parse_or_serve, write_table_section
+from _sections import export_library, library_env, parse_or_serve, write_table_section
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_cold_start -->", "<!-- /bench_cold_start -->")
@@ -143,7 +143,7 @@ def worker(spec):
 def _env(code_dir, cache, current):
     """The environment of a measured process: the library at ``code_dir``, its compile
     cache in ``cache`` (this version: its own variable; a reference: NUMBA_CACHE_DIR)."""
-    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    env = library_env(code_dir)
     for key in ("NUMBA_CACHE_DIR", "SEMINAIVE_CACHE_DIR"):
         env.pop(key, None)
     env["SEMINAIVE_CACHE_DIR" if current else "NUMBA_CACHE_DIR"] = cache
@@ -233,8 +233,7 @@ def import_times(code_dirs, repeats=7):
     environment says not to write it: the installed pandas and scikit-learn have theirs."""
     envs = []
     for code_dir in code_dirs:
-        env = dict(os.environ, PYTHONPATH=str(code_dir),
-                   PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
+        env = library_env(code_dir, PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="pycache-"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         subprocess.run([sys.executable, "-c", "import seminaive"], env=env,
                        capture_output=True, cwd=tempfile.gettempdir())

@@ -45,6 +45,8 @@ import time
 import warnings
 from pathlib import Path
 
+import _sections
+
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_eskdb -->", "<!-- /bench_eskdb -->")
 REFERENCE_MARK = ("<!-- bench_eskdb_reference -->", "<!-- /bench_eskdb_reference -->")
@@ -62,13 +64,6 @@ ESKDB_VARIANTS = {
     "ESKDB(5)-HLS": {"smoothing": "hls", "n_estimators": 5},
 }
 PEERS = ("RF100", "HistGB")
-
-
-def _sections():
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _sections
-
-    return _sections
 
 
 def _raw(X):
@@ -117,7 +112,7 @@ def measure(data, variants=tuple(ESKDB_VARIANTS)):
     """Zero-one loss, log loss and fit time (s) of the peers and ``variants`` on one set."""
     import numpy as np
 
-    X, y, train, test = _sections().half_split({"data": data, "rows": None})
+    X, y, train, test = _sections.half_split({"data": data, "rows": None})
     raw = _raw(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -150,7 +145,7 @@ def worker(spec):
 
     import seminaive
 
-    X, y, train, test = _sections().half_split({"data": spec["data"], "rows": None})
+    X, y, train, test = _sections.half_split({"data": spec["data"], "rows": None})
     raw = _raw(X)
     result = {"library": seminaive.__file__}
     with warnings.catch_warnings():
@@ -180,12 +175,12 @@ def reference_main(args, out, sets, variants):
     load_before = os.getloadavg()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        ref_dir = _sections().export_library(ROOT, args.reference, Path(tmp) / "ref")
+        ref_dir = _sections.export_library(ROOT, args.reference, Path(tmp) / "ref")
         for data in sets:
             runs = {"ref": [], "new": []}
             for _ in range(repeats):
                 for label, code in (("ref", ref_dir), ("new", ROOT)):
-                    result = _sections().run_library(
+                    result = _sections.run_library(
                         __file__, code, {"data": data, "variants": variants}, 7200)
                     if "error" in result:
                         raise SystemExit(f"{label} {data}: {result['error']}")
@@ -236,7 +231,7 @@ def reference_main(args, out, sets, variants):
         "(wall) | this version / RF100 fit (CPU) | same model |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    _sections().write_table_section(out, REFERENCE_MARK, lines, rows)
+    _sections.write_table_section(out, REFERENCE_MARK, lines, rows)
 
 
 def main():
@@ -248,7 +243,7 @@ def main():
     parser.add_argument("--reference", help="commit to measure this version against")
     parser.add_argument("--repeats", type=int, default=3,
                         help="with --reference: processes of each version, alternated")
-    args = _sections().parse_or_serve(parser, worker, ROOT)
+    args = _sections.parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
     given = any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:])
@@ -379,7 +374,7 @@ def _write(out, args, rows, load_before, done, n_new):
     ]
     if not done:
         lines[5] = "Run under way: the sets measured so far.  " + lines[5]
-    _sections().write_table_section(out, MARK, lines, rows)
+    _sections.write_table_section(out, MARK, lines, rows)
 
 
 if __name__ == "__main__":

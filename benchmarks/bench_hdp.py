@@ -35,10 +35,11 @@ import os
 import pickle
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _sections
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_hdp -->", "<!-- /bench_hdp -->")
@@ -83,7 +84,7 @@ def capture_worker(spec):
     import seminaive
     from seminaive.structure import eskdb
 
-    X, y, train, _ = _sections().half_split({"data": spec["data"], "rows": None})
+    X, y, train, _ = _sections.half_split({"data": spec["data"], "rows": None})
     calls = []
     sample = eskdb.sparse_hdp_forest
 
@@ -165,7 +166,7 @@ def fit_worker(spec):
 
     import numpy as np
 
-    seminaive, X, y, train, test, model = _sections().warmed_learner(spec, LEARNERS)
+    seminaive, X, y, train, test, model = _sections.warmed_learner(spec, LEARNERS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
@@ -177,21 +178,12 @@ def fit_worker(spec):
         model.classes_[proba.argmax(axis=1)] != y[test])), "library": seminaive.__file__}))
 
 
-def _sections():
-    """benchmarks/_sections.py, imported only by the main process (a worker runs another
-    version of the library)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _sections
-
-    return _sections
-
-
 def measure(ref_dir, spec, repeats, timeout, tmp):
     """Alternate the reference and this version ``repeats`` times; the fit times of each,
     whether every pair of runs gave the same probabilities, and the last results."""
     import numpy as np
 
-    run_library = _sections().run_library
+    run_library = _sections.run_library
     times = {"ref": [], "new": []}
     identical, last = True, {}
     for r in range(repeats):
@@ -225,7 +217,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=100,
                         help="sampler iterations per timed run (default 100)")
     parser.add_argument("--timeout", type=int, default=3600)
-    args = _sections().parse_or_serve(parser, worker, ROOT)
+    args = _sections.parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
     if args.reference is None:
@@ -238,7 +230,7 @@ def main():
     print(header)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        ref_dir = _sections().export_library(ROOT, args.reference, Path(tmp) / "ref")
+        ref_dir = _sections.export_library(ROOT, args.reference, Path(tmp) / "ref")
         for data, n_rows, learners in (QUICK if args.quick else FULL):
             for learner in learners:
                 spec = {"data": data, "rows": n_rows, "learner": learner}
@@ -273,7 +265,7 @@ def write(args, repeats, header, rows):
              f"{repeats} fits each.  Identical: the class probabilities on the other half "
              "are bit-identical (`np.array_equal`) in every pair of runs.", "",
              header, "|---|---|---|---:|---:|---:|---|---:|"]
-    _sections().write_table_section(args.out, MARK, lines, rows)
+    _sections.write_table_section(args.out, MARK, lines, rows)
 
 
 def _empty_cache_env(cache):
@@ -285,14 +277,14 @@ def sampler_main(args):
     """Iterations per second on ESKDB's forests and compile seconds, reference against this
     version in the same run."""
     repeats = args.repeats or (1 if args.quick else 3)
-    run_library = _sections().run_library
+    run_library = _sections.run_library
     load_start = os.getloadavg()
     speed_header = ("| data | trees | cells | iterations | reference it/s | this version it/s "
                     "| ratio (this / reference) | identical |")
     print(speed_header)
     speed_rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        ref_dir = _sections().export_library(ROOT, args.reference, Path(tmp) / "ref")
+        ref_dir = _sections.export_library(ROOT, args.reference, Path(tmp) / "ref")
         for data in (["magic"] if args.quick else SAMPLER_DATA):
             path = str(Path(tmp) / f"{data}.pkl")
             got = run_library(__file__, ROOT, {"kind": "capture", "data": data, "path": path},
@@ -381,13 +373,13 @@ def write_sampler(args, repeats, speed_header, speed_rows, compile_rows, load_st
              f"a warm-up, the versions alternating, best of {repeats}.  Identical: the "
              "estimates' bytes are the same in every run of both versions.", "",
              speed_header, "|---|---:|---:|---:|---:|---:|---:|---|"]
-    lines += _sections().table_lines(speed_rows)
+    lines += _sections.table_lines(speed_rows)
     lines += ["", "Compile CPU seconds of the sampler's kernels (a fresh process, an empty "
               "compile cache, a small forest sampled; numba's compile events, each kernel "
               "without the kernels it compiled on the way; the library's other kernels "
               f"and numba's own helpers left out), median of {repeats} alternated runs:", "",
               "| kernel | reference CPU-s | this version CPU-s |", "|---|---:|---:|"]
-    _sections().write_table_section(args.out, SAMPLER_MARK, lines, compile_rows)
+    _sections.write_table_section(args.out, SAMPLER_MARK, lines, compile_rows)
 
 
 if __name__ == "__main__":

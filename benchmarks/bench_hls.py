@@ -28,11 +28,12 @@ import os
 import pickle
 import platform
 import statistics
-import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import _sections
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_hls -->", "<!-- /bench_hls -->")
@@ -54,13 +55,6 @@ BUSY = 4
 REFERENCE = "9e1dc86"
 
 
-def _sections():
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _sections
-
-    return _sections
-
-
 def _fit(cls, params, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -79,7 +73,7 @@ def measure(data, learner, repeats):
     from seminaive.kernels.hdp import hdp_forest, sparse_hdp_forest
     from seminaive.parts import HierarchicalEstimates
 
-    X, y, train, test = _sections().half_split({"data": data, "rows": None})
+    X, y, train, test = _sections.half_split({"data": data, "rows": None})
     name, base = LEARNERS[learner]
     cls = getattr(seminaive, name)
     params = {mode: {**base, "smoothing": mode, "random_state": 0}
@@ -159,7 +153,7 @@ def _worker(spec):
 def against_reference(cases, commit, repeats):
     """The HLS estimates of every case, the library at ``commit`` against this one: fresh
     processes, alternating, ``repeats`` rounds; the best CPU seconds of each (lists)."""
-    sections = _sections()
+    sections = _sections
     best = {"reference": [float("inf")] * len(cases), "this": [float("inf")] * len(cases)}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.pkl"
@@ -185,7 +179,7 @@ def main():
     parser.add_argument("--reference", default=REFERENCE,
                         help=f"commit the HLS estimates are timed against (default "
                              f"{REFERENCE}; 'none': not timed)")
-    args = _sections().parse_or_serve(parser, _worker, ROOT)
+    args = _sections.parse_or_serve(parser, _worker, ROOT)
     if args is None:  # a worker's run
         return
     sets = QUICK_SETS if args.quick else SETS
@@ -239,7 +233,7 @@ def main():
         ref_lines = ["", ref_summary, "",
                      f"| data | learner | HLS estimates {args.reference} (CPU ms) | this "
                      "version (CPU ms) | ratio |", "|---|---|---|---|---|",
-                     *_sections().table_lines(ref_rows)]
+                     *_sections.table_lines(ref_rows)]
     load_end = os.getloadavg()[0]
     if max(load_start, load_end) > BUSY:
         summary += (f" The machine was busy (load above {BUSY} on {os.cpu_count()} cores): the "
@@ -274,8 +268,8 @@ def main():
         "| HDP / HLS estimates |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    table = [*lines, *_sections().table_lines(rows), *ref_lines]
-    _sections().write_section(args.out, MARK, "\n".join([*table, "", MARK[1]]))
+    table = [*lines, *_sections.table_lines(rows), *ref_lines]
+    _sections.write_section(args.out, MARK, "\n".join([*table, "", MARK[1]]))
 
 
 if __name__ == "__main__":

@@ -20,11 +20,11 @@ log-loss ratio to MDL, and how many sets it is no worse on.  Printed and written
 import argparse
 import os
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
 
+import _sections
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,13 +45,6 @@ LEARNERS = {"NB": ("NaiveBayes", {}), "AODE": ("AODE", {}), "TAN": ("TAN", {}),
             "KDB1": ("KDB", {"k": 1}), "KDB2": ("KDB", {"k": 2}), "SKDB": ("SKDB", {})}
 TRAIN_ROWS = 300
 TEST_ROWS = 2000
-
-
-def _sections():
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _sections
-
-    return _sections
 
 
 def _fmt(value, digits=4):
@@ -100,7 +93,7 @@ def main():
     parser.add_argument("--held-out", action="store_true",
                         help="the numeric sets not used to choose kde's bandwidth rule "
                         "(their own section)")
-    args = _sections().parse_or_serve(parser, None, ROOT)
+    args = _sections.parse_or_serve(parser, None, ROOT)
     if args.out == str(ROOT / "docs" / "performance.md"):
         args.out = str(ROOT / "docs" / "results.md")
     if args.sets is None:
@@ -184,7 +177,7 @@ def main():
         + " | " + " | ".join(f"0-1 {v}" for v in VARIANTS) + " | Student-t / MDL | KDE / MDL |",
         "|" + "---|" * (5 + 2 * len(VARIANTS)),
     ]
-    _sections().write_table_section(args.out, mark, lines, rows)
+    _sections.write_table_section(args.out, mark, lines, rows)
 
 
 if __name__ == "__main__":

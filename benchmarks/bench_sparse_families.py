@@ -21,10 +21,11 @@ import datetime
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _sections
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_sparse_families -->", "<!-- /bench_sparse_families -->")
@@ -65,7 +66,7 @@ def worker(spec):
 
     import numpy as np
 
-    seminaive, X, y, train, test, model = _sections().warmed_learner(spec, LEARNERS)
+    seminaive, X, y, train, test, model = _sections.warmed_learner(spec, LEARNERS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
@@ -85,16 +86,7 @@ def worker(spec):
 
 
 def run(code_dir, spec, timeout):
-    return _sections().run_library(__file__, code_dir, spec, timeout, threads=1)
-
-
-def _sections():
-    """benchmarks/_sections.py, imported only by the main process (a worker runs another
-    version of the library)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _sections
-
-    return _sections
+    return _sections.run_library(__file__, code_dir, spec, timeout, threads=1)
 
 
 def cell(result, key, fmt):
@@ -114,7 +106,7 @@ def main():
                         help="commit of the dense moments of Gaussian children (the "
                              "reference of the numeric='gaussian' rows)")
     parser.add_argument("--timeout", type=int, default=3600)
-    args = _sections().parse_or_serve(parser, worker, ROOT)
+    args = _sections.parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
     header = ("| data | rows (train) | learner | dense fit s | sparse fit s | fit time ratio "
@@ -122,8 +114,8 @@ def main():
     print(header)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_g:
-        ref_dir = _sections().export_library(ROOT, args.reference, tmp)
-        ref_gaussian = _sections().export_library(ROOT, args.gaussian_reference, tmp_g)
+        ref_dir = _sections.export_library(ROOT, args.reference, tmp)
+        ref_gaussian = _sections.export_library(ROOT, args.gaussian_reference, tmp_g)
         for data, n_rows, learners in (QUICK if args.quick else FULL):
             for learner in learners:
                 spec = {"data": data, "rows": n_rows, "learner": learner}
@@ -167,7 +159,7 @@ def write(args, header, rows):
              "cells only); the models are bit-identical where both fit "
              "(`tests/structure/test_sparse_moments.py`).", "",
              header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    _sections().write_table_section(args.out, MARK, lines, rows)
+    _sections.write_table_section(args.out, MARK, lines, rows)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import argparse
 import os
 import time
 
+import _sections  # noqa: F401  (puts this checkout's library first on sys.path)
 import numpy as np
 
 from seminaive import AODE, MAPLMD, MAPLMG
