@@ -6,6 +6,7 @@ buffers.)"""
 
 import numpy as np
 
+from ._fortran import padded_fortran, typed_fortran
 from ._jit import njit, prange
 from ._threads import parallel_calls, parts
 
@@ -161,12 +162,6 @@ def recode_small(codes, tables):
 SMALL_COPY = 1 << 16
 
 
-def _typed_fortran(A):
-    """Whether numba types ``A`` as a Fortran-ordered array (an array of one row or one
-    column is both C- and F-contiguous, and numba types it C)."""
-    return A.flags.f_contiguous and not A.flags.c_contiguous
-
-
 def bin_columns(X, cuts, cut_starts, out_cols, out):
     """out[r, out_cols[j]] = number of cut points of column j below X[r, j], -1 for NaN.
 
@@ -185,15 +180,13 @@ def bin_columns(X, cuts, cut_starts, out_cols, out):
         X = X.view()
         X.flags.writeable = False
     small = X.size <= SMALL_COPY and out.size <= SMALL_COPY
-    if small and not (_typed_fortran(X) and _typed_fortran(out)):
+    if small and not (typed_fortran(X) and typed_fortran(out)):
         # a few rows (a one-row predict, a small partial_fit chunk) whose layout numba
         # would type other than the F matrices every fit passes: copied into F arrays of at
         # least two rows and columns, so that :func:`_bin_blocks` compiles once
-        Xf = np.zeros((max(n, 2), max(X.shape[1], 2)), dtype=X.dtype, order="F")
-        Xf[:n, :X.shape[1]] = X
+        Xf = padded_fortran(X)
         Xf.flags.writeable = False
-        outf = np.zeros((max(n, 2), max(out.shape[1], 2)), dtype=out.dtype, order="F")
-        outf[:n, :out.shape[1]] = out
+        outf = padded_fortran(out)
         n_blocks = (Xf.shape[0] + ROW_BLOCK - 1) // ROW_BLOCK
         infs = np.zeros(n_blocks, dtype=np.int64)
         _bin_blocks(Xf, cuts, cut_starts, out_cols, outf, 0, n_blocks, infs)

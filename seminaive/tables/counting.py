@@ -4,6 +4,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels._fortran import padded_fortran
 from ..kernels._jit import get_num_threads, njit, prange
 from ..kernels._threads import parallel_calls
 
@@ -239,8 +240,7 @@ def _two_by_two(X, y, w, weighted):
     n, a = X.shape
     if n >= 2 and a >= 2:
         return X, y, w, weighted
-    wide = np.zeros((max(n, 2), max(a, 2)), dtype=X.dtype, order="F")
-    wide[:n, :a] = X
+    wide = padded_fortran(X)
     if n >= 2:
         return wide, y, w, weighted
     y2 = np.zeros(2, dtype=y.dtype)

@@ -19,6 +19,7 @@ import operator
 
 import numpy as np
 
+from ..kernels._fortran import padded_fortran, typed_fortran
 from ..kernels.smoothing import Smoothing
 from ..tables import gaussian as gaussian_kernels
 from . import _kernels as loo_kernels
@@ -94,12 +95,9 @@ class LeaveOneOut:
         kernels take the number of rows from ``y``); one of a single attribute is
         contiguous both ways, as every chunk of the fit, and kept."""
         if codes.ndim != 2 or codes.shape[1] < 2 or (
-                codes.flags.f_contiguous and not codes.flags.c_contiguous
-                and codes.flags.writeable):
+                typed_fortran(codes) and codes.flags.writeable):
             return codes
-        out = np.zeros((max(codes.shape[0], 2), codes.shape[1]), dtype=codes.dtype, order="F")
-        out[:codes.shape[0]] = codes
-        return out
+        return padded_fortran(codes)
 
     @staticmethod
     def _weights(w, n_rows):
