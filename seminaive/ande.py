@@ -22,16 +22,13 @@ from .base import (
     ENGINE_PARAMETERS,
     HDP_PARAMETERS,
     HDP_SMOOTHING,
+    KDE_DENSITY,
     _BaseAnDE,
     declare,
 )
 from .parts import GaussianChildren, HierarchicalEstimates
 from .selection import auto, memory
 from .weighting.information import SCHEMES, _InformationWeighted
-
-#: the densities of the Gaussian children of NaiveBayes and the AnDE family: the shared
-#: ones and the kernel-smoothed binned children (seminaive.tables.binned)
-KDE_DENSITY = [Choices("plugin", "student", "kde")]
 
 
 def _is_auto(estimator):

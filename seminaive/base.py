@@ -86,6 +86,12 @@ EARLIER_DEFAULTS = {
 #: processes, hierarchical linear smoothing)
 HDP_SMOOTHING = [Choices("m_estimate", "laplace", "hdp", "hls")]
 
+#: ``density`` of the learners whose Gaussian children may also be kernel-smoothed binned
+#: children (:mod:`seminaive.tables.binned`): NaiveBayes, the AnDE family and the family
+#: learners (TAN, KDB, SKDB), beside the shared plug-in Gaussian and Student-t posterior
+#: predictive
+KDE_DENSITY = [Choices("plugin", "student", "kde")]
+
 #: the parameters of every learner on the engine, in signature order
 ENGINE_PARAMETERS = ("smoothing", "m", "min_count", "aggregate", "discretizer", "n_bins",
                      "missing", "categorical_features", "max_table_bytes", "random_state")

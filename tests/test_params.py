@@ -34,7 +34,7 @@ from seminaive._params import (
     is_valid,
     parse_value,
 )
-from seminaive.base import SHARED_PARAMETERS
+from seminaive.base import HDP_SMOOTHING, KDE_DENSITY, SHARED_PARAMETERS
 from seminaive.cli import _parse_params, describe_params, main, make_estimator
 from seminaive.exceptions import InputError
 from seminaive.persistence import ESTIMATORS
@@ -72,6 +72,21 @@ def test_shared_parameters_are_declared_once():
         for param, constraints in declared.items():
             if param in SHARED_PARAMETERS and param not in own:
                 assert constraints is SHARED_PARAMETERS[param], f"{name}.{param}"
+
+
+def test_widened_parameters_are_declared_once():
+    """The widened ``smoothing`` and ``density`` have one declaration each, in
+    :mod:`seminaive.base`, that every learner taking the wider values shares."""
+    widened = {"smoothing": HDP_SMOOTHING, "density": KDE_DENSITY}
+    takers = {param: [] for param in widened}
+    for name in LEARNERS:
+        declared = ESTIMATORS[name]._parameter_constraints
+        for param, shared in widened.items():
+            if param in declared and declared[param] is not SHARED_PARAMETERS[param]:
+                assert declared[param] is shared, f"{name}.{param}"
+                takers[param].append(name)
+    # the AnDE family and the family learners both widen density
+    assert {"AnDE", "NaiveBayes", "KDB", "TAN"} <= set(takers["density"])
 
 
 def _invalid_values(constraints):

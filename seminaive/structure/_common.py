@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import statistics
-from .._params import Choices
 from ..base import _BaseAnDE
 from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
@@ -36,9 +35,6 @@ from ._moments import (
 
 _MOMENT_KEYS = ("moment_numeric", "moment_entries", "moment_codes", "moment_sums",
                 "moment_lengths", "moment_grid_edges", "moment_grid_bins", "moment_bins")
-#: ``density`` of the family learners: the plug-in Gaussian, the Student-t posterior
-#: predictive and the kernel-smoothed binned children (:mod:`seminaive.tables.binned`)
-FAMILY_DENSITY = [Choices("plugin", "student", "kde")]
 #: the model-file key of the hierarchical (HDP, HLS) estimates of the families
 _HDP_KEY = "hierarchical_estimates"
 #: the key of files written before the estimates had a neutral name (still read)

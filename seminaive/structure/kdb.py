@@ -24,11 +24,11 @@ from ..base import (
     HDP_PARAMETERS,
     HDP_SMOOTHING,
     INPUT_PARAMETERS,
+    KDE_DENSITY,
     declare,
 )
 from . import _sparse
 from ._common import (
-    FAMILY_DENSITY,
     GAUSSIAN_FAMILIES,
     HIERARCHICAL_FAMILIES,
     PairStatistics,
@@ -148,7 +148,7 @@ class KDB(_FamilyLearner):
 
     parts = (GAUSSIAN_FAMILIES, HIERARCHICAL_FAMILIES)
     _parameter_constraints = declare("k", INPUT_PARAMETERS, "numeric", HDP_PARAMETERS, "density",
-                                     smoothing=HDP_SMOOTHING, density=FAMILY_DENSITY)
+                                     smoothing=HDP_SMOOTHING, density=KDE_DENSITY)
     _parameter_docs = {
         "smoothing": "family_smoothing",
         "min_count": "structure_min_count",
