@@ -18,6 +18,9 @@ from ..parts import GaussianChildren
 
 #: tolerance on the sum of saved weights (they are normalised in float64 before saving)
 SUM_TOLERANCE = 1e-9
+#: the log of a sum below which :func:`log_sum_text` writes the sum itself: its terms and
+#: their sum are then floats (the largest float is exp(709.78...))
+_LARGEST_LOG_SUM = 709.0
 
 
 def effective_order(table, n):
@@ -98,6 +101,42 @@ def normalise(weights, what="weights"):
     return weights / total
 
 
+def sum_text(weights):
+    """The exact sum of the finite ``weights``, rounded once to 17 significant digits, as
+    text: the float nearest to it, or where it exceeds the largest float, in decimal
+    scientific notation (never ``inf``, without a warning).
+
+    Examples
+    --------
+    >>> sum_text(np.array([0.1, 0.2])), sum_text(np.array([1e308, 1e308]))
+    ('0.30000000000000004', '2.0000000000000000E+308')
+    """
+    # imported here, for an error message only: ``import seminaive`` imports no package
+    # beyond its base's (tests/test_import_cost.py)
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    total = sum(map(Fraction, np.asarray(weights, dtype=np.float64).ravel().tolist()),
+                Fraction(0))
+    try:
+        return repr(float(total))
+    except OverflowError:
+        with localcontext() as context:
+            context.prec = 17
+            return str(Decimal(total.numerator) / Decimal(total.denominator))
+
+
+def log_sum_text(log_weights):
+    """The sum of the weights ``exp(log_weights)`` (log weights below +inf) as text, finite
+    and without a warning: :func:`sum_text` of the weights where their sum is below
+    ``exp(709)``, else ``exp(L)`` with ``L`` the log of the sum (``logsumexp``)."""
+    log_weights = np.asarray(log_weights, dtype=np.float64)
+    log_sum = float(logsumexp(log_weights)) if log_weights.size else -np.inf
+    if log_sum < _LARGEST_LOG_SUM:
+        return sum_text(np.exp(log_weights))
+    return f"exp({log_sum!r})"
+
+
 def check_weight_vector(weights, n_expected, what, strictly_positive=False):
     """Validate user-given or loaded weights: shape, finite, >= 0 (or > 0), not all 0."""
     arr = np.asarray(weights, dtype=np.float64) if not isinstance(weights, str) else None
@@ -105,11 +144,13 @@ def check_weight_vector(weights, n_expected, what, strictly_positive=False):
         shape = None if arr is None else arr.shape
         raise ValueError(f"{what} must be a 1-D array with one weight per parent combination "
                          f"({n_expected}), got shape {shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} contains non-finite values")
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{what} contains NaN")
+    if np.any(np.isinf(arr)):
+        raise ValueError(f"{what} contains infinite values")
     if np.any(arr < 0) or (strictly_positive and np.any(arr <= 0)):
         raise ValueError(f"{what} must be {'positive' if strictly_positive else 'non-negative'}")
-    if not arr.sum() > 0:
+    if not arr.any():  # non-negative: not all zero (a sum could overflow)
         raise ValueError(f"{what} are all zero: at least one weight must be positive")
     return arr
 
@@ -117,8 +158,10 @@ def check_weight_vector(weights, n_expected, what, strictly_positive=False):
 def check_saved_weights(weights, n_expected, what, strictly_positive=False):
     """Validate weights read from a model file: also they must sum to 1."""
     arr = check_weight_vector(weights, n_expected, what, strictly_positive)
-    if abs(arr.sum() - 1.0) > SUM_TOLERANCE:
-        raise ValueError(f"{what} sum to {arr.sum()!r}, not 1")
+    with np.errstate(over="ignore"):  # finite weights whose sum overflows: inf, refused
+        total = arr.sum()
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"{what} sum to {sum_text(arr)}, not 1")
     return arr
 
 

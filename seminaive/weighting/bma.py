@@ -70,7 +70,7 @@ from .._params import ArrayLike, RandomState, Transformer
 from ..base import DEFAULT_MAX_TABLE_BYTES, INPUT_PARAMETERS, declare
 from ..kernels.smoothing import Smoothing, pseudo_counts
 from ..parts import GaussianChildren
-from ._common import _WeightedAnDE, cell_log_weights, effective_order
+from ._common import _WeightedAnDE, cell_log_weights, effective_order, log_sum_text
 
 #: the kernels' pseudo-counts (:func:`~seminaive.kernels.smoothing.pseudo_counts`) computed
 #: in Python, as the same floating-point operations: numba would compile the kernel once
@@ -360,11 +360,14 @@ class BMAAODE(_WeightedAnDE):
         if log_w.shape != (n_par,) or log_ml.shape != (n_par,):
             raise ValueError(f"BMAAODE weights must have shape ({n_par},), got {log_w.shape} "
                              f"and {log_ml.shape}")
-        if np.any(np.isnan(log_w)) or np.any(log_w == np.inf) or not np.all(
-                np.isfinite(log_ml)):
-            raise ValueError("BMAAODE log weights contain NaN or +inf")
+        if np.any(np.isnan(log_w)):
+            raise ValueError("BMAAODE log weights contain NaN")
+        if np.any(log_w == np.inf):
+            raise ValueError("BMAAODE log weights contain +inf (an infinite weight)")
+        if not np.all(np.isfinite(log_ml)):
+            raise ValueError("BMAAODE log marginal likelihoods contain NaN or infinite values")
         if abs(logsumexp(log_w)) > 1e-9:
-            raise ValueError(f"BMAAODE weights sum to {np.exp(logsumexp(log_w))!r}, not 1")
+            raise ValueError(f"BMAAODE weights sum to {log_sum_text(log_w)}, not 1")
         self.log_weights_, self.log_marginal_likelihoods_ = log_w, log_ml
         self.weights_ = np.exp(log_w)
         self._cell_log_weights_ = self._cells_from_log_weights(log_w)

@@ -111,3 +111,50 @@ def test_save_load_round_trip(tmp_path):
             loaded._set_learned_state({**good, **bad})
     with pytest.raises(ValueError):
         loaded._set_learned_state({"log_weights": good["log_weights"]})
+
+
+def _refusal(model, good, log_weights):
+    """The message of the refusal of ``log_weights``, with every warning an error."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as refused:
+            model._set_learned_state({**good, "log_weights": log_weights})
+    return str(refused.value)
+
+
+def test_the_sum_of_refused_weights_is_exact_and_finite():
+    X, y = _data(n_rows=60, seed=6)
+    model = BMAAODE(categorical_features="all").fit(X, y)
+    good = model._learned_state()
+    n = good["log_weights"].size
+    assert n == len(N_VALUES)
+    # weights of exactly 1: they sum to n
+    assert _refusal(model, good, np.zeros(n)) == f"BMAAODE weights sum to {float(n)!r}, not 1"
+    # weights of 1e+100 (as close as exp(log(1e100)) comes): about n * 1e100
+    message = _refusal(model, good, np.full(n, np.log(1e100)))
+    total = float(message.removeprefix("BMAAODE weights sum to ").removesuffix(", not 1"))
+    assert total == pytest.approx(n * 1e100, rel=1e-12)
+    # a sum beyond the largest float (exp(709.78)): its log, n e^1000 = e^(1000 + log n)
+    for log_weight in (1000.0, 1e100, 1e300):
+        message = _refusal(model, good, np.full(n, log_weight))
+        assert message.startswith("BMAAODE weights sum to exp(") and "inf" not in message
+        log_total = float(message.removeprefix("BMAAODE weights sum to exp(")
+                          .removesuffix("), not 1"))
+        assert log_total == pytest.approx(log_weight + np.log(n), rel=1e-15)
+    # all weights 0 (log weights -inf)
+    assert _refusal(model, good, np.full(n, -np.inf)) == "BMAAODE weights sum to 0.0, not 1"
+    assert "contain NaN" in _refusal(model, good, np.r_[np.nan, np.zeros(n - 1)])
+    assert "+inf" in _refusal(model, good, np.r_[np.inf, np.zeros(n - 1)])
+
+
+def test_sum_text_is_the_exact_sum_rounded_once():
+    from seminaive.weighting._common import sum_text
+
+    # in float64 left to right, 1e16 + 1 + 1 gives 1e16; the exact sum is a float
+    assert sum_text(np.array([1e16, 1.0, 1.0])) == repr(1e16 + 2)
+    assert sum_text(np.array([0.5, 0.25])) == "0.75"
+    # beyond the largest float: 2 * 1.7976931348623157e308 = 3.5953862697246314e308
+    assert sum_text(np.full(2, np.finfo(np.float64).max)) == "3.5953862697246314E+308"
+    assert sum_text(np.array([1e308, 1e308])) == "2.0000000000000000E+308"

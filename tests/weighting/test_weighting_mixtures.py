@@ -2,6 +2,8 @@
 13 against finite differences, KKT conditions at the optimum, the maximisation step, weights on the
 simplex, chunked training, partial_fit, persistence and sub-models of order 2."""
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -229,6 +231,17 @@ def test_save_load_round_trip(tmp_path, data, make):
     for bad in (model.weights_ * 0.5, np.zeros_like(model.weights_), model.weights_[1:]):
         with pytest.raises(ValueError):
             loaded._set_learned_state({"weights": bad})
+    # finite weights whose sum overflows: the exact sum, without a warning (2 * 2**1023 +
+    # a few ones = 2**1024 + ... = 1.797693134862315907...e308, above the largest float)
+    huge = np.ones(model.weights_.size)
+    huge[:2] = 2.0**1023
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"weights sum to 1\.7976931348623159E\+308,"):
+            loaded._set_learned_state({"weights": huge})
+    for bad, what in ((np.nan, "NaN"), (np.inf, "infinite")):
+        with pytest.raises(ValueError, match=what):
+            loaded._set_learned_state({"weights": np.r_[bad, model.weights_[1:]]})
 
 
 def test_degenerate_inputs_and_parameters():
