@@ -93,9 +93,14 @@ def kl_cell_weights(table, n, smoothing, m, min_count):
 
 
 def normalise(weights, what="weights"):
-    """Weights scaled to sum to 1 (uniform if they are all 0)."""
+    """Weights scaled to sum to 1 (uniform if they are all 0).  Finite weights whose sum
+    overflows are scaled by their largest first."""
     weights = np.asarray(weights, dtype=np.float64)
-    total = weights.sum()
+    with np.errstate(over="ignore"):
+        total = weights.sum()
+    if total == np.inf and np.all(np.isfinite(weights)):
+        weights = weights / weights.max()
+        total = weights.sum()
     if total <= 0:
         return np.full(weights.shape, 1.0 / max(weights.size, 1))
     return weights / total

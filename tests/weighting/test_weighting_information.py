@@ -312,3 +312,21 @@ def test_attribute_order_does_not_matter():
         a = make().fit(_as_float(X), y).predict_proba(_as_float(X))
         b = make().fit(_as_float(X[:, perm]), y).predict_proba(_as_float(X[:, perm]))
         assert_allclose(a, b, rtol=1e-10)
+
+
+def test_given_weights_whose_sum_overflows_are_normalised():
+    """Finite weights are scaled to sum to 1 even where their sum overflows: 1e308 on every
+    parent is the uniform weighting (it gave weights of 0 and an overflow warning)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (80, 5)).astype(str)
+    y = rng.integers(0, 2, 80)
+    uniform = AnDE(n=1, weights=np.ones(5)).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        huge = AnDE(n=1, weights=np.full(5, 1e308)).fit(X, y)
+        skewed = AnDE(n=1, weights=[1e308, 1e308, 5e307, 5e307, 0.0]).fit(X, y)
+    assert_array_equal(huge.weights_, np.full(5, 0.2))
+    assert_array_equal(huge.predict_proba(X), uniform.predict_proba(X))
+    assert_allclose(skewed.weights_, [1 / 3, 1 / 3, 1 / 6, 1 / 6, 0.0], rtol=1e-15)
