@@ -24,7 +24,13 @@ from sklearn.utils.validation import check_is_fitted
 from . import explanation, persistence
 from ._docs import fill_doc
 from ._params import Choices, HasMethods, Interval, check_params
-from .exceptions import InputError, ModelFileError, PartialFitWarning, warn_user
+from .exceptions import (
+    InputError,
+    ModelFileError,
+    PartialFitWarning,
+    TableTooLargeError,
+    warn_user,
+)
 from .kernels.hdp import TYING
 from .kernels.losses import LOSSES
 from .kernels.smoothing import Smoothing
@@ -99,6 +105,20 @@ ENGINE_PARAMETERS = ("smoothing", "m", "min_count", "aggregate", "discretizer", 
 INPUT_PARAMETERS = tuple(p for p in ENGINE_PARAMETERS if p != "aggregate")
 #: the parameters of ``smoothing="hdp"``
 HDP_PARAMETERS = ("n_iter", "burn_in", "tying")
+
+
+def _numeric_note(encoder):
+    """What a refusal of the tables adds for the numeric columns of the fitted ``encoder``:
+    their values are counted as bins (with ``categorical_features="auto"``, columns of
+    numbers are numeric, however few their values); "" without numeric columns."""
+    numeric = np.asarray(getattr(encoder, "numeric_columns_", ()), dtype=np.int64)
+    if numeric.size == 0:
+        return ""
+    bins = np.asarray(encoder.n_values_)[numeric]
+    return (f"{numeric.size} of the {len(encoder.n_values_)} attributes are numeric columns "
+            f"counted as bins (mean {np.mean(bins):.1f} bins); categorical_features=\"auto\" "
+            "takes columns of numbers as numeric: pass categorical_features=\"all\" (or a "
+            "list) to count each of their values instead.")
 
 
 def declare(*shared: str | tuple[str, ...], **own: list) -> dict:
@@ -411,7 +431,13 @@ class Learner(ClassifierMixin, BaseEstimator):
         """Start a model: :meth:`reset`, then take ``classes`` (sorted labels) and the
         fitted ``encoder``, and make empty tables for them (refused before allocating, and
         before the reset, when they would exceed ``max_table_bytes``)."""
-        table = self._new_table(encoder.n_values_, len(classes))
+        try:
+            table = self._new_table(encoder.n_values_, len(classes))
+        except TableTooLargeError as error:
+            note = _numeric_note(encoder)
+            if not note:
+                raise
+            raise TableTooLargeError(f"{error} {note}") from None
         for part in type(self).parts:
             part.attach(self, table, encoder)
         self.reset()

@@ -174,7 +174,7 @@ def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="th
         raise TableTooLargeError(
             f"The frequency tables of {what} would need {_format_bytes(estimate['total'])} "
             f"({a} attributes, {n_classes} classes, combinations of up to {max_order} "
-            f"attributes, mean {np.mean(n_values):.1f} values per attribute), more than "
+            f"attributes, mean {np.mean(n_values):.1f} values per attribute as coded), more than "
             f"max_table_bytes={_format_bytes(max_table_bytes)}. {select or 'Use'} a smaller "
             f"n, select fewer attributes, discretise into fewer bins, or raise "
             f"max_table_bytes if the machine has the memory."
