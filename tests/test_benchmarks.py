@@ -77,22 +77,25 @@ def other_install(tmp_path):
     return package.parent
 
 
+def _help(tmp_path, **variables):
+    """``python benchmarks/bench_fit_predict.py --help`` (it imports seminaive at its top),
+    from another folder, with the environment ``variables`` set (and no
+    SEMINAIVE_BENCH_LIBRARY otherwise)."""
+    env = {k: v for k, v in os.environ.items() if k != "SEMINAIVE_BENCH_LIBRARY"}
+    return subprocess.run([sys.executable, str(BENCHMARKS / "bench_fit_predict.py"), "--help"],
+                          env=env | variables, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)
+
+
 def test_a_script_imports_its_own_checkout(other_install, tmp_path):
     # the other copy comes first after the script's folder, as an installed one would
-    env = {k: v for k, v in os.environ.items() if k != "SEMINAIVE_BENCH_LIBRARY"}
-    env["PYTHONPATH"] = str(other_install)
-    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_fit_predict.py"),
-                           "--help"], env=env, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600)
+    done = _help(tmp_path, PYTHONPATH=str(other_install))
     assert "the other seminaive" not in done.stdout
     assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_a_worker_imports_the_library_it_is_given(other_install, tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(other_install),
-               SEMINAIVE_BENCH_LIBRARY=str(other_install))
-    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_fit_predict.py"),
-                           "--help"], env=env, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600)
+    done = _help(tmp_path, PYTHONPATH=str(other_install),
+                 SEMINAIVE_BENCH_LIBRARY=str(other_install))
     assert "the other seminaive" in done.stdout
     assert done.returncode == 97
