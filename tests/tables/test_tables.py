@@ -238,3 +238,21 @@ def test_combination_table_shares_counting_and_growth():
     table.grow([3, 3, 2])
     np.testing.assert_array_equal(comb.block(1), table.block([2]))
     assert comb.block(0).shape == (4, 4, 2)
+
+
+def test_has_whole_counts_hand_cases():
+    """One compiled pass: whole, non-negative counts whose sum stays below 2**52."""
+    table = FrequencyTable([2, 3], 2, 2)
+    assert table.has_whole_counts()  # empty
+    table.counts[:] = np.arange(table.counts.size, dtype=np.float64)
+    assert table.has_whole_counts()
+    for bad in (0.5, -1.0, np.nan, np.inf):
+        changed = FrequencyTable([2, 3], 2, 2)
+        changed.counts[:] = table.counts
+        changed.counts[3] = bad
+        assert not changed.has_whole_counts(), bad
+    big = FrequencyTable([2, 3], 2, 2)
+    big.counts[0] = 2.0 ** 51
+    assert big.has_whole_counts()
+    big.counts[1] = 2.0 ** 51
+    assert not big.has_whole_counts()  # the sum reaches 2**52
