@@ -835,7 +835,9 @@ class FrequencyTable(_CountTable):
 
         Exact for whole counts below 2**52 (:meth:`has_whole_counts`): the counts of
         :meth:`remapped`, bit for bit, with each block read once for all the members
-        rather than once per member.
+        rather than once per member.  Tables of order <= 2 (ESKDB's pair tables) are
+        cumulated by one compiled pass and every member read off by one more, the members
+        on the threads; higher orders block by block in numpy.
 
         Parameters
         ----------
