@@ -118,36 +118,97 @@ def table_keys(table, i, chain):
 # --------------------------------------------------------------------------------------------
 
 
-def _groups(sorted_codes):
-    """Distinct values of a sorted array, the group of every element and the groups'
-    starts."""
-    new = np.ones(sorted_codes.size, dtype=bool)
-    new[1:] = sorted_codes[1:] != sorted_codes[:-1]
-    starts = np.flatnonzero(new)
-    return sorted_codes[starts], np.cumsum(new) - 1, starts
-
-
 def tree_levels(keys, counts, i, chain, sizes, k):
     """Levels of the count tree of (i, chain) from its sorted keys: a list (root first) of
-    (codes, parent index in the level above, counts of shape (nodes, sizes[i]))."""
+    (codes, parent index in the level above, counts of shape (nodes, sizes[i])), views of
+    one array each (:func:`_tree_levels`, one compiled pass per level)."""
     V = int(sizes[i])
-    keys = np.asarray(keys, dtype=np.int64)
-    codes, index, _ = _groups(keys // V)
-    level_counts = np.zeros((codes.size, V))
-    level_counts[index, keys % V] = counts
-    levels = []
-    radices = [int(k)] + [int(sizes[p]) for p in chain]
-    for radix in radices[::-1]:
-        up, parent, starts = _groups(codes // radix)
-        levels.append((codes, parent, level_counts))
-        # children are contiguous: their sums in order
-        level_counts = (np.add.reduceat(level_counts, starts, axis=0) if starts.size
-                        else np.zeros((0, V)))
-        codes = up
-    if codes.size == 0:  # no rows: the root alone
-        codes, level_counts = np.zeros(1, dtype=np.int64), np.zeros((1, V))
-    levels.append((codes, np.full(1, -1, dtype=np.int64), level_counts))
-    return levels[::-1]
+    radices = np.array([int(k)] + [int(sizes[p]) for p in chain], dtype=np.int64)
+    codes, parent, level_counts, starts, exact = _tree_levels(
+        np.ascontiguousarray(keys, dtype=np.int64),
+        np.ascontiguousarray(counts, dtype=np.float64), V, radices)
+    bounds = starts.tolist()
+    if not exact:
+        # fractional counts: every level's sums as numpy adds them (its order), so that the
+        # counts stay those of the per-level reductions bit for bit
+        for t in range(len(bounds) - 2, 0, -1):
+            lo, hi = bounds[t], bounds[t + 1]
+            if hi > lo:
+                first = np.flatnonzero(np.concatenate([[True], parent[lo + 1:hi]
+                                                     != parent[lo:hi - 1]]))
+                level_counts[bounds[t - 1]:bounds[t]] = np.add.reduceat(
+                    level_counts[lo:hi], first, axis=0)
+    return [(codes[lo:hi], parent[lo:hi], level_counts[lo:hi])
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+@njit(cache=True, nogil=True)
+def _tree_levels(keys, counts, V, radices):
+    """The levels of a count tree from its sorted distinct ``keys`` (``leaf code * V +
+    value``) and their ``counts``, all levels in one array each, root first: the nodes'
+    codes, their parents' indices in the level above (-1 for the root), their counts
+    (nodes, V) and the levels' starts.  Level t (1 <= t <= ``radices.size``) holds the
+    distinct ``keys // (V * prod(radices[t:]))``; a node's counts are its children's,
+    summed in order (the leaves': its keys' counts at their values), and whether those
+    sums are exact whatever their order (whole counts, none negative, below 2**52 in all):
+    otherwise :func:`tree_levels` sums them again in numpy's order."""
+    n = keys.size
+    depth = radices.size  # the leaves' level
+    # every level's codes and its nodes' parents, from the level below (one division per
+    # node): row t of ``up`` / ``par``
+    up = np.empty((depth + 1, max(n, 1)), dtype=np.int64)
+    par = np.zeros((depth + 1, max(n, 1)), dtype=np.int64)
+    leaf = np.empty(n, dtype=np.int64)  # every key's leaf
+    size = np.zeros(depth + 1, dtype=np.int64)
+    size[0] = 1  # the root, also without rows
+    m = 0
+    for r in range(n):
+        c = keys[r] // V
+        if m == 0 or c != up[depth, m - 1]:
+            up[depth, m] = c
+            m += 1
+        leaf[r] = m - 1
+    size[depth] = m
+    for t in range(depth - 1, 0, -1):
+        m = 0
+        radix = radices[t]
+        for q in range(size[t + 1]):
+            c = up[t + 1, q] // radix
+            if m == 0 or c != up[t, m - 1]:
+                up[t, m] = c
+                m += 1
+            par[t + 1, q] = m - 1
+        size[t] = m
+    starts = np.zeros(depth + 2, dtype=np.int64)
+    for t in range(depth + 1):
+        starts[t + 1] = starts[t] + size[t]
+    total = starts[depth + 1]
+    codes = np.zeros(total, dtype=np.int64)
+    parent = np.empty(total, dtype=np.int64)
+    level_counts = np.zeros((total, V))
+    parent[0] = -1
+    for t in range(1, depth + 1):
+        for q in range(size[t]):
+            codes[starts[t] + q] = up[t, q]
+            parent[starts[t] + q] = par[t, q]  # (level 1: the root, 0)
+    # the leaves' counts, then every level's as its children's sums in order
+    total_count = 0.0
+    exact = True
+    base = starts[depth]
+    for r in range(n):
+        c = counts[r]
+        total_count += c
+        if c < 0.0 or c != math.floor(c):
+            exact = False
+        level_counts[base + leaf[r], keys[r] - up[depth, leaf[r]] * V] = c
+    exact = exact and total_count < 2.0 ** 52
+    for t in range(depth, 0, -1):
+        base = starts[t - 1]
+        for q in range(starts[t], starts[t + 1]):
+            p = base + parent[q]
+            for v in range(V):
+                level_counts[p, v] += level_counts[q, v]
+    return codes, parent, level_counts, starts, exact
 
 
 @dataclass
@@ -183,42 +244,71 @@ class TreeArrays:
 
 def assemble_trees(trees, widths):
     """:class:`TreeArrays` of ``trees``: per tree a list of levels (codes, parent index in
-    the level above, values of shape (nodes, widths[tree]))."""
+    the level above, values of shape (nodes, widths[tree])), every level's nodes and the
+    level above's children counted in one compiled pass (:func:`_assemble`)."""
     depth = np.array([len(levels) - 2 for levels in trees], dtype=np.int64)
     width = int(depth.max(initial=0)) + 3
-    level_start = np.zeros((len(trees), width), dtype=np.int64)
-    codes, parents, firsts, n_kids, offs, values = [], [], [], [], [], []
-    root = np.zeros(len(trees), dtype=np.int64)
-    node, value = 0, 0
-    for j, levels in enumerate(trees):
-        root[j] = node
-        starts = np.cumsum([0] + [lv[0].size for lv in levels]) + node
-        level_start[j, :starts.size] = starts
-        level_start[j, starts.size:] = starts[-1]
-        V = int(widths[j])
-        for t, (c, par, vals) in enumerate(levels):
-            codes.append(c.astype(np.int64))
-            parents.append(par + starts[t - 1] if t else np.full(c.size, -1, np.int64))
-            if t + 1 < len(levels):
-                below = levels[t + 1][1]
-                lo = np.searchsorted(below, np.arange(c.size), side="left")
-                hi = np.searchsorted(below, np.arange(c.size), side="right")
-                firsts.append(lo + starts[t + 1])
-                n_kids.append(hi - lo)
-            else:
-                firsts.append(np.zeros(c.size, dtype=np.int64))
-                n_kids.append(np.zeros(c.size, dtype=np.int64))
-            offs.append(value + V * np.arange(c.size, dtype=np.int64))
-            values.append(np.asarray(vals, dtype=np.float64).reshape(c.size * V))
-            value += c.size * V
-        node = int(starts[-1])
+    n_levels = depth + 2
+    level_sizes = np.array([lv[0].size for levels in trees for lv in levels], dtype=np.int64)
+    flat = [lv for levels in trees for lv in levels]
 
     def cat(parts, dtype=np.int64):
         return (np.concatenate(parts).astype(dtype, copy=False) if parts
                 else np.zeros(0, dtype))
 
-    return TreeArrays(cat(codes), cat(parents), cat(firsts), cat(n_kids), cat(offs),
-                      cat(values, np.float64), root, level_start, depth)
+    code = cat([lv[0] for lv in flat])
+    local = cat([lv[1] for lv in flat])
+    values = cat([np.asarray(lv[2], dtype=np.float64).reshape(-1) for lv in flat],
+                 np.float64)
+    n = code.size
+    parent, first_child, n_children, value_off = (np.empty(n, dtype=np.int64)
+                                                  for _ in range(4))
+    root = np.zeros(len(trees), dtype=np.int64)
+    level_start = np.zeros((len(trees), width), dtype=np.int64)
+    _assemble(n_levels, level_sizes, np.asarray(widths, dtype=np.int64)[:len(trees)], local,
+              parent, first_child, n_children, value_off, root, level_start)
+    return TreeArrays(code, parent, first_child, n_children, value_off, values, root,
+                      level_start, depth)
+
+
+@njit(cache=True, nogil=True)
+def _assemble(n_levels, level_sizes, widths, local, parent, first_child, n_children,
+              value_off, root, level_start):
+    """The global arrays of :func:`assemble_trees` (written): every node's parent (from its
+    index ``local`` in the level above; -1 at the roots), first child and number of
+    children (children contiguous: those whose ``local`` is the node's, in order; none on
+    the last level), values' offset, and every tree's root and level starts (padded with
+    the end)."""
+    node, value, lvl = 0, 0, 0
+    for j in range(n_levels.size):
+        nl = n_levels[j]
+        V = widths[j]
+        root[j] = node
+        s = node
+        for t in range(nl):
+            level_start[j, t] = s
+            s += level_sizes[lvl + t]
+        for t in range(nl, level_start.shape[1]):
+            level_start[j, t] = s
+        for t in range(nl):
+            lo = level_start[j, t]
+            hi = lo + level_sizes[lvl + t]
+            for g in range(lo, hi):
+                parent[g] = local[g] + level_start[j, t - 1] if t > 0 else -1
+                value_off[g] = value + V * (g - lo)
+                n_children[g] = 0
+                first_child[g] = 0
+            value += (hi - lo) * V
+            if t + 1 < nl:
+                below = level_start[j, t + 1]
+                for g in range(below, below + level_sizes[lvl + t + 1]):
+                    n_children[lo + local[g]] += 1
+                f = below
+                for g in range(lo, hi):
+                    first_child[g] = f
+                    f += n_children[g]
+        node = s
+        lvl += nl
 
 
 def hdp_levels(levels, depth):

@@ -7,6 +7,8 @@ import numpy as np
 
 from .. import kernels
 from ..exceptions import TableTooLargeError
+from ..kernels._jit import njit
+from ..kernels._threads import parallel_calls
 from ..kernels.hdp import hdp_forest
 from ..kernels.hls import PENALTY as HLS_PENALTY
 from ..kernels.hls import hls_forest
@@ -120,6 +122,88 @@ def _run_ends(lut, sizes, new_sizes):
         return None
     return [np.concatenate([[0], first[1:], [int(sizes[t])]]).astype(np.int64)
             for t, first in enumerate(starts)]
+
+
+@njit(cache=True)
+def _whole_counts(counts):
+    """Whether every count is a whole number, none negative, their sum below 2**52 (one
+    pass; :meth:`FrequencyTable.has_whole_counts`)."""
+    total = 0.0
+    for c in counts:
+        if not (c >= 0.0 and c == np.floor(c)):
+            return False
+        total += c
+    return total < 2.0 ** 52
+
+
+@njit(cache=True)
+def _cumulate_blocks(counts, offsets, combos, orders, sizes, k, cum, cum_offsets):
+    """Every block of a table of order <= 2 cumulated along its attributes' axes, with a
+    row of zeros before each axis: block g's (sizes + 1..., k) at ``cum_offsets[g]``
+    (:meth:`FrequencyTable.remapped_into`)."""
+    for g in range(orders.size):
+        lo, o = offsets[g], cum_offsets[g]
+        d = orders[g]
+        if d == 0:
+            for c in range(k):
+                cum[o + c] = counts[lo + c]
+        elif d == 1:
+            s = sizes[combos[g, 0]]
+            for c in range(k):
+                cum[o + c] = 0.0
+            for a in range(s):
+                for c in range(k):
+                    cum[o + (a + 1) * k + c] = cum[o + a * k + c] + counts[lo + a * k + c]
+        else:
+            s0, s1 = sizes[combos[g, 0]], sizes[combos[g, 1]]
+            row = (s1 + 1) * k
+            for j in range(row):
+                cum[o + j] = 0.0
+            for a in range(s0):
+                at = o + (a + 1) * row
+                for c in range(k):
+                    cum[at + c] = 0.0
+                for b in range(s1):
+                    for c in range(k):
+                        # the cumulated sum along the second axis, then the first's
+                        cum_row = cum[at + b * k + c] - cum[at - row + b * k + c]
+                        cum[at + (b + 1) * k + c] = (cum[at - row + (b + 1) * k + c]
+                                                     + cum_row
+                                                     + counts[lo + (a * s1 + b) * k + c])
+    return cum
+
+
+@njit(cache=True, nogil=True)
+def _read_runs(cum, cum_offsets, combos, orders, k, ends, member_sizes, member_counts,
+               member_offsets):
+    """One member's counts from the cumulated blocks (:func:`_cumulate_blocks`): every
+    cell the differences of the cumulated block at its runs' ends (``ends[t]``: attribute
+    t's, padded) along every axis (:meth:`FrequencyTable.remapped_into`)."""
+    for g in range(orders.size):
+        o, mo = cum_offsets[g], member_offsets[g]
+        d = orders[g]
+        if d == 0:
+            for c in range(k):
+                member_counts[mo + c] = cum[o + c]
+        elif d == 1:
+            t = combos[g, 0]
+            for a in range(member_sizes[t]):
+                hi, lo = ends[t, a + 1], ends[t, a]
+                for c in range(k):
+                    member_counts[mo + a * k + c] = cum[o + hi * k + c] - cum[o + lo * k + c]
+        else:
+            t0, t1 = combos[g, 0], combos[g, 1]
+            m1 = member_sizes[t1]
+            row = (ends[t1, m1] + 1) * k
+            for a in range(member_sizes[t0]):
+                r_hi, r_lo = o + ends[t0, a + 1] * row, o + ends[t0, a] * row
+                for b in range(m1):
+                    b_hi, b_lo = ends[t1, b + 1] * k, ends[t1, b] * k
+                    at = mo + (a * m1 + b) * k
+                    for c in range(k):
+                        member_counts[at + c] = (
+                            (cum[r_hi + b_hi + c] - cum[r_lo + b_hi + c])
+                            - (cum[r_hi + b_lo + c] - cum[r_lo + b_lo + c]))
 
 
 class FrequencyTable(_CountTable):
@@ -740,10 +824,8 @@ class FrequencyTable(_CountTable):
         """Whether the counts are whole numbers whose sums stay exact in float64 (below
         2**52, none negative; a dense table), so that differences of their cumulated sums
         are exact (:meth:`remapped_into`)."""
-        counts = self.counts
         return (self.parents is None and not getattr(self, "compact", False)
-                and bool(np.all(counts >= 0)) and float(counts.sum()) < 2.0 ** 52
-                and bool(np.array_equal(counts, np.floor(counts))))
+                and _whole_counts(self.counts.reshape(-1)))
 
     def remapped_into(self, luts, members):
         """Fill the empty tables ``members`` (one per value map of ``luts``, the same
@@ -753,7 +835,9 @@ class FrequencyTable(_CountTable):
 
         Exact for whole counts below 2**52 (:meth:`has_whole_counts`): the counts of
         :meth:`remapped`, bit for bit, with each block read once for all the members
-        rather than once per member.
+        rather than once per member.  Tables of order <= 2 (ESKDB's pair tables) are
+        cumulated by one compiled pass and every member read off by one more, the members
+        on the threads; higher orders block by block in numpy.
 
         Parameters
         ----------
@@ -771,6 +855,33 @@ class FrequencyTable(_CountTable):
                                                                        strict=True)]
         if any(e is None for e in ends):
             return False
+        if int(self.orders.max(initial=0)) > 2:
+            self._remapped_into_blocks(ends, members)
+        else:  # every block cumulated once (one kernel), every member's read off (threads)
+            k = self.n_classes
+            cells = np.array([k * int(np.prod(self.sizes[self.combos[g, :int(d)]] + 1))
+                              for g, d in enumerate(self.orders)], dtype=np.int64)
+            cum_offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+            cum = np.empty(int(cum_offsets[-1]))
+            _cumulate_blocks(self.counts, self.offsets, self.combos, self.orders, self.sizes,
+                             k, cum, cum_offsets)
+            width = max(e.size for own in ends for e in own)
+            padded = []
+            for own in ends:
+                table = np.zeros((len(own), width), dtype=np.int64)
+                for t, e in enumerate(own):
+                    table[t, :e.size] = e
+                padded.append(table)
+            parallel_calls(_read_runs, [
+                (cum, cum_offsets, self.combos, self.orders, k, table, member.sizes,
+                 member.counts, member.offsets)
+                for table, member in zip(padded, members, strict=True)])
+        for member in members:
+            member.n_rows = self.n_rows
+        return True
+
+    def _remapped_into_blocks(self, ends, members):
+        """:meth:`remapped_into` block by block in numpy (tables of order 3 and more)."""
         k = self.n_classes
         for g, d in enumerate(self.orders):
             combo = [int(t) for t in self.combos[g, :int(d)]]
@@ -787,9 +898,6 @@ class FrequencyTable(_CountTable):
                     part = np.diff(part, axis=axis)
                 start = int(member.offsets[g])
                 member.counts[start:start + part.size] = part.ravel()
-        for member in members:
-            member.n_rows = self.n_rows
-        return True
 
     @property
     def nbytes(self):

@@ -238,3 +238,51 @@ def test_combination_table_shares_counting_and_growth():
     table.grow([3, 3, 2])
     np.testing.assert_array_equal(comb.block(1), table.block([2]))
     assert comb.block(0).shape == (4, 4, 2)
+
+
+def test_has_whole_counts_hand_cases():
+    """One compiled pass: whole, non-negative counts whose sum stays below 2**52."""
+    table = FrequencyTable([2, 3], 2, 2)
+    assert table.has_whole_counts()  # empty
+    table.counts[:] = np.arange(table.counts.size, dtype=np.float64)
+    assert table.has_whole_counts()
+    for bad in (0.5, -1.0, np.nan, np.inf):
+        changed = FrequencyTable([2, 3], 2, 2)
+        changed.counts[:] = table.counts
+        changed.counts[3] = bad
+        assert not changed.has_whole_counts(), bad
+    big = FrequencyTable([2, 3], 2, 2)
+    big.counts[0] = 2.0 ** 51
+    assert big.has_whole_counts()
+    big.counts[1] = 2.0 ** 51
+    assert not big.has_whole_counts()  # the sum reaches 2**52
+
+
+@pytest.mark.parametrize("max_order", [1, 2, 3])
+def test_remapped_into_is_remapped_bit_for_bit(max_order):
+    """Every member's table read off the cumulated blocks (compiled for orders <= 2, numpy
+    above) holds the counts of :meth:`FrequencyTable.remapped`, summed cell by cell."""
+    rng = np.random.default_rng(max_order)
+    n_values = np.array([4, 1, 6, 3])
+    table = FrequencyTable(n_values, 3, max_order)
+    table.counts[:] = rng.integers(0, 50, size=table.counts.size)
+    luts, members = [], []
+    for _ in range(4):
+        lut = np.zeros((n_values.size, int(n_values.max()) + 1), dtype=np.int64)
+        new_values = np.zeros(n_values.size, dtype=np.int64)
+        for t, n in enumerate(n_values):
+            # values 1..n merged into runs: a new run starts where a coin says so
+            starts = np.concatenate([[1], rng.integers(0, 2, size=n - 1)])
+            lut[t, 1:n + 1] = np.cumsum(starts)
+            new_values[t] = int(starts.sum())
+        luts.append(lut)
+        members.append((FrequencyTable(new_values, 3, max_order), new_values))
+    assert table.remapped_into(luts, [m for m, _ in members])
+    for lut, (member, new_values) in zip(luts, members, strict=True):
+        want = table.remapped(lut, new_values)
+        np.testing.assert_array_equal(member.counts, want.counts)
+        assert member.n_rows == table.n_rows
+    # a map that is not runs of consecutive values: refused, nothing filled
+    shuffled = luts[0].copy()
+    shuffled[2, 1:4] = [2, 1, 2]
+    assert not table.remapped_into([shuffled], [FrequencyTable(n_values, 3, max_order)])
