@@ -451,8 +451,13 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
     if gauss is None and reuse:
+        index = class_index(trees, search[2], sizes)
+        # the members' totals and value offsets in the members' order: a merged node's
+        # are contiguous
+        at = index.member_node if trees.code.size else index.member_node[:0]
+        members = (node_freq[at], node_den[at], trees.value_off[at])
         _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks,
-                    (node_freq, node_den, class_index(trees, search[2], sizes)), out)
+                    (index, members), out)
         return
     parallel_calls(_loo_blocks, [
         (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
@@ -773,16 +778,15 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     losses as in :func:`_loo_blocks`, the products' sum and first largest found in the
     same sweep (:func:`_factor_loss` sums and compares the same numbers in the same order)."""
     r0, lo, hi = span
-    node_freq, node_den, index = nodes
+    index, (m_freq, m_den, m_off) = nodes
     t_first, t_kids, t_value = index.first, index.n_children, index.value
-    m_start, m_count, m_class, m_node = index.member_start, index.n_members, \
-        index.member_class, index.member_node
+    m_start, m_count, m_class = index.member_start, index.n_members, index.member_class
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     uni_counts, uni_offsets, den_uni = pairs.counts, pairs.uni_offsets, pairs.den_uni
-    values, value_off = trees.values, trees.value_off
+    values = trees.values
     a = X.shape[1]
     n_k = losses.shape[1]  # K + 1
     n_total = 0.0
@@ -809,6 +813,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     base_extra = np.zeros((a, k), dtype=np.bool_)
     own_f = np.empty((a, n_k))
     own_e = np.empty((a, n_k))
+    # the class the held-out factors were last found for (-1: none since the counts
+    # changed), and whether some of them kept a logarithm
+    own_class = np.full(a, -1, dtype=np.int64)
+    own_split = np.zeros(a, dtype=np.bool_)
     has_extra = np.zeros(a, dtype=np.bool_)
     missing = np.zeros(a, dtype=np.bool_)
     num = np.empty(k)
@@ -856,6 +864,7 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 if xs[i] == xi and source_u[rho] == u:
                     fresh = agree + 1 if agree < nc else n_k
             if fresh < n_k:
+                own_class[rho] = -1
                 if valid < 0:
                     paths[rho, 0] = index.root[i]
                     valid = 0
@@ -885,11 +894,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                                 q = paths[rho, jj]
                                 if q >= 0:
                                     for e in range(m_start[q], m_start[q] + m_count[q]):
-                                        g = m_node[e]
                                         yy = m_class[e]
-                                        nv = values[value_off[g] + xi]
-                                        dv = node_den[g]
-                                        freq += node_freq[g]
+                                        nv = values[m_off[e] + xi]
+                                        dv = m_den[e]
+                                        freq += m_freq[e]
                                         base_num[rho, j, yy] = nv
                                         base_den[rho, j, yy] = dv
                                         base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
@@ -937,13 +945,19 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             for yy in range(k):
                 if yy != yr and base_extra[rho, yy]:
                     flag = True
-            for j in range(n_k):
-                f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u, pc,
-                                    tot)
-                own_f[rho, j] = f
-                own_e[rho, j] = e
-                if e != 0.0:
-                    flag = True
+            if own_class[rho] != yr:  # (else the same counts, class and amount)
+                split = False
+                for j in range(n_k):
+                    f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u,
+                                        pc, tot)
+                    own_f[rho, j] = f
+                    own_e[rho, j] = e
+                    if e != 0.0:
+                        split = True
+                own_class[rho] = yr
+                own_split[rho] = split
+            if own_split[rho]:
+                flag = True
             has_extra[rho] = flag
             if flag:
                 any_extra = True
@@ -965,11 +979,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                     for yy in range(k):
                         c = cur[yy]
                         total += c
-                        if c > top:
-                            top = c
-                            best = yy
-                        if 0.0 < c < low:
-                            low = c
+                        gt = c > top
+                        best = yy if gt else best
+                        top = c if gt else top
+                        low = c if (0.0 < c) & (c < low) else low
                 else:
                     # the held-out class's factor in its place for the sweep
                     kept = base_f[rho, j, yr]
@@ -978,11 +991,11 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                         c = cur[yy] * base_f[rho, j, yy]
                         cur[yy] = c
                         total += c
-                        if c > top:
-                            top = c
-                            best = yy
-                        if 0.0 < c < low:
-                            low = c
+                        # (selects, not branches: the largest class is hard to predict)
+                        gt = c > top
+                        best = yy if gt else best
+                        top = c if gt else top
+                        low = c if (0.0 < c) & (c < low) else low
                     base_f[rho, j, yr] = kept
                 if any_extra and has_extra[rho]:
                     for yy in range(k):
