@@ -222,9 +222,14 @@ def _fill_class_index(trees, candidates, sizes, index):
 
 @njit(cache=True, inline="always")
 def _index_child(first, n_kids, value, q, x):
-    """The child of merged node ``q`` with value ``x``, or -1 (binary search)."""
+    """The child of merged node ``q`` with value ``x``, or -1 (binary search, after a
+    guess that the children's values are consecutive)."""
     lo = first[q]
     end = lo + n_kids[q]
+    if lo < end:
+        guess = lo + x - value[lo]
+        if lo <= guess < end and value[guess] == x:
+            return guess
     hi = end
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -811,6 +816,7 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     base_f = np.empty((a, n_k, k))
     base_e = np.empty((a, n_k, k))
     base_extra = np.zeros((a, k), dtype=np.bool_)
+    base_split = np.zeros(a, dtype=np.bool_)  # some of base_extra[rho]
     own_f = np.empty((a, n_k))
     own_e = np.empty((a, n_k))
     # the class the held-out factors were last found for (-1: none since the counts
@@ -929,12 +935,15 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                         base_den[rho, j, yy] = den[yy]
                         base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
                             num[yy], den[yy], pc, tot)
+                split = False
                 for yy in range(k):
                     flag = False
                     for j in range(n_k):
                         if base_e[rho, j, yy] != 0.0:
                             flag = True
                     base_extra[rho, yy] = flag
+                    split = split or flag
+                base_split[rho] = split
             else:
                 depth[rho] = valid
             source[rho] = r
@@ -942,9 +951,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             # the held-out row's class: its counts without the row
             pc, tot = per_cell[i], in_total[i]
             flag = False
-            for yy in range(k):
-                if yy != yr and base_extra[rho, yy]:
-                    flag = True
+            if base_split[rho]:
+                for yy in range(k):
+                    if yy != yr and base_extra[rho, yy]:
+                        flag = True
             if own_class[rho] != yr:  # (else the same counts, class and amount)
                 split = False
                 for j in range(n_k):
