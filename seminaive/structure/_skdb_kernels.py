@@ -16,10 +16,13 @@ learnt from all rows, as in Chen et al. 2014, §3.3).  Estimates, missing parent
 Without a Gaussian child the rows are visited sorted by their codes (:func:`_loo_rows`):
 an attribute reuses the tree path and counts of the previous row when the two share its
 value and leading candidates' values, and the losses are summed in row order afterwards,
-so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.
+so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.  That
+pass walks every attribute's count tree merged over the classes (:func:`class_index`), so
+a row's path costs one search per candidate, not one per candidate and class.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -96,6 +99,147 @@ def node_sums(trees, sizes, node_freq, node_den):
                     den += cnt
             node_freq[g] = freq
             node_den[g] = den
+
+
+class ClassIndex(NamedTuple):
+    """The count trees of every attribute merged over the classes (:func:`class_index`):
+    node q of the merged tree is a prefix (first t candidates' values) that rows of some
+    class have, ``value[q]`` its last candidate's value (-1 at level 0, no candidate),
+    its children ``first[q] .. first[q] + n_children[q] - 1`` (by increasing value); its
+    ``n_members[q]`` members from ``member_start[q]`` are the count tree's nodes of that
+    prefix, one per class that has it, by increasing class (``member_class``,
+    ``member_node``); ``root[i]``: attribute i's level 0 (its members: the class nodes)."""
+
+    first: np.ndarray
+    n_children: np.ndarray
+    value: np.ndarray
+    member_start: np.ndarray
+    n_members: np.ndarray
+    member_class: np.ndarray
+    member_node: np.ndarray
+    root: np.ndarray
+
+
+def class_index(trees, candidates, sizes):
+    """The :class:`ClassIndex` of ``trees`` (a :class:`._sparse.TreeBundle`, tree i over
+    the candidates ``candidates[i]``)."""
+    a = trees.root.size
+    n_nodes = trees.code.size
+    cap = n_nodes + a
+    arrays = ClassIndex(np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+                        np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+                        np.zeros(cap, np.int64), np.zeros(max(n_nodes, 1), np.int64),
+                        np.zeros(max(n_nodes, 1), np.int64), np.zeros(a, np.int64))
+    _fill_class_index(trees, candidates, sizes, arrays)
+    return arrays
+
+
+@njit(cache=True, nogil=True)
+def _fill_class_index(trees, candidates, sizes, index):
+    """Fill the :class:`ClassIndex` ``index`` (arrays of its full size) breadth first:
+    a merged node's children gather its members' children by value, the members of each
+    in class order (as its own members are)."""
+    code, first_child, n_children = trees.code, trees.first_child, trees.n_children
+    first, n_kids, value = index.first, index.n_children, index.value
+    m_start, m_count, m_class, m_node = index.member_start, index.n_members, \
+        index.member_class, index.member_node
+    a = trees.root.size
+    width = candidates.shape[1]
+    top = 1
+    for i in range(a):
+        for t in range(width):
+            if candidates[i, t] >= 0:
+                top = max(top, sizes[candidates[i, t]])
+    count = np.zeros(top, dtype=np.int64)
+    slot = np.zeros(top, dtype=np.int64)
+    seen = np.empty(top, dtype=np.int64)
+    level = np.zeros(first.size, dtype=np.int64)
+    nq = 0
+    nm = 0
+    for i in range(a):
+        root = trees.root[i]
+        q0 = nq
+        nq += 1
+        index.root[i] = q0
+        value[q0] = -1
+        m_start[q0] = nm
+        for c in range(first_child[root], first_child[root] + n_children[root]):
+            m_class[nm] = code[c]
+            m_node[nm] = c
+            nm += 1
+        m_count[q0] = nm - m_start[q0]
+        head = q0
+        while head < nq:
+            q = head
+            head += 1
+            t = level[q]
+            first[q] = nq
+            n_kids[q] = 0
+            if t >= width or candidates[i, t] < 0:
+                continue
+            s = sizes[candidates[i, t]]
+            n_seen = 0
+            for e in range(m_start[q], m_start[q] + m_count[q]):
+                g = m_node[e]
+                for c in range(first_child[g], first_child[g] + n_children[g]):
+                    x = code[c] - code[g] * s
+                    if count[x] == 0:
+                        seen[n_seen] = x
+                        n_seen += 1
+                    count[x] += 1
+            if n_seen == 0:
+                continue
+            if n_seen > 32:
+                seen[:n_seen] = np.sort(seen[:n_seen])
+            else:  # (an insertion sort: few values, often already in order)
+                for d in range(1, n_seen):
+                    x = seen[d]
+                    e = d
+                    while e > 0 and seen[e - 1] > x:
+                        seen[e] = seen[e - 1]
+                        e -= 1
+                    seen[e] = x
+            for d in range(n_seen):
+                x = seen[d]
+                value[nq] = x
+                level[nq] = t + 1
+                m_start[nq] = nm
+                m_count[nq] = count[x]
+                slot[x] = nm
+                nm += count[x]
+                count[x] = 0
+                nq += 1
+            n_kids[q] = n_seen
+            for e in range(m_start[q], m_start[q] + m_count[q]):
+                g = m_node[e]
+                yy = m_class[e]
+                for c in range(first_child[g], first_child[g] + n_children[g]):
+                    x = code[c] - code[g] * s
+                    m_class[slot[x]] = yy
+                    m_node[slot[x]] = c
+                    slot[x] += 1
+
+
+@njit(cache=True, inline="always")
+def _index_child(first, n_kids, value, q, x):
+    """The child of merged node ``q`` with value ``x``, or -1 (binary search, after a
+    guess that the children's values are consecutive)."""
+    lo = first[q]
+    end = lo + n_kids[q]
+    if lo < end:
+        guess = lo + x - value[lo]
+        if lo <= guess < end and value[guess] == x:
+            return guess
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if value[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and value[lo] == x:
+        return lo
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -312,8 +456,13 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     node_den = np.empty(trees.code.size)
     node_sums(trees, sizes, node_freq, node_den)
     if gauss is None and reuse:
+        index = class_index(trees, search[2], sizes)
+        # the members' totals and value offsets in the members' order: a merged node's
+        # are contiguous
+        at = index.member_node if trees.code.size else index.member_node[:0]
+        members = (node_freq[at], node_den[at], trees.value_off[at])
         _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks,
-                    (node_freq, node_den), out)
+                    (index, members), out)
         return
     parallel_calls(_loo_blocks, [
         (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
@@ -626,18 +775,23 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     (removing it changes only its own class's).  A row whose value of the attribute and
     first j candidates' values (and removed amount) are that row's reuses the counts of
     the models with up to j parents, and a row whose first t candidates' values are
-    that row's walks the tree from the t-th node on.  Only the held-out class's factor
-    is computed afresh (one division per attribute and k), then the products and losses
-    as in :func:`_loo_blocks`."""
+    that row's walks the tree from the t-th node on.  The walk goes down the attribute's
+    count trees merged over the classes (``nodes[2]``, :func:`class_index`): one search per
+    candidate for all the classes, whose nodes the merged node lists (the classes without
+    the prefix get the factor of no counts, computed once).  Only the held-out class's
+    factor is computed afresh (one division per attribute and k), then the products and
+    losses as in :func:`_loo_blocks`, the products' sum and first largest found in the
+    same sweep (:func:`_factor_loss` sums and compares the same numbers in the same order)."""
     r0, lo, hi = span
-    node_freq, node_den = nodes
+    index, (m_freq, m_den, m_off) = nodes
+    t_first, t_kids, t_value = index.first, index.n_children, index.value
+    m_start, m_count, m_class = index.member_start, index.n_members, index.member_class
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     uni_counts, uni_offsets, den_uni = pairs.counts, pairs.uni_offsets, pairs.den_uni
-    code, first_child, n_children = trees.code, trees.first_child, trees.n_children
-    values, value_off = trees.values, trees.value_off
+    values = trees.values
     a = X.shape[1]
     n_k = losses.shape[1]  # K + 1
     n_total = 0.0
@@ -645,21 +799,30 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
         n_total += class_counts[yy]
     per_cell = np.empty(a)
     in_total = np.empty(a)
+    # the factor of a class without the family's parent values (no counts)
+    absent_f = np.empty(a)
+    absent_e = np.empty(a)
     for i in range(a):
         per_cell[i], in_total[i] = pseudo_counts(sizes[i] - 1, m, laplace)
+        absent_f[i], absent_e[i] = _base_factor(0.0, 0.0, per_cell[i], in_total[i])
     # what every attribute (by rank) holds: the row it was found for (-1: none) and its
     # removed amount; the nodes of the tree path valid up to level depth
     source = np.full(a, -1, dtype=np.int64)
     source_u = np.zeros(a)
     depth = np.full(a, -1, dtype=np.int64)
-    paths = np.empty((a, k, n_k + 1), dtype=np.int64)
+    paths = np.empty((a, n_k + 1), dtype=np.int64)  # nodes of the merged trees
     base_num = np.empty((a, n_k, k))
     base_den = np.empty((a, n_k, k))
     base_f = np.empty((a, n_k, k))
     base_e = np.empty((a, n_k, k))
     base_extra = np.zeros((a, k), dtype=np.bool_)
+    base_split = np.zeros(a, dtype=np.bool_)  # some of base_extra[rho]
     own_f = np.empty((a, n_k))
     own_e = np.empty((a, n_k))
+    # the class the held-out factors were last found for (-1: none since the counts
+    # changed), and whether some of them kept a logarithm
+    own_class = np.full(a, -1, dtype=np.int64)
+    own_split = np.zeros(a, dtype=np.bool_)
     has_extra = np.zeros(a, dtype=np.bool_)
     missing = np.zeros(a, dtype=np.bool_)
     num = np.empty(k)
@@ -707,20 +870,17 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 if xs[i] == xi and source_u[rho] == u:
                     fresh = agree + 1 if agree < nc else n_k
             if fresh < n_k:
+                own_class[rho] = -1
                 if valid < 0:
-                    for yy in range(k):
-                        paths[rho, yy, 0] = find_child(code, first_child, n_children,
-                                                       trees.root[i], yy)
+                    paths[rho, 0] = index.root[i]
                     valid = 0
-                for yy in range(k):
-                    g = paths[rho, yy, valid]
-                    for t in range(valid, observed):
-                        if g >= 0:
-                            pp = chain[t]
-                            g = find_child(code, first_child, n_children, g,
-                                           code[g] * sizes[pp] + xr[pp])
-                        paths[rho, yy, t + 1] = g
+                q = paths[rho, valid]
+                for t in range(valid, observed):
+                    if q >= 0:
+                        q = _index_child(t_first, t_kids, t_value, q, xr[chain[t]])
+                    paths[rho, t + 1] = q
                 depth[rho] = observed
+                pc, tot = per_cell[i], in_total[i]
                 for j in range(fresh, n_k):
                     jj = min(j, nc)
                     copy = -1
@@ -730,16 +890,27 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                         used = False
                         if jj > 0:
                             if jj <= observed:  # every parent observed: the path's nodes
-                                freq = 0.0
+                                # (the classes without them first, then those with them)
                                 for yy in range(k):
-                                    g = paths[rho, yy, jj]
-                                    if g < 0:
-                                        num[yy] = 0.0
-                                        den[yy] = 0.0
-                                        continue
-                                    num[yy] = values[value_off[g] + xi]
-                                    den[yy] = node_den[g]
-                                    freq += node_freq[g]
+                                    base_num[rho, j, yy] = 0.0
+                                    base_den[rho, j, yy] = 0.0
+                                    base_f[rho, j, yy] = absent_f[i]
+                                    base_e[rho, j, yy] = absent_e[i]
+                                freq = 0.0
+                                q = paths[rho, jj]
+                                if q >= 0:
+                                    for e in range(m_start[q], m_start[q] + m_count[q]):
+                                        yy = m_class[e]
+                                        nv = values[m_off[e] + xi]
+                                        dv = m_den[e]
+                                        freq += m_freq[e]
+                                        base_num[rho, j, yy] = nv
+                                        base_den[rho, j, yy] = dv
+                                        base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
+                                            nv, dv, pc, tot)
+                                used = freq - u >= min_count
+                                if used:
+                                    continue
                             else:
                                 freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes,
                                                  sizes[i], np.int64(xi), num, den, stack)
@@ -759,18 +930,20 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                             base_f[rho, j, yy] = base_f[rho, copy, yy]
                             base_e[rho, j, yy] = base_e[rho, copy, yy]
                         continue
-                    pc, tot = per_cell[i], in_total[i]
                     for yy in range(k):
                         base_num[rho, j, yy] = num[yy]
                         base_den[rho, j, yy] = den[yy]
                         base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
                             num[yy], den[yy], pc, tot)
+                split = False
                 for yy in range(k):
                     flag = False
                     for j in range(n_k):
                         if base_e[rho, j, yy] != 0.0:
                             flag = True
                     base_extra[rho, yy] = flag
+                    split = split or flag
+                base_split[rho] = split
             else:
                 depth[rho] = valid
             source[rho] = r
@@ -778,16 +951,23 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             # the held-out row's class: its counts without the row
             pc, tot = per_cell[i], in_total[i]
             flag = False
-            for yy in range(k):
-                if yy != yr and base_extra[rho, yy]:
-                    flag = True
-            for j in range(n_k):
-                f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u, pc,
-                                    tot)
-                own_f[rho, j] = f
-                own_e[rho, j] = e
-                if e != 0.0:
-                    flag = True
+            if base_split[rho]:
+                for yy in range(k):
+                    if yy != yr and base_extra[rho, yy]:
+                        flag = True
+            if own_class[rho] != yr:  # (else the same counts, class and amount)
+                split = False
+                for j in range(n_k):
+                    f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u,
+                                        pc, tot)
+                    own_f[rho, j] = f
+                    own_e[rho, j] = e
+                    if e != 0.0:
+                        split = True
+                own_class[rho] = yr
+                own_split[rho] = split
+            if own_split[rho]:
+                flag = True
             has_extra[rho] = flag
             if flag:
                 any_extra = True
@@ -797,29 +977,47 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             for yy in range(k):
                 cur[yy] = prior[yr, yy]
                 shift[yy] = 0.0
-            for s in range(a + 1):  # s = 0: the class prior alone
-                if s > 0:
-                    rho = s - 1
-                    gap = missing[rho]
-                    top = 0.0
-                    low = np.inf
+            losses[at, j, 0] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)
+            for rho in range(a):
+                # the products, their sum and first largest in one sweep (those
+                # :func:`_factor_loss` finds when nothing is rescaled)
+                top = 0.0
+                low = np.inf
+                total = 0.0
+                best = 0
+                if missing[rho]:  # factors 1
                     for yy in range(k):
-                        if gap:
-                            f = 1.0
-                        elif yy == yr:
-                            f = own_f[rho, j]
-                        else:
-                            f = base_f[rho, j, yy]
-                        c = cur[yy] * f
+                        c = cur[yy]
+                        total += c
+                        gt = c > top
+                        best = yy if gt else best
+                        top = c if gt else top
+                        low = c if (0.0 < c) & (c < low) else low
+                else:
+                    # the held-out class's factor in its place for the sweep
+                    kept = base_f[rho, j, yr]
+                    base_f[rho, j, yr] = own_f[rho, j]
+                    for yy in range(k):
+                        c = cur[yy] * base_f[rho, j, yy]
                         cur[yy] = c
-                        if c > top:
-                            top = c
-                        if 0.0 < c < low:
-                            low = c
-                    if any_extra and has_extra[rho]:
-                        for yy in range(k):
-                            shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
+                        total += c
+                        # (selects, not branches: the largest class is hard to predict)
+                        gt = c > top
+                        best = yy if gt else best
+                        top = c if gt else top
+                        low = c if (0.0 < c) & (c < low) else low
+                    base_f[rho, j, yr] = kept
+                if any_extra and has_extra[rho]:
+                    for yy in range(k):
+                        shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
+                    shifted = True
+                if low < _FLOOR:
+                    if _rescale(cur, shift, top, k):
                         shifted = True
-                    if low < _FLOOR and _rescale(cur, shift, top, k):
-                        shifted = True
-                losses[at, j, s] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)
+                    losses[at, j, rho + 1] = _factor_loss(cur, shift, shifted, k, yr,
+                                                          loss_kind)
+                elif shifted:
+                    losses[at, j, rho + 1] = scaled_row_loss(shift, cur, k, yr, loss_kind)
+                else:
+                    losses[at, j, rho + 1] = loss_from_terms(total, best, cur[yr], cur[yr],
+                                                             0.0, yr, loss_kind)

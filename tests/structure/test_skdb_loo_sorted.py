@@ -107,3 +107,66 @@ def test_eskdb_members_sorted_pass(both_passes):
     ESKDB(n_estimators=4, k=2, smoothing="hls", random_state=0).fit(X, y)
     assert len(both_passes) == 4
     _check(both_passes)
+
+
+def test_sorted_pass_with_many_classes(both_passes):
+    # 9 classes, of which rows sharing a prefix of candidate values have only some: the
+    # merged trees' nodes list only the classes present
+    X, y = _repeated(500, 6, 4, 9, seed=5, missing=0.05)
+    SKDB(k=3).fit(X, y)
+    SKDB(k=2, loss="zero_one", min_count=2).fit(X, y)
+    _check(both_passes)
+
+
+def test_class_index_is_every_class_tree_merged(monkeypatch):
+    """Every node of the trees merged over the classes lists, for each class in order, the
+    node its count tree reaches along the same values (brute force: the walk of every
+    class's tree, for every row, attribute and number of candidates)."""
+    from seminaive.structure._sparse import find_child
+
+    seen = []
+    kernel = _skdb_kernels.nested_kdb_loo
+
+    def keep(*args, **kwargs):
+        seen.append(args)
+        kernel(*args, **kwargs)
+
+    monkeypatch.setattr(_skdb_kernels, "nested_kdb_loo", keep)
+    X, y = _repeated(300, 5, 3, 5, seed=9, missing=0.1)
+    SKDB(k=3).fit(X, y)
+    (codes, _, _, _), (_, n_cand, candidates, _), trees, pairs = seen[0][:4]
+    index = _skdb_kernels.class_index(trees, candidates, pairs.sizes)
+    sizes, k = pairs.sizes, pairs.k
+    checked = 0
+    for row in codes:
+        for i in range(codes.shape[1]):
+            q = index.root[i]
+            nodes = [find_child(trees.code, trees.first_child, trees.n_children,
+                                trees.root[i], yy) for yy in range(k)]
+            for t in range(int(n_cand[i]) + 1):
+                members = dict(zip(
+                    index.member_class[index.member_start[q]:
+                                       index.member_start[q] + index.n_members[q]].tolist(),
+                    index.member_node[index.member_start[q]:
+                                      index.member_start[q] + index.n_members[q]].tolist(),
+                    strict=True))
+                got = [members.get(yy, -1) for yy in range(k)]
+                assert got == nodes
+                assert list(members) == sorted(members)
+                checked += 1
+                if t == n_cand[i]:
+                    break
+                p = candidates[i, t]
+                x = int(row[p])
+                start = int(index.first[q])
+                kids = index.value[start:start + index.n_children[q]]
+                assert (np.diff(kids) > 0).all()
+                pos = int(np.searchsorted(kids, x))
+                q = start + pos if pos < kids.size and kids[pos] == x else -1
+                nodes = [find_child(trees.code, trees.first_child, trees.n_children, g,
+                                    trees.code[g] * sizes[p] + x) if g >= 0 else -1
+                         for g in nodes]
+                if q < 0:
+                    assert nodes == [-1] * k
+                    break
+    assert checked > 1000
