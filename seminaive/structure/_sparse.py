@@ -242,10 +242,12 @@ class TreeArrays:
         return parent, ls - start
 
 
-def assemble_trees(trees, widths):
+def assemble_trees(trees, widths, with_values=True):
     """:class:`TreeArrays` of ``trees``: per tree a list of levels (codes, parent index in
     the level above, values of shape (nodes, widths[tree])), every level's nodes and the
-    level above's children counted in one compiled pass (:func:`_assemble`)."""
+    level above's children counted in one compiled pass (:func:`_assemble`).  Without
+    ``with_values`` the levels' values are not read (they may be None) and ``values`` is
+    empty: the offsets are those of the values, for a caller that fills them in later."""
     depth = np.array([len(levels) - 2 for levels in trees], dtype=np.int64)
     width = int(depth.max(initial=0)) + 3
     n_levels = depth + 2
@@ -258,8 +260,8 @@ def assemble_trees(trees, widths):
 
     code = cat([lv[0] for lv in flat])
     local = cat([lv[1] for lv in flat])
-    values = cat([np.asarray(lv[2], dtype=np.float64).reshape(-1) for lv in flat],
-                 np.float64)
+    values = (cat([np.asarray(lv[2], dtype=np.float64).reshape(-1) for lv in flat],
+                  np.float64) if with_values else np.zeros(0))
     n = code.size
     parent, first_child, n_children, value_off = (np.empty(n, dtype=np.int64)
                                                   for _ in range(4))

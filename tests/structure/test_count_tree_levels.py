@@ -110,3 +110,22 @@ def test_assemble_trees_finds_every_nodes_children():
                     assert arrays.n_children[g] == 0
         node = int(starts[-1])
     assert arrays.code.size == node
+
+
+def test_assemble_trees_without_values_keeps_the_offsets():
+    rng = np.random.default_rng(5)
+    trees, widths = [], []
+    for j in range(8):
+        keys, counts, chain, sizes, k, V = _random_tree(rng, j % 2 == 0)
+        trees.append(_sparse.tree_levels(keys, counts, 5, chain, sizes, k))
+        widths.append(V)
+    full = _sparse.assemble_trees(trees, widths)
+    bare = _sparse.assemble_trees([[(c, p, None) for c, p, _ in levels] for levels in trees],
+                                  widths, with_values=False)
+    assert bare.values.size == 0
+    for field in ("code", "parent", "first_child", "n_children", "value_off", "root",
+                  "level_start", "depth"):
+        np.testing.assert_array_equal(getattr(bare, field), getattr(full, field))
+    # the offsets address exactly the values the full assembly holds
+    assert full.values.size == sum(lv[0].size * w for levels, w in zip(trees, widths, strict=True)
+                                   for lv in levels)
