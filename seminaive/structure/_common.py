@@ -272,15 +272,13 @@ class _FamilyLearner(_StructureBase):
         return trees, counts.chain, counts.depth
 
     def _hdp_sampler_trees(self):
-        """The HDP trees of occurring nodes as :class:`._sparse.TreeArrays` (values zero)
-        and as the sampler's input (parent, level_start, leaf_counts), one per attribute."""
+        """The HDP trees of occurring nodes as :class:`._sparse.TreeArrays` (no values yet:
+        the estimates fill them in) and as the sampler's input (parent, level_start,
+        leaf_counts), one per attribute."""
         levels = self._hdp_levels()
         sizes = self.table_.sizes
         widths = [int(sizes[i]) - 1 for i in range(len(levels))]
-        arrays = _sparse.assemble_trees(
-            [[(c, p, np.zeros((c.size, w)) if v is None else v) for c, p, v in tree]
-             for tree, w in zip(levels, widths, strict=True)], widths)
-        arrays.values = np.zeros(0)
+        arrays = _sparse.assemble_trees(levels, widths, with_values=False)
         trees = [(*arrays.local(i), tree[-1][2]) for i, tree in enumerate(levels)]
         return arrays, trees, widths
 

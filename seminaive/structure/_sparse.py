@@ -121,13 +121,49 @@ def table_keys(table, i, chain):
 def tree_levels(keys, counts, i, chain, sizes, k):
     """Levels of the count tree of (i, chain) from its sorted keys: a list (root first) of
     (codes, parent index in the level above, counts of shape (nodes, sizes[i])), views of
-    one array each (:func:`_tree_levels`, one compiled pass per level)."""
+    one array each (:func:`tree_nodes`, then :func:`tree_counts` into a new array)."""
+    nodes = tree_nodes(keys, i, chain, sizes, k)
+    return tree_counts(nodes, counts, np.zeros((nodes.n_nodes, int(sizes[i]))))
+
+
+class TreeNodes(NamedTuple):
+    """The nodes of a count tree, every level in one array each, root first (its counts
+    not summed yet: :func:`tree_counts`): the nodes' ``codes``, their ``parent`` indices in
+    the level above (-1 for the root), the levels' ``starts`` (a list), every key's
+    ``leaf`` (its index in the last level) and the sorted ``keys`` (int64)."""
+
+    codes: np.ndarray
+    parent: np.ndarray
+    starts: list
+    leaf: np.ndarray
+    keys: np.ndarray
+    V: int
+
+    @property
+    def n_nodes(self):
+        return int(self.starts[-1])
+
+
+def tree_nodes(keys, i, chain, sizes, k):
+    """The :class:`TreeNodes` of the count tree of (i, chain) from its sorted distinct keys
+    (one compiled pass per level, :func:`_tree_nodes`)."""
     V = int(sizes[i])
     radices = np.array([int(k)] + [int(sizes[p]) for p in chain], dtype=np.int64)
-    codes, parent, level_counts, starts, exact = _tree_levels(
-        np.ascontiguousarray(keys, dtype=np.int64),
-        np.ascontiguousarray(counts, dtype=np.float64), V, radices)
-    bounds = starts.tolist()
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    codes, parent, starts, leaf = _tree_nodes(keys, V, radices)
+    return TreeNodes(codes, parent, starts.tolist(), leaf, keys, V)
+
+
+def tree_counts(nodes, counts, level_counts):
+    """The levels of a count tree (as :func:`tree_levels` gives them) from its
+    :class:`TreeNodes` and its keys' ``counts``, the levels' counts written into
+    ``level_counts`` (zeros, shape (nodes.n_nodes, V), C-contiguous; the levels are views
+    of it): every node's counts its children's, summed in order (:func:`_tree_counts`),
+    or, for fractional counts, as numpy's per-level reductions add them."""
+    codes, parent, bounds = nodes.codes, nodes.parent, nodes.starts
+    exact = _tree_counts(nodes.keys, np.ascontiguousarray(counts, dtype=np.float64),
+                         nodes.V, codes, parent, np.asarray(bounds, dtype=np.int64),
+                         nodes.leaf, level_counts)
     if not exact:
         # fractional counts: every level's sums as numpy adds them (its order), so that the
         # counts stay those of the per-level reductions bit for bit
@@ -143,15 +179,12 @@ def tree_levels(keys, counts, i, chain, sizes, k):
 
 
 @njit(cache=True, nogil=True)
-def _tree_levels(keys, counts, V, radices):
-    """The levels of a count tree from its sorted distinct ``keys`` (``leaf code * V +
-    value``) and their ``counts``, all levels in one array each, root first: the nodes'
-    codes, their parents' indices in the level above (-1 for the root), their counts
-    (nodes, V) and the levels' starts.  Level t (1 <= t <= ``radices.size``) holds the
-    distinct ``keys // (V * prod(radices[t:]))``; a node's counts are its children's,
-    summed in order (the leaves': its keys' counts at their values), and whether those
-    sums are exact whatever their order (whole counts, none negative, below 2**52 in all):
-    otherwise :func:`tree_levels` sums them again in numpy's order."""
+def _tree_nodes(keys, V, radices):
+    """The nodes of a count tree from its sorted distinct ``keys`` (``leaf code * V +
+    value``), all levels in one array each, root first: the nodes' codes, their parents'
+    indices in the level above (-1 for the root), the levels' starts, and every key's leaf
+    (its index in the last level).  Level t (1 <= t <= ``radices.size``) holds the distinct
+    ``keys // (V * prod(radices[t:]))``."""
     n = keys.size
     depth = radices.size  # the leaves' level
     # every level's codes and its nodes' parents, from the level below (one division per
@@ -185,22 +218,32 @@ def _tree_levels(keys, counts, V, radices):
     total = starts[depth + 1]
     codes = np.zeros(total, dtype=np.int64)
     parent = np.empty(total, dtype=np.int64)
-    level_counts = np.zeros((total, V))
     parent[0] = -1
     for t in range(1, depth + 1):
         for q in range(size[t]):
             codes[starts[t] + q] = up[t, q]
             parent[starts[t] + q] = par[t, q]  # (level 1: the root, 0)
-    # the leaves' counts, then every level's as its children's sums in order
+    return codes, parent, starts, leaf
+
+
+@njit(cache=True, nogil=True)
+def _tree_counts(keys, counts, V, codes, parent, starts, leaf, level_counts):
+    """The counts of a count tree's nodes (written into ``level_counts``, zeros): the
+    leaves' are their keys' ``counts`` at their values, every level's its children's,
+    summed in order.  Returns whether those sums are exact whatever their order (whole
+    counts, none negative, below 2**52 in all): otherwise :func:`tree_counts` sums them
+    again in numpy's order."""
+    depth = starts.size - 2
     total_count = 0.0
     exact = True
     base = starts[depth]
-    for r in range(n):
+    for r in range(keys.size):
         c = counts[r]
         total_count += c
         if c < 0.0 or c != math.floor(c):
             exact = False
-        level_counts[base + leaf[r], keys[r] - up[depth, leaf[r]] * V] = c
+        g = base + leaf[r]
+        level_counts[g, keys[r] - codes[g] * V] = c
     exact = exact and total_count < 2.0 ** 52
     for t in range(depth, 0, -1):
         base = starts[t - 1]
@@ -208,7 +251,7 @@ def _tree_levels(keys, counts, V, radices):
             p = base + parent[q]
             for v in range(V):
                 level_counts[p, v] += level_counts[q, v]
-    return codes, parent, level_counts, starts, exact
+    return exact
 
 
 @dataclass
@@ -242,10 +285,12 @@ class TreeArrays:
         return parent, ls - start
 
 
-def assemble_trees(trees, widths):
+def assemble_trees(trees, widths, with_values=True):
     """:class:`TreeArrays` of ``trees``: per tree a list of levels (codes, parent index in
     the level above, values of shape (nodes, widths[tree])), every level's nodes and the
-    level above's children counted in one compiled pass (:func:`_assemble`)."""
+    level above's children counted in one compiled pass (:func:`_assemble`).  Without
+    ``with_values`` the levels' values are not read (they may be None) and ``values`` is
+    empty: the offsets are those of the values, for a caller that fills them in later."""
     depth = np.array([len(levels) - 2 for levels in trees], dtype=np.int64)
     width = int(depth.max(initial=0)) + 3
     n_levels = depth + 2
@@ -258,8 +303,8 @@ def assemble_trees(trees, widths):
 
     code = cat([lv[0] for lv in flat])
     local = cat([lv[1] for lv in flat])
-    values = cat([np.asarray(lv[2], dtype=np.float64).reshape(-1) for lv in flat],
-                 np.float64)
+    values = (cat([np.asarray(lv[2], dtype=np.float64).reshape(-1) for lv in flat],
+                  np.float64) if with_values else np.zeros(0))
     n = code.size
     parent, first_child, n_children, value_off = (np.empty(n, dtype=np.int64)
                                                   for _ in range(4))
@@ -356,21 +401,33 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
     trees and the pair counts exceed ``max_table_bytes``."""
     sizes, k = table.sizes, table.n_classes
     a = table.n_attributes
-    levels = []
     depth = _depths(chains, parents)
+    nodes, key_counts = [], []
     for i in range(a):
         chain = [int(p) for p in chains[i]]
         if len(chain) >= 2:
             keys, counts = counted[(i, *chain)]
         else:
             keys, counts = table_keys(table, i, chain)
-        levels.append(tree_levels(keys, counts, i, chain, sizes, k))
-    _check_tree_bytes(levels, table, max_table_bytes)
+        nodes.append(tree_nodes(keys, i, chain, sizes, k))
+        key_counts.append(counts)
+    n_nodes = [tree.n_nodes for tree in nodes]
+    n_cells = [m * tree.V for m, tree in zip(n_nodes, nodes, strict=True)]
+    _check_tree_bytes(sum(n_nodes), sum(n_cells), table, max_table_bytes)
+    # every tree's counts written in place into the flat values (trees in order, levels
+    # in order within a tree: the layout of :func:`assemble_trees`), not copied there
+    values = np.zeros(sum(n_cells))
+    ends = np.cumsum(n_cells).tolist()
+    levels = [tree_counts(tree, counts, values[end - cells:end].reshape(-1, tree.V))
+              for tree, counts, cells, end in zip(nodes, key_counts, n_cells, ends,
+                                                  strict=True)]
     width = max((len(c) for c in chains), default=0)
     chain = np.full((a, max(width, 1)), -1, dtype=np.int64)
     for i, c in enumerate(chains):
         chain[i, :len(c)] = c
-    return CountTrees(chain, depth, assemble_trees(levels, sizes), levels)
+    arrays = assemble_trees(levels, sizes, with_values=False)
+    arrays.values = values
+    return CountTrees(chain, depth, arrays, levels)
 
 
 def with_depths(trees, table, parents, max_table_bytes=None):
@@ -379,7 +436,8 @@ def with_depths(trees, table, parents, max_table_bytes=None):
     ``max_table_bytes`` as :func:`build_count_trees` checks it."""
     chains = [[int(p) for p in row if p >= 0] for row in trees.chain]
     depth = _depths(chains, parents)
-    _check_tree_bytes(trees.levels, table, max_table_bytes)
+    _check_tree_bytes(trees.arrays.code.size, trees.arrays.values.size, table,
+                      max_table_bytes)
     return CountTrees(trees.chain, depth, trees.arrays, trees.levels)
 
 
@@ -396,14 +454,13 @@ def _depths(chains, parents):
     return depth
 
 
-def _check_tree_bytes(levels, table, max_table_bytes):
-    """Refuse (:class:`TableTooLargeError`) count trees of these ``levels`` that with the
-    pair counts exceed ``max_table_bytes`` (None: no budget)."""
+def _check_tree_bytes(nodes, cells, table, max_table_bytes):
+    """Refuse (:class:`TableTooLargeError`) count trees of ``nodes`` nodes holding
+    ``cells`` counts in all that with the pair counts exceed ``max_table_bytes`` (None: no
+    budget)."""
     if max_table_bytes is None:
         return
-    sizes = table.sizes
-    nodes = sum(lv[0].size for tree in levels for lv in tree)
-    cells = sum(lv[0].size * int(sizes[i]) for i, tree in enumerate(levels) for lv in tree)
+    nodes, cells = int(nodes), int(cells)
     need = NODE_BYTES * nodes + 8 * cells
     if need + table.counts.nbytes > max_table_bytes:
         raise TableTooLargeError(

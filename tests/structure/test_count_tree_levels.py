@@ -110,3 +110,62 @@ def test_assemble_trees_finds_every_nodes_children():
                     assert arrays.n_children[g] == 0
         node = int(starts[-1])
     assert arrays.code.size == node
+
+
+def test_assemble_trees_without_values_keeps_the_offsets():
+    rng = np.random.default_rng(5)
+    trees, widths = [], []
+    for j in range(8):
+        keys, counts, chain, sizes, k, V = _random_tree(rng, j % 2 == 0)
+        trees.append(_sparse.tree_levels(keys, counts, 5, chain, sizes, k))
+        widths.append(V)
+    full = _sparse.assemble_trees(trees, widths)
+    bare = _sparse.assemble_trees([[(c, p, None) for c, p, _ in levels] for levels in trees],
+                                  widths, with_values=False)
+    assert bare.values.size == 0
+    for field in ("code", "parent", "first_child", "n_children", "value_off", "root",
+                  "level_start", "depth"):
+        np.testing.assert_array_equal(getattr(bare, field), getattr(full, field))
+    # the offsets address exactly the values the full assembly holds
+    assert full.values.size == sum(lv[0].size * w for levels, w in zip(trees, widths, strict=True)
+                                   for lv in levels)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_build_count_trees_writes_the_levels_in_place(weighted):
+    # the trees' counts written into the flat values are those of tree_levels assembled by
+    # assemble_trees (copying the levels), bit for bit, fractional (weighted) counts too
+    from seminaive.tables import FrequencyTable
+
+    rng = np.random.default_rng(11)
+    sizes, k, n = np.array([3, 4, 2, 5, 3]), 3, 300
+    codes = np.stack([rng.integers(0, s + 1, n) for s in sizes], axis=1).astype(np.int64)
+    y = rng.integers(0, k, n).astype(np.int64)
+    w = rng.random(n) * 3 if weighted else None
+    table = FrequencyTable(sizes, k, 2)
+    table.add(codes, y, w)
+    chains = [[], [0], [1, 0], [2, 1, 0], [3, 0]]
+    parents = np.array([[-1, -1], [0, -1], [1, 0], [2, -1], [3, 0]])
+    multi = [(i, *c) for i, c in enumerate(chains) if len(c) >= 2]
+    counted = dict(zip(multi, _sparse.count_keys(codes, y, w, multi, table.sizes),
+                       strict=True))
+    built = _sparse.build_count_trees(table, chains, parents, counted)
+    levels = []
+    for i, chain in enumerate(chains):
+        keys, counts = (counted[(i, *chain)] if len(chain) >= 2
+                        else _sparse.table_keys(table, i, chain))
+        levels.append(_sparse.tree_levels(keys, counts, i, chain, table.sizes, k))
+    want = _sparse.assemble_trees(levels, table.sizes)
+    for field in ("code", "parent", "first_child", "n_children", "value_off", "values",
+                  "root", "level_start", "depth"):
+        np.testing.assert_array_equal(getattr(built.arrays, field), getattr(want, field))
+    for got_tree, want_tree in zip(built.levels, levels, strict=True):
+        for (gc, gp, gv), (wc, wp, wv) in zip(got_tree, want_tree, strict=True):
+            np.testing.assert_array_equal(gc, wc)
+            np.testing.assert_array_equal(gp, wp)
+            np.testing.assert_array_equal(gv, wv)
+    # the levels are views of the flat values
+    assert all(np.shares_memory(lv[2], built.arrays.values)
+               for tree in built.levels for lv in tree if lv[2].size)
+    if weighted:
+        assert not float(built.arrays.values.sum()).is_integer()
