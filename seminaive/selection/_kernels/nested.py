@@ -414,11 +414,11 @@ class _Tile(NamedTuple):
     apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
     bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
     cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
-    pv: np.ndarray  # per row: the running product (one class at a time)
-    gat: np.ndarray  # per row: its union cell's count (one child and class)
-    pe: np.ndarray  # its block
-    hcls: np.ndarray  # the row's held-out amount in the class
-    den: np.ndarray  # the row's LOO parent count in the class
+    pv: np.ndarray  # pv[y, i]: row i's running product of class y
+    gat: np.ndarray  # gat[y, i]: its union cell's count of class y (one child)
+    pe: np.ndarray  # pe[y, i]: the block of pv[y, i]
+    hcls: np.ndarray  # hcls[y, i]: the row's held-out amount in class y
+    den: np.ndarray  # den[y, i]: the row's LOO parent count in class y
     inv_den: np.ndarray  # 1 / (den + m)
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
@@ -429,11 +429,14 @@ class _Tile(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _gather_child(counts, cidx_j, yy, n, gat):
-    """gat[i] = the count of class yy in row i's union cell (any count where the cell is
-    below 0): the gather alone, so that the loop of products after it vectorises."""
+def _gather_classes(counts, cidx_j, k, n, gat):
+    """gat[y, i] = the count of class y in row i's union cell, every class of the cell in
+    one read (they are adjacent; any counts where the cell is below 0): the gather alone,
+    so that the loops of products after it vectorise."""
     for i in range(n):
-        gat[i] = counts[max(cidx_j[i], 0) + yy]
+        t = max(cidx_j[i], 0)
+        for yy in range(k):
+            gat[yy, i] = counts[t + yy]
 
 
 @njit(cache=True, inline="always")
@@ -446,11 +449,11 @@ def _times_factor(p, count, held_out, inv_den, na, cell):
 
 
 @njit(cache=True, inline="always")
-def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
-    """One child's m-estimate factor times each row's running product, added to its sum,
-    when every product and sum of the tile is in block 0: the gather alone, then a loop
-    without branches (vectorised); whether a product fell below _TINY."""
-    _gather_child(counts, cidx_j, yy, n, gat)
+def _plain_child(gat, cidx_j, n, hcls, inv_den, na, pv, acc_j):
+    """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
+    :func:`_gather_classes`) times each row's running product of that class, added to its
+    sum, when every product and sum of the tile is in block 0: a loop without branches
+    (vectorised); whether a product fell below _TINY."""
     n_low = 0
     for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
@@ -461,12 +464,11 @@ def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
 
 
 @njit(cache=True, inline="always")
-def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, ea_j):
+def _block_child(gat, cidx_j, n, hcls, inv_den, na, pv, pe, acc_j, ea_j):
     """:func:`_plain_child` when some rows have left block 0: a product that falls below
     _TINY is renormalised by one block and each product is added to its sum with the
     alignment of :func:`_block_add`, still without branches; whether a product was
     renormalised."""
-    _gather_child(counts, cidx_j, yy, n, gat)
     n_low = 0
     for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
@@ -527,6 +529,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         wsum[i] = 0.0
         added[i] = False
         blocks[i] = False
+        for yy in range(k):  # the row's held-out amount in each class
+            hcls[yy, i] = hrow[i] if yrow[i] == yy else 0.0
     acc[:, :, :n_tile] = 0.0
     ea[:, :, :n_tile] = 0
     plain = True  # no row of the tile has a product or a sum outside block 0
@@ -632,74 +636,90 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                     touched += counts[idx0[j] + step]
                     more = True
             step += line
-        pv[0] = touched  # (overwritten before it is read)
+        pv[0, 0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
+            pv_y = pv[yy]
+            pe_y = pe[yy]
+            hcls_y = hcls[yy]
             for i in range(n_tile):  # the joint P(y, x_s) of each row
-                hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls[i] = hy
+                hy = hcls_y[i]
                 cnt = max(counts[base[i] + yy] - hy, 0.0)
                 p = (wq * cnt + jadd) * jinv[i]
-                pv[i] = p
-                pe[i] = 0
-                den[i] = cnt
-                inv_den[i] = 1.0 / (cnt + m)
+                pv_y[i] = p
+                pe_y[i] = 0
+                den[yy, i] = cnt
+                inv_den[yy, i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
-                    _renormalise(pv, pe, i)
-                    if pe[i] != 0:
+                    _renormalise(pv_y, pe_y, i)
+                    if pe_y[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, yy, 0, i, pv_y[i], pe_y[i])
                 else:
                     acc[yy, 0, i] += p
-            for j in range(a):
-                t_kind = ctype[j]
-                if t_kind <= 0 and not laplace:  # the usual case: no branch per row
+        for j in range(a):
+            t_kind = ctype[j]
+            cidx_j = cidx[j]
+            if t_kind <= 0 and not laplace:  # the usual case: no branch per row
+                # every class of each row's union cell in one read (the classes of a cell
+                # are adjacent), then one loop without branches per class
+                _gather_classes(counts, cidx_j, k, n_tile, gat)
+                for yy in range(k):
                     if plain:
-                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                        num_add[j], pv, acc[yy, j + 1]):
+                        if _plain_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
+                                        num_add[j], pv[yy], acc[yy, j + 1]):
                             # a product fell below _TINY: added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
+                            pv_y = pv[yy]
+                            pe_y = pe[yy]
                             for i in range(n_tile):
-                                if 0.0 < pv[i] < _TINY:
-                                    _renormalise(pv, pe, i)
+                                if 0.0 < pv_y[i] < _TINY:
+                                    _renormalise(pv_y, pe_y, i)
                                     blocks[i] = True
                                     plain = False
-                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
+                    elif _block_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
+                                      num_add[j], pv[yy], pe[yy], acc[yy, j + 1],
+                                      ea[yy, j + 1]):
+                        pv_y = pv[yy]
+                        pe_y = pe[yy]
                         for i in range(n_tile):
-                            _renormalise(pv, pe, i)  # (one block may not have been enough)
-                            if pe[i] != 0:
+                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
+                            if pe_y[i] != 0:
                                 blocks[i] = True
-                    continue
-                na = num_add[j]
-                da = den_add[j]
-                cj = cc[j]
-                nv = sizes[rank[j]]
+                continue
+            na = num_add[j]
+            da = den_add[j]
+            cj = cc[j]
+            nv = sizes[rank[j]]
+            for yy in range(k):
+                pv_y = pv[yy]
+                pe_y = pe[yy]
+                hcls_y = hcls[yy]
                 for i in range(n_tile):
-                    p = pv[i]
-                    t = cidx[j, i]
+                    p = pv_y[i]
+                    t = cidx_j[i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls[i], 0.0)
+                        num = max(counts[t + yy] - hcls_y[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls[i]
+                            dmiss = -hcls_y[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den[i] + da)
+                            p *= (num + 1.0) / (den[yy, i] + da)
                         else:
-                            p *= (num + na) * inv_den[i]
+                            p *= (num + na) * inv_den[yy, i]
                         if 0.0 < p < _TINY:
-                            pv[i] = p
-                            _renormalise(pv, pe, i)
-                            p = pv[i]
+                            pv_y[i] = p
+                            _renormalise(pv_y, pe_y, i)
+                            p = pv_y[i]
                             blocks[i] = True
                             plain = False
-                        pv[i] = p
+                        pv_y[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -754,9 +774,10 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile), np.empty(a, dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty((k, tile)),
+                   np.empty((k, tile)), np.empty((k, tile), dtype=np.int64),
+                   np.empty((k, tile)), np.empty((k, tile)), np.empty((k, tile)),
+                   np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64))
