@@ -9,6 +9,7 @@ import numpy as np
 
 from ...kernels._jit import njit, prange
 from ...kernels.losses import (
+    LOSS_LOG,
     LOSS_RMSE,
     loss_from_terms,
     scaled_row_loss,
@@ -440,43 +441,45 @@ def _gather_classes(counts, cidx_j, k, n, gat):
 
 
 @njit(cache=True, inline="always")
-def _times_factor(p, count, held_out, inv_den, na, cell):
+def _times_factor(p, count, held_out, inv_den, na, cell, sc):
     """p times one child's m-estimate factor less the held-out row, (N - h + na) / (D + m),
-    or p where the row's union cell is below 0 (its child value is missing or the
-    combination does not qualify for it)."""
+    (1 where the row's union cell is below 0: its child value is missing or the
+    combination does not qualify for it) times the child's scale ``sc``, a power of 2
+    (:func:`child_scales`: the product is the one without scales times a power of 2)."""
     f = (max(count - held_out, 0.0) + na) * inv_den
-    return p * (f if cell >= 0 else 1.0)
+    return p * ((f if cell >= 0 else 1.0) * sc)
 
 
 @njit(cache=True, inline="always")
-def _plain_child(gat, cidx_j, n, hcls, inv_den, na, pv, acc_j):
+def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
     """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
-    :func:`_gather_classes`) times each row's running product of that class, added to its
-    sum, when every product and sum of the tile is in block 0: a loop without branches
-    (vectorised); whether a product fell below _TINY."""
-    n_low = 0
+    :func:`_gather_classes`) times its scale ``sc`` times each row's running product of
+    that class, added to its sum, when every product and sum of the tile is in block 0: a
+    loop without branches (vectorised); whether a product left [_TINY, _BLOCK)."""
+    n_out = 0
     for i in range(n):
-        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
         pv[i] = p
         acc_j[i] += p
-        n_low += (p < _TINY) & (p > 0.0)
-    return n_low > 0
+        n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
+    return n_out > 0
 
 
 @njit(cache=True, inline="always")
-def _block_child(gat, cidx_j, n, hcls, inv_den, na, pv, pe, acc_j, ea_j):
+def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
     """:func:`_plain_child` when some rows have left block 0: a product that falls below
-    _TINY is renormalised by one block and each product is added to its sum with the
-    alignment of :func:`_block_add`, still without branches; whether a product was
-    renormalised."""
+    _TINY (or, scaled, reaches _BLOCK) is renormalised by one block and each product is
+    added to its sum with the alignment of :func:`_block_add`, still without branches;
+    whether a product was renormalised."""
     n_low = 0
     for i in range(n):
-        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
         e = pe[i]
         small = (p < _TINY) & (p > 0.0)
-        p = p * _BLOCK if small else p
-        e = e - 1 if small else e
-        n_low += small
+        big = p >= _BLOCK
+        p = p * _BLOCK if small else (p * _TINY if big else p)
+        e = e - 1 if small else (e + 1 if big else e)
+        n_low += small | big
         pv[i] = p
         pe[i] = e
         s = acc_j[i]
@@ -491,6 +494,39 @@ def _block_child(gat, cidx_j, n, hcls, inv_den, na, pv, pe, acc_j, ea_j):
         acc_j[i] = r if live else s
         ea_j[i] = ne if live else cur
     return n_low > 0
+
+
+#: most the children's scales raise a product (:func:`child_scales`), in factors of 2
+SCALE_BITS = 192
+
+
+def child_scales(n_values, loss_kind):
+    """The scale of every child (by rank, ``n_values`` their numbers of values) in the
+    linear-space nested pass (:func:`nested_loo_loss_nominal`): 2 ** round(log2 |X_c|), as
+    long as their product stays within 2 ** SCALE_BITS (then 1).
+
+    A child's factor P(x_c | y, x_s) is at most 1 and about 1 / |X_c| on average, so the
+    product of a row's factors over many children falls below _TINY (and into the slower
+    path of blocked products) unless each is scaled by about |X_c|.  Every product and sum
+    of the models' column s (their children of rank below s) is then the one without
+    scales times the same power of 2, the scales' product (exactly: a power of 2 changes
+    no rounding), for every class, combination and row; the RMSE and zero-one losses read
+    only ratios and orders of these sums, so they are the same numbers.  The log loss reads
+    their logarithms, which would round differently: with it every scale is 1."""
+    n_values = np.maximum(np.asarray(n_values, dtype=np.int64), 1)
+    scale = np.ones(n_values.size)
+    if loss_kind == LOSS_LOG:
+        return scale
+    bits = 0
+    for j, v in enumerate(n_values.tolist()):
+        e = v.bit_length() - 1  # floor(log2 |X_c|)
+        if 2 * v > 3 * (1 << e):  # |X_c| / 2 ** e > 1.5: round up
+            e += 1
+        if bits + e > SCALE_BITS:
+            break
+        bits += e
+        scale[j] = 2.0 ** e
+    return scale
 
 
 @njit(cache=True)
@@ -520,7 +556,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     counts, offsets, _, _, sizes, k, _, ext_first, _ = table
     rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
     m, laplace, min_count = est
-    num_add, den_add = add
+    num_add, den_add, scale = add
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
      apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
@@ -668,18 +704,18 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 for yy in range(k):
                     if plain:
                         if _plain_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
-                                        num_add[j], pv[yy], acc[yy, j + 1]):
-                            # a product fell below _TINY: added as it is to a sum of
+                                        num_add[j], scale[j], pv[yy], acc[yy, j + 1]):
+                            # a product left [_TINY, _BLOCK): added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
                             pv_y = pv[yy]
                             pe_y = pe[yy]
                             for i in range(n_tile):
-                                if 0.0 < pv_y[i] < _TINY:
+                                if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
                                     _renormalise(pv_y, pe_y, i)
                                     blocks[i] = True
                                     plain = False
                     elif _block_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
-                                      num_add[j], pv[yy], pe[yy], acc[yy, j + 1],
+                                      num_add[j], scale[j], pv[yy], pe[yy], acc[yy, j + 1],
                                       ea[yy, j + 1]):
                         pv_y = pv[yy]
                         pe_y = pe[yy]
@@ -690,6 +726,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 continue
             na = num_add[j]
             da = den_add[j]
+            sc = scale[j]
             cj = cc[j]
             nv = sizes[rank[j]]
             for yy in range(k):
@@ -711,13 +748,14 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                             p *= (num + 1.0) / (den[yy, i] + da)
                         else:
                             p *= (num + na) * inv_den[yy, i]
-                        if 0.0 < p < _TINY:
-                            pv_y[i] = p
-                            _renormalise(pv_y, pe_y, i)
-                            p = pv_y[i]
-                            blocks[i] = True
-                            plain = False
+                    p *= sc
+                    if 0.0 < p < _TINY or p >= _BLOCK:
                         pv_y[i] = p
+                        _renormalise(pv_y, pe_y, i)
+                        p = pv_y[i]
+                        blocks[i] = True
+                        plain = False
+                    pv_y[i] = p
                     if blocks[i]:
                         _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
@@ -729,7 +767,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
 
 @njit(parallel=True, cache=True)
 def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq,
-                            tile_rows):
+                            tile_rows, scale):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -805,7 +843,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                                                       min_count)
             for L in range(n_levels):
                 _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
-                            est, (num_add, den_add), loss_kind, part, part_sq)
+                            est, (num_add, den_add, scale), loss_kind, part, part_sq)
     for b in range(n_blocks):
         out += partial[b]
         out_sq += partial_sq[b]
