@@ -430,14 +430,11 @@ class _Tile(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _gather_classes(counts, cidx_j, k, n, gat):
-    """gat[y, i] = the count of class y in row i's union cell, every class of the cell in
-    one read (they are adjacent; any counts where the cell is below 0): the gather alone,
-    so that the loops of products after it vectorise."""
+def _gather_child(counts, cidx_j, yy, n, gat):
+    """gat[i] = the count of class yy in row i's union cell (any count where the cell is
+    below 0): the gather alone, so that the loop of products after it vectorises."""
     for i in range(n):
-        t = max(cidx_j[i], 0)
-        for yy in range(k):
-            gat[yy, i] = counts[t + yy]
+        gat[i] = counts[max(cidx_j[i], 0) + yy]
 
 
 @njit(cache=True, inline="always")
@@ -453,7 +450,7 @@ def _times_factor(p, count, held_out, inv_den, na, cell, sc):
 @njit(cache=True, inline="always")
 def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
     """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
-    :func:`_gather_classes`) times its scale ``sc`` times each row's running product of
+    :func:`_gather_child`) times its scale ``sc`` times each row's running product of
     that class, added to its sum, when every product and sum of the tile is in block 0: a
     loop without branches (vectorised); whether a product left [_TINY, _BLOCK)."""
     n_out = 0
@@ -698,10 +695,10 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
             t_kind = ctype[j]
             cidx_j = cidx[j]
             if t_kind <= 0 and not laplace:  # the usual case: no branch per row
-                # every class of each row's union cell in one read (the classes of a cell
-                # are adjacent), then one loop without branches per class
-                _gather_classes(counts, cidx_j, k, n_tile, gat)
+                # per class: the gather (the tile's cells stay in cache for the next
+                # class), then one loop without branches
                 for yy in range(k):
+                    _gather_child(counts, cidx_j, yy, n_tile, gat[yy])
                     if plain:
                         if _plain_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
                                         num_add[j], scale[j], pv[yy], acc[yy, j + 1]):
