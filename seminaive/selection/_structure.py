@@ -142,7 +142,8 @@ def _chunk_values(values, n_rows, gaussian, needs):
 
 
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss, *,
-                  squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None):
+                  squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None,
+                  scales=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
@@ -155,7 +156,9 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     (row blocks per chunk; default one per thread for the linear-space kernel, else
     :func:`~seminaive.kernels.losses.row_blocks`) and
     ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
-    operations (for tests).
+    operations, and ``scales`` (powers of 2, one per child rank; default
+    :func:`~seminaive.selection._kernels.child_scales`) only the powers of 2 by which the
+    linear-space kernel's products are kept (for tests).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -169,6 +172,9 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     linear = linear and not needs
     ctx = _CountContext(table, n + 1, smoothing, m, min_count, conditionals=not linear)
     bundle = compact_bundle(ctx.bundle) if linear else ctx.bundle
+    if scales is None:
+        scales = kernels.child_scales(table.sizes[ranking] - 1, kind)
+    scales = np.ascontiguousarray(scales, dtype=np.float64)
 
     def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
@@ -186,7 +192,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
                 kernels.tile_size(a, table.n_classes, tile_rows,
-                                  table_bytes=bundle.table.counts.nbytes))
+                                  table_bytes=bundle.table.counts.nbytes), scales)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

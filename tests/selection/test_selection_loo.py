@@ -416,3 +416,53 @@ def test_linear_nested_pass_branch_free_loop_on_whole_tiles():
         for tile_rows, n_blocks in ((512, None), (7, 2), (30, 1)):
             lin, _ = st.nested_losses(*args, n_blocks=n_blocks, tile_rows=tile_rows)
             assert_allclose(lin[finite], ref[finite], rtol=1e-11, atol=1e-13)
+
+
+def test_child_scales_are_powers_of_two_near_the_numbers_of_values():
+    """2 ** round(log2 |X_c|) (a ratio of exactly 1.5 rounds down), at least 1, while their
+    product stays within 2 ** SCALE_BITS; every scale 1 for the log loss."""
+    k = st.kernels
+    rmse, log_loss = st.loss_kernels.LOSSES["rmse"], st.loss_kernels.LOSSES["log_loss"]
+    assert k.child_scales([1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 0], rmse).tolist() == [
+        1.0, 2.0, 2.0, 4.0, 4.0, 4.0, 8.0, 8.0, 8.0, 16.0, 1.0]
+    assert k.child_scales([8, 8, 8], st.loss_kernels.LOSSES["zero_one"]).tolist() == [8.0] * 3
+    assert k.child_scales([8, 8, 8], log_loss).tolist() == [1.0] * 3
+    capped = k.child_scales([8] * 100, rmse)
+    n_scaled = k.SCALE_BITS // 3
+    assert capped[:n_scaled].tolist() == [8.0] * n_scaled
+    assert capped[n_scaled:].tolist() == [1.0] * (100 - n_scaled)
+
+
+@pytest.mark.parametrize("loss", ["rmse", "zero_one"])
+@pytest.mark.parametrize("missing, smoothing", [(0.0, "m_estimate"), (0.05, "m_estimate"),
+                                                (0.0, "laplace")])
+def test_linear_nested_pass_scales_change_no_loss(loss, missing, smoothing):
+    """The children's scales multiply every sum of a model's column by one power of 2:
+    the RMSE and zero-one losses are bit for bit those without scales (every scale 1,
+    products below 2^-256 in blocks), with the default scales (no product leaves block 0)
+    and with scales of 2^40 (products above 2^256 renormalised upwards), on tiles of every
+    size (the same tiles: they set the order of the sums over rows); and the same as the
+    log-space kernel's to rounding."""
+    n_values, k = (8,) * 60, 3
+    X, y = _data(n_rows=60, n_values=n_values, k=k, missing=missing, seed=11)
+    if missing == 0.0:
+        X[X == 0] = 1
+    table = _table(X, y, np.ones(len(y)), n_values, k, 3)
+    ranking = np.arange(len(n_values), dtype=np.int64)[::-1].copy()
+    args = (table, ArraySource(X, y), ranking, 2, np.ones(len(n_values)), smoothing, 0.1, 1,
+            loss)
+    ones = np.ones(len(n_values))
+    if smoothing == "m_estimate":  # without scales products left block 0 (the case they avoid)
+        smallest = min(_ref_scores(table, X[0], 2, (u, u + 1), range(60), ones, 0.1, False,
+                                   1).min() for u in range(0, 59, 2))
+        assert smallest < -256 * math.log(2.0)
+    for tile_rows, n_blocks in ((None, None), (7, 3), (1, 2)):
+        tiling = {"tile_rows": tile_rows, "n_blocks": n_blocks}  # (the order of the sums)
+        plain, plain_sq, _ = st.nested_losses(*args, squares=True, scales=ones, **tiling)
+        for scales in (None, np.full(len(n_values), 2.0 ** 40)):
+            lin, lin_sq, _ = st.nested_losses(*args, squares=True, scales=scales, **tiling)
+            assert np.array_equal(lin, plain, equal_nan=True)
+            assert np.array_equal(lin_sq, plain_sq, equal_nan=True)
+    if loss == "rmse":  # (the zero-one loss breaks near-ties by rounding)
+        ref, _ = st.nested_losses(*args, linear=False)
+        assert_allclose(plain, ref, rtol=1e-11, atol=1e-13, equal_nan=True)

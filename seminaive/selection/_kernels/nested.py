@@ -9,6 +9,7 @@ import numpy as np
 
 from ...kernels._jit import njit, prange
 from ...kernels.losses import (
+    LOSS_LOG,
     LOSS_RMSE,
     loss_from_terms,
     scaled_row_loss,
@@ -414,11 +415,11 @@ class _Tile(NamedTuple):
     apart: np.ndarray  # apart[pos, i]: the parent cell's part from its members before pos
     bpart: np.ndarray  # bpart[pos, i]: from the members from pos on
     cidx: np.ndarray  # cidx[j, i]: start of the class counts of the row's union cell
-    pv: np.ndarray  # per row: the running product (one class at a time)
-    gat: np.ndarray  # per row: its union cell's count (one child and class)
-    pe: np.ndarray  # its block
-    hcls: np.ndarray  # the row's held-out amount in the class
-    den: np.ndarray  # the row's LOO parent count in the class
+    pv: np.ndarray  # pv[y, i]: row i's running product of class y
+    gat: np.ndarray  # gat[y, i]: its union cell's count of class y (one child)
+    pe: np.ndarray  # pe[y, i]: the block of pv[y, i]
+    hcls: np.ndarray  # hcls[y, i]: the row's held-out amount in class y
+    den: np.ndarray  # den[y, i]: the row's LOO parent count in class y
     inv_den: np.ndarray  # 1 / (den + m)
     cpos: np.ndarray  # cpos[j]: the position of the child of rank j among the members
     cc: np.ndarray  # cc[j]: stride of the child
@@ -437,44 +438,45 @@ def _gather_child(counts, cidx_j, yy, n, gat):
 
 
 @njit(cache=True, inline="always")
-def _times_factor(p, count, held_out, inv_den, na, cell):
+def _times_factor(p, count, held_out, inv_den, na, cell, sc):
     """p times one child's m-estimate factor less the held-out row, (N - h + na) / (D + m),
-    or p where the row's union cell is below 0 (its child value is missing or the
-    combination does not qualify for it)."""
+    (1 where the row's union cell is below 0: its child value is missing or the
+    combination does not qualify for it) times the child's scale ``sc``, a power of 2
+    (:func:`child_scales`: the product is the one without scales times a power of 2)."""
     f = (max(count - held_out, 0.0) + na) * inv_den
-    return p * (f if cell >= 0 else 1.0)
+    return p * ((f if cell >= 0 else 1.0) * sc)
 
 
 @njit(cache=True, inline="always")
-def _plain_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, acc_j):
-    """One child's m-estimate factor times each row's running product, added to its sum,
-    when every product and sum of the tile is in block 0: the gather alone, then a loop
-    without branches (vectorised); whether a product fell below _TINY."""
-    _gather_child(counts, cidx_j, yy, n, gat)
-    n_low = 0
+def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
+    """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
+    :func:`_gather_child`) times its scale ``sc`` times each row's running product of
+    that class, added to its sum, when every product and sum of the tile is in block 0: a
+    loop without branches (vectorised); whether a product left [_TINY, _BLOCK)."""
+    n_out = 0
     for i in range(n):
-        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
         pv[i] = p
         acc_j[i] += p
-        n_low += (p < _TINY) & (p > 0.0)
-    return n_low > 0
+        n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
+    return n_out > 0
 
 
 @njit(cache=True, inline="always")
-def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, ea_j):
+def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
     """:func:`_plain_child` when some rows have left block 0: a product that falls below
-    _TINY is renormalised by one block and each product is added to its sum with the
-    alignment of :func:`_block_add`, still without branches; whether a product was
-    renormalised."""
-    _gather_child(counts, cidx_j, yy, n, gat)
+    _TINY (or, scaled, reaches _BLOCK) is renormalised by one block and each product is
+    added to its sum with the alignment of :func:`_block_add`, still without branches;
+    whether a product was renormalised."""
     n_low = 0
     for i in range(n):
-        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i])
+        p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
         e = pe[i]
         small = (p < _TINY) & (p > 0.0)
-        p = p * _BLOCK if small else p
-        e = e - 1 if small else e
-        n_low += small
+        big = p >= _BLOCK
+        p = p * _BLOCK if small else (p * _TINY if big else p)
+        e = e - 1 if small else (e + 1 if big else e)
+        n_low += small | big
         pv[i] = p
         pe[i] = e
         s = acc_j[i]
@@ -489,6 +491,39 @@ def _block_child(counts, cidx_j, yy, n, gat, hcls, inv_den, na, pv, pe, acc_j, e
         acc_j[i] = r if live else s
         ea_j[i] = ne if live else cur
     return n_low > 0
+
+
+#: most the children's scales raise a product (:func:`child_scales`), in factors of 2
+SCALE_BITS = 192
+
+
+def child_scales(n_values, loss_kind):
+    """The scale of every child (by rank, ``n_values`` their numbers of values) in the
+    linear-space nested pass (:func:`nested_loo_loss_nominal`): 2 ** round(log2 |X_c|), as
+    long as their product stays within 2 ** SCALE_BITS (then 1).
+
+    A child's factor P(x_c | y, x_s) is at most 1 and about 1 / |X_c| on average, so the
+    product of a row's factors over many children falls below _TINY (and into the slower
+    path of blocked products) unless each is scaled by about |X_c|.  Every product and sum
+    of the models' column s (their children of rank below s) is then the one without
+    scales times the same power of 2, the scales' product (exactly: a power of 2 changes
+    no rounding), for every class, combination and row; the RMSE and zero-one losses read
+    only ratios and orders of these sums, so they are the same numbers.  The log loss reads
+    their logarithms, which would round differently: with it every scale is 1."""
+    n_values = np.maximum(np.asarray(n_values, dtype=np.int64), 1)
+    scale = np.ones(n_values.size)
+    if loss_kind == LOSS_LOG:
+        return scale
+    bits = 0
+    for j, v in enumerate(n_values.tolist()):
+        e = v.bit_length() - 1  # floor(log2 |X_c|)
+        if 2 * v > 3 * (1 << e):  # |X_c| / 2 ** e > 1.5: round up
+            e += 1
+        if bits + e > SCALE_BITS:
+            break
+        bits += e
+        scale[j] = 2.0 ** e
+    return scale
 
 
 @njit(cache=True)
@@ -518,7 +553,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     counts, offsets, _, _, sizes, k, _, ext_first, _ = table
     rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
     m, laplace, min_count = est
-    num_add, den_add = add
+    num_add, den_add, scale = add
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
      apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
@@ -527,6 +562,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         wsum[i] = 0.0
         added[i] = False
         blocks[i] = False
+        for yy in range(k):  # the row's held-out amount in each class
+            hcls[yy, i] = hrow[i] if yrow[i] == yy else 0.0
     acc[:, :, :n_tile] = 0.0
     ea[:, :, :n_tile] = 0
     plain = True  # no row of the tile has a product or a sum outside block 0
@@ -632,74 +669,92 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                     touched += counts[idx0[j] + step]
                     more = True
             step += line
-        pv[0] = touched  # (overwritten before it is read)
+        pv[0, 0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
         for yy in range(k):
+            pv_y = pv[yy]
+            pe_y = pe[yy]
+            hcls_y = hcls[yy]
             for i in range(n_tile):  # the joint P(y, x_s) of each row
-                hy = hrow[i] if yrow[i] == yy else 0.0
-                hcls[i] = hy
+                hy = hcls_y[i]
                 cnt = max(counts[base[i] + yy] - hy, 0.0)
                 p = (wq * cnt + jadd) * jinv[i]
-                pv[i] = p
-                pe[i] = 0
-                den[i] = cnt
-                inv_den[i] = 1.0 / (cnt + m)
+                pv_y[i] = p
+                pe_y[i] = 0
+                den[yy, i] = cnt
+                inv_den[yy, i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
-                    _renormalise(pv, pe, i)
-                    if pe[i] != 0:
+                    _renormalise(pv_y, pe_y, i)
+                    if pe_y[i] != 0:
                         blocks[i] = True
                         plain = False
-                    _block_add(acc, ea, yy, 0, i, pv[i], pe[i])
+                    _block_add(acc, ea, yy, 0, i, pv_y[i], pe_y[i])
                 else:
                     acc[yy, 0, i] += p
-            for j in range(a):
-                t_kind = ctype[j]
-                if t_kind <= 0 and not laplace:  # the usual case: no branch per row
+        for j in range(a):
+            t_kind = ctype[j]
+            cidx_j = cidx[j]
+            if t_kind <= 0 and not laplace:  # the usual case: no branch per row
+                # per class: the gather (the tile's cells stay in cache for the next
+                # class), then one loop without branches
+                for yy in range(k):
+                    _gather_child(counts, cidx_j, yy, n_tile, gat[yy])
                     if plain:
-                        if _plain_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                        num_add[j], pv, acc[yy, j + 1]):
-                            # a product fell below _TINY: added as it is to a sum of
+                        if _plain_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
+                                        num_add[j], scale[j], pv[yy], acc[yy, j + 1]):
+                            # a product left [_TINY, _BLOCK): added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
+                            pv_y = pv[yy]
+                            pe_y = pe[yy]
                             for i in range(n_tile):
-                                if 0.0 < pv[i] < _TINY:
-                                    _renormalise(pv, pe, i)
+                                if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
+                                    _renormalise(pv_y, pe_y, i)
                                     blocks[i] = True
                                     plain = False
-                    elif _block_child(counts, cidx[j], yy, n_tile, gat, hcls, inv_den,
-                                      num_add[j], pv, pe, acc[yy, j + 1], ea[yy, j + 1]):
+                    elif _block_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
+                                      num_add[j], scale[j], pv[yy], pe[yy], acc[yy, j + 1],
+                                      ea[yy, j + 1]):
+                        pv_y = pv[yy]
+                        pe_y = pe[yy]
                         for i in range(n_tile):
-                            _renormalise(pv, pe, i)  # (one block may not have been enough)
-                            if pe[i] != 0:
+                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
+                            if pe_y[i] != 0:
                                 blocks[i] = True
-                    continue
-                na = num_add[j]
-                da = den_add[j]
-                cj = cc[j]
-                nv = sizes[rank[j]]
+                continue
+            na = num_add[j]
+            da = den_add[j]
+            sc = scale[j]
+            cj = cc[j]
+            nv = sizes[rank[j]]
+            for yy in range(k):
+                pv_y = pv[yy]
+                pe_y = pe[yy]
+                hcls_y = hcls[yy]
                 for i in range(n_tile):
-                    p = pv[i]
-                    t = cidx[j, i]
+                    p = pv_y[i]
+                    t = cidx_j[i]
                     if t >= 0:
-                        num = max(counts[t + yy] - hcls[i], 0.0)
+                        num = max(counts[t + yy] - hcls_y[i], 0.0)
                         if t_kind == 1:  # a child with missing values: N(y, x_s, x_c observed)
                             first = t - xrank[j, i] * cj + yy
-                            dmiss = -hcls[i]
+                            dmiss = -hcls_y[i]
                             for v in range(1, nv):
                                 dmiss += counts[first + v * cj]
                             p *= (num + na) / (max(dmiss, 0.0) + da)
                         elif laplace:
-                            p *= (num + 1.0) / (den[i] + da)
+                            p *= (num + 1.0) / (den[yy, i] + da)
                         else:
-                            p *= (num + na) * inv_den[i]
-                        if 0.0 < p < _TINY:
-                            pv[i] = p
-                            _renormalise(pv, pe, i)
-                            p = pv[i]
-                            blocks[i] = True
-                            plain = False
-                        pv[i] = p
+                            p *= (num + na) * inv_den[yy, i]
+                    p *= sc
+                    if 0.0 < p < _TINY or p >= _BLOCK:
+                        pv_y[i] = p
+                        _renormalise(pv_y, pe_y, i)
+                        p = pv_y[i]
+                        blocks[i] = True
+                        plain = False
+                    pv_y[i] = p
                     if blocks[i]:
-                        _block_add(acc, ea, yy, j + 1, i, p, pe[i])
+                        _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
     while next_r <= a:
@@ -709,7 +764,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
 
 @njit(parallel=True, cache=True)
 def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq,
-                            tile_rows):
+                            tile_rows, scale):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -754,9 +809,10 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(tile, dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
                    np.empty((width + 1, tile), dtype=np.int64),
-                   np.empty((a, tile), dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile, dtype=np.int64), np.empty(tile), np.empty(tile),
-                   np.empty(tile), np.empty(a, dtype=np.int64),
+                   np.empty((a, tile), dtype=np.int64), np.empty((k, tile)),
+                   np.empty((k, tile)), np.empty((k, tile), dtype=np.int64),
+                   np.empty((k, tile)), np.empty((k, tile)), np.empty((k, tile)),
+                   np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64))
@@ -784,7 +840,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                                                       min_count)
             for L in range(n_levels):
                 _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
-                            est, (num_add, den_add), loss_kind, part, part_sq)
+                            est, (num_add, den_add, scale), loss_kind, part, part_sq)
     for b in range(n_blocks):
         out += partial[b]
         out_sq += partial_sq[b]
