@@ -590,13 +590,18 @@ class Learner(ClassifierMixin, BaseEstimator):
     def fit_stream(self, source, target, *, features=None, sample_weight=None,
                    chunk_rows=None, sample_rows=100_000, classes=None, csv_options=None,
                    progress=None):
-        """Fit on data read chunk by chunk, larger than memory (two passes).
+        """Fit on data read chunk by chunk, larger than memory.
 
-        Pass 1 reads every chunk and keeps the class labels, the values of every nominal
+        A scan reads every chunk and keeps the class labels, the values of every nominal
         column and a random sample of ``sample_rows`` rows for the cut points of numeric
-        columns (as Chen et al. 2014, §4, do); pass 2 counts every chunk into the tables.
-        Memory: the tables, one chunk and the sample.  Learners with extra passes re-read
-        the source chunk by chunk.  See :mod:`seminaive.streaming`.
+        columns (as Chen et al. 2014, §4, do); a counting pass then counts every chunk into
+        the tables.  A file whose features are all nominal strings (CSV or Parquet) is read
+        once: the scan codes its chunks and, while their codes fit in the memory budget of
+        :func:`~seminaive.streaming.keep_bytes`, counts them without reading the file
+        again; the parsed chunks of other files are likewise kept within that budget.
+        Memory: the tables, one chunk and the sample, plus what the budget keeps.
+        Learners with extra passes re-read the source chunk by chunk.  See
+        :mod:`seminaive.streaming`.
 
         Parameters
         ----------

@@ -5,7 +5,7 @@ tables and one chunk are in memory at a time, unless the parsed chunks of a file
 memory budget of :func:`keep_bytes` (512 MiB unless the ``keep_bytes`` argument of
 :func:`fit_stream` or the environment variable ``SEMINAIVE_KEEP_BYTES`` says otherwise):
 they are then kept from the first pass for the others, so that the file is parsed once.
-:func:`fit_stream` makes two passes:
+:func:`fit_stream` makes at most two passes (one for an all-nominal file, below):
 
 1. **scan** -- every chunk is read once; the class labels, the value set of every nominal
    column and whether a column has missing values are collected over the *whole* data, and a

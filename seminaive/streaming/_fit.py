@@ -85,7 +85,8 @@ class StreamSource(ChunkedSource):
 def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
                chunk_rows=None, sample_rows=DEFAULT_SAMPLE_ROWS, classes=None,
                csv_options=None, progress=None, keep_bytes=None):
-    """Fit ``estimator`` on data read chunk by chunk, in two passes (the engine of
+    """Fit ``estimator`` on data read chunk by chunk: a scan, then a counting pass (none
+    when the scan kept the codes of an all-nominal file; the engine of
     ``estimator.fit_stream``, whose docstring describes every parameter).
 
     Parameters
