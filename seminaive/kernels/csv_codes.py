@@ -119,7 +119,7 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
     return row
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found, mask,
             max_values):
     """The index of the string of ``length`` bytes at ``s`` in column ``col``'s table,
