@@ -105,6 +105,7 @@ def test_same_model_as_the_pyarrow_route(tmp_path, monkeypatch, cls, missing, ch
         return got
 
     monkeypatch.setattr(_ArrowCsvReader, "_read_plain", spy)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_reads", True)
     model = fit_stream(cls(missing=missing), str(path), target="label", sample_weight=weight,
                        chunk_rows=chunk_rows)
     assert calls and all(calls) != weights
