@@ -235,7 +235,7 @@ def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
         if status[0] < 0:
             return None
         total += int(status[0])
-    out = np.empty((total, n_cols), dtype=np.int32)
+    out = np.empty((total, n_cols), dtype=np.int32, order="F")  # a column at a time
     row = 0
     remaps = []
     for codes, (_, _, lengths, firsts, found), status in parts:
