@@ -68,6 +68,7 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
     mask = np.uint64(slots.shape[1] - 1)
     p = start
     row = 0
+    top = max(sep, 34)
     while p < end:
         b = data[p]
         if b == 10:  # an empty line
@@ -85,7 +86,8 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
             key = np.uint64(0)
             while p < end:
                 b = data[p]
-                if b == sep or b == 10 or b == 13 or b == 34:
+                # (one comparison for the bytes above every byte that ends a field)
+                if b <= top and (b == sep or b == 10 or b == 13 or b == 34):
                     break
                 key = (key << np.uint64(8)) | np.uint64(b)
                 p += 1
@@ -163,18 +165,124 @@ def _remap_rows(codes, col, table, out):
         out[i] = table[codes[i, col]]
 
 
-def line_parts(data, n_parts):
-    """``n_parts`` (or fewer) ``(start, end)`` pieces of ``data`` cut after line ends."""
+@njit(cache=True, nogil=True)
+def map_part_rows(codes, lo, hi, cols, tables, out, ycol, ytable, y):
+    """Rows ``lo:hi`` of a part's codes through per-column tables, into a chunk's arrays:
+    ``out[i - lo, j] = tables[j, codes[i, cols[j]]]`` and
+    ``y[i - lo] = ytable[codes[i, ycol]]``, a column at a time (the codes of
+    :func:`code_csv_parts` and ``out`` are laid out a column at a time)."""
+    for j in range(cols.shape[0]):
+        col = cols[j]
+        for i in range(lo, hi):
+            out[i - lo, j] = tables[j, codes[i, col]]
+    for i in range(lo, hi):
+        y[i - lo] = ytable[codes[i, ycol]]
+
+
+def line_parts(data, n_parts, start=0):
+    """``n_parts`` (or fewer) ``(start, end)`` pieces of ``data[start:]`` cut after line
+    ends (``data``: bytes, or a memory map of a file's bytes)."""
     n = len(data)
-    bounds = [0]
+    bounds = [start]
     for j in range(1, n_parts):
-        cut = max(j * n // n_parts, bounds[-1])
-        at = data.find(b"\n", cut) if isinstance(data, bytes) else -1
+        cut = max(start + j * (n - start) // n_parts, bounds[-1])
+        at = data.find(b"\n", cut)
         if at < 0:
             break
         bounds.append(at + 1)
     bounds.append(n)
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+#: distinct values a column's hash table holds on a part's first try (a part that meets
+#: more is coded again with tables of ``max_values``): small tables stay in the cache
+FIRST_VALUES = 256
+
+
+def code_csv_parts(data, n_cols, *, start=0, sep=b",", n_parts=2, max_values=4096):
+    """Code the lines of plain CSV bytes ``data[start:]`` (no header) part by part, each
+    part's fields by their order of first appearance in the part, and merge the parts'
+    distinct values in order of first appearance over the whole of the bytes.
+
+    Parameters
+    ----------
+    data : bytes or mmap.mmap
+        The bytes (whole lines from ``start``, the last one possibly without a line end).
+    n_cols : int
+        The number of fields of every line.
+    start : int, default=0
+        Where the lines begin (after a header).
+    sep : bytes, default=b","
+        The one-byte separator.
+    n_parts : int, default=2
+        Parts coded on their own threads.
+    max_values : int, default=4096
+        The most distinct values a column may hold (at most 65536: the codes take two
+        bytes).
+
+    Returns
+    -------
+    (parts, values) or None
+        ``parts``: per part, ``(codes, tables)``: ``codes`` the uint16 array of shape (rows,
+        n_cols) (a column's codes contiguous) of each field's index among its part's
+        distinct values of its column, ``tables[col]`` the int32 array of their indices in
+        ``values[col]``, the column's distinct byte strings in order of first appearance
+        over the whole of the bytes; None when the bytes are not plain CSV of ``n_cols``
+        fields (a quote, a lone carriage return, another number of fields) or a column has
+        more than ``max_values`` values.
+    """
+    from ._threads import parallel_calls
+
+    if max_values > 1 << 16:
+        raise ValueError("max_values: at most 65536 (two-byte codes)")
+    array = np.frombuffer(data, dtype=np.uint8)
+    pieces = line_parts(data, n_parts, start)
+    first = min(FIRST_VALUES, max_values)
+    parts = [None] * len(pieces)
+    todo = list(range(len(pieces)))
+    while todo:
+        calls = []
+        for p in todo:
+            lo, hi = pieces[p]
+            # at least a byte a field: never more rows than that; pages never written are
+            # never allocated
+            # (laid out a column at a time, as the chunks are counted)
+            codes = np.empty(((hi - lo) // n_cols + 1, n_cols), dtype=np.uint16, order="F")
+            size = 16
+            while size < 2 * first:
+                size *= 2
+            tables = (np.full((n_cols, size), -1, dtype=np.int32),
+                      np.empty((n_cols, first), dtype=np.uint64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.zeros(n_cols, dtype=np.int64))
+            status = np.empty(1, dtype=np.int64)
+            parts[p] = (codes, tables, status)
+            calls.append((array, lo, hi, sep[0], codes, *tables, status))
+        parallel_calls(_code_part_into, calls)
+        statuses = [int(parts[p][2][0]) for p in todo]
+        if any(s == BAD_LINE for s in statuses):
+            return None
+        again = [p for p, s in zip(todo, statuses, strict=True) if s == TOO_MANY_VALUES]
+        if again and first == max_values:
+            return None
+        todo, first = again, max_values
+    del array
+    lookups = [{} for _ in range(n_cols)]
+    out = []
+    for codes, (_, _, lengths, firsts, found), status in parts:
+        tables = []
+        for col in range(n_cols):
+            lookup = lookups[col]
+            tables.append(np.array(
+                [lookup.setdefault(data[f:f + n], len(lookup))
+                 for f, n in zip(firsts[col, :found[col]].tolist(),
+                                 lengths[col, :found[col]].tolist(), strict=True)],
+                dtype=np.int32))
+            if len(lookup) > max_values:
+                return None
+        out.append((codes[:int(status[0])], tables))
+    return out, [list(lookup) for lookup in lookups]
 
 
 def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
@@ -211,47 +319,22 @@ def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
     """
     from ._threads import parallel_calls
 
-    array = np.frombuffer(data, dtype=np.uint8)
-    size = 16
-    while size < 2 * max_values:
-        size *= 2
-    parts = []
-    calls = []
-    for start, end in line_parts(data, n_parts):
-        rows = data.count(b"\n", start, end) + 1
-        codes = np.empty((rows, n_cols), dtype=np.int32)
-        tables = (np.full((n_cols, size), -1, dtype=np.int32),
-                  np.empty((n_cols, max_values), dtype=np.uint64),
-                  np.empty((n_cols, max_values), dtype=np.int64),
-                  np.empty((n_cols, max_values), dtype=np.int64),
-                  np.zeros(n_cols, dtype=np.int64))
-        status = np.empty(1, dtype=np.int64)
-        parts.append((codes, tables, status))
-        calls.append((array, start, end, sep[0], codes, *tables, status))
-    parallel_calls(_code_part_into, calls)
-    lookups = [{} for _ in range(n_cols)]
-    total = 0
-    for _, _, status in parts:
-        if status[0] < 0:
-            return None
-        total += int(status[0])
+    got = code_csv_parts(data, n_cols, sep=sep, n_parts=n_parts, max_values=max_values)
+    if got is None:
+        return None
+    parts, values = got
+    total = sum(codes.shape[0] for codes, _ in parts)
     out = np.empty((total, n_cols), dtype=np.int32, order="F")  # a column at a time
     row = 0
     remaps = []
-    for codes, (_, _, lengths, firsts, found), status in parts:
-        rows = int(status[0])
+    for codes, tables in parts:
+        rows = codes.shape[0]
         for col in range(n_cols):
-            lookup = lookups[col]
-            table = np.array(
-                [lookup.setdefault(data[f:f + n], len(lookup))
-                 for f, n in zip(firsts[col, :found[col]], lengths[col, :found[col]],
-                                 strict=True)] or [0], dtype=np.int32)
-            if len(lookup) > max_values:
-                return None
-            remaps.append((codes[:rows], col, table, out[row:row + rows, col]))
+            table = tables[col] if tables[col].size else np.zeros(1, np.int32)
+            remaps.append((codes, col, table, out[row:row + rows, col]))
         row += rows
     parallel_calls(_remap_rows, remaps)
-    return out, [list(lookup) for lookup in lookups]
+    return out, values
 
 
 @njit(cache=True, nogil=True)

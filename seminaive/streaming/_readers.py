@@ -6,7 +6,10 @@ reader, string columns parsed as plain strings then dictionary-encoded by one ha
 their buffers (``seminaive.kernels.strings``, the columns on the threads); Parquet files
 with their string columns read as dictionaries, as they are stored.  A chunk's string column
 is then an Arrow dictionary array (its values coded through a lookup of the chunk's
-dictionary, never row by row).
+dictionary, never row by row).  A plain all-string CSV file (no quotes, UTF-8, every column
+typed as strings) is read by :func:`~seminaive.streaming.fit_stream` without string arrays:
+its fields coded as its lines are split (:meth:`_ArrowCsvReader.plain_codes`), the codes
+counted directly (``_codes.PlainCodes``).
 
 The type of every CSV column is decided once for the whole source: by the first block of the
 first file, widened (integers to floats, numbers to strings) when a later block holds a value
@@ -17,6 +20,7 @@ declared schema, or the types a model was fitted on) refuses such a value with a
 """
 
 import io
+import mmap
 import os
 import re
 import sys
@@ -28,7 +32,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..kernels.csv_codes import code_csv
+from ..kernels.csv_codes import code_csv_parts
 from ..preprocessing._strings import (
     MAX_HASHED_VALUES,
     dictionary_encode,
@@ -203,6 +207,44 @@ class _ParquetReader:
                         del frame
 
 
+class PlainCsv:
+    """The fields of a plain CSV file coded by
+    :func:`~seminaive.kernels.csv_codes.code_csv_parts` (see
+    :meth:`_ArrowCsvReader.plain_codes`).
+
+    Attributes
+    ----------
+    names : list of str
+        The file's columns.
+    parts : list of (codes, tables)
+        Per part of the file, in order: ``codes`` the uint16 array (rows, columns) of each
+        field's index among its part's distinct values of its column, ``tables[col]`` their
+        indices in ``values[col]``.
+    values : list
+        Per column, its distinct strings in order of first appearance over the file (None
+        for a column not read).
+    n_rows : int
+    """
+
+    def __init__(self, names, parts, values, n_rows):
+        self.names = list(names)
+        self.parts = parts
+        self.values = values
+        self.n_rows = int(n_rows)
+
+    def nonnull(self, col):
+        """``(table, kept)``: the values of column ``col`` that are not null strings
+        (``kept``, in order of first appearance) and the int32 index in ``kept`` of each
+        of its values (-1: a null string, as pyarrow's reader reads it)."""
+        table = np.full(len(self.values[col]), -1, dtype=np.int32)
+        kept = []
+        for k, v in enumerate(self.values[col]):
+            if v not in _NULL_STRINGS:
+                table[k] = len(kept)
+                kept.append(v)
+        return table, kept
+
+
 class ColumnTypeChanged(Exception):  # noqa: N818 - a signal to restart a pass, not an error
     """A CSV column's type was widened: the pass that was reading must start again."""
 
@@ -264,10 +306,14 @@ class _ArrowCsvReader:
     #: every value of a chunk's dictionary occurs in the file (built by the parser)
     dictionaries_used = True
     #: read a plain all-string file by coding its fields as its lines are split
-    #: (:meth:`_read_plain`); off: at 1M x 20 fit_stream measured the same time as by
-    #: pyarrow's parse and dictionary pass (NB 0.33 s, AODE 0.40-0.43 s, same process), its
-    #: codes being mapped twice and indexed once more into Arrow dictionary arrays
+    #: (:meth:`_read_plain`) in the frames it yields; off: at 1M x 20 fit_stream measured
+    #: the same time as by pyarrow's parse and dictionary pass (NB 0.33 s, AODE 0.40-0.43 s,
+    #: same process), its codes being mapped twice and indexed once more into Arrow
+    #: dictionary arrays
     plain_reads = False
+    #: fit_stream of a plain all-string file counts the codes of :meth:`plain_codes`
+    #: directly (``_codes.PlainCodes``), without frames
+    plain_fits = True
 
     def __init__(self, paths, column_types=None, fixed=False):
         self.paths = [os.fspath(p) for p in paths]
@@ -359,15 +405,21 @@ class _ArrowCsvReader:
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
 
-    def _read_plain(self, path, columns):
-        """The whole file as one table of dictionary columns, its fields coded as its lines
-        are split (:func:`~seminaive.kernels.csv_codes.code_csv`), without string arrays:
-        the table :meth:`_read_whole` and :func:`_encode_strings` give, or None (then they
-        read it) unless the file is plain CSV (no quote, ``,``-separated, ``\n`` or ``\r\n``
-        line ends, UTF-8, no byte order mark) whose every column read is one pyarrow types
-        as strings (its type inferred from its distinct values, as the whole-file read
-        infers it from all of them) with at most ``MAX_HASHED_VALUES`` values, within the
-        memory budget (the file's bytes and three four-byte integers a field)."""
+    def plain_codes(self, path, columns=None):
+        """The fields of a plain all-string CSV file coded as its lines are split
+        (:func:`~seminaive.kernels.csv_codes.code_csv_parts`, the file memory-mapped, its
+        parts on the threads), without string arrays, or None (then pyarrow reads it)
+        unless the file is plain CSV (no quote in its lines, ``,``-separated, ``\n`` or
+        ``\r\n`` line ends, UTF-8, no byte order mark, a header on its first line) whose
+        every column (of ``columns``; all: None) is one pyarrow types as strings (its type
+        inferred from its distinct values, as the whole-file read infers it from all of
+        them) with at most ``MAX_HASHED_VALUES`` values, within the memory budget (the
+        file's bytes, and two bytes a field).
+
+        Returns
+        -------
+        PlainCsv or None
+        """
         if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
             return None
         size = os.path.getsize(path)
@@ -376,57 +428,68 @@ class _ArrowCsvReader:
             return None
         names = self._header(path)
         wanted = list(names) if columns is None else list(columns)
-        if len(set(names)) != len(names) or any(n not in names for n in wanted):
+        if len(names) < 2 or len(set(names)) != len(names) or any(
+                n not in names for n in wanted):
             return None
         for name in wanted:
             kind = self.types.get(name)
             if kind is not None and not (is_string_type(kind) or (
                     pa.types.is_dictionary(kind) and is_string_type(kind.value_type))):
                 return None
+        if _header_line_names(path) != list(names):  # a header on more than one line
+            return None
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        if hasattr(data, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
+            data.madvise(mmap.MADV_SEQUENTIAL)
         end = data.find(b"\n")
-        if end < 0 or data.startswith(b"\xef\xbb\xbf"):
+        if end < 0 or data[:3] == b"\xef\xbb\xbf":
             return None
-        header = data[:end - 1] if end > 0 and data[end - 1] == 13 else data[:end]
-        try:
-            if header.decode("utf-8").split(",") != list(names):
-                return None
-        except UnicodeDecodeError:
-            return None
-        body = data[end + 1:]
-        del data
-        if size + 12 * (body.count(b"\n") + 1) * len(names) > budget:
-            return None
-        got = code_csv(body, len(names), n_parts=max(1, min(8, os.cpu_count() or 1)),
-                       max_values=MAX_HASHED_VALUES)
-        del body
+        got = code_csv_parts(data, len(names), start=end + 1,
+                             n_parts=max(1, min(8, os.cpu_count() or 1)),
+                             max_values=MAX_HASHED_VALUES)
         if got is None:
             return None
-        codes, values = got
-        arrays = []
-        for name in wanted:
-            col = names.index(name)
+        parts, raw = got
+        n_rows = sum(codes.shape[0] for codes, _ in parts)
+        if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
+            return None
+        cols = [names.index(name) for name in wanted]
+        values = {}
+        for col in cols:
             try:
-                strings = [v.decode("utf-8") for v in values[col]]
+                values[col] = [v.decode("utf-8") for v in raw[col]]
             except UnicodeDecodeError:
                 return None
-            if not _inferred_as_strings(values[col]):
-                return None
-            table = np.full(len(strings) + 1, -1, dtype=np.int32)
-            kept = []
-            for k, v in enumerate(strings):
-                if v not in _NULL_STRINGS:
-                    table[k] = len(kept)
-                    kept.append(v)
-            indices = table[codes[:, col]] if len(strings) else np.empty(0, np.int32)
+        if not all(_inferred_as_strings([raw[col] for col in cols])):
+            return None
+        for name in wanted:
+            self.types.setdefault(name, pa.string())
+        return PlainCsv(names, parts, [values.get(col) for col in range(len(names))],
+                        n_rows)
+
+    def _read_plain(self, path, columns):
+        """The whole file as one table of dictionary columns from :meth:`plain_codes`:
+        the table :meth:`_read_whole` and :func:`_encode_strings` give, or None (then they
+        read it) when :meth:`plain_codes` gives up."""
+        plain = self.plain_codes(path, columns)
+        if plain is None:
+            return None
+        wanted = list(plain.names) if columns is None else list(columns)
+        arrays = []
+        for name in wanted:
+            col = plain.names.index(name)
+            table, kept = plain.nonnull(col)
+            indices = np.empty(plain.n_rows, dtype=np.int32)
+            row = 0
+            for codes, tables in plain.parts:
+                local = table[tables[col]] if tables[col].size else np.empty(0, np.int32)
+                indices[row:row + codes.shape[0]] = local[codes[:, col]]
+                row += codes.shape[0]
             nulls = indices < 0
             arrays.append(pa.DictionaryArray.from_arrays(
                 pa.array(indices, mask=nulls if nulls.any() else None),
                 pa.array(kept, pa.string())))
-        del codes
-        for name in wanted:
-            self.types.setdefault(name, pa.string())
         return pa.table(arrays, names=wanted)
 
     def frames(self, columns, chunk_rows):
@@ -546,16 +609,27 @@ class _ArrowCsvReader:
 _NULL_STRINGS = frozenset(pa_csv.ConvertOptions().null_values)
 
 
-def _inferred_as_strings(values):
-    """Whether pyarrow's CSV reader types a column holding the byte strings ``values`` (and
-    no others) as strings: its inference widens a type on a value it cannot hold, so that
-    the distinct values decide the type of a column."""
-    text = b"x\n" + b"\n".join(values) + b"\n"
+def _inferred_as_strings(columns):
+    """Whether pyarrow's CSV reader types each column holding the byte strings of
+    ``columns`` (a list per column, and no others) as strings: its inference widens a type
+    on a value it cannot hold, so that the distinct values decide the type of a column.
+    One read of a small CSV text whose column ``j`` lists ``columns[j]`` (its first value
+    repeated down to the longest list: repeating a value changes no inferred type)."""
+    if not columns:
+        return []
+    if any(not values for values in columns):  # no row
+        return [False] * len(columns)
+    rows = max(len(values) for values in columns)
+    names = ",".join(f"c{j}" for j in range(len(columns))).encode()
+    lines = [b",".join(values[i] if i < len(values) else values[0] for values in columns)
+             for i in range(rows)]
     try:
-        kind = pa_csv.read_csv(io.BytesIO(text)).schema.field(0).type
+        table = pa_csv.read_csv(io.BytesIO(names + b"\n" + b"\n".join(lines) + b"\n"))
     except pa.ArrowException:
-        return False
-    return is_string_type(kind)
+        return [False] * len(columns)
+    if table.num_columns != len(columns):
+        return [False] * len(columns)
+    return [is_string_type(field.type) for field in table.schema]
 
 
 def _parse_type(kind):

@@ -106,9 +106,9 @@ def test_predict_stream_reads_digits_as_the_strings_the_model_learnt(tmp_path):
 
 
 def _count_plain_reads(monkeypatch, calls):
-    """Count a plain CSV file's fields coded as its lines are split (``_read_plain``, not
+    """Count a plain CSV file's fields coded as its lines are split (``plain_codes``, not
     pyarrow's parser) as a parse of the file, in ``calls``."""
-    plain = readers._ArrowCsvReader._read_plain
+    plain = readers._ArrowCsvReader.plain_codes
 
     def counting(self, path, *args):
         got = plain(self, path, *args)
@@ -116,7 +116,7 @@ def _count_plain_reads(monkeypatch, calls):
             calls.append(path)
         return got
 
-    monkeypatch.setattr(readers._ArrowCsvReader, "_read_plain", counting)
+    monkeypatch.setattr(readers._ArrowCsvReader, "plain_codes", counting)
 
 
 def test_a_file_that_fits_is_parsed_once(tmp_path, monkeypatch):
