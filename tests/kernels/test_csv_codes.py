@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pytest
 
-from seminaive.kernels.csv_codes import code_csv, line_parts
+from seminaive.kernels.csv_codes import code_csv, code_csv_parts, line_parts
 
 
 def _pyarrow_cells(data, n_cols):
@@ -94,3 +94,26 @@ def test_line_parts_cut_after_line_ends():
         assert parts[0][0] == 0 and parts[-1][1] == len(data)
         for (_, e1), (s2, _) in zip(parts[:-1], parts[1:], strict=True):
             assert e1 == s2 and data[e1 - 1:e1] == b"\n"
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 5])
+def test_parts_of_a_memory_map_after_a_header(tmp_path, n_parts):
+    """code_csv_parts on a memory-mapped file from after its header: each part's codes
+    through its tables are the codes of the whole bytes, whatever the number of parts (a
+    column of 300 values: parts coded again with larger tables)."""
+    import mmap
+
+    rng = np.random.default_rng(n_parts)
+    body = _random_csv(rng, 1500, 3, 300, crlf=True)
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"h0,h1,h2\r\n" + body)
+    with open(path, "rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    parts, values = code_csv_parts(data, 3, start=10, n_parts=n_parts)
+    codes, expected = code_csv(body, 3, n_parts=1)
+    assert values == expected
+    assert len(parts) == n_parts
+    whole = np.concatenate([np.stack([tables[j][part[:, j]] for j in range(3)], axis=1)
+                            for part, tables in parts])
+    np.testing.assert_array_equal(whole, codes)
+    assert code_csv_parts(data, 3, start=10, n_parts=n_parts, max_values=200) is None
