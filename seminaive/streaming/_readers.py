@@ -58,6 +58,9 @@ ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
 KEEP_BYTES = 1 << 29
 #: the environment variable that sets the budget of kept chunks, in bytes
 KEEP_BYTES_VARIABLE = "SEMINAIVE_KEEP_BYTES"
+#: parts of a plain CSV file coded on the threads, per core (more parts than threads: a
+#: thread that is held up leaves its last parts to the others)
+PLAIN_PARTS_PER_CORE = 4
 #: the type of a string column read from a CSV file
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
@@ -446,7 +449,7 @@ class _ArrowCsvReader:
         if end < 0 or data[:3] == b"\xef\xbb\xbf":
             return None
         got = code_csv_parts(data, len(names), start=end + 1,
-                             n_parts=max(1, min(8, os.cpu_count() or 1)),
+                             n_parts=PLAIN_PARTS_PER_CORE * max(1, min(8, os.cpu_count() or 1)),
                              max_values=MAX_HASHED_VALUES)
         if got is None:
             return None
