@@ -17,12 +17,21 @@ The codes take a byte per cell (four when a column holds more than 254 values) a
 while they fit in the memory budget of :func:`~seminaive.streaming.keep_bytes`; past it,
 or at a chunk that is not all-nominal Arrow dictionaries, they are dropped and the counting
 pass reads the data again.
+
+A plain all-string CSV file skips the scan of parsed chunks altogether: its fields are
+coded as its lines are split, part by part on the threads
+(:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes`), and
+:class:`PlainCodes` maps each part's codes once, through a table per column composed of the
+part's values and the encoder's storage codes, into the chunks that are counted (and kept
+for a learner's later passes): one map from a field's bytes to the model's code, no Arrow
+array, no second map.
 """
 
 import numpy as np
 import pyarrow as pa
 
 from ..kernels._threads import parallel_calls
+from ..kernels.csv_codes import map_part_rows
 from ..kernels.strings import map_codes
 from ..preprocessing.encoder import _arrow_frame, _is_arrow_dictionary
 from ..preprocessing.validation import encode_labels
@@ -136,24 +145,112 @@ class KeptCodes:
     def _tables(self, encoder, sizes, owner):
         """Per column, the storage code of each provisional code (index 0: a null), made by
         the fitted encoder on a frame that holds every value once and a null."""
-        a = len(self._lookups)
-        rows = 1 + max(len(lookup) for lookup in self._lookups)
-        columns = []
-        for lookup, kind in zip(self._lookups, self._types, strict=True):
-            k = len(lookup)
-            indices = np.zeros(rows, dtype=np.int32)
-            indices[1:k + 1] = np.arange(k, dtype=np.int32)
-            mask = np.zeros(rows, dtype=bool)
-            mask[0] = True
-            values = pa.array(list(lookup), type=kind)
-            columns.append(pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask), values))
-        names = [str(c) for c in range(a)]
-        frame = _arrow_frame(pa.table(columns, names=names), set(names))
-        frame.columns = self._names
-        coded = storage_codes(encoder.encode(frame, owner), sizes)
-        return [np.ascontiguousarray(coded[:len(lookup) + 1, col])
-                for col, lookup in enumerate(self._lookups)]
+        return storage_tables(encoder, [list(lookup) for lookup in self._lookups],
+                              self._types, self._names, sizes, owner)
 
     @property
     def n_chunks(self):
         return len(self._chunks)
+
+
+def storage_tables(encoder, values, types, names, sizes, owner):
+    """Per column, the storage code of a null (index 0) and of each of its ``values``
+    (index ``k + 1`` for ``values[col][k]``), made by the fitted ``encoder`` on a frame
+    (columns ``names`` of Arrow dictionaries of ``types``) that holds every value once and
+    a null, so that the codes are those the encoder gives the rows."""
+    a = len(values)
+    rows = 1 + max(len(v) for v in values)
+    columns = []
+    for column, kind in zip(values, types, strict=True):
+        k = len(column)
+        indices = np.zeros(rows, dtype=np.int32)
+        indices[1:k + 1] = np.arange(k, dtype=np.int32)
+        mask = np.zeros(rows, dtype=bool)
+        mask[0] = True
+        columns.append(pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask),
+                                                      pa.array(column, type=kind)))
+    keys = [str(c) for c in range(a)]
+    frame = _arrow_frame(pa.table(columns, names=keys), set(keys))
+    frame.columns = list(names)
+    coded = storage_codes(encoder.encode(frame, owner), sizes)
+    return [np.ascontiguousarray(coded[:len(column) + 1, col])
+            for col, column in enumerate(values)]
+
+
+class PlainCodes:
+    """The codes of a plain CSV file (:class:`~seminaive.streaming._readers.PlainCsv`)
+    counted as :class:`KeptCodes` are: each part's codes mapped once, through a table per
+    column composed of the part's values and the fitted encoder's storage codes, into the
+    chunks the counting pass would read (``chunk_rows`` rows each), which are kept
+    (``kept``) for a learner's passes after the counts.
+
+    Parameters
+    ----------
+    plain : PlainCsv
+    features : list of str
+    target : str
+    chunk_rows : int
+    """
+
+    active = True
+
+    def __init__(self, plain, features, target, chunk_rows):
+        self._plain = plain
+        self._cols = np.array([plain.names.index(f) for f in features], dtype=np.int64)
+        self._ycol = plain.names.index(target)
+        self._names = list(features)
+        self.chunk_rows = int(chunk_rows)
+        self._n_rows = plain.n_rows
+        self._nonnull = [plain.nonnull(int(col)) for col in self._cols]
+        self.kept = []  # the chunks remapped (storage codes: a byte or four a cell)
+
+    @property
+    def n_chunks(self):
+        return -(-self._n_rows // self.chunk_rows)
+
+    def remapped(self, encoder, classes, sizes, owner):
+        """Yield ``(storage codes, class indices, None)`` of every chunk, as
+        :class:`~seminaive.sources.ChunkEncoder` codes it for the fitted ``encoder``."""
+        plain = self._plain
+        storage = storage_tables(encoder, [kept for _, kept in self._nonnull],
+                                 [pa.string()] * len(self._names), self._names, sizes, owner)
+        dtype = np.uint8 if int(sizes.max()) <= 255 else np.int32
+        labels = np.asarray(plain.values[self._ycol], dtype=object)
+        ycodes = encode_labels(labels, classes).astype(np.int32)
+        parts = []  # per part: its first row, rows, codes, and its tables
+        first = 0
+        for codes, local in plain.parts:
+            width = max(1, max(int(local[col].size) for col in [*self._cols, self._ycol]))
+            tables = np.zeros((self._cols.size, width), dtype=dtype)
+            for j, col in enumerate(self._cols):
+                index, _ = self._nonnull[j]
+                tables[j, :local[col].size] = storage[j][index[local[col]] + 1]
+            ytable = np.zeros(width, dtype=np.int32)
+            ytable[:local[self._ycol].size] = ycodes[local[self._ycol]]
+            parts.append((first, codes.shape[0], codes, tables, ytable))
+            first += codes.shape[0]
+        self._plain = None
+        for start in range(0, first, self.chunk_rows):
+            stop = min(first, start + self.chunk_rows)
+            out = np.empty((stop - start, self._cols.size), dtype=dtype, order="F")
+            y = np.empty(stop - start, dtype=np.int32)
+            calls = []
+            for at, rows, codes, tables, ytable in parts:
+                lo, hi = max(start, at), min(stop, at + rows)
+                # about two calls a thread: the parts are of about the same size
+                for a, b in _halves(lo, hi):
+                    calls.append((codes, a - at, b - at, self._cols, tables,
+                                  out[a - start:b - start], self._ycol, ytable,
+                                  y[a - start:b - start]))
+            parallel_calls(map_part_rows, calls)
+            self.kept.append((out, y, None))
+            yield out, y, None
+            del out, y
+
+
+def _halves(lo, hi):
+    """``[lo, hi)`` in two (none when empty)."""
+    if hi <= lo:
+        return []
+    mid = (lo + hi) // 2
+    return [(lo, mid), (mid, hi)] if mid > lo else [(lo, hi)]

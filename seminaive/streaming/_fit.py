@@ -5,14 +5,18 @@ import os
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..exceptions import InputError
-from ..preprocessing.validation import distinct_labels
+from ..preprocessing.encoder import _arrow_frame
+from ..preprocessing.validation import check_target, distinct_labels
 from ..sources import ChunkedSource, OneShotSource
-from ._codes import KeptCodes
+from ._codes import KeptCodes, PlainCodes
 from ._readers import (
+    _NULL_STRINGS,
     DEFAULT_SAMPLE_ROWS,
     ColumnTypeChanged,
+    _ArrowCsvReader,
     _check_same_columns,
     _is_path,
     _KeptChunks,
@@ -52,6 +56,7 @@ class StreamSource(ChunkedSource):
         self._n_rows = int(n_rows)
         self.progress = progress
         self.sample_weight = layout.weight  # the weight column's name, or None
+        self.kept = None  # the coded chunks of the counting pass, replayed (see chunks)
 
     @property
     def n_rows(self):
@@ -59,7 +64,11 @@ class StreamSource(ChunkedSource):
 
     def chunks(self, desc="extra pass", values=False):
         """Yield ``(codes, y, weights or None)`` chunk by chunk (with ``values``, the centred
-        numeric values as a fourth element)."""
+        numeric values as a fourth element).  The chunks the counting pass coded
+        (``kept``, those of a plain CSV file) are replayed without reading the file."""
+        if self.kept is not None and not values:
+            yield from self.kept
+            return
         owner = self._owner
         first_row = 0
         with _progress_bar(self.progress, self._n_rows, desc) as bar:
@@ -163,11 +172,15 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     if getattr(reader, "paths", None) is not None:
         # the counting pass does not parse the files again (within the memory budget)
         reader = _KeptChunks(reader, budget)
-    # an all-nominal file is coded by the scan: no counting pass (see _codes)
-    kept = getattr(reader, "dictionaries_used", False)
-    summary, codes = _scan(estimator, reader, layout, target, features, sample_weight,
-                           chunk_rows, sample_rows, owner, progress,
-                           budget if kept else None)
+    # a plain all-string CSV file: its fields coded as its lines are split, no scan of
+    # parsed chunks, no counting pass (see _codes.PlainCodes)
+    scanned = _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner)
+    if scanned is None:
+        # an all-nominal file is coded by the scan: no counting pass (see _codes)
+        kept = getattr(reader, "dictionaries_used", False)
+        scanned = _scan(estimator, reader, layout, target, features, sample_weight,
+                        chunk_rows, sample_rows, owner, progress, budget if kept else None)
+    summary, codes = scanned
     layout = summary.layout
     _fix_types(reader)  # the types the scan decided are those the model is fitted on
     estimator.begin_fit(summary.classes(), build_encoder(estimator, summary, sample_rows))
@@ -178,10 +191,12 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
                                 estimator.table_.sizes, owner)
     else:
         chunks = source.chunks(desc="pass 2/2: counting", values=values)
-    del codes
     for chunk in chunks:
         estimator.count_chunk(*chunk)
         del chunk
+    if isinstance(codes, PlainCodes) and not values:
+        source.kept = codes.kept  # the passes after the counts read them
+    del codes
     estimator.learn_from(source)
     return estimator
 
@@ -198,6 +213,58 @@ def _describe(source):
     if isinstance(source, (list, tuple)) and source and _is_path(source[0]):
         return repr(os.fspath(source[0]))
     return "the first chunk"
+
+
+def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
+    """Pass 1 of a plain all-string CSV file read by coding its fields as its lines are
+    split (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes`): the summary
+    :func:`_scan` would give, from each column's distinct values, and the codes
+    (:class:`PlainCodes`); None (then :func:`_scan` reads the file) for any other source:
+    several files, a weight column, a column that is not strings, a missing class label,
+    a feature the encoder does not take as nominal, or a file the reader gives up on."""
+    inner = getattr(reader, "_reader", None)
+    if (layout is None or layout.weight is not None or not isinstance(
+            inner, _ArrowCsvReader) or not inner.plain_fits or len(inner.paths) != 1):
+        return None
+    plain = inner.plain_codes(inner.paths[0], layout.columns)
+    if plain is None or plain.n_rows == 0:
+        return None
+    names = plain.names
+    ycol = names.index(layout.target)
+    labels = plain.values[ycol]
+    if any(label in _NULL_STRINGS for label in labels):
+        return None  # the pyarrow route says which rows lack a label
+    y = check_target(pd.Categorical.from_codes(np.arange(len(labels)), categories=pd.Index(
+        labels, dtype=object), validate=False), len(labels), owner)
+    # the first row: the sample of an all-nominal scan (it gives the encoder the types)
+    codes, tables = plain.parts[0]
+    columns, values, missing = [], [], []
+    for name in layout.features:
+        col = names.index(name)
+        index, kept = plain.nonnull(col)
+        first = index[tables[col][codes[0, col]]]
+        columns.append(pa.DictionaryArray.from_arrays(
+            pa.array([first], pa.int32(), mask=np.array([first < 0])),
+            pa.array(kept, pa.string())))
+        values.append(kept)
+        missing.append(bool((index < 0).any()))
+    sample = _arrow_frame(pa.table(columns, names=layout.features), set(layout.features))
+    nominal = estimator.make_encoder().nominal_mask(sample)
+    if not nominal.all():
+        return None
+    summary = ScanSummary(nominal, sample_rows, estimator.missing == "value")
+    summary.n_rows = plain.n_rows
+    summary.labels = distinct_labels(y)
+    summary.values = [dict.fromkeys(kept) for kept in values]
+    summary.categorical[:] = False
+    if summary.track_missing:
+        summary.has_missing = np.array(missing, dtype=bool)
+    summary.sample = sample
+    summary.sample_y = np.array([labels[tables[ycol][codes[0, ycol]]]], dtype=object)
+    summary.sample_keys = np.zeros(1)
+    summary.sample_order = np.zeros(1, dtype=np.int64)
+    summary.layout = layout
+    return summary, PlainCodes(plain, layout.features, layout.target, chunk_rows)
 
 
 def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,

@@ -6,7 +6,10 @@ reader, string columns parsed as plain strings then dictionary-encoded by one ha
 their buffers (``seminaive.kernels.strings``, the columns on the threads); Parquet files
 with their string columns read as dictionaries, as they are stored.  A chunk's string column
 is then an Arrow dictionary array (its values coded through a lookup of the chunk's
-dictionary, never row by row).
+dictionary, never row by row).  A plain all-string CSV file (no quotes, UTF-8, every column
+typed as strings) is read by :func:`~seminaive.streaming.fit_stream` without string arrays:
+its fields coded as its lines are split (:meth:`_ArrowCsvReader.plain_codes`), the codes
+counted directly (``_codes.PlainCodes``).
 
 The type of every CSV column is decided once for the whole source: by the first block of the
 first file, widened (integers to floats, numbers to strings) when a later block holds a value
@@ -16,6 +19,8 @@ declared schema, or the types a model was fitted on) refuses such a value with a
 :class:`~seminaive.exceptions.InputError` naming the column and the line.
 """
 
+import io
+import mmap
 import os
 import re
 import sys
@@ -27,7 +32,13 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..preprocessing._strings import dictionary_encode, is_string_type, with_nulls
+from ..kernels.csv_codes import code_csv_parts
+from ..preprocessing._strings import (
+    MAX_HASHED_VALUES,
+    dictionary_encode,
+    is_string_type,
+    with_nulls,
+)
 from ..preprocessing.encoder import _arrow_frame
 
 #: rows on which the cut points of numeric columns are computed (Chen et al. 2014, §4)
@@ -47,6 +58,9 @@ ARROW_COMPRESSIONS = (".gz", ".bz2", ".zst")
 KEEP_BYTES = 1 << 29
 #: the environment variable that sets the budget of kept chunks, in bytes
 KEEP_BYTES_VARIABLE = "SEMINAIVE_KEEP_BYTES"
+#: parts of a plain CSV file coded on the threads, per core (more parts than threads: a
+#: thread that is held up leaves its last parts to the others)
+PLAIN_PARTS_PER_CORE = 4
 #: the type of a string column read from a CSV file
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
@@ -196,6 +210,44 @@ class _ParquetReader:
                         del frame
 
 
+class PlainCsv:
+    """The fields of a plain CSV file coded by
+    :func:`~seminaive.kernels.csv_codes.code_csv_parts` (see
+    :meth:`_ArrowCsvReader.plain_codes`).
+
+    Attributes
+    ----------
+    names : list of str
+        The file's columns.
+    parts : list of (codes, tables)
+        Per part of the file, in order: ``codes`` the uint16 array (rows, columns) of each
+        field's index among its part's distinct values of its column, ``tables[col]`` their
+        indices in ``values[col]``.
+    values : list
+        Per column, its distinct strings in order of first appearance over the file (None
+        for a column not read).
+    n_rows : int
+    """
+
+    def __init__(self, names, parts, values, n_rows):
+        self.names = list(names)
+        self.parts = parts
+        self.values = values
+        self.n_rows = int(n_rows)
+
+    def nonnull(self, col):
+        """``(table, kept)``: the values of column ``col`` that are not null strings
+        (``kept``, in order of first appearance) and the int32 index in ``kept`` of each
+        of its values (-1: a null string, as pyarrow's reader reads it)."""
+        table = np.full(len(self.values[col]), -1, dtype=np.int32)
+        kept = []
+        for k, v in enumerate(self.values[col]):
+            if v not in _NULL_STRINGS:
+                table[k] = len(kept)
+                kept.append(v)
+        return table, kept
+
+
 class ColumnTypeChanged(Exception):  # noqa: N818 - a signal to restart a pass, not an error
     """A CSV column's type was widened: the pass that was reading must start again."""
 
@@ -256,6 +308,15 @@ class _ArrowCsvReader:
     reiterable = True
     #: every value of a chunk's dictionary occurs in the file (built by the parser)
     dictionaries_used = True
+    #: read a plain all-string file by coding its fields as its lines are split
+    #: (:meth:`_read_plain`) in the frames it yields; off: at 1M x 20 fit_stream measured
+    #: the same time as by pyarrow's parse and dictionary pass (NB 0.33 s, AODE 0.40-0.43 s,
+    #: same process), its codes being mapped twice and indexed once more into Arrow
+    #: dictionary arrays
+    plain_reads = False
+    #: fit_stream of a plain all-string file counts the codes of :meth:`plain_codes`
+    #: directly (``_codes.PlainCodes``), without frames
+    plain_fits = True
 
     def __init__(self, paths, column_types=None, fixed=False):
         self.paths = [os.fspath(p) for p in paths]
@@ -347,10 +408,105 @@ class _ArrowCsvReader:
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
 
+    def plain_codes(self, path, columns=None):
+        """The fields of a plain all-string CSV file coded as its lines are split
+        (:func:`~seminaive.kernels.csv_codes.code_csv_parts`, the file memory-mapped, its
+        parts on the threads), without string arrays, or None (then pyarrow reads it)
+        unless the file is plain CSV (no quote in its lines, ``,``-separated, ``\n`` or
+        ``\r\n`` line ends, UTF-8, no byte order mark, a header on its first line) whose
+        every column (of ``columns``; all: None) is one pyarrow types as strings (its type
+        inferred from its distinct values, as the whole-file read infers it from all of
+        them) with at most ``MAX_HASHED_VALUES`` values, within the memory budget (the
+        file's bytes, and two bytes a field).
+
+        Returns
+        -------
+        PlainCsv or None
+        """
+        if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
+            return None
+        size = os.path.getsize(path)
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
+        if size == 0 or size > budget // 2:
+            return None
+        names = self._header(path)
+        wanted = list(names) if columns is None else list(columns)
+        if len(names) < 2 or len(set(names)) != len(names) or any(
+                n not in names for n in wanted):
+            return None
+        for name in wanted:
+            kind = self.types.get(name)
+            if kind is not None and not (is_string_type(kind) or (
+                    pa.types.is_dictionary(kind) and is_string_type(kind.value_type))):
+                return None
+        if _header_line_names(path) != list(names):  # a header on more than one line
+            return None
+        with open(path, "rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        if hasattr(data, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
+            data.madvise(mmap.MADV_SEQUENTIAL)
+        end = data.find(b"\n")
+        if end < 0 or data[:3] == b"\xef\xbb\xbf":
+            return None
+        got = code_csv_parts(data, len(names), start=end + 1,
+                             n_parts=PLAIN_PARTS_PER_CORE * max(1, min(8, os.cpu_count() or 1)),
+                             max_values=MAX_HASHED_VALUES)
+        if got is None:
+            return None
+        parts, raw = got
+        n_rows = sum(codes.shape[0] for codes, _ in parts)
+        if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
+            return None
+        cols = [names.index(name) for name in wanted]
+        values = {}
+        for col in cols:
+            try:
+                values[col] = [v.decode("utf-8") for v in raw[col]]
+            except UnicodeDecodeError:
+                return None
+        if not all(_inferred_as_strings([raw[col] for col in cols])):
+            return None
+        for name in wanted:
+            self.types.setdefault(name, pa.string())
+        return PlainCsv(names, parts, [values.get(col) for col in range(len(names))],
+                        n_rows)
+
+    def _read_plain(self, path, columns):
+        """The whole file as one table of dictionary columns from :meth:`plain_codes`:
+        the table :meth:`_read_whole` and :func:`_encode_strings` give, or None (then they
+        read it) when :meth:`plain_codes` gives up."""
+        plain = self.plain_codes(path, columns)
+        if plain is None:
+            return None
+        wanted = list(plain.names) if columns is None else list(columns)
+        arrays = []
+        for name in wanted:
+            col = plain.names.index(name)
+            table, kept = plain.nonnull(col)
+            indices = np.empty(plain.n_rows, dtype=np.int32)
+            row = 0
+            for codes, tables in plain.parts:
+                local = table[tables[col]] if tables[col].size else np.empty(0, np.int32)
+                indices[row:row + codes.shape[0]] = local[codes[:, col]]
+                row += codes.shape[0]
+            nulls = indices < 0
+            arrays.append(pa.DictionaryArray.from_arrays(
+                pa.array(indices, mask=nulls if nulls.any() else None),
+                pa.array(kept, pa.string())))
+        return pa.table(arrays, names=wanted)
+
     def frames(self, columns, chunk_rows):
         chunk_rows = int(chunk_rows) if chunk_rows else 1 << 16
         block_size = None
         for path in self.paths:
+            coded = self._read_plain(path, columns) if self.plain_reads else None
+            if coded is not None:  # the fields coded as the lines were split
+                for start in range(0, coded.num_rows, chunk_rows):
+                    frame = _arrow_frame(coded.slice(start, chunk_rows), set(coded.column_names))
+                    yield frame, path
+                    del frame
+                del coded
+                continue
             table = self._read_whole(path, columns)
             if table is not None:
                 settle = {f.name: _settled_type(f.type) for f in table.schema
@@ -454,6 +610,29 @@ class _ArrowCsvReader:
 #: the strings pyarrow's CSV reader reads as nulls by default (``""``, ``"NA"``, ``"null"``,
 #: ...): those of a string column are made nulls after the parse
 _NULL_STRINGS = frozenset(pa_csv.ConvertOptions().null_values)
+
+
+def _inferred_as_strings(columns):
+    """Whether pyarrow's CSV reader types each column holding the byte strings of
+    ``columns`` (a list per column, and no others) as strings: its inference widens a type
+    on a value it cannot hold, so that the distinct values decide the type of a column.
+    One read of a small CSV text whose column ``j`` lists ``columns[j]`` (its first value
+    repeated down to the longest list: repeating a value changes no inferred type)."""
+    if not columns:
+        return []
+    if any(not values for values in columns):  # no row
+        return [False] * len(columns)
+    rows = max(len(values) for values in columns)
+    names = ",".join(f"c{j}" for j in range(len(columns))).encode()
+    lines = [b",".join(values[i] if i < len(values) else values[0] for values in columns)
+             for i in range(rows)]
+    try:
+        table = pa_csv.read_csv(io.BytesIO(names + b"\n" + b"\n".join(lines) + b"\n"))
+    except pa.ArrowException:
+        return [False] * len(columns)
+    if table.num_columns != len(columns):
+        return [False] * len(columns)
+    return [is_string_type(field.type) for field in table.schema]
 
 
 def _parse_type(kind):

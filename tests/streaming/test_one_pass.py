@@ -9,6 +9,7 @@ import pytest
 import seminaive.streaming._codes as codes_module
 from seminaive import A2DE, AODE, NaiveBayes
 from seminaive.streaming import fit_stream
+from seminaive.streaming._readers import _ArrowCsvReader
 
 
 def _late_values_frame(n=120, seed=0):
@@ -49,15 +50,15 @@ def _assert_same_model(model, ref, X):
 
 @pytest.fixture
 def spy(monkeypatch):
-    """How many times the kept codes were counted (the counting pass skipped)."""
+    """How many times the kept codes were counted (the counting pass skipped): those of
+    the scan, or those of a plain CSV file coded as its lines are split."""
     calls = []
-    remapped = codes_module.KeptCodes.remapped
+    for kind in (codes_module.KeptCodes, codes_module.PlainCodes):
+        def counting(self, *args, remapped=kind.remapped):
+            calls.append(self.n_chunks)
+            return remapped(self, *args)
 
-    def counting(self, *args):
-        calls.append(self.n_chunks)
-        return remapped(self, *args)
-
-    monkeypatch.setattr(codes_module.KeptCodes, "remapped", counting)
+        monkeypatch.setattr(kind, "remapped", counting)
     return calls
 
 
@@ -65,7 +66,14 @@ def spy(monkeypatch):
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 @pytest.mark.parametrize("chunk_rows", [1, 7, None])
 @pytest.mark.parametrize("missing", ["ignore", "value"])
-def test_one_pass_equals_fit(tmp_path, spy, cls, suffix, chunk_rows, missing):
+@pytest.mark.parametrize("plain", [True, False])
+def test_one_pass_equals_fit(tmp_path, monkeypatch, spy, cls, suffix, chunk_rows, missing,
+                             plain):
+    """(``plain``: a CSV file's fields coded as its lines are split, or parsed by pyarrow
+    and coded by the scan.)"""
+    if suffix == ".parquet" and not plain:
+        pytest.skip("the same route as with plain")
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", plain)
     frame = _late_values_frame()
     path = tmp_path / f"d{suffix}"
     _write(frame, path)

@@ -1,0 +1,345 @@
+"""The fields of plain CSV bytes coded as the lines are split: every field's index among
+the distinct byte strings of its column in order of first appearance, without building
+string arrays.
+
+A part of the file (whole lines) is split field by field; each field is looked up in a
+small open-addressing hash table of its column's distinct byte strings (a string of at most
+8 bytes is its own key, a longer one is keyed by the FNV-1a hash of its bytes and compared
+byte by byte with its first occurrence, as :mod:`.strings` does for Arrow arrays).  The
+parts of a file are coded on their own threads (:func:`._threads.parallel_calls`), each
+with its own tables; the caller merges the parts' distinct values and maps their codes.
+
+Only plain CSV is read: a quote, a lone carriage return or a line with another number of
+fields makes the part give up (status below), and the caller reads the file another way.
+The raw byte strings are returned: which of them are missing values is the caller's
+decision.
+"""
+
+import numpy as np
+
+from ._jit import njit
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+#: status of :func:`code_csv_part`: a quote, a lone carriage return or a line of another
+#: number of fields
+BAD_LINE = -1
+#: status of :func:`code_csv_part`: a column with more distinct values than allowed
+TOO_MANY_VALUES = -2
+#: status of :func:`code_csv_part`: more lines than the rows of ``codes``
+TOO_MANY_ROWS = -3
+
+
+@njit(cache=True, nogil=True)
+def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, found):
+    """Split the lines of ``data[start:end]`` (whole lines, the last one possibly without
+    a line end) into fields at byte ``sep`` and code them.
+
+    Parameters
+    ----------
+    data : uint8 array
+        The file's bytes.
+    start, end : int
+        The part: ``start`` at the beginning of a line, ``end`` after a line end or at the
+        end of the data.
+    sep : int
+        The separator byte.
+    codes : int32 array of shape (rows, n_cols)
+        Receives, row by row, each field's index among its column's distinct strings.
+    slots : int32 array of shape (n_cols, size), -1
+        The hash tables (``size`` a power of two, at least twice ``max_values``).
+    keys, lengths, firsts : arrays of shape (n_cols, max_values)
+        Per distinct string: its key, its length and the offset in ``data`` of its first
+        occurrence.
+    found : int64 array of shape (n_cols,), 0
+        Receives the number of distinct strings of every column.
+
+    Returns
+    -------
+    int
+        The number of rows coded (empty lines are skipped, as pyarrow does), or
+        ``BAD_LINE``, ``TOO_MANY_VALUES`` or ``TOO_MANY_ROWS``.
+    """
+    n_cols = codes.shape[1]
+    max_rows = codes.shape[0]
+    max_values = keys.shape[1]
+    mask = np.uint64(slots.shape[1] - 1)
+    p = start
+    row = 0
+    top = max(sep, 34)
+    while p < end:
+        b = data[p]
+        if b == 10:  # an empty line
+            p += 1
+            continue
+        if b == 13:
+            if p + 1 < end and data[p + 1] == 10:
+                p += 2
+                continue
+            return BAD_LINE
+        if row == max_rows:
+            return TOO_MANY_ROWS
+        for col in range(n_cols):
+            s = p
+            key = np.uint64(0)
+            while p < end:
+                b = data[p]
+                # (one comparison for the bytes above every byte that ends a field)
+                if b <= top and (b == sep or b == 10 or b == 13 or b == 34):
+                    break
+                key = (key << np.uint64(8)) | np.uint64(b)
+                p += 1
+            length = p - s
+            last = col == n_cols - 1
+            if p < end:
+                b = data[p]
+                if b == 34:
+                    return BAD_LINE
+                if b == sep:
+                    if last:
+                        return BAD_LINE
+                    p += 1
+                elif not last:
+                    return BAD_LINE
+                elif b == 13:
+                    if p + 1 < end and data[p + 1] == 10:
+                        p += 2
+                    else:
+                        return BAD_LINE
+                else:
+                    p += 1
+            elif not last:
+                return BAD_LINE
+            k = _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found,
+                        mask, max_values)
+            if k < 0:
+                return TOO_MANY_VALUES
+            codes[row, col] = k
+        row += 1
+    return row
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found, mask,
+            max_values):
+    """The index of the string of ``length`` bytes at ``s`` in column ``col``'s table,
+    entered if new; -1 when the table is full."""
+    if length > 8:
+        key = _FNV_OFFSET
+        for q in range(s, s + length):
+            key = (key ^ np.uint64(data[q])) * _FNV_PRIME
+    slot = (((key + np.uint64(length)) * _GOLDEN) >> np.uint64(40)) & mask
+    while True:
+        k = slots[col, slot]
+        if k < 0:
+            break
+        if keys[col, k] == key and lengths[col, k] == length:
+            if length <= 8:
+                return k
+            f = firsts[col, k]
+            same = True
+            for q in range(length):
+                if data[f + q] != data[s + q]:
+                    same = False
+                    break
+            if same:
+                return k
+        slot = (slot + np.uint64(1)) & mask
+    k = found[col]
+    if k == max_values:
+        return -1
+    slots[col, slot] = k
+    keys[col, k] = key
+    lengths[col, k] = length
+    firsts[col, k] = s
+    found[col] = k + 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _remap_rows(codes, col, table, out):
+    """``out[i] = table[codes[i, col]]``."""
+    for i in range(codes.shape[0]):
+        out[i] = table[codes[i, col]]
+
+
+@njit(cache=True, nogil=True)
+def map_part_rows(codes, lo, hi, cols, tables, out, ycol, ytable, y):
+    """Rows ``lo:hi`` of a part's codes through per-column tables, into a chunk's arrays:
+    ``out[i - lo, j] = tables[j, codes[i, cols[j]]]`` and
+    ``y[i - lo] = ytable[codes[i, ycol]]``, a column at a time (the codes of
+    :func:`code_csv_parts` and ``out`` are laid out a column at a time)."""
+    for j in range(cols.shape[0]):
+        col = cols[j]
+        for i in range(lo, hi):
+            out[i - lo, j] = tables[j, codes[i, col]]
+    for i in range(lo, hi):
+        y[i - lo] = ytable[codes[i, ycol]]
+
+
+def line_parts(data, n_parts, start=0):
+    """``n_parts`` (or fewer) ``(start, end)`` pieces of ``data[start:]`` cut after line
+    ends (``data``: bytes, or a memory map of a file's bytes)."""
+    n = len(data)
+    bounds = [start]
+    for j in range(1, n_parts):
+        cut = max(start + j * (n - start) // n_parts, bounds[-1])
+        at = data.find(b"\n", cut)
+        if at < 0:
+            break
+        bounds.append(at + 1)
+    bounds.append(n)
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+#: distinct values a column's hash table holds on a part's first try (a part that meets
+#: more is coded again with tables of ``max_values``): small tables stay in the cache
+FIRST_VALUES = 256
+
+
+def code_csv_parts(data, n_cols, *, start=0, sep=b",", n_parts=2, max_values=4096):
+    """Code the lines of plain CSV bytes ``data[start:]`` (no header) part by part, each
+    part's fields by their order of first appearance in the part, and merge the parts'
+    distinct values in order of first appearance over the whole of the bytes.
+
+    Parameters
+    ----------
+    data : bytes or mmap.mmap
+        The bytes (whole lines from ``start``, the last one possibly without a line end).
+    n_cols : int
+        The number of fields of every line.
+    start : int, default=0
+        Where the lines begin (after a header).
+    sep : bytes, default=b","
+        The one-byte separator.
+    n_parts : int, default=2
+        Parts coded on their own threads.
+    max_values : int, default=4096
+        The most distinct values a column may hold (at most 65536: the codes take two
+        bytes).
+
+    Returns
+    -------
+    (parts, values) or None
+        ``parts``: per part, ``(codes, tables)``: ``codes`` the uint16 array of shape (rows,
+        n_cols) (a column's codes contiguous) of each field's index among its part's
+        distinct values of its column, ``tables[col]`` the int32 array of their indices in
+        ``values[col]``, the column's distinct byte strings in order of first appearance
+        over the whole of the bytes; None when the bytes are not plain CSV of ``n_cols``
+        fields (a quote, a lone carriage return, another number of fields) or a column has
+        more than ``max_values`` values.
+    """
+    from ._threads import parallel_calls
+
+    if max_values > 1 << 16:
+        raise ValueError("max_values: at most 65536 (two-byte codes)")
+    array = np.frombuffer(data, dtype=np.uint8)
+    pieces = line_parts(data, n_parts, start)
+    first = min(FIRST_VALUES, max_values)
+    parts = [None] * len(pieces)
+    todo = list(range(len(pieces)))
+    while todo:
+        calls = []
+        for p in todo:
+            lo, hi = pieces[p]
+            # at least a byte a field: never more rows than that; pages never written are
+            # never allocated
+            # (laid out a column at a time, as the chunks are counted)
+            codes = np.empty(((hi - lo) // n_cols + 1, n_cols), dtype=np.uint16, order="F")
+            size = 16
+            while size < 2 * first:
+                size *= 2
+            tables = (np.full((n_cols, size), -1, dtype=np.int32),
+                      np.empty((n_cols, first), dtype=np.uint64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.zeros(n_cols, dtype=np.int64))
+            status = np.empty(1, dtype=np.int64)
+            parts[p] = (codes, tables, status)
+            calls.append((array, lo, hi, sep[0], codes, *tables, status))
+        parallel_calls(_code_part_into, calls)
+        statuses = [int(parts[p][2][0]) for p in todo]
+        if any(s == BAD_LINE for s in statuses):
+            return None
+        again = [p for p, s in zip(todo, statuses, strict=True) if s == TOO_MANY_VALUES]
+        if again and first == max_values:
+            return None
+        todo, first = again, max_values
+    del array
+    lookups = [{} for _ in range(n_cols)]
+    out = []
+    for codes, (_, _, lengths, firsts, found), status in parts:
+        tables = []
+        for col in range(n_cols):
+            lookup = lookups[col]
+            tables.append(np.array(
+                [lookup.setdefault(data[f:f + n], len(lookup))
+                 for f, n in zip(firsts[col, :found[col]].tolist(),
+                                 lengths[col, :found[col]].tolist(), strict=True)],
+                dtype=np.int32))
+            if len(lookup) > max_values:
+                return None
+        out.append((codes[:int(status[0])], tables))
+    return out, [list(lookup) for lookup in lookups]
+
+
+def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
+    """Code the lines of plain CSV bytes (no header), column by column, in order of first
+    appearance over the whole of ``data``.
+
+    Parameters
+    ----------
+    data : bytes
+        Whole lines of CSV (the last one possibly without a line end).
+    n_cols : int
+        The number of fields of every line.
+    sep : bytes, default=b","
+        The one-byte separator.
+    n_parts : int, default=2
+        Parts coded on their own threads.
+    max_values : int, default=65536
+        The most distinct values a column may hold.
+
+    Returns
+    -------
+    (codes, values) or None
+        ``codes``: int32 array of shape (rows, n_cols), each field's index in ``values[col]``,
+        the list of the column's distinct byte strings in order of first appearance; None
+        when the bytes are not plain CSV of ``n_cols`` fields (a quote, a lone carriage
+        return, another number of fields) or a column has more than ``max_values`` values.
+
+    Examples
+    --------
+    >>> from seminaive.kernels.csv_codes import code_csv
+    >>> codes, values = code_csv(b"a,x\\r\\nb,x\\na,y", 2)
+    >>> codes.tolist(), values
+    ([[0, 0], [1, 0], [0, 1]], [[b'a', b'b'], [b'x', b'y']])
+    """
+    from ._threads import parallel_calls
+
+    got = code_csv_parts(data, n_cols, sep=sep, n_parts=n_parts, max_values=max_values)
+    if got is None:
+        return None
+    parts, values = got
+    total = sum(codes.shape[0] for codes, _ in parts)
+    out = np.empty((total, n_cols), dtype=np.int32, order="F")  # a column at a time
+    row = 0
+    remaps = []
+    for codes, tables in parts:
+        rows = codes.shape[0]
+        for col in range(n_cols):
+            table = tables[col] if tables[col].size else np.zeros(1, np.int32)
+            remaps.append((codes, col, table, out[row:row + rows, col]))
+        row += rows
+    parallel_calls(_remap_rows, remaps)
+    return out, values
+
+
+@njit(cache=True, nogil=True)
+def _code_part_into(data, start, end, sep, codes, slots, keys, lengths, firsts, found,
+                    status):
+    """:func:`code_csv_part`, its status written to ``status[0]``."""
+    status[0] = code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts,
+                              found)

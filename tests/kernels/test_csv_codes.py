@@ -1,0 +1,119 @@
+"""The CSV field coder (seminaive.kernels.csv_codes) against pyarrow's reader: the same raw
+strings in every cell, codes in order of first appearance over the whole file, and a give-up
+(None) on everything that is not plain CSV."""
+
+import io
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pytest
+
+from seminaive.kernels.csv_codes import code_csv, code_csv_parts, line_parts
+
+
+def _pyarrow_cells(data, n_cols):
+    """Every cell as pyarrow reads it (all columns strings, no nulls), as a list of rows."""
+    names = [f"c{j}" for j in range(n_cols)]
+    table = pa_csv.read_csv(
+        io.BytesIO(data),
+        read_options=pa_csv.ReadOptions(column_names=names),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in names}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False))
+    return [list(row) for row in zip(*(table[name].to_pylist() for name in names),
+                                     strict=True)]
+
+
+def _decoded(result):
+    codes, values = result
+    return [[values[j][codes[i, j]].decode() for j in range(codes.shape[1])]
+            for i in range(codes.shape[0])]
+
+
+def _first_seen(column):
+    seen = {}
+    for v in column:
+        seen.setdefault(v, len(seen))
+    return seen
+
+
+def _random_csv(rng, rows, n_cols, n_values, crlf=False, final_newline=True, long=False):
+    pool = ["", "NA", "null", "N/A", "nan", "#N/A"] + [
+        ("value_long_" * 3 if long and k % 2 else "v") + str(k) for k in range(n_values)]
+    lines = [",".join(pool[rng.integers(len(pool))] for _ in range(n_cols))
+             for _ in range(rows)]
+    end = "\r\n" if crlf else "\n"
+    text = end.join(lines) + (end if final_newline else "")
+    return text.encode()
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+@pytest.mark.parametrize("final_newline", [False, True])
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 7])
+@pytest.mark.parametrize("long", [False, True])
+def test_same_cells_as_pyarrow_and_first_seen_codes(crlf, final_newline, n_parts, long):
+    rng = np.random.default_rng(n_parts + 10 * crlf + 100 * final_newline + 1000 * long)
+    data = _random_csv(rng, 997, 5, 40, crlf, final_newline, long)
+    got = code_csv(data, 5, n_parts=n_parts)
+    assert got is not None
+    cells = _pyarrow_cells(data, 5)
+    assert _decoded(got) == cells
+    codes, values = got
+    for j in range(5):  # codes are the order of first appearance over the whole file
+        seen = _first_seen(row[j] for row in cells)
+        assert [v.decode() for v in values[j]] == list(seen)
+        assert codes[:, j].tolist() == [seen[row[j]] for row in cells]
+
+
+def test_value_first_seen_late_and_many_values():
+    rows = [f"v{i % 3},w{i}" for i in range(5000)] + ["late,w0"]
+    data = "\n".join(rows).encode()
+    codes, values = code_csv(data, 2, n_parts=4, max_values=8192)
+    assert values[0] == [b"v0", b"v1", b"v2", b"late"]
+    assert codes[-1, 0] == 3 and codes[-1, 1] == 0
+    assert len(values[1]) == 5000
+    assert code_csv(data, 2, n_parts=4, max_values=4000) is None  # too many values
+
+
+def test_empty_lines_are_skipped_as_pyarrow_does():
+    data = b"a,b\n\n\r\nc,d\n\n"
+    assert _decoded(code_csv(data, 2, n_parts=2)) == _pyarrow_cells(data, 2)
+
+
+@pytest.mark.parametrize("data", [
+    b'a,"b"\n', b'a,b"c\n', b"a,b\rc,d\n", b"a,b,c\n", b"a\n", b"a,b\nc\n", b"a,b\nc,d,e"])
+def test_gives_up_on_what_is_not_plain_csv(data):
+    assert code_csv(data, 2, n_parts=2) is None
+
+
+def test_line_parts_cut_after_line_ends():
+    data = b"ab,c\nd,e\nfgh,i\nj,k"
+    for n_parts in range(1, 8):
+        parts = line_parts(data, n_parts)
+        assert parts[0][0] == 0 and parts[-1][1] == len(data)
+        for (_, e1), (s2, _) in zip(parts[:-1], parts[1:], strict=True):
+            assert e1 == s2 and data[e1 - 1:e1] == b"\n"
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 5])
+def test_parts_of_a_memory_map_after_a_header(tmp_path, n_parts):
+    """code_csv_parts on a memory-mapped file from after its header: each part's codes
+    through its tables are the codes of the whole bytes, whatever the number of parts (a
+    column of 300 values: parts coded again with larger tables)."""
+    import mmap
+
+    rng = np.random.default_rng(n_parts)
+    body = _random_csv(rng, 1500, 3, 300, crlf=True)
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"h0,h1,h2\r\n" + body)
+    with open(path, "rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    parts, values = code_csv_parts(data, 3, start=10, n_parts=n_parts)
+    codes, expected = code_csv(body, 3, n_parts=1)
+    assert values == expected
+    assert len(parts) == n_parts
+    whole = np.concatenate([np.stack([tables[j][part[:, j]] for j in range(3)], axis=1)
+                            for part, tables in parts])
+    np.testing.assert_array_equal(whole, codes)
+    assert code_csv_parts(data, 3, start=10, n_parts=n_parts, max_values=200) is None

@@ -1,0 +1,211 @@
+"""A plain all-string CSV file read by coding its fields as its lines are split
+(``_ArrowCsvReader._read_plain``): the very table pyarrow's parse and the dictionary pass
+give, the same model as the pyarrow route, and the pyarrow route whenever the file is not
+plain (quotes, a numeric column, a byte order mark, bytes that are not UTF-8, ...)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from seminaive import AODE, KDB, TAN, NaiveBayes
+from seminaive.exceptions import InputError
+from seminaive.streaming import fit_stream
+from seminaive.streaming._readers import _NULL_STRINGS, _ArrowCsvReader, _encode_strings
+
+
+def _pyarrow_table(path, columns=None):
+    reader = _ArrowCsvReader([path])
+    reader._header(str(path))
+    table = reader._read_whole(str(path), columns)
+    return _encode_strings(table)[0]
+
+
+def _plain_table(path, columns=None):
+    reader = _ArrowCsvReader([path])
+    reader._header(str(path))
+    return reader._read_plain(str(path), columns)
+
+
+def _text(rng, rows, crlf=False, final_newline=True, n_values=5, nulls=True):
+    pool = [f"v{k}" for k in range(n_values)] + (["", "NA", "null", "N/A", "nan"] if nulls
+                                                 else [])
+    lines = ["a0,a1,a2,label"] + [
+        ",".join([*(pool[rng.integers(len(pool))] for _ in range(3)),
+                  "c1" if rng.random() < 0.4 else "c0"]) for _ in range(rows)]
+    lines[-1] = lines[-1].rsplit(",", 1)[0] + ",c_last"  # a class seen last
+    lines.insert(len(lines) // 2, "")  # an empty line
+    end = "\r\n" if crlf else "\n"
+    return end.join(lines) + (end if final_newline else "")
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+@pytest.mark.parametrize("final_newline", [False, True])
+@pytest.mark.parametrize("columns", [None, ["a2", "label"]])
+def test_the_table_pyarrow_gives(tmp_path, crlf, final_newline, columns):
+    rng = np.random.default_rng(3 + crlf + 2 * final_newline)
+    path = tmp_path / "data.csv"
+    path.write_bytes(_text(rng, 2001, crlf, final_newline).encode())
+    plain = _plain_table(path, columns)
+    assert plain is not None
+    reference = _pyarrow_table(path, columns)
+    assert plain.schema == reference.schema
+    for name in plain.column_names:  # the same values, nulls and dictionary order
+        assert plain[name].to_pylist() == reference[name].to_pylist()
+        assert (plain[name].combine_chunks().dictionary.to_pylist()
+                == reference[name].combine_chunks().dictionary.to_pylist())
+
+
+@pytest.mark.parametrize("text", [
+    'a0,label\n"v0",c0\nv1,c1\n',  # a quote
+    "a0,label\n1,c0\n2,c1\n",  # a numeric column
+    "a0,label\nNA,c0\n,c1\n",  # a column of nulls only
+    "\ufeffa0,label\nv0,c0\nv1,c1\n",  # a byte order mark
+    "a0,label\nv0,c0,x\nv1,c1\n",  # a line of another number of fields
+    "a0,label\nv0,c0\rv1,c1\n",  # a lone carriage return
+])
+def test_not_plain_files_take_the_pyarrow_route(tmp_path, text):
+    path = tmp_path / "data.csv"
+    path.write_bytes(text.encode())
+    assert _plain_table(path) is None
+
+
+def test_bytes_that_are_not_utf8_take_the_pyarrow_route(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a0,label\nv\xff,c0\nv1,c1\n")
+    assert _plain_table(path) is None
+
+
+def test_too_many_values_take_the_pyarrow_route(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(("a0,label\n" + "".join(f"w{i},c{i % 2}\n" for i in range(5000)))
+                     .encode())
+    assert _plain_table(path) is None
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE])
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+@pytest.mark.parametrize("chunk_rows", [None, 77])
+@pytest.mark.parametrize("weights", [False, True])
+def test_same_model_as_the_pyarrow_route(tmp_path, monkeypatch, cls, missing, chunk_rows,
+                                         weights):
+    """(A weight column is numeric: that file takes the pyarrow route.)"""
+    rng = np.random.default_rng(11)
+    path = tmp_path / "data.csv"
+    text = _text(rng, 3000, crlf=True, final_newline=False)
+    lines = text.split("\r\n")
+    if weights:
+        lines[0] += ",w"
+        lines[1:] = [line + f",{rng.integers(1, 4)}" if line else line for line in lines[1:]]
+    path.write_bytes("\r\n".join(lines).encode())
+    weight = "w" if weights else None
+    calls = []
+    plain = _ArrowCsvReader._read_plain
+
+    def spy(self, *args):
+        got = plain(self, *args)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_ArrowCsvReader, "_read_plain", spy)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_reads", True)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)  # the frames of _read_plain
+    model = fit_stream(cls(missing=missing), str(path), target="label", sample_weight=weight,
+                       chunk_rows=chunk_rows)
+    assert calls and all(calls) != weights
+    monkeypatch.setattr(_ArrowCsvReader, "_read_plain", lambda self, *args: None)
+    ref = fit_stream(cls(missing=missing), str(path), target="label", sample_weight=weight,
+                     chunk_rows=chunk_rows)
+    assert model.classes_.tolist() == ref.classes_.tolist()
+    assert "c_last" in model.classes_.tolist()
+    assert model.encoder_.categories_ == ref.encoder_.categories_
+    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+
+
+def _spy_plain_codes(monkeypatch):
+    """Whether each call of ``plain_codes`` coded the file (not None)."""
+    calls = []
+    plain = _ArrowCsvReader.plain_codes
+
+    def spy(self, *args):
+        got = plain(self, *args)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_ArrowCsvReader, "plain_codes", spy)
+    return calls
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, TAN, KDB])
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+@pytest.mark.parametrize("chunk_rows", [None, 77])
+@pytest.mark.parametrize("features", [None, ["a2", "a0"]])
+def test_fit_from_the_codes_gives_the_model_of_the_pyarrow_route(
+        tmp_path, monkeypatch, cls, missing, chunk_rows, features):
+    """fit_stream counting a plain file's codes (no frames; a learner's later passes
+    replay the coded chunks) against the pyarrow route: the same classes, values and
+    counts, and the same predictions."""
+    rng = np.random.default_rng(17)
+    path = tmp_path / "data.csv"
+    path.write_bytes(_text(rng, 3000, crlf=True, final_newline=False).encode())
+    calls = _spy_plain_codes(monkeypatch)
+    model = fit_stream(cls(missing=missing), str(path), target="label", features=features,
+                       chunk_rows=chunk_rows)
+    assert calls == [True]  # one read of the file
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(cls(missing=missing), str(path), target="label", features=features,
+                     chunk_rows=chunk_rows)
+    assert model.classes_.tolist() == ref.classes_.tolist()
+    assert "c_last" in model.classes_.tolist()
+    assert model.encoder_.categories_ == ref.encoder_.categories_
+    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+    X = pd.read_csv(path, dtype=str, keep_default_na=False).drop(columns="label")
+    X = X.replace(sorted(_NULL_STRINGS), None)
+    X = X if features is None else X[features]
+    np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+
+
+@pytest.mark.parametrize("text, plain", [
+    ("a0,label\nv0,c0\nv1,c1\nv2,c0\n", True),
+    ('a0,label\n"v0",c0\nv1,c1\nv2,c0\n', False),  # a quote: pyarrow's route
+    ("a0,label\nv0,c0\nv1,1\nv2,c0\n", True),  # labels "c0" and "1": strings
+    ("a0,label\n1,c0\n2,c1\n3,c0\n", False),  # a numeric feature
+    ("a0,label\nv0,0\nv1,1\nv2,0\n", False),  # numeric labels
+])
+def test_fit_from_the_codes_or_the_pyarrow_route(tmp_path, monkeypatch, text, plain):
+    path = tmp_path / "data.csv"
+    path.write_bytes(text.encode())
+    calls = _spy_plain_codes(monkeypatch)
+    model = fit_stream(NaiveBayes(), str(path), target="label")
+    assert calls == [plain]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(NaiveBayes(), str(path), target="label")
+    assert model.classes_.tolist() == ref.classes_.tolist()
+    assert model.encoder_.categories_ == ref.encoder_.categories_
+    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+
+
+def test_a_missing_label_is_refused_as_by_the_pyarrow_route(tmp_path, monkeypatch):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a0,label\nv0,c0\nv1,NA\nv2,c0\n")
+    with pytest.raises(InputError) as plain:
+        fit_stream(NaiveBayes(), str(path), target="label")
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    with pytest.raises(InputError) as ref:
+        fit_stream(NaiveBayes(), str(path), target="label")
+    assert str(plain.value) == str(ref.value)
+
+
+def test_several_files_and_weights_take_the_pyarrow_route(tmp_path, monkeypatch):
+    rng = np.random.default_rng(19)
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"part{k}.csv"
+        path.write_bytes(_text(rng, 500).encode())
+        paths.append(str(path))
+    calls = _spy_plain_codes(monkeypatch)
+    fit_stream(NaiveBayes(), paths, target="label")
+    assert calls == []
+    path = tmp_path / "weighted.csv"
+    path.write_bytes(b"a0,label,w\nv0,c0,1\nv1,c1,2\nv2,c0,1\n")
+    fit_stream(NaiveBayes(), str(path), target="label", sample_weight="w")
+    assert calls == []
