@@ -319,8 +319,14 @@ class ESKDB(_StructureBase):
     the same model bit for bit.  In one single-thread profile of letter (6.5 CPU-s) the
     leave-one-out pass took 4.3 s, HLS 1.6 s (about 40% of it the final Newton fit with
     conjugate gradients, after the penalties are chosen) and everything else 0.65 s.
+    The leave-one-out pass then walked the count trees merged over the classes (one search
+    per candidate for every class, :class:`SKDB`): with it the fit with HLS took 0.92
+    (magic), 0.80 (penbased), 0.69 (letter) and 0.65 (LED7) of the CPU seconds of 453c4d7
+    (best of three fresh processes each, alternated, nothing else running), the same model
+    bit for bit, and 0.42, 3.7, 5.2 and 1.0 times as long as the forest in wall seconds
+    (5 members with HLS: 0.10, 0.79, 1.3 and 0.29 times).
     No configuration fits within the time of a random forest of 100 trees on every set of
-    10,000 rows or more.  In that run, ``smoothing="hls"`` took 0.34 (magic), 5.2
+    10,000 rows or more.  In an earlier run, ``smoothing="hls"`` took 0.34 (magic), 5.2
     (penbased), 8.0 (letter) and 1.5 times (LED7) as long as the forest in wall seconds
     (the version before: 0.82, 9.8, 21 and 6.8 in the same processes), and 5 members with
     HLS, the fastest configuration, 0.07, 1.1, 2.6 and 0.38 times (0.20, 2.3, 4.8 and
