@@ -18,10 +18,7 @@ decision.
 import numpy as np
 
 from ._jit import njit
-
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+from .strings import fnv_key, same_bytes, short_slot
 
 #: status of :func:`code_csv_part`: a quote, a lone carriage return or a line of another
 #: number of fields
@@ -127,10 +124,8 @@ def _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found, mask
     """The index of the string of ``length`` bytes at ``s`` in column ``col``'s table,
     entered if new; -1 when the table is full."""
     if length > 8:
-        key = _FNV_OFFSET
-        for q in range(s, s + length):
-            key = (key ^ np.uint64(data[q])) * _FNV_PRIME
-    slot = (((key + np.uint64(length)) * _GOLDEN) >> np.uint64(40)) & mask
+        key = fnv_key(data, s, length)
+    slot = short_slot(key, length, mask)
     while True:
         k = slots[col, slot]
         if k < 0:
@@ -138,13 +133,7 @@ def _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found, mask
         if keys[col, k] == key and lengths[col, k] == length:
             if length <= 8:
                 return k
-            f = firsts[col, k]
-            same = True
-            for q in range(length):
-                if data[f + q] != data[s + q]:
-                    same = False
-                    break
-            if same:
+            if same_bytes(data, firsts[col, k], s, length):
                 return k
         slot = (slot + np.uint64(1)) & mask
     k = found[col]

@@ -60,7 +60,7 @@ def hash_strings(offsets, data, valid, max_values, codes, first, found_out):
             key = np.uint64(0)
             for p in range(s, e):
                 key = (key << np.uint64(8)) | np.uint64(data[p])
-            slot = (((key + np.uint64(length)) * _GOLDEN) >> np.uint64(40)) & mask
+            slot = short_slot(key, length, mask)
             while True:
                 k = slots[slot]
                 if k < 0 or (keys[k] == key and lengths[k] == length):
@@ -80,26 +80,43 @@ def hash_strings(offsets, data, valid, max_values, codes, first, found_out):
     found_out[0] = found
 
 
+
+@njit(cache=True, nogil=True, inline="always")
+def fnv_key(data, s, length):
+    """The 64-bit FNV-1a hash of the ``length`` bytes of ``data`` from ``s``."""
+    key = _FNV_OFFSET
+    for p in range(s, s + length):
+        key = (key ^ np.uint64(data[p])) * _FNV_PRIME
+    return key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def same_bytes(data, a, b, length):
+    """Whether the ``length`` bytes of ``data`` from ``a`` and from ``b`` are the same."""
+    for p in range(length):
+        if data[a + p] != data[b + p]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def short_slot(key, length, mask):
+    """The first slot of a string of at most 8 bytes (``key``: its bytes, or its
+    :func:`fnv_key` when longer) of ``length`` bytes, in a table of ``mask + 1`` slots."""
+    return (((key + np.uint64(length)) * _GOLDEN) >> np.uint64(40)) & mask
+
 @njit(cache=True, nogil=True)
 def _long_string(offsets, data, i, s, length, slots, mask, keys, lengths, first, found):
     """The index of the long string ``i`` (``length`` bytes from ``s``) in the table of
     :func:`hash_strings`, entered as the ``found``-th one if it is new."""
-    key = _FNV_OFFSET
-    for p in range(s, s + length):
-        key = (key ^ np.uint64(data[p])) * _FNV_PRIME
+    key = fnv_key(data, s, length)
     slot = ((key * _GOLDEN) >> np.uint64(40)) & mask
     while True:
         k = slots[slot]
         if k < 0:
             break
         if keys[k] == key and lengths[k] == length:
-            fs = offsets[first[k]]
-            same = True
-            for p in range(length):
-                if data[fs + p] != data[s + p]:
-                    same = False
-                    break
-            if same:
+            if same_bytes(data, offsets[first[k]], s, length):
                 return k
         slot = (slot + np.uint64(1)) & mask
     if found < keys.shape[0]:
