@@ -18,6 +18,7 @@ Run from the repository root::
     python benchmarks/bench_files.py                       # 1M x 20 and two other shapes
     python benchmarks/bench_files.py --quick               # small shapes, a smoke run
     python benchmarks/bench_files.py --reference d7a5673 --repeats 5
+    python benchmarks/bench_files.py --shapes 0 --parts 4  # 1M x 20, also in 4 files
 """
 
 import argparse
@@ -40,8 +41,10 @@ QUICK_SHAPES = [(50_000, 20, 5, 2), (20_000, 10, 3, 5)]
 PARSES = 3
 
 
-def write_files(shape, into):
-    """The shape's data as ``<into>/<name>.csv`` and ``.parquet``; returns the two paths."""
+def write_files(shape, into, parts=0):
+    """The shape's data as ``<into>/<name>.csv`` and ``.parquet``, and (``parts`` > 1) the
+    CSV file's rows in ``parts`` files ``<name>-<k>.csv`` of the same header; returns the
+    two paths and the list of the parts."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
@@ -59,7 +62,13 @@ def write_files(shape, into):
     base = Path(into) / f"s{rows}x{attributes}v{values}k{classes}"
     pa_csv.write_csv(table, f"{base}.csv", pa_csv.WriteOptions(quoting_style="none"))
     pq.write_table(table, f"{base}.parquet")
-    return f"{base}.csv", f"{base}.parquet"
+    pieces = []
+    if parts > 1:
+        for k, start in enumerate(range(0, rows, -(-rows // parts))):
+            pieces.append(f"{base}-{k}.csv")
+            pa_csv.write_csv(table.slice(start, -(-rows // parts)), pieces[-1],
+                             pa_csv.WriteOptions(quoting_style="none"))
+    return f"{base}.csv", f"{base}.parquet", pieces
 
 
 def worker(spec):
@@ -81,7 +90,10 @@ def worker(spec):
     parse, parse_cpu, fit, fit_cpu = (np.inf,) * 4
     for _ in range(PARSES):
         w, c = time.perf_counter(), time.process_time()
-        if path.endswith(".csv"):
+        if isinstance(path, list):  # a CSV file in parts: each parsed in turn
+            for part in path:
+                pa_csv.read_csv(part)
+        elif path.endswith(".csv"):
             pa_csv.read_csv(path)
         else:
             pq.read_table(path)
@@ -107,6 +119,8 @@ def main():
     parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
     parser.add_argument("--shapes", nargs="*", type=int, default=None,
                         help="indices of the shapes to time (default: all)")
+    parser.add_argument("--parts", type=int, default=4,
+                        help="also time the CSV file split into this many files (0: not)")
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
@@ -120,8 +134,8 @@ def main():
     if args.shapes is not None:
         shapes = [shapes[i] for i in args.shapes]
     for shape in shapes:
-        csv_path, parquet_path = write_files(shape, data_dir)
-        for path in (csv_path, parquet_path):
+        csv_path, parquet_path, pieces = write_files(shape, data_dir, args.parts)
+        for path in [csv_path, parquet_path] + ([pieces] if pieces else []):
             for learner in args.learners:
                 spec = {"learner": learner, "path": path, "parquet": parquet_path}
                 best = {"now": None, "ref": None}
@@ -134,7 +148,8 @@ def main():
                                 "error" not in best[key] and got["fit"] < best[key]["fit"]):
                             best[key] = got
                 now, ref = best["now"], best["ref"]
-                label = "CSV" if path.endswith(".csv") else "Parquet"
+                label = (f"CSV in {len(path)} files" if isinstance(path, list) else
+                         "CSV" if path.endswith(".csv") else "Parquet")
                 n, a, v, k = shape
                 cell = [f"{n:,} x {a}, {v} values, {k} classes", label, learner]
                 if "error" in now or "error" in ref:
@@ -153,8 +168,11 @@ def main():
         f"`python benchmarks/bench_files.py --reference {args.reference} --repeats "
         f"{args.repeats}"
         + ("" if args.shapes is None else " --shapes " + " ".join(map(str, args.shapes)))
+        + ("" if args.parts == 4 else f" --parts {args.parts}")
         + "`: nominal attributes of string values `v0`, `v1`, ... and a class "
-        "column `c0`, `c1`, ..., as CSV (with a header) and as Parquet.  Each cell is the "
+        "column `c0`, `c1`, ..., as CSV (with a header) and as Parquet, and the CSV file's "
+        "rows in several CSV files of the same header (*CSV in k files*: `fit_stream` of "
+        "the list, *parse* the parse of each file in turn).  Each cell is the "
         "best of the repeats of fresh processes, this tree and the reference alternated; "
         "*parse* is `pyarrow.csv.read_csv` (or `pyarrow.parquet.read_table`) of the file "
         "with its defaults (all cores), timed in the same process as `fit_stream`, the two "

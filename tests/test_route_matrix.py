@@ -7,7 +7,8 @@ raises the documented :class:`seminaive.InputError`.  The matrix is generated fr
 registry of model files (``seminaive.persistence.ESTIMATORS``): a new learner is covered
 by being defined, a new route by adding one function to ``ROUTES``.
 
-Routes: ``partial_fit`` in chunks; ``fit_stream`` from Parquet and from CSV; ``fit_stream``
+Routes: ``partial_fit`` in chunks; ``fit_stream`` from Parquet, from CSV and from a CSV file
+split into several files; ``fit_stream``
 from a one-shot iterator; Dask; ``save`` -> ``load`` -> ``predict``; ``save`` -> ``load`` ->
 ``partial_fit``; ``clone``; and a refit of an instance used before (on other data, with other
 columns and classes) through ``fit``, ``fit_stream``, the one-shot iterator and Dask.
@@ -203,6 +204,16 @@ def route_csv(name, kind, tmp_path):
     return _stream(make(name, kind), kind, path)
 
 
+def route_csv_files(name, kind, tmp_path):
+    """The CSV file split into CHUNKS files of the same header (a data set in parts)."""
+    table = frame(kind)
+    paths = []
+    for k, rows in enumerate(np.array_split(np.arange(N_ROWS), CHUNKS)):
+        paths.append(tmp_path / f"train{k}.csv")
+        table.iloc[rows].to_csv(paths[-1], index=False)
+    return _stream(make(name, kind), kind, paths)
+
+
 def route_one_shot(name, kind, tmp_path):
     return _one_shot(make(name, kind), kind)
 
@@ -309,7 +320,7 @@ def check_route(name, kind, route, tmp_path):
         assert warned(caught), (
             f"{name} through {route} on {kind} data differs from fit by {gap:.3g} "
             f"without a warning (caught: {[str(c.message)[:80] for c in caught]})")
-    elif route in ("parquet", "csv", "dask", "save_load_predict", "clone", "refit_fit",
+    elif route in ("parquet", "csv", "csv_files", "dask", "save_load_predict", "clone", "refit_fit",
                    "refit_parquet", "refit_dask"):
         # routes that read every row before learning give fit's model and say nothing
         assert not warned(caught), [str(c.message) for c in caught]
@@ -318,7 +329,7 @@ def check_route(name, kind, route, tmp_path):
 def test_the_matrix_covers_every_learner_and_route():
     """Generated from the registry: every learner, every route, every kind of data."""
     assert set(LEARNERS) == set(persistence.ESTIMATORS) and len(LEARNERS) >= 20
-    assert {"partial_fit", "parquet", "csv", "one_shot", "dask", "save_load_predict",
+    assert {"partial_fit", "parquet", "csv", "csv_files", "one_shot", "dask", "save_load_predict",
             "save_load_partial_fit", "clone", "refit_fit", "refit_parquet",
             "refit_one_shot", "refit_dask"} == set(ROUTES)
 

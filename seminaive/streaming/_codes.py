@@ -18,7 +18,8 @@ while they fit in the memory budget of :func:`~seminaive.streaming.keep_bytes`; 
 or at a chunk that is not all-nominal Arrow dictionaries, they are dropped and the counting
 pass reads the data again.
 
-A plain all-string CSV file skips the scan of parsed chunks altogether: its fields are
+A plain all-string CSV file (or several of the same header, read as the file holding
+their lines in turn) skips the scan of parsed chunks altogether: its fields are
 coded as its lines are split, part by part on the threads
 (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes`), and
 :class:`PlainCodes` maps each part's codes once, through a table per column composed of the
@@ -181,7 +182,8 @@ class PlainCodes:
     """The codes of a plain CSV file (:class:`~seminaive.streaming._readers.PlainCsv`)
     counted as :class:`KeptCodes` are: each part's codes mapped once, through a table per
     column composed of the part's values and the fitted encoder's storage codes, into the
-    chunks the counting pass would read (``chunk_rows`` rows each), which are kept
+    chunks the counting pass would read (``chunk_rows`` rows each, file by file for the
+    codes of several files), which are kept
     (``kept``) for a learner's passes after the counts.
 
     Parameters
@@ -201,12 +203,24 @@ class PlainCodes:
         self._names = list(features)
         self.chunk_rows = int(chunk_rows)
         self._n_rows = plain.n_rows
+        self._file_rows = list(plain.file_rows)
         self._nonnull = [plain.nonnull(int(col)) for col in self._cols]
         self.kept = []  # the chunks remapped (storage codes: a byte or four a cell)
 
     @property
     def n_chunks(self):
-        return -(-self._n_rows // self.chunk_rows)
+        return len(self._bounds())
+
+    def _bounds(self):
+        """``(start, stop)`` rows of every chunk: ``chunk_rows`` rows at a time, file by
+        file, as the counting pass reads the files."""
+        bounds = []
+        first = 0
+        for rows in self._file_rows:
+            bounds += [(start, min(first + rows, start + self.chunk_rows))
+                       for start in range(first, first + rows, self.chunk_rows)]
+            first += rows
+        return bounds
 
     def remapped(self, encoder, classes, sizes, owner):
         """Yield ``(storage codes, class indices, None)`` of every chunk, as
@@ -230,8 +244,7 @@ class PlainCodes:
             parts.append((first, codes.shape[0], codes, tables, ytable))
             first += codes.shape[0]
         self._plain = None
-        for start in range(0, first, self.chunk_rows):
-            stop = min(first, start + self.chunk_rows)
+        for start, stop in self._bounds():
             out = np.empty((stop - start, self._cols.size), dtype=dtype, order="F")
             y = np.empty(stop - start, dtype=np.int32)
             calls = []

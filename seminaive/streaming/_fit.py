@@ -220,13 +220,15 @@ def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
     split (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes`): the summary
     :func:`_scan` would give, from each column's distinct values, and the codes
     (:class:`PlainCodes`); None (then :func:`_scan` reads the file) for any other source:
-    several files, a weight column, a column that is not strings, a missing class label,
-    a feature the encoder does not take as nominal, or a file the reader gives up on."""
+    a weight column, a column that is not strings, a missing class label, a feature the
+    encoder does not take as nominal, or a file the reader gives up on.  Several files of
+    the same header are read as the file holding their lines one after the other
+    (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes_of`)."""
     inner = getattr(reader, "_reader", None)
     if (layout is None or layout.weight is not None or not isinstance(
-            inner, _ArrowCsvReader) or not inner.plain_fits or len(inner.paths) != 1):
+            inner, _ArrowCsvReader) or not inner.plain_fits):
         return None
-    plain = inner.plain_codes(inner.paths[0], layout.columns)
+    plain = inner.plain_codes_of(inner.paths, layout.columns)
     if plain is None or plain.n_rows == 0:
         return None
     names = plain.names
@@ -237,7 +239,7 @@ def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
     y = check_target(pd.Categorical.from_codes(np.arange(len(labels)), categories=pd.Index(
         labels, dtype=object), validate=False), len(labels), owner)
     # the first row: the sample of an all-nominal scan (it gives the encoder the types)
-    codes, tables = plain.parts[0]
+    codes, tables = next((codes, tables) for codes, tables in plain.parts if codes.shape[0])
     columns, values, missing = [], [], []
     for name in layout.features:
         col = names.index(name)

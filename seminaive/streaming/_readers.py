@@ -7,9 +7,10 @@ their buffers (``seminaive.kernels.strings``, the columns on the threads); Parqu
 with their string columns read as dictionaries, as they are stored.  A chunk's string column
 is then an Arrow dictionary array (its values coded through a lookup of the chunk's
 dictionary, never row by row).  A plain all-string CSV file (no quotes, UTF-8, every column
-typed as strings) is read by :func:`~seminaive.streaming.fit_stream` without string arrays:
-its fields coded as its lines are split (:meth:`_ArrowCsvReader.plain_codes`), the codes
-counted directly (``_codes.PlainCodes``).
+typed as strings), or several such files of the same header, is read by
+:func:`~seminaive.streaming.fit_stream` without string arrays: its fields coded as its lines
+are split (:meth:`_ArrowCsvReader.plain_codes`, :meth:`_ArrowCsvReader.plain_codes_of`),
+the codes counted directly (``_codes.PlainCodes``).
 
 The type of every CSV column is decided once for the whole source: by the first block of the
 first file, widened (integers to floats, numbers to strings) when a later block holds a value
@@ -229,11 +230,33 @@ class PlainCsv:
     n_rows : int
     """
 
-    def __init__(self, names, parts, values, n_rows):
+    def __init__(self, names, parts, values, n_rows, file_rows=None):
         self.names = list(names)
         self.parts = parts
         self.values = values
         self.n_rows = int(n_rows)
+        self.file_rows = [self.n_rows] if file_rows is None else [int(r) for r in file_rows]
+
+    @classmethod
+    def concatenated(cls, plains):
+        """The codes of several files of the same columns as those of the file that holds
+        their lines one after the other: each column's values in order of first appearance
+        over the files in turn, each part's tables of the columns read mapped into them
+        (those of the other columns are left as they are); ``file_rows`` gives the rows of
+        each file (the counting pass reads its chunks file by file)."""
+        first = plains[0]
+        lookups = [None if v is None else {} for v in first.values]
+        parts = []
+        for plain in plains:
+            maps = [None if lookup is None else np.array(
+                [lookup.setdefault(v, len(lookup)) for v in plain.values[col]], dtype=np.int32)
+                for col, lookup in enumerate(lookups)]
+            for codes, tables in plain.parts:
+                parts.append((codes, [table if m is None or table.size == 0 else m[table]
+                                      for table, m in zip(tables, maps, strict=True)]))
+        values = [None if lookup is None else list(lookup) for lookup in lookups]
+        return cls(first.names, parts, values, sum(p.n_rows for p in plains),
+                   [p.n_rows for p in plains])
 
     def nonnull(self, col):
         """``(table, kept)``: the values of column ``col`` that are not null strings
@@ -408,7 +431,7 @@ class _ArrowCsvReader:
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
 
-    def plain_codes(self, path, columns=None):
+    def plain_codes(self, path, columns=None, empty=False):
         """The fields of a plain all-string CSV file coded as its lines are split
         (:func:`~seminaive.kernels.csv_codes.code_csv_parts`, the file memory-mapped, its
         parts on the threads), without string arrays, or None (then pyarrow reads it)
@@ -417,7 +440,15 @@ class _ArrowCsvReader:
         every column (of ``columns``; all: None) is one pyarrow types as strings (its type
         inferred from its distinct values, as the whole-file read infers it from all of
         them) with at most ``MAX_HASHED_VALUES`` values, within the memory budget (the
-        file's bytes, and two bytes a field).
+        file's bytes, and two bytes a field).  A column an earlier file of the reader typed
+        as strings is not inferred again (pyarrow reads it with that type).
+
+        Parameters
+        ----------
+        path : str
+        columns : list of str, optional
+        empty : bool, default=False
+            Give the (empty) codes of a file of a header alone, rather than None.
 
         Returns
         -------
@@ -446,8 +477,10 @@ class _ArrowCsvReader:
         if hasattr(data, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
             data.madvise(mmap.MADV_SEQUENTIAL)
         end = data.find(b"\n")
-        if end < 0 or data[:3] == b"\xef\xbb\xbf":
+        if data[:3] == b"\xef\xbb\xbf":
             return None
+        if end < 0:  # a header without a line end: no rows
+            end = len(data) - 1
         got = code_csv_parts(data, len(names), start=end + 1,
                              n_parts=PLAIN_PARTS_PER_CORE * max(1, min(8, os.cpu_count() or 1)),
                              max_values=MAX_HASHED_VALUES)
@@ -464,12 +497,48 @@ class _ArrowCsvReader:
                 values[col] = [v.decode("utf-8") for v in raw[col]]
             except UnicodeDecodeError:
                 return None
-        if not all(_inferred_as_strings([raw[col] for col in cols])):
+        # a column an earlier file typed as strings is read as strings (as pyarrow reads it
+        # with the type declared); a file without rows types no column
+        undecided = [col for col in cols if self.types.get(names[col]) is None]
+        if n_rows == 0:
+            if not empty:
+                return None
+        elif not all(_inferred_as_strings([raw[col] for col in undecided])):
             return None
-        for name in wanted:
-            self.types.setdefault(name, pa.string())
+        if n_rows:
+            for name in wanted:
+                self.types.setdefault(name, pa.string())
         return PlainCsv(names, parts, [values.get(col) for col in range(len(names))],
                         n_rows)
+
+    def plain_codes_of(self, paths, columns=None):
+        """:meth:`plain_codes` of several files of the same header, as the codes of the
+        file that holds their lines one after the other (:meth:`PlainCsv.concatenated`; a
+        file of a header alone adds no rows), or None (the types :meth:`plain_codes`
+        decided forgotten) when a file is not plain, the files have other headers, or
+        their codes together exceed the memory budget.
+
+        Returns
+        -------
+        PlainCsv or None
+        """
+        types = dict(self.types)
+        plains = []
+        for path in paths:
+            plain = self.plain_codes(path, columns, len(paths) > 1)  # empty
+            if plain is None or (plains and plain.names != plains[0].names):
+                self.types = types
+                return None
+            plains.append(plain)
+        if len(plains) == 1:
+            return plains[0]
+        plain = PlainCsv.concatenated(plains)
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
+        n_read = sum(v is not None for v in plain.values)
+        if 2 * plain.n_rows * len(plain.names) + plain.n_rows * n_read > budget:
+            self.types = types
+            return None
+        return plain
 
     def _read_plain(self, path, columns):
         """The whole file as one table of dictionary columns from :meth:`plain_codes`:

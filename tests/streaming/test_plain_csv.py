@@ -3,6 +3,9 @@
 give, the same model as the pyarrow route, and the pyarrow route whenever the file is not
 plain (quotes, a numeric column, a byte order mark, bytes that are not UTF-8, ...)."""
 
+import os
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -126,8 +129,8 @@ def _spy_plain_codes(monkeypatch):
     calls = []
     plain = _ArrowCsvReader.plain_codes
 
-    def spy(self, *args):
-        got = plain(self, *args)
+    def spy(self, *args, **kwargs):
+        got = plain(self, *args, **kwargs)
         calls.append(got is not None)
         return got
 
@@ -195,17 +198,156 @@ def test_a_missing_label_is_refused_as_by_the_pyarrow_route(tmp_path, monkeypatc
     assert str(plain.value) == str(ref.value)
 
 
-def test_several_files_and_weights_take_the_pyarrow_route(tmp_path, monkeypatch):
-    rng = np.random.default_rng(19)
-    paths = []
-    for k in range(2):
-        path = tmp_path / f"part{k}.csv"
-        path.write_bytes(_text(rng, 500).encode())
-        paths.append(str(path))
+def test_weights_take_the_pyarrow_route(tmp_path, monkeypatch):
     calls = _spy_plain_codes(monkeypatch)
-    fit_stream(NaiveBayes(), paths, target="label")
-    assert calls == []
     path = tmp_path / "weighted.csv"
     path.write_bytes(b"a0,label,w\nv0,c0,1\nv1,c1,2\nv2,c0,1\n")
     fit_stream(NaiveBayes(), str(path), target="label", sample_weight="w")
     assert calls == []
+
+
+# --------------------------------------------------------------------------------------------
+# several files of the same header: the codes of the file holding their lines in turn
+# --------------------------------------------------------------------------------------------
+
+
+def _parts(tmp_path, rng, texts=None):
+    """Files of other values, classes and line ends: one without a final line end, one
+    of a header alone, a class (``c_only2``) and values (``v7``, ``w*``) met in one file
+    only."""
+    if texts is None:
+        texts = [_text(rng, 700, crlf=False, final_newline=True),
+                 "a0,a1,a2,label\n",  # a header alone
+                 _text(rng, 900, crlf=True, final_newline=False, n_values=8),
+                 _text(rng, 400, nulls=False).replace(",c0\n", ",c_only2\n")
+                 .replace("v1,", "w1,")]
+    paths = []
+    for k, text in enumerate(texts):
+        path = tmp_path / f"part{k}.csv"
+        path.write_bytes(text.encode())
+        paths.append(str(path))
+    return paths
+
+
+def _same_model(model, ref, X=None):
+    assert model.classes_.tolist() == ref.classes_.tolist()
+    assert model.encoder_.categories_ == ref.encoder_.categories_
+    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
+    if X is not None:
+        np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+
+
+def _frame_of(paths, features=None):
+    X = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths],
+                  ignore_index=True).drop(columns="label")
+    X = X.replace(sorted(_NULL_STRINGS), None)
+    return X if features is None else X[features]
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, TAN, KDB])
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+@pytest.mark.parametrize("chunk_rows", [None, 77])
+@pytest.mark.parametrize("features", [None, ["a2", "a0"]])
+def test_several_files_give_the_model_of_the_pyarrow_route(
+        tmp_path, monkeypatch, cls, missing, chunk_rows, features):
+    """The files coded one after the other (no frames) against the pyarrow route reading
+    them in turn: the same classes, values, counts and predictions; and the counts of
+    the one file holding their lines."""
+    paths = _parts(tmp_path, np.random.default_rng(23))
+    calls = _spy_plain_codes(monkeypatch)
+    model = fit_stream(cls(missing=missing), paths, target="label", features=features,
+                       chunk_rows=chunk_rows)
+    assert calls == [True] * len(paths)  # each file read once, none by pyarrow
+    assert {"c_only2", "c_last"} <= set(model.classes_.tolist())
+    whole = tmp_path / "whole.csv"
+    lines = [p for path in paths for p in open(path, newline="").read().splitlines()[1:]]
+    whole.write_bytes(("a0,a1,a2,label\n" + "\n".join(lines) + "\n").encode())
+    single = fit_stream(cls(missing=missing), str(whole), target="label", features=features,
+                        chunk_rows=chunk_rows)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(cls(missing=missing), paths, target="label", features=features,
+                     chunk_rows=chunk_rows)
+    X = _frame_of(paths, features)
+    _same_model(model, ref, X)
+    _same_model(single, ref, X)
+
+
+def test_a_column_typed_as_strings_by_an_earlier_file(tmp_path, monkeypatch):
+    """A column of numbers in a later file is read as strings, as pyarrow reads it with the
+    type the first file decided; numbers in the first file: the pyarrow route."""
+    texts = ["a0,label\nv0,c0\nv1,c1\n", "a0,label\n1,c0\n2,c1\n"]
+    paths = _parts(tmp_path, None, texts)
+    calls = _spy_plain_codes(monkeypatch)
+    model = fit_stream(NaiveBayes(), paths, target="label")
+    assert calls == [True, True]
+    assert model.encoder_.categories_ == [["1", "2", "v0", "v1"]]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    _same_model(model, fit_stream(NaiveBayes(), paths, target="label"))
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", True)
+    calls.clear()
+    reversed_ = list(reversed(paths))
+    model = fit_stream(NaiveBayes(), reversed_, target="label")
+    assert calls == [False]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    _same_model(model, fit_stream(NaiveBayes(), reversed_, target="label"))
+
+
+@pytest.mark.parametrize("bad, plain", [
+    ('a0,a1,a2,label\n"v0",v1,v2,c0\n', False),  # quotes: the pyarrow route
+    ("a0,a1,a2,label\nv0,1,v2,c0\n", True),  # a1: strings, as the first file decided
+    ("a2,a1,a0,label\nv0,v1,v2,c0\n", False),  # the columns in another order
+])
+def test_a_file_that_is_not_plain_takes_the_pyarrow_route(tmp_path, monkeypatch, bad, plain):
+    rng = np.random.default_rng(29)
+    paths = _parts(tmp_path, rng, [_text(rng, 300), bad, _text(rng, 300)])
+    calls = []
+    plain_codes_of = _ArrowCsvReader.plain_codes_of
+
+    def spy(self, *args):
+        got = plain_codes_of(self, *args)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_ArrowCsvReader, "plain_codes_of", spy)
+    model = fit_stream(AODE(), paths, target="label")
+    assert calls == [plain]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    _same_model(model, fit_stream(AODE(), paths, target="label"), _frame_of(paths))
+
+
+@pytest.mark.parametrize("bad", [
+    "a0,a1,a2,label\nv0,v1,c0\n",  # a line of another number of fields
+    "a0,a1,label\nv0,v1,c0\n",  # other columns
+    "",  # an empty file
+    None,  # no such file
+])
+def test_a_bad_file_among_several_is_named(tmp_path, monkeypatch, bad):
+    rng = np.random.default_rng(31)
+    paths = _parts(tmp_path, rng, [_text(rng, 300), bad or "", _text(rng, 300)])
+    if bad is None:
+        os.remove(paths[1])
+    for plain_fits in (True, False):
+        monkeypatch.setattr(_ArrowCsvReader, "plain_fits", plain_fits)
+        with pytest.raises(InputError, match=re.escape(paths[1])):
+            fit_stream(NaiveBayes(), paths, target="label")
+
+
+def test_files_of_a_header_alone_hold_no_rows(tmp_path, monkeypatch):
+    paths = _parts(tmp_path, None, ["a0,label\n", "a0,label"])
+    with pytest.raises(InputError) as plain:
+        fit_stream(NaiveBayes(), paths, target="label")
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    with pytest.raises(InputError) as ref:
+        fit_stream(NaiveBayes(), paths, target="label")
+    assert str(plain.value) == str(ref.value)
+
+
+def test_several_files_over_the_budget_take_the_pyarrow_route(tmp_path, monkeypatch):
+    rng = np.random.default_rng(37)
+    paths = _parts(tmp_path, rng, [_text(rng, 2000), _text(rng, 2000)])
+    calls = _spy_plain_codes(monkeypatch)
+    # each file's codes fit (about 40 kB), both together do not
+    model = fit_stream(NaiveBayes(), paths, target="label", keep_bytes=60_000)
+    assert calls == [True, True]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    _same_model(model, fit_stream(NaiveBayes(), paths, target="label"))
