@@ -168,14 +168,15 @@ def map_part_rows(codes, lo, hi, cols, tables, out, ycol, ytable, y):
         y[i - lo] = ytable[codes[i, ycol]]
 
 
-def line_parts(data, n_parts, start=0):
-    """``n_parts`` (or fewer) ``(start, end)`` pieces of ``data[start:]`` cut after line
-    ends (``data``: bytes, or a memory map of a file's bytes)."""
-    n = len(data)
+def line_parts(data, n_parts, start=0, end=None):
+    """``n_parts`` (or fewer) ``(start, end)`` pieces of ``data[start:end]`` (``end``
+    after a line end, or None: the end of the data) cut after line ends (``data``: bytes,
+    or a memory map of a file's bytes)."""
+    n = len(data) if end is None else int(end)
     bounds = [start]
     for j in range(1, n_parts):
         cut = max(start + j * (n - start) // n_parts, bounds[-1])
-        at = data.find(b"\n", cut)
+        at = data.find(b"\n", cut, n)
         if at < 0:
             break
         bounds.append(at + 1)
@@ -188,7 +189,7 @@ def line_parts(data, n_parts, start=0):
 FIRST_VALUES = 256
 
 
-def code_csv_parts(data, n_cols, *, start=0, sep=b",", n_parts=2, max_values=4096):
+def code_csv_parts(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_values=4096):
     """Code the lines of plain CSV bytes ``data[start:]`` (no header) part by part, each
     part's fields by their order of first appearance in the part, and merge the parts'
     distinct values in order of first appearance over the whole of the bytes.
@@ -201,6 +202,9 @@ def code_csv_parts(data, n_cols, *, start=0, sep=b",", n_parts=2, max_values=409
         The number of fields of every line.
     start : int, default=0
         Where the lines begin (after a header).
+    end : int, optional
+        Where they end (after a line end; default: the end of the data): a block of a
+        file coded on its own.
     sep : bytes, default=b","
         The one-byte separator.
     n_parts : int, default=2
@@ -225,7 +229,7 @@ def code_csv_parts(data, n_cols, *, start=0, sep=b",", n_parts=2, max_values=409
     if max_values > 1 << 16:
         raise ValueError("max_values: at most 65536 (two-byte codes)")
     array = np.frombuffer(data, dtype=np.uint8)
-    pieces = line_parts(data, n_parts, start)
+    pieces = line_parts(data, n_parts, start, end)
     first = min(FIRST_VALUES, max_values)
     parts = [None] * len(pieces)
     todo = list(range(len(pieces)))

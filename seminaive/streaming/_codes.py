@@ -179,12 +179,14 @@ def storage_tables(encoder, values, types, names, sizes, owner):
 
 
 class PlainCodes:
-    """The codes of a plain CSV file (:class:`~seminaive.streaming._readers.PlainCsv`)
+    """The codes of plain CSV files (:class:`~seminaive.streaming._readers.PlainCsv`)
     counted as :class:`KeptCodes` are: each part's codes mapped once, through a table per
     column composed of the part's values and the fitted encoder's storage codes, into the
-    chunks the counting pass would read (``chunk_rows`` rows each, file by file for the
-    codes of several files), which are kept
-    (``kept``) for a learner's passes after the counts.
+    chunks the counting pass would read (``chunk_rows`` rows each, group by group: file by
+    file, and block by block for a file coded in blocks), which are kept (``kept``) for a
+    learner's passes after the counts while they take at most ``budget`` bytes; past it,
+    ``kept`` makes the chunks again from the codes (a block's coded again) whenever it is
+    read.
 
     Parameters
     ----------
@@ -192,35 +194,35 @@ class PlainCodes:
     features : list of str
     target : str
     chunk_rows : int
+    budget : int, optional
+        Bytes the kept chunks may take (default: no limit).
     """
 
     active = True
 
-    def __init__(self, plain, features, target, chunk_rows):
+    def __init__(self, plain, features, target, chunk_rows, budget=None):
         self._plain = plain
         self._cols = np.array([plain.names.index(f) for f in features], dtype=np.int64)
         self._ycol = plain.names.index(target)
         self._names = list(features)
         self.chunk_rows = int(chunk_rows)
+        self.budget = np.inf if budget is None else int(budget)
         self._n_rows = plain.n_rows
-        self._file_rows = list(plain.file_rows)
         self._nonnull = [plain.nonnull(int(col)) for col in self._cols]
         self.kept = []  # the chunks remapped (storage codes: a byte or four a cell)
 
     @property
     def n_chunks(self):
-        return len(self._bounds())
+        return sum(len(self._bounds(rows)) for rows in self._group_rows())
 
-    def _bounds(self):
-        """``(start, stop)`` rows of every chunk: ``chunk_rows`` rows at a time, file by
-        file, as the counting pass reads the files."""
-        bounds = []
-        first = 0
-        for rows in self._file_rows:
-            bounds += [(start, min(first + rows, start + self.chunk_rows))
-                       for start in range(first, first + rows, self.chunk_rows)]
-            first += rows
-        return bounds
+    def _group_rows(self):
+        return [group.rows if not isinstance(group, list) else
+                sum(codes.shape[0] for codes, _ in group) for group in self._plain.groups]
+
+    def _bounds(self, rows):
+        """``(start, stop)`` of the chunks of a group of ``rows`` rows."""
+        return [(start, min(rows, start + self.chunk_rows))
+                for start in range(0, rows, self.chunk_rows)]
 
     def remapped(self, encoder, classes, sizes, owner):
         """Yield ``(storage codes, class indices, None)`` of every chunk, as
@@ -228,37 +230,73 @@ class PlainCodes:
         plain = self._plain
         storage = storage_tables(encoder, [kept for _, kept in self._nonnull],
                                  [pa.string()] * len(self._names), self._names, sizes, owner)
-        dtype = np.uint8 if int(sizes.max()) <= 255 else np.int32
+        self._dtype = np.uint8 if int(sizes.max()) <= 255 else np.int32
+        # per column, the storage code of each of its values (index: the value's)
+        self._storage = [store[index + 1] for store, (index, _) in
+                         zip(storage, self._nonnull, strict=True)]
         labels = np.asarray(plain.values[self._ycol], dtype=object)
-        ycodes = encode_labels(labels, classes).astype(np.int32)
-        parts = []  # per part: its first row, rows, codes, and its tables
-        first = 0
-        for codes, local in plain.parts:
-            width = max(1, max(int(local[col].size) for col in [*self._cols, self._ycol]))
-            tables = np.zeros((self._cols.size, width), dtype=dtype)
-            for j, col in enumerate(self._cols):
-                index, _ = self._nonnull[j]
-                tables[j, :local[col].size] = storage[j][index[local[col]] + 1]
-            ytable = np.zeros(width, dtype=np.int32)
-            ytable[:local[self._ycol].size] = ycodes[local[self._ycol]]
-            parts.append((first, codes.shape[0], codes, tables, ytable))
-            first += codes.shape[0]
+        self._ycodes = encode_labels(labels, classes).astype(np.int32)
+        self._groups = plain.groups
         self._plain = None
-        for start, stop in self._bounds():
-            out = np.empty((stop - start, self._cols.size), dtype=dtype, order="F")
-            y = np.empty(stop - start, dtype=np.int32)
-            calls = []
-            for at, rows, codes, tables, ytable in parts:
-                lo, hi = max(start, at), min(stop, at + rows)
-                # about two calls a thread: the parts are of about the same size
-                for a, b in _halves(lo, hi):
-                    calls.append((codes, a - at, b - at, self._cols, tables,
-                                  out[a - start:b - start], self._ycol, ytable,
-                                  y[a - start:b - start]))
-            parallel_calls(map_part_rows, calls)
-            self.kept.append((out, y, None))
-            yield out, y, None
-            del out, y
+        kept, size = [], 0
+        for chunk in self._chunks():
+            if kept is not None:
+                size += chunk[0].nbytes + chunk[1].nbytes
+                if size <= self.budget:
+                    kept.append(chunk)
+                else:
+                    kept = None
+            yield chunk
+            del chunk
+        if kept is None:
+            self.kept = _Replay(self)
+        else:
+            self.kept = kept
+            self._groups = None
+
+    def _chunks(self):
+        """The chunks, group by group (a block's parts coded again)."""
+        dtype = self._dtype
+        for group in self._groups:
+            group = group if isinstance(group, list) else group.parts()
+            parts = []  # per part: its first row, rows, codes, and its tables
+            first = 0
+            for codes, local in group:
+                width = max(1, max(int(local[col].size) for col in [*self._cols, self._ycol]))
+                tables = np.zeros((self._cols.size, width), dtype=dtype)
+                for j, col in enumerate(self._cols):
+                    tables[j, :local[col].size] = self._storage[j][local[col]]
+                ytable = np.zeros(width, dtype=np.int32)
+                ytable[:local[self._ycol].size] = self._ycodes[local[self._ycol]]
+                parts.append((first, codes.shape[0], codes, tables, ytable))
+                first += codes.shape[0]
+            del group
+            for start, stop in self._bounds(first):
+                out = np.empty((stop - start, self._cols.size), dtype=dtype, order="F")
+                y = np.empty(stop - start, dtype=np.int32)
+                calls = []
+                for at, rows, codes, tables, ytable in parts:
+                    lo, hi = max(start, at), min(stop, at + rows)
+                    # about two calls a thread: the parts are of about the same size
+                    for a, b in _halves(lo, hi):
+                        calls.append((codes, a - at, b - at, self._cols, tables,
+                                      out[a - start:b - start], self._ycol, ytable,
+                                      y[a - start:b - start]))
+                parallel_calls(map_part_rows, calls)
+                yield out, y, None
+                del out, y
+            del parts
+
+
+class _Replay:
+    """The chunks of :class:`PlainCodes` made again whenever they are read (those that
+    did not fit in the budget)."""
+
+    def __init__(self, codes):
+        self._codes = codes
+
+    def __iter__(self):
+        return self._codes._chunks()
 
 
 def _halves(lo, hi):

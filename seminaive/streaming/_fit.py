@@ -238,13 +238,13 @@ def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
         return None  # the pyarrow route says which rows lack a label
     y = check_target(pd.Categorical.from_codes(np.arange(len(labels)), categories=pd.Index(
         labels, dtype=object), validate=False), len(labels), owner)
-    # the first row: the sample of an all-nominal scan (it gives the encoder the types)
-    codes, tables = next((codes, tables) for codes, tables in plain.parts if codes.shape[0])
+    # the first row (it holds the first value of every column): the sample of an
+    # all-nominal scan (it gives the encoder the types)
     columns, values, missing = [], [], []
     for name in layout.features:
         col = names.index(name)
         index, kept = plain.nonnull(col)
-        first = index[tables[col][codes[0, col]]]
+        first = index[0]
         columns.append(pa.DictionaryArray.from_arrays(
             pa.array([first], pa.int32(), mask=np.array([first < 0])),
             pa.array(kept, pa.string())))
@@ -262,11 +262,12 @@ def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
     if summary.track_missing:
         summary.has_missing = np.array(missing, dtype=bool)
     summary.sample = sample
-    summary.sample_y = np.array([labels[tables[ycol][codes[0, ycol]]]], dtype=object)
+    summary.sample_y = np.array([labels[0]], dtype=object)
     summary.sample_keys = np.zeros(1)
     summary.sample_order = np.zeros(1, dtype=np.int64)
     summary.layout = layout
-    return summary, PlainCodes(plain, layout.features, layout.target, chunk_rows)
+    budget = inner.keep_bytes if inner.keep_bytes is not None else _keep_bytes()
+    return summary, PlainCodes(plain, layout.features, layout.target, chunk_rows, budget)
 
 
 def _scan(estimator, reader, layout, target, features, weight, chunk_rows, sample_rows,

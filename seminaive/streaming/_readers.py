@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..kernels.csv_codes import code_csv_parts
+from ..kernels.csv_codes import code_csv_parts, line_parts
 from ..preprocessing._strings import (
     MAX_HASHED_VALUES,
     dictionary_encode,
@@ -220,43 +220,57 @@ class PlainCsv:
     ----------
     names : list of str
         The file's columns.
-    parts : list of (codes, tables)
-        Per part of the file, in order: ``codes`` the uint16 array (rows, columns) of each
-        field's index among its part's distinct values of its column, ``tables[col]`` their
-        indices in ``values[col]``.
+    groups : list
+        The file's rows in order, in groups counted chunk by chunk on their own: a list of
+        parts ``(codes, tables)``, ``codes`` the uint16 array (rows, columns) of each
+        field's index among its part's distinct values of its column and ``tables[col]``
+        their indices in ``values[col]`` (the codes of a file kept in memory: one group),
+        or a :class:`PlainBlock` (lines of a file too large for its codes to be kept,
+        coded again whenever they are read).
     values : list
         Per column, its distinct strings in order of first appearance over the file (None
-        for a column not read).
+        for a column not read).  The first row holds the first value of every column.
     n_rows : int
     """
 
-    def __init__(self, names, parts, values, n_rows, file_rows=None):
+    def __init__(self, names, groups, values, n_rows):
         self.names = list(names)
-        self.parts = parts
+        self.groups = groups
         self.values = values
         self.n_rows = int(n_rows)
-        self.file_rows = [self.n_rows] if file_rows is None else [int(r) for r in file_rows]
+
+    @property
+    def kept(self):
+        """Whether every group's codes are in memory (no :class:`PlainBlock`)."""
+        return all(isinstance(group, list) for group in self.groups)
+
+    @property
+    def parts(self):
+        """The parts of the groups kept in memory, in order."""
+        return [part for group in self.groups if isinstance(group, list) for part in group]
 
     @classmethod
     def concatenated(cls, plains):
         """The codes of several files of the same columns as those of the file that holds
         their lines one after the other: each column's values in order of first appearance
         over the files in turn, each part's tables of the columns read mapped into them
-        (those of the other columns are left as they are); ``file_rows`` gives the rows of
-        each file (the counting pass reads its chunks file by file)."""
+        (those of the other columns are left as they are); each file's groups stay
+        groups (the counting pass reads its chunks file by file)."""
         first = plains[0]
         lookups = [None if v is None else {} for v in first.values]
-        parts = []
+        groups = []
         for plain in plains:
             maps = [None if lookup is None else np.array(
                 [lookup.setdefault(v, len(lookup)) for v in plain.values[col]], dtype=np.int32)
                 for col, lookup in enumerate(lookups)]
-            for codes, tables in plain.parts:
-                parts.append((codes, [table if m is None or table.size == 0 else m[table]
-                                      for table, m in zip(tables, maps, strict=True)]))
+            for group in plain.groups:
+                if isinstance(group, list):
+                    groups.append([(codes, _mapped(tables, maps)) for codes, tables in group])
+                else:
+                    group.maps = maps
+                    groups.append(group)
         values = [None if lookup is None else list(lookup) for lookup in lookups]
-        return cls(first.names, parts, values, sum(p.n_rows for p in plains),
-                   [p.n_rows for p in plains])
+        return cls(first.names, groups, values, sum(p.n_rows for p in plains))
 
     def nonnull(self, col):
         """``(table, kept)``: the values of column ``col`` that are not null strings
@@ -269,6 +283,111 @@ class PlainCsv:
                 table[k] = len(kept)
                 kept.append(v)
         return table, kept
+
+
+def _mapped(tables, maps):
+    """Each column's ``tables`` through its map (None: kept as it is)."""
+    return [table if m is None or table.size == 0 else m[table]
+            for table, m in zip(tables, maps, strict=True)]
+
+
+def _plain_parts_count():
+    """Parts a plain CSV file (or block) is coded in: ``PLAIN_PARTS_PER_CORE`` a core."""
+    return PLAIN_PARTS_PER_CORE * max(1, min(8, os.cpu_count() or 1))
+
+
+class PlainBlock:
+    """Whole lines ``[lo, hi)`` of a plain CSV file whose codes are not kept: its fields
+    coded again (:func:`~seminaive.kernels.csv_codes.code_csv_parts`) whenever the block is
+    read, their tables mapped through ``lookups`` into the values of the file (and, for
+    several files, through ``maps`` into the values of all of them).
+
+    Parameters
+    ----------
+    path : str
+    lo, hi : int
+        The block's bytes.
+    n_cols : int
+    rows : int
+        The rows of the block (another number when it is read again is an
+        :class:`~seminaive.exceptions.InputError`: the file changed).
+    lookups : list
+        Per column, a dict from each value's bytes to its index in the file's values
+        (None: a column not read).
+    """
+
+    def __init__(self, path, lo, hi, n_cols, rows, lookups):
+        self.path, self.lo, self.hi = path, int(lo), int(hi)
+        self.n_cols, self.rows, self.lookups = int(n_cols), int(rows), lookups
+        self.maps = None
+
+    def parts(self):
+        """The block's parts ``(codes, tables)``, as :attr:`PlainCsv.groups` holds them."""
+        changed = InputError(f"{self.path!r} changed while it was read: read it again")
+        try:
+            with open(self.path, "rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as err:
+            raise changed from err
+        if len(data) < self.hi:
+            raise changed
+        got = code_csv_parts(data, self.n_cols, start=self.lo, end=self.hi,
+                             n_parts=_plain_parts_count(), max_values=MAX_HASHED_VALUES)
+        del data
+        if got is None or sum(codes.shape[0] for codes, _ in got[0]) != self.rows:
+            raise changed
+        parts, raw = got
+        maps = []
+        for col, lookup in enumerate(self.lookups):
+            if lookup is None:
+                maps.append(None)
+                continue
+            try:
+                m = np.array([lookup[v] for v in raw[col]], dtype=np.int32)
+            except KeyError:
+                raise changed from None
+            maps.append(m if self.maps is None else self.maps[col][m])
+        return [(codes, _mapped(tables, maps)) for codes, tables in parts]
+
+
+#: the fewest bytes of a block of a plain CSV file coded block by block (a block is else a
+#: quarter of the memory budget)
+PLAIN_BLOCK_BYTES = 1 << 20
+
+
+def _plain_blocks(path, data, start, n_cols, cols, budget):
+    """Pass 1 of a plain CSV file coded block by block (blocks of a quarter of the
+    ``budget``, at least ``PLAIN_BLOCK_BYTES``, cut after line ends): the values of the
+    columns ``cols`` in order of first appearance over the file, the codes dropped.
+
+    Returns
+    -------
+    (groups, raw, n_rows) or None
+        ``groups`` the :class:`PlainBlock` of every block, ``raw[col]`` the distinct byte
+        strings of column ``col`` (None for a column not read); None when the file is not
+        plain CSV or a column has more than ``MAX_HASHED_VALUES`` values.
+    """
+    block = max(PLAIN_BLOCK_BYTES, budget // 4)
+    lookups = [{} if col in cols else None for col in range(n_cols)]
+    groups = []
+    n_rows = 0
+    for lo, hi in line_parts(data, max(1, -(-(len(data) - start) // block)), start):
+        got = code_csv_parts(data, n_cols, start=lo, end=hi, n_parts=_plain_parts_count(),
+                             max_values=MAX_HASHED_VALUES)
+        if got is None:
+            return None
+        parts, raw = got
+        rows = sum(codes.shape[0] for codes, _ in parts)
+        del parts
+        for col in cols:
+            lookup = lookups[col]
+            for v in raw[col]:
+                lookup.setdefault(v, len(lookup))
+            if len(lookup) > MAX_HASHED_VALUES:
+                return None
+        groups.append(PlainBlock(path, lo, hi, n_cols, rows, lookups))
+        n_rows += rows
+    return groups, [None if lookup is None else list(lookup) for lookup in lookups], n_rows
 
 
 class ColumnTypeChanged(Exception):  # noqa: N818 - a signal to restart a pass, not an error
@@ -431,7 +550,7 @@ class _ArrowCsvReader:
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
 
-    def plain_codes(self, path, columns=None, empty=False):
+    def plain_codes(self, path, columns=None, empty=False, blocks=False):
         """The fields of a plain all-string CSV file coded as its lines are split
         (:func:`~seminaive.kernels.csv_codes.code_csv_parts`, the file memory-mapped, its
         parts on the threads), without string arrays, or None (then pyarrow reads it)
@@ -439,8 +558,10 @@ class _ArrowCsvReader:
         ``\r\n`` line ends, UTF-8, no byte order mark, a header on its first line) whose
         every column (of ``columns``; all: None) is one pyarrow types as strings (its type
         inferred from its distinct values, as the whole-file read infers it from all of
-        them) with at most ``MAX_HASHED_VALUES`` values, within the memory budget (the
-        file's bytes, and two bytes a field).  A column an earlier file of the reader typed
+        them) with at most ``MAX_HASHED_VALUES`` values.  A file within the memory
+        budget (its bytes under half of it, and two bytes a field) has its codes kept; a
+        larger one is coded block by block, its blocks coded again when they are read
+        (:class:`PlainBlock`).  A column an earlier file of the reader typed
         as strings is not inferred again (pyarrow reads it with that type).
 
         Parameters
@@ -449,6 +570,10 @@ class _ArrowCsvReader:
         columns : list of str, optional
         empty : bool, default=False
             Give the (empty) codes of a file of a header alone, rather than None.
+        blocks : bool, default=False
+            Code the file block by block (:func:`_plain_blocks`), its codes not kept, as a
+            file is coded when it is larger than half the budget or its codes take more
+            than the budget.
 
         Returns
         -------
@@ -458,7 +583,7 @@ class _ArrowCsvReader:
             return None
         size = os.path.getsize(path)
         budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
-        if size == 0 or size > budget // 2:
+        if size == 0:
             return None
         names = self._header(path)
         wanted = list(names) if columns is None else list(columns)
@@ -481,16 +606,24 @@ class _ArrowCsvReader:
             return None
         if end < 0:  # a header without a line end: no rows
             end = len(data) - 1
-        got = code_csv_parts(data, len(names), start=end + 1,
-                             n_parts=PLAIN_PARTS_PER_CORE * max(1, min(8, os.cpu_count() or 1)),
-                             max_values=MAX_HASHED_VALUES)
-        if got is None:
-            return None
-        parts, raw = got
-        n_rows = sum(codes.shape[0] for codes, _ in parts)
-        if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
-            return None
         cols = [names.index(name) for name in wanted]
+        got = None
+        if not blocks and size <= budget // 2:
+            got = code_csv_parts(data, len(names), start=end + 1, n_parts=_plain_parts_count(),
+                                 max_values=MAX_HASHED_VALUES)
+            if got is None:
+                return None
+            parts, raw = got
+            n_rows = sum(codes.shape[0] for codes, _ in parts)
+            groups = [parts]
+            if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
+                got = parts = groups = None  # the codes do not fit: coded block by block
+        if got is None:
+            got = _plain_blocks(path, data, end + 1, len(names), cols, budget)
+            if got is None:
+                return None
+            groups, raw, n_rows = got
+        del data
         values = {}
         for col in cols:
             try:
@@ -508,44 +641,48 @@ class _ArrowCsvReader:
         if n_rows:
             for name in wanted:
                 self.types.setdefault(name, pa.string())
-        return PlainCsv(names, parts, [values.get(col) for col in range(len(names))],
+        return PlainCsv(names, groups, [values.get(col) for col in range(len(names))],
                         n_rows)
 
     def plain_codes_of(self, paths, columns=None):
         """:meth:`plain_codes` of several files of the same header, as the codes of the
         file that holds their lines one after the other (:meth:`PlainCsv.concatenated`; a
         file of a header alone adds no rows), or None (the types :meth:`plain_codes`
-        decided forgotten) when a file is not plain, the files have other headers, or
-        their codes together exceed the memory budget.
+        decided forgotten) when a file is not plain or the files have other headers.  A
+        file whose codes, with those of the files before it, exceed the memory budget is
+        coded block by block.
 
         Returns
         -------
         PlainCsv or None
         """
         types = dict(self.types)
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
         plains = []
+        used = 0  # bytes of the codes kept so far
         for path in paths:
             plain = self.plain_codes(path, columns, len(paths) > 1)  # empty
+            if plain is not None and plain.kept:
+                n_read = sum(v is not None for v in plain.values)
+                size = plain.n_rows * (2 * len(plain.names) + n_read)
+                if used + size > budget:  # the files' codes together do not fit
+                    plain = self.plain_codes(path, columns, len(paths) > 1, True)
+                else:
+                    used += size
             if plain is None or (plains and plain.names != plains[0].names):
                 self.types = types
                 return None
             plains.append(plain)
         if len(plains) == 1:
             return plains[0]
-        plain = PlainCsv.concatenated(plains)
-        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
-        n_read = sum(v is not None for v in plain.values)
-        if 2 * plain.n_rows * len(plain.names) + plain.n_rows * n_read > budget:
-            self.types = types
-            return None
-        return plain
+        return PlainCsv.concatenated(plains)
 
     def _read_plain(self, path, columns):
         """The whole file as one table of dictionary columns from :meth:`plain_codes`:
         the table :meth:`_read_whole` and :func:`_encode_strings` give, or None (then they
         read it) when :meth:`plain_codes` gives up."""
         plain = self.plain_codes(path, columns)
-        if plain is None:
+        if plain is None or not plain.kept:
             return None
         wanted = list(plain.names) if columns is None else list(columns)
         arrays = []

@@ -117,3 +117,24 @@ def test_parts_of_a_memory_map_after_a_header(tmp_path, n_parts):
                             for part, tables in parts])
     np.testing.assert_array_equal(whole, codes)
     assert code_csv_parts(data, 3, start=10, n_parts=n_parts, max_values=200) is None
+
+
+@pytest.mark.parametrize("n_parts", [1, 3])
+def test_a_block_of_the_bytes_is_coded_as_those_bytes_alone(n_parts):
+    """``start`` and ``end`` (a block of a file): the codes and values of the block's bytes
+    alone, and line_parts' pieces within the block."""
+    from seminaive.kernels.csv_codes import code_csv_parts
+
+    rng = np.random.default_rng(41)
+    data = b"h0,h1\n" + _random_csv(rng, 900, 2, 40, crlf=False)
+    lo = data.find(b"\n", 1000) + 1
+    hi = data.find(b"\n", 3000) + 1
+    for a, b in line_parts(data, 4, lo, hi):
+        assert lo <= a < b <= hi and data[b - 1:b] == b"\n"
+    got = code_csv_parts(data, 2, start=lo, end=hi, n_parts=n_parts)
+    alone = code_csv(data[lo:hi], 2, n_parts=1)
+    parts, values = got
+    assert values == alone[1]
+    codes = np.concatenate([np.stack([t[c[:, j]] for j, t in enumerate(tables)], axis=1)
+                            for c, tables in parts])
+    np.testing.assert_array_equal(codes, alone[0])

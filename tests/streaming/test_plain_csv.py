@@ -12,6 +12,7 @@ import pytest
 
 from seminaive import AODE, KDB, TAN, NaiveBayes
 from seminaive.exceptions import InputError
+from seminaive.streaming import _readers as readers
 from seminaive.streaming import fit_stream
 from seminaive.streaming._readers import _NULL_STRINGS, _ArrowCsvReader, _encode_strings
 
@@ -351,3 +352,95 @@ def test_several_files_over_the_budget_take_the_pyarrow_route(tmp_path, monkeypa
     assert calls == [True, True]
     monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
     _same_model(model, fit_stream(NaiveBayes(), paths, target="label"))
+
+
+# --------------------------------------------------------------------------------------------
+# files over half the budget (or whose codes take more than it): coded block by block
+# --------------------------------------------------------------------------------------------
+
+
+def _spy_blocks(monkeypatch):
+    """The rows of every block coded again (the counting pass, and a learner's later
+    passes when the chunks are not kept)."""
+    calls = []
+    parts = readers.PlainBlock.parts
+
+    def spy(self):
+        calls.append(self.rows)
+        return parts(self)
+
+    monkeypatch.setattr(readers.PlainBlock, "parts", spy)
+    return calls
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, TAN, KDB])
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+@pytest.mark.parametrize("chunk_rows", [None, 77])
+@pytest.mark.parametrize("budget", [0, 60_000])
+def test_a_file_over_the_budget_is_coded_block_by_block(
+        tmp_path, monkeypatch, cls, missing, chunk_rows, budget):
+    """Blocks of about 4 kB (values first met in later blocks, a class in the last row):
+    pass 1 the values, the counting pass each block coded again; the chunks kept within
+    the budget (60 kB) for a learner's later passes, else made again.  The classes, values,
+    counts and predictions of the pyarrow route."""
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 4096)
+    rng = np.random.default_rng(43)
+    path = tmp_path / "data.csv"
+    text = _text(rng, 3000, crlf=True, final_newline=False)
+    lines = text.split("\r\n")
+    lines[2500] = "late0,v1,late2,c1"  # values met in a late block only
+    path.write_bytes("\r\n".join(lines).encode())
+    assert path.stat().st_size > 8 * 4096
+    calls = _spy_plain_codes(monkeypatch)
+    blocks = _spy_blocks(monkeypatch)
+    model = fit_stream(cls(missing=missing), str(path), target="label",
+                       chunk_rows=chunk_rows, keep_bytes=budget)
+    assert calls == [True]
+    assert len(blocks) >= (8 if budget == 0 else 3)
+    assert sum(blocks) % 3000 == 0  # every block, once a pass
+    assert "late0" in model.encoder_.categories_[0]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(cls(missing=missing), str(path), target="label", chunk_rows=chunk_rows,
+                     keep_bytes=budget)
+    _same_model(model, ref, _frame_of([str(path)]))
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, TAN])
+def test_several_files_kept_and_in_blocks(tmp_path, monkeypatch, cls):
+    """Files of 8.9 kB, a header, 12.1 kB and 6.0 kB, a budget of 18 kB: the third file
+    (over half the budget) coded block by block, the others' codes kept (12 bytes a row:
+    together within the budget), and the chunks kept for TAN's passes (7 bytes a row): the
+    model of the pyarrow route.  Four copies of the last file and a budget of 14 kB: each
+    file within half the budget, the codes of the first two within the budget (4.8 kB
+    each), the last two coded block by block."""
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 4096)
+    paths = _parts(tmp_path, np.random.default_rng(47))
+    blocks = _spy_blocks(monkeypatch)
+    model = fit_stream(cls(), paths, target="label", chunk_rows=100, keep_bytes=18_000)
+    assert len(blocks) >= 2 and sum(blocks) == 900  # the third file's, once
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(cls(), paths, target="label", chunk_rows=100, keep_bytes=18_000)
+    _same_model(model, ref, _frame_of(paths))
+    copies = [paths[-1]] * 4
+    ref = fit_stream(cls(), copies, target="label", chunk_rows=100, keep_bytes=14_000)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", True)
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 1 << 20)
+    blocks.clear()
+    model = fit_stream(cls(), copies, target="label", chunk_rows=100, keep_bytes=14_000)
+    assert blocks == [400, 400]  # once: the chunks (11.2 kB) are kept for TAN's passes
+    _same_model(model, ref, _frame_of(copies))
+
+
+def test_a_block_of_a_file_that_changed_is_refused(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(_text(np.random.default_rng(53), 500).encode())
+    reader = _ArrowCsvReader([str(path)])
+    plain = reader.plain_codes(str(path), None, False, True)
+    assert not plain.kept and sum(block.rows for block in plain.groups) == plain.n_rows
+    text = path.read_bytes()
+    path.write_bytes(text.replace(b"v1,", b"v9,"))  # a value the first pass did not see
+    with pytest.raises(InputError, match=re.escape(repr(str(path)))):
+        plain.groups[0].parts()
+    path.write_bytes(text[:len(text) // 2])  # shorter
+    with pytest.raises(InputError, match="changed"):
+        plain.groups[0].parts()

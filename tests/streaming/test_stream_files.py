@@ -107,8 +107,10 @@ def test_predict_stream_reads_digits_as_the_strings_the_model_learnt(tmp_path):
 
 def _count_plain_reads(monkeypatch, calls):
     """Count a plain CSV file's fields coded as its lines are split (``plain_codes``, not
-    pyarrow's parser) as a parse of the file, in ``calls``."""
+    pyarrow's parser; and a block of a file too large for its codes to be kept, coded
+    again) as a parse of the file, in ``calls``."""
     plain = readers._ArrowCsvReader.plain_codes
+    block = readers.PlainBlock.parts
 
     def counting(self, path, *args):
         got = plain(self, path, *args)
@@ -116,7 +118,12 @@ def _count_plain_reads(monkeypatch, calls):
             calls.append(path)
         return got
 
+    def counting_block(self):
+        calls.append(self.path)
+        return block(self)
+
     monkeypatch.setattr(readers._ArrowCsvReader, "plain_codes", counting)
+    monkeypatch.setattr(readers.PlainBlock, "parts", counting_block)
 
 
 def test_a_file_that_fits_is_parsed_once(tmp_path, monkeypatch):
