@@ -100,7 +100,9 @@ def worker(spec):
         parse = min(parse, time.perf_counter() - w)
         parse_cpu = min(parse_cpu, time.process_time() - c)
         w, c = time.perf_counter(), time.process_time()
-        model = cls().fit_stream(path, "class", progress=False)
+        model = cls().fit_stream(path, "class", progress=False,
+                                 **({} if spec.get("keep_bytes") is None else
+                                    {"keep_bytes": spec["keep_bytes"]}))
         fit = min(fit, time.perf_counter() - w)
         fit_cpu = min(fit_cpu, time.process_time() - c)
         del model
@@ -119,6 +121,8 @@ def main():
     parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
     parser.add_argument("--shapes", nargs="*", type=int, default=None,
                         help="indices of the shapes to time (default: all)")
+    parser.add_argument("--keep-bytes", type=int, default=None,
+                        help="keep_bytes of fit_stream (default: its default)")
     parser.add_argument("--parts", type=int, default=4,
                         help="also time the CSV file split into this many files (0: not)")
     args = parse_or_serve(parser, worker, ROOT)
@@ -137,7 +141,8 @@ def main():
         csv_path, parquet_path, pieces = write_files(shape, data_dir, args.parts)
         for path in [csv_path, parquet_path] + ([pieces] if pieces else []):
             for learner in args.learners:
-                spec = {"learner": learner, "path": path, "parquet": parquet_path}
+                spec = {"learner": learner, "path": path, "parquet": parquet_path,
+                        "keep_bytes": args.keep_bytes}
                 best = {"now": None, "ref": None}
                 for _ in range(args.repeats):  # the two versions alternate
                     for key, code in (("now", now_dir), ("ref", ref_dir)):
@@ -169,6 +174,7 @@ def main():
         f"{args.repeats}"
         + ("" if args.shapes is None else " --shapes " + " ".join(map(str, args.shapes)))
         + ("" if args.parts == 4 else f" --parts {args.parts}")
+        + ("" if args.keep_bytes is None else f" --keep-bytes {args.keep_bytes}")
         + "`: nominal attributes of string values `v0`, `v1`, ... and a class "
         "column `c0`, `c1`, ..., as CSV (with a header) and as Parquet, and the CSV file's "
         "rows in several CSV files of the same header (*CSV in k files*: `fit_stream` of "
