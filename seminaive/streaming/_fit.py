@@ -174,7 +174,7 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         reader = _KeptChunks(reader, budget)
     # a plain all-string CSV file: its fields coded as its lines are split, no scan of
     # parsed chunks, no counting pass (see _codes.PlainCodes)
-    scanned = _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner)
+    scanned = _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner, progress)
     if scanned is None:
         # an all-nominal file is coded by the scan: no counting pass (see _codes)
         kept = getattr(reader, "dictionaries_used", False)
@@ -215,7 +215,7 @@ def _describe(source):
     return "the first chunk"
 
 
-def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
+def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner, progress=None):
     """Pass 1 of a plain all-string CSV file read by coding its fields as its lines are
     split (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes`): the summary
     :func:`_scan` would give, from each column's distinct values, and the codes
@@ -223,12 +223,14 @@ def _scan_plain(estimator, reader, layout, chunk_rows, sample_rows, owner):
     a weight column, a column that is not strings, a missing class label, a feature the
     encoder does not take as nominal, or a file the reader gives up on.  Several files of
     the same header are read as the file holding their lines one after the other
-    (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes_of`)."""
+    (:meth:`~seminaive.streaming._readers._ArrowCsvReader.plain_codes_of`).  ``progress``:
+    a bar of the rows coded, file by file (block by block for a file coded in blocks)."""
     inner = getattr(reader, "_reader", None)
     if (layout is None or layout.weight is not None or not isinstance(
             inner, _ArrowCsvReader) or not inner.plain_fits):
         return None
-    plain = inner.plain_codes_of(inner.paths, layout.columns)
+    with _progress_bar(progress, None, "pass 1/2: values (plain CSV)") as bar:
+        plain = inner.plain_codes_of(inner.paths, layout.columns, bar.update)
     if plain is None or plain.n_rows == 0:
         return None
     names = plain.names

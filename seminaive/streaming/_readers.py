@@ -109,9 +109,26 @@ def default_chunk_rows(n_columns):
     return int(min(1 << 20, max(1 << 12, DEFAULT_CHUNK_CELLS // max(int(n_columns), 1))))
 
 
+class _NoBar:
+    """The progress bar of a fit without one (tqdm not imported: about 0.15 s)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        pass
+
+
 def _progress_bar(progress, total, desc):
+    """A tqdm bar of rows, or a bar that shows nothing (``progress`` False, or None and
+    stderr not a terminal)."""
     if progress is None:
         progress = sys.stderr.isatty()
+    if not progress:
+        return _NoBar()
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, disable=not progress,
@@ -355,10 +372,11 @@ class PlainBlock:
 PLAIN_BLOCK_BYTES = 1 << 20
 
 
-def _plain_blocks(path, data, start, n_cols, cols, budget):
+def _plain_blocks(path, data, start, n_cols, cols, budget, advance=None):
     """Pass 1 of a plain CSV file coded block by block (blocks of a quarter of the
     ``budget``, at least ``PLAIN_BLOCK_BYTES``, cut after line ends): the values of the
-    columns ``cols`` in order of first appearance over the file, the codes dropped.
+    columns ``cols`` in order of first appearance over the file, the codes dropped
+    (``advance``, if given, called with the rows of every block coded).
 
     Returns
     -------
@@ -387,6 +405,8 @@ def _plain_blocks(path, data, start, n_cols, cols, budget):
                 return None
         groups.append(PlainBlock(path, lo, hi, n_cols, rows, lookups))
         n_rows += rows
+        if advance is not None:
+            advance(rows)
     return groups, [None if lookup is None else list(lookup) for lookup in lookups], n_rows
 
 
@@ -465,6 +485,7 @@ class _ArrowCsvReader:
         self.types = dict(column_types or {})
         self.fixed = bool(fixed)
         self.keep_bytes = None  # the memory budget (None: that of keep_bytes())
+        self._advance = None  # plain_codes_of's progress (rows coded)
         self._names = {}
         for path in self.paths:
             _missing_file(path)
@@ -618,8 +639,11 @@ class _ArrowCsvReader:
             groups = [parts]
             if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
                 got = parts = groups = None  # the codes do not fit: coded block by block
+            elif self._advance is not None:
+                self._advance(n_rows)
         if got is None:
-            got = _plain_blocks(path, data, end + 1, len(names), cols, budget)
+            got = _plain_blocks(path, data, end + 1, len(names), cols, budget,
+                                self._advance)
             if got is None:
                 return None
             groups, raw, n_rows = got
@@ -644,13 +668,21 @@ class _ArrowCsvReader:
         return PlainCsv(names, groups, [values.get(col) for col in range(len(names))],
                         n_rows)
 
-    def plain_codes_of(self, paths, columns=None):
+    def plain_codes_of(self, paths, columns=None, advance=None):
         """:meth:`plain_codes` of several files of the same header, as the codes of the
         file that holds their lines one after the other (:meth:`PlainCsv.concatenated`; a
         file of a header alone adds no rows), or None (the types :meth:`plain_codes`
         decided forgotten) when a file is not plain or the files have other headers.  A
         file whose codes, with those of the files before it, exceed the memory budget is
         coded block by block.
+
+        Parameters
+        ----------
+        paths : list of str
+        columns : list of str, optional
+        advance : callable, optional
+            Called with the number of rows of every file (or block) coded: a progress
+            bar's ``update``.
 
         Returns
         -------
@@ -660,19 +692,24 @@ class _ArrowCsvReader:
         budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
         plains = []
         used = 0  # bytes of the codes kept so far
-        for path in paths:
-            plain = self.plain_codes(path, columns, len(paths) > 1)  # empty
-            if plain is not None and plain.kept:
-                n_read = sum(v is not None for v in plain.values)
-                size = plain.n_rows * (2 * len(plain.names) + n_read)
-                if used + size > budget:  # the files' codes together do not fit
-                    plain = self.plain_codes(path, columns, len(paths) > 1, True)
-                else:
-                    used += size
-            if plain is None or (plains and plain.names != plains[0].names):
-                self.types = types
-                return None
-            plains.append(plain)
+        try:
+            for path in paths:
+                self._advance = advance
+                plain = self.plain_codes(path, columns, len(paths) > 1)  # empty
+                if plain is not None and plain.kept:
+                    n_read = sum(v is not None for v in plain.values)
+                    size = plain.n_rows * (2 * len(plain.names) + n_read)
+                    if used + size > budget:  # the files' codes together do not fit
+                        self._advance = None  # (its rows were counted)
+                        plain = self.plain_codes(path, columns, len(paths) > 1, True)
+                    else:
+                        used += size
+                if plain is None or (plains and plain.names != plains[0].names):
+                    self.types = types
+                    return None
+                plains.append(plain)
+        finally:
+            self._advance = None
         if len(plains) == 1:
             return plains[0]
         return PlainCsv.concatenated(plains)

@@ -444,3 +444,39 @@ def test_a_block_of_a_file_that_changed_is_refused(tmp_path):
     path.write_bytes(text[:len(text) // 2])  # shorter
     with pytest.raises(InputError, match="changed"):
         plain.groups[0].parts()
+
+
+@pytest.mark.parametrize("budget", [None, 0])
+def test_progress_of_the_plain_route(tmp_path, monkeypatch, capsys, budget):
+    """progress=True: a bar of the rows coded in pass 1, file by file (block by block for a
+    file coded in blocks), whose total is the rows of the files; progress=False: no bar,
+    and tqdm is not imported."""
+    import sys
+
+    import seminaive.streaming._fit as fit_module
+
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 4096)
+    paths = _parts(tmp_path, np.random.default_rng(59))
+    bars = []
+    made = fit_module._progress_bar
+
+    def recording(progress, total, desc):
+        bar = made(progress, total, desc)
+        updates = []
+        update = bar.update
+        bar.update = lambda n=1: updates.append(n) or update(n)
+        bars.append((desc, updates))
+        return bar
+
+    monkeypatch.setattr(fit_module, "_progress_bar", recording)
+    fit_stream(NaiveBayes(), paths, target="label", progress=True, keep_bytes=budget)
+    desc, updates = bars[0]
+    assert desc.startswith("pass 1/2") and "plain" in desc
+    assert sum(updates) == 2000  # the rows of the four files
+    assert len(updates) == 4 if budget is None else len(updates) >= 6  # files or blocks
+    assert "pass 1/2" in capsys.readouterr().err
+    monkeypatch.delitem(sys.modules, "tqdm.auto", raising=False)
+    bars.clear()
+    fit_stream(NaiveBayes(), paths, target="label", progress=False, keep_bytes=budget)
+    assert "tqdm.auto" not in sys.modules
+    assert isinstance(made(False, None, "x"), readers._NoBar)
