@@ -81,6 +81,8 @@ def worker(spec):
     import seminaive
 
     warnings.simplefilter("ignore")
+    if spec.get("keep_bytes") is not None:  # the budget of fit_stream (both trees read it)
+        os.environ["SEMINAIVE_KEEP_BYTES"] = str(spec["keep_bytes"])
     cls = getattr(seminaive, LEARNERS[spec["learner"]])
     path = spec["path"]
     small = pq.read_table(spec["parquet"]).slice(0, 2000).to_pandas()
@@ -100,9 +102,7 @@ def worker(spec):
         parse = min(parse, time.perf_counter() - w)
         parse_cpu = min(parse_cpu, time.process_time() - c)
         w, c = time.perf_counter(), time.process_time()
-        model = cls().fit_stream(path, "class", progress=False,
-                                 **({} if spec.get("keep_bytes") is None else
-                                    {"keep_bytes": spec["keep_bytes"]}))
+        model = cls().fit_stream(path, "class", progress=False)
         fit = min(fit, time.perf_counter() - w)
         fit_cpu = min(fit_cpu, time.process_time() - c)
         del model
@@ -122,7 +122,8 @@ def main():
     parser.add_argument("--shapes", nargs="*", type=int, default=None,
                         help="indices of the shapes to time (default: all)")
     parser.add_argument("--keep-bytes", type=int, default=None,
-                        help="keep_bytes of fit_stream (default: its default)")
+                        help="the keep budget of fit_stream, SEMINAIVE_KEEP_BYTES in the "
+                        "workers (default: its default)")
     parser.add_argument("--parts", type=int, default=4,
                         help="also time the CSV file split into this many files (0: not)")
     args = parse_or_serve(parser, worker, ROOT)

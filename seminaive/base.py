@@ -631,6 +631,10 @@ class Learner(ClassifierMixin, BaseEstimator):
         once: the scan codes its chunks and, while their codes fit in the memory budget of
         :func:`~seminaive.streaming.keep_bytes`, counts them without reading the file
         again; the parsed chunks of other files are likewise kept within that budget.
+        Plain all-string CSV files (no quotes, UTF-8; one file or several of the same
+        header, read as their lines one after the other) are coded as their lines are
+        split, without parsing them into strings; a file too large for its codes to be
+        kept is coded block by block, once for its values and once for its counts.
         Memory: the tables, one chunk and the sample, plus what the budget keeps.
         Learners with extra passes re-read the source chunk by chunk.  See
         :mod:`seminaive.streaming`.
