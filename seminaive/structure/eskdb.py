@@ -608,7 +608,8 @@ class ESKDB(_StructureBase):
         for member in members:
             self._share(member)
         self._count_shared_families(members, stats, source)
-        passes = self._member_passes(members, [source] * len(members))
+        with PairStatistics.reused([(self.table_, stats)]):
+            passes = self._member_passes(members, [source] * len(members))
         sizes = []
 
         def loo(codes, y, w, values=None):
@@ -648,7 +649,8 @@ class ESKDB(_StructureBase):
         sources = [_RemappedSource(source, lut, t.sizes)
                    for lut, t in zip(self._member_maps, tables, strict=True)]
         self._count_member_families(members, stats, source)
-        passes = self._member_passes(members, sources)
+        with PairStatistics.reused(zip(tables, stats, strict=True)):
+            passes = self._member_passes(members, sources)
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
         sizes = []
 
