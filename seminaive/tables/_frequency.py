@@ -136,6 +136,11 @@ def _whole_counts(counts):
     return total < 2.0 ** 52
 
 
+#: bytes of the buffer :meth:`FrequencyTable.remapped_into` cumulates the blocks into, a run
+#: of blocks at a time (at least the largest block)
+CUMULATED_BYTES = 4 << 20
+
+
 @njit(cache=True)
 def _cumulate_blocks(counts, offsets, combos, orders, sizes, k, cum, cum_offsets):
     """Every block of a table of order <= 2 cumulated along its attributes' axes, with a
@@ -837,7 +842,8 @@ class FrequencyTable(_CountTable):
         :meth:`remapped`, bit for bit, with each block read once for all the members
         rather than once per member.  Tables of order <= 2 (ESKDB's pair tables) are
         cumulated by one compiled pass and every member read off by one more, the members
-        on the threads; higher orders block by block in numpy.
+        on the threads, a run of blocks at a time (into one buffer of
+        ``CUMULATED_BYTES``); higher orders block by block in numpy.
 
         Parameters
         ----------
@@ -861,10 +867,6 @@ class FrequencyTable(_CountTable):
             k = self.n_classes
             cells = np.array([k * int(np.prod(self.sizes[self.combos[g, :int(d)]] + 1))
                               for g, d in enumerate(self.orders)], dtype=np.int64)
-            cum_offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-            cum = np.empty(int(cum_offsets[-1]))
-            _cumulate_blocks(self.counts, self.offsets, self.combos, self.orders, self.sizes,
-                             k, cum, cum_offsets)
             width = max(e.size for own in ends for e in own)
             padded = []
             for own in ends:
@@ -872,10 +874,29 @@ class FrequencyTable(_CountTable):
                 for t, e in enumerate(own):
                     table[t, :e.size] = e
                 padded.append(table)
-            parallel_calls(_read_runs, [
-                (cum, cum_offsets, self.combos, self.orders, k, table, member.sizes,
-                 member.counts, member.offsets)
-                for table, member in zip(padded, members, strict=True)])
+            # the blocks a run at a time, cumulated into one buffer of at most
+            # ``CUMULATED_BYTES`` (or the largest block): the same numbers as one buffer
+            # of the whole table, whose fresh pages cost more than the cumulation (penbased's
+            # table of 20 members' cut points: 60 MB)
+            start = 0
+            cum = np.empty(max(int(cells.max(initial=0)),
+                               min(int(cells.sum()), CUMULATED_BYTES // 8)))
+            while start < cells.size:
+                stop = start + 1
+                used = int(cells[start])
+                while stop < cells.size and used + int(cells[stop]) <= cum.size:
+                    used += int(cells[stop])
+                    stop += 1
+                run = slice(start, stop)
+                cum_offsets = np.concatenate([[0], np.cumsum(cells[run])]).astype(np.int64)
+                combos, orders = self.combos[run], self.orders[run]
+                _cumulate_blocks(self.counts, self.offsets[run], combos, orders, self.sizes,
+                                 k, cum, cum_offsets)
+                parallel_calls(_read_runs, [
+                    (cum, cum_offsets, combos, orders, k, table, member.sizes,
+                     member.counts, member.offsets[run])
+                    for table, member in zip(padded, members, strict=True)])
+                start = stop
         for member in members:
             member.n_rows = self.n_rows
         return True

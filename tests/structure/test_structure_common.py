@@ -169,6 +169,26 @@ def test_pair_statistics_match_direct_counting():
     assert stats.cmi[0, 1] > 0.05  # the dependent pair
 
 
+def test_pair_statistics_reused_only_within_the_block():
+    """Within :meth:`PairStatistics.reused` the constructor hands out the given statistics
+    of a table (not computed again); other tables, and the same table after the block, get
+    statistics of their own, with the same numbers."""
+    k = 3
+    codes, y = _codes(300, SIZES, k, 0.15, 4)
+    table = FrequencyTable(SIZES - 1, k, 2).add(codes, y)
+    other = FrequencyTable(SIZES - 1, k, 2).add(codes[:100], y[:100])
+    stats = PairStatistics(table)
+    with PairStatistics.reused([(table, stats)]):
+        assert PairStatistics(table) is stats
+        fresh = PairStatistics(other)
+        assert fresh is not stats
+        assert_array_equal(fresh.cmi, PairStatistics(other).cmi)
+    again = PairStatistics(table)
+    assert again is not stats and not PairStatistics._reused
+    for name in ("mi", "cmi", "den_pair", "den_uni", "class_counts"):
+        assert_array_equal(getattr(again, name), getattr(stats, name))
+
+
 def test_check_parents_rejects_bad_structures():
     assert_array_equal(check_parents([[1, -1], [-1, -1], [0, 1]], 3, 2),
                        [[1, -1], [-1, -1], [0, 1]])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from seminaive import FrequencyTable, TableTooLargeError, estimate_table_bytes
+from seminaive.tables import _frequency as frequency_module
 
 N_VALUES = np.array([2, 3, 2, 4, 3, 2])
 K = 3
@@ -258,10 +259,15 @@ def test_has_whole_counts_hand_cases():
     assert not big.has_whole_counts()  # the sum reaches 2**52
 
 
+@pytest.mark.parametrize("buffer", [None, 8, 1000])
 @pytest.mark.parametrize("max_order", [1, 2, 3])
-def test_remapped_into_is_remapped_bit_for_bit(max_order):
+def test_remapped_into_is_remapped_bit_for_bit(max_order, buffer, monkeypatch):
     """Every member's table read off the cumulated blocks (compiled for orders <= 2, numpy
-    above) holds the counts of :meth:`FrequencyTable.remapped`, summed cell by cell."""
+    above) holds the counts of :meth:`FrequencyTable.remapped`, summed cell by cell; also
+    when the blocks are cumulated a few at a time (``buffer`` bytes: every block alone, or
+    runs of blocks)."""
+    if buffer is not None:
+        monkeypatch.setattr(frequency_module, "CUMULATED_BYTES", buffer)
     rng = np.random.default_rng(max_order)
     n_values = np.array([4, 1, 6, 3])
     table = FrequencyTable(n_values, 3, max_order)
