@@ -18,7 +18,10 @@ an attribute reuses the tree path and counts of the previous row when the two sh
 value and leading candidates' values, and the losses are summed in row order afterwards,
 so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.  That
 pass walks every attribute's count tree merged over the classes (:func:`class_index`), so
-a row's path costs one search per candidate, not one per candidate and class.
+a row's path costs one search per candidate, not one per candidate and class; the merged
+nodes are packed so that a visit reads few cache lines (:func:`_pack_members`), and the
+walk stops at the first node below which no node keeps ``min_count`` rows besides the
+held-out row (the levels below it fall back to P(x_i | y) whatever their counts).
 """
 
 import math
@@ -222,21 +225,23 @@ def _fill_class_index(trees, candidates, sizes, index):
 
 #: the low 32 bits of a packed field of :func:`_pack_members`
 _LOW = 0xFFFFFFFF
+#: the fields of a merged node in :func:`_pack_members`'s ``nav``
+_NAV = 5
 
 
 @njit(cache=True, nogil=True)
 def _pack_members(index, node_freq, node_den, value_off, values, sizes, nav, rec):
     """The :class:`ClassIndex` ``index`` packed for :func:`_loo_rows`, what a visit of a
-    merged node reads side by side (fewer cache misses): ``nav[4 q: 4 q + 4]`` holds
-    merged node q's value plus 2**32 times its number of children, its first child plus
-    2**32 times its number of members c, the start B of its record in ``rec``, and (as
-    the bits of a float64: ``nav.view(np.float64)[4 q + 3]``) the largest count of rows
-    of a merged node of its subtree (itself included; so that the search among a node's
-    children finds the child's links with its value, and a walk stops where no node
-    below keeps ``min_count`` rows); ``rec[B]`` the members' count of rows
-    (``node_freq``, summed in member order), ``rec[B + 1 + e]`` member e's class,
-    ``rec[B + 1 + c + e]`` its count of rows with the child observed (``node_den``),
-    ``rec[B + 1 + (2 + v) c + e]`` its count of the child's value v (``values`` from
+    merged node reads side by side (fewer cache misses).  ``nav[5 q: 5 q + 5]`` (as
+    int64; the last two as the bits of float64s, ``nav.view(np.float64)``): merged node
+    q's value plus 2**32 times its number of children, its first child plus 2**32 times
+    its number of members c, the start B of its record in ``rec``, the largest count of
+    rows of a merged node of its subtree (itself included), and its own count of rows
+    (its members' ``node_freq`` summed in member order); so the search among a node's
+    children finds the child's links and counts with its value, and a walk stops where
+    no node below keeps ``min_count`` rows.  ``rec[B + e]``: member e's class,
+    ``rec[B + c + e]`` its count of rows with the child observed (``node_den``),
+    ``rec[B + (2 + v) c + e]`` its count of the child's value v (``values`` from
     ``value_off``: a :class:`._sparse.TreeBundle`'s).  ``nav`` and ``rec`` are of the
     sizes :func:`_packed_sizes` gives."""
     first, n_kids, value = index.first, index.n_children, index.value
@@ -251,27 +256,27 @@ def _pack_members(index, node_freq, node_den, value_off, values, sizes, nav, rec
         n_v = sizes[i]
         for q in range(roots[i], end):
             c = m_count[q]
-            nav[4 * q] = (value[q] & _LOW) + (n_kids[q] << 32)
-            nav[4 * q + 1] = first[q] + (c << 32)
-            nav[4 * q + 2] = total
+            nav[_NAV * q] = (value[q] & _LOW) + (n_kids[q] << 32)
+            nav[_NAV * q + 1] = first[q] + (c << 32)
+            nav[_NAV * q + 2] = total
             s = m_start[q]
             freq = 0.0
             for e in range(c):
                 g = m_node[s + e]
                 freq += node_freq[g]
-                rec[total + 1 + e] = m_class[s + e]
-                rec[total + 1 + c + e] = node_den[g]
+                rec[total + e] = m_class[s + e]
+                rec[total + c + e] = node_den[g]
                 off = value_off[g]
                 for v in range(n_v):
-                    rec[total + 1 + (2 + v) * c + e] = values[off + v]
-            rec[total] = freq
-            top[4 * q + 3] = freq
-            total += 1 + c * (2 + n_v)
+                    rec[total + (2 + v) * c + e] = values[off + v]
+            top[_NAV * q + 3] = freq
+            top[_NAV * q + 4] = freq
+            total += c * (2 + n_v)
     for q in range(n_q - 1, -1, -1):  # (children after their parent)
         lo = first[q]
         for d in range(lo, lo + n_kids[q]):
-            if top[4 * d + 3] > top[4 * q + 3]:
-                top[4 * q + 3] = top[4 * d + 3]
+            if top[_NAV * d + 3] > top[_NAV * q + 3]:
+                top[_NAV * q + 3] = top[_NAV * d + 3]
 
 
 def _packed_sizes(index, sizes):
@@ -282,27 +287,27 @@ def _packed_sizes(index, sizes):
     widths = np.repeat(2 + np.asarray(sizes, dtype=np.int64), lengths)
     if n_q >= 2 ** 31 or sizes.max(initial=0) >= 2 ** 31:
         raise ValueError("too many merged nodes to pack")
-    return 4 * n_q, int(n_q + np.sum(index.n_members * widths))
+    return _NAV * n_q, int(np.sum(index.n_members * widths))
 
 
 @njit(cache=True, inline="always")
 def _packed_child(nav, q, x):
     """The child of merged node ``q`` with value ``x``, or -1, as :func:`_index_child`
     finds it, from ``nav`` (:func:`_pack_members`)."""
-    lo = nav[4 * q + 1] & _LOW
-    end = lo + (nav[4 * q] >> 32)
+    lo = nav[_NAV * q + 1] & _LOW
+    end = lo + (nav[_NAV * q] >> 32)
     if lo < end:
-        guess = lo + x - (nav[4 * lo] & _LOW)
-        if lo <= guess < end and (nav[4 * guess] & _LOW) == x:
+        guess = lo + x - (nav[_NAV * lo] & _LOW)
+        if lo <= guess < end and (nav[_NAV * guess] & _LOW) == x:
             return guess
     hi = end
     while lo < hi:
         mid = (lo + hi) >> 1
-        if (nav[4 * mid] & _LOW) < x:
+        if (nav[_NAV * mid] & _LOW) < x:
             lo = mid + 1
         else:
             hi = mid
-    if lo < end and (nav[4 * lo] & _LOW) == x:
+    if lo < end and (nav[_NAV * lo] & _LOW) == x:
         return lo
     return -1
 
@@ -865,9 +870,14 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     first j candidates' values (and removed amount) are that row's reuses the counts of
     the models with up to j parents, and a row whose first t candidates' values are
     that row's walks the tree from the t-th node on.  The walk goes down the attribute's
-    count trees merged over the classes (``nodes[2]``, :func:`class_index`): one search per
-    candidate for all the classes, whose nodes the merged node lists (the classes without
-    the prefix get the factor of no counts, computed once).  Only the held-out class's
+    count trees merged over the classes (``nodes``: ``(index, nav, rec)``,
+    :func:`class_index` packed by :func:`_pack_members`): one search per candidate for
+    all the classes, whose nodes the merged node lists (the classes without the prefix
+    get the factor of no counts, computed once); it stops at the first node whose
+    subtree's largest count of rows, less the held-out amount, is below ``min_count``
+    (every level below falls back to P(x_i | y), as the counts of its node would decide;
+    a node's count is never below a descendant's, so the stop is exact by the largest
+    count whatever the rounding of weighted counts).  Only the held-out class's
     factor is computed afresh (one division per attribute and k), then the products and
     losses as in :func:`_loo_blocks`, the products' sum and first largest found in the
     same sweep (:func:`_factor_loss` sums and compares the same numbers in the same order)."""
@@ -966,7 +976,7 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 # (the levels below it: no counts, or too few to use)
                 q = paths[rho, valid]
                 reach = valid
-                while reach < observed and q >= 0 and nav_top[4 * q + 3] - u >= min_count:
+                while reach < observed and q >= 0 and nav_top[_NAV * q + 3] - u >= min_count:
                     q = _packed_child(nav, q, xr[chain[reach]])
                     reach += 1
                     paths[rho, reach] = q
@@ -983,9 +993,9 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                         if jj <= depth[rho] or q < 0:  # (else too few rows below)
                             freq = 0.0
                             rb = 0
-                            if q >= 0:  # the merged node's record (:func:`_pack_members`)
-                                rb = nav[4 * q + 2]
-                                freq = rec[rb]
+                            if q >= 0:  # the merged node's count of rows
+                                rb = nav[_NAV * q + 2]
+                                freq = nav_top[_NAV * q + 4]
                             used = freq - u >= min_count
                         if used:
                             # the classes without the parent values, then those with them
@@ -995,12 +1005,12 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                                 base_f[rho, j, yy] = absent_f[i]
                                 base_e[rho, j, yy] = absent_e[i]
                             ex = absent_e[i] != 0.0
-                            c = nav[4 * q + 1] >> 32 if q >= 0 else 0
-                            vb = rb + 1 + (2 + xi) * c
+                            c = nav[_NAV * q + 1] >> 32 if q >= 0 else 0
+                            vb = rb + (2 + xi) * c
                             for e in range(c):
-                                yy = int(rec[rb + 1 + e])
+                                yy = int(rec[rb + e])
                                 nv = rec[vb + e]
-                                dv = rec[rb + 1 + c + e]
+                                dv = rec[rb + c + e]
                                 base_num[rho, j, yy] = nv
                                 base_den[rho, j, yy] = dv
                                 f, ef = _base_factor(nv, dv, pc, tot)

@@ -213,23 +213,25 @@ def test_packed_merged_nodes(monkeypatch):
     assert not np.isnan(rec).any()
     top = nav.view(np.float64)
     low = 2 ** 32 - 1
+    width = _skdb_kernels._NAV
     roots = index.root.tolist() + [index.n_members.size]
     own_freq = {}
     for i in range(len(index.root)):
         for q in range(roots[i], roots[i + 1]):
             start, c = index.member_start[q], index.n_members[q]
-            assert nav[4 * q + 1] & low == index.first[q] and nav[4 * q + 1] >> 32 == c
-            assert nav[4 * q] >> 32 == index.n_children[q]
+            assert nav[width * q + 1] & low == index.first[q]
+            assert nav[width * q + 1] >> 32 == c
+            assert nav[width * q] >> 32 == index.n_children[q]
             if q != index.root[i]:
-                assert nav[4 * q] & low == index.value[q]
-            b = nav[4 * q + 2]
+                assert nav[width * q] & low == index.value[q]
+            b = nav[width * q + 2]
             nodes = index.member_node[start:start + c]
-            assert rec[b] == pytest.approx(freq[nodes].sum(), rel=1e-12, abs=0)
-            own_freq[q] = rec[b]
-            assert rec[b + 1:b + 1 + c].tolist() == index.member_class[start:start + c].tolist()
-            assert rec[b + 1 + c:b + 1 + 2 * c].tolist() == den[nodes].tolist()
+            assert top[width * q + 4] == pytest.approx(freq[nodes].sum(), rel=1e-12, abs=0)
+            own_freq[q] = top[width * q + 4]
+            assert rec[b:b + c].tolist() == index.member_class[start:start + c].tolist()
+            assert rec[b + c:b + 2 * c].tolist() == den[nodes].tolist()
             for v in range(sizes[i]):
-                got = rec[b + 1 + (2 + v) * c:b + 1 + (3 + v) * c]
+                got = rec[b + (2 + v) * c:b + (3 + v) * c]
                 assert got.tolist() == [trees.values[trees.value_off[g] + v] for g in nodes]
 
     def subtree(q):
@@ -237,4 +239,4 @@ def test_packed_merged_nodes(monkeypatch):
         return max([own_freq[q]] + [subtree(d) for d in kids])
 
     for q in own_freq:
-        assert top[4 * q + 3] == subtree(q)
+        assert top[width * q + 3] == subtree(q)
