@@ -18,7 +18,10 @@ an attribute reuses the tree path and counts of the previous row when the two sh
 value and leading candidates' values, and the losses are summed in row order afterwards,
 so the sums are those of the row-by-row kernel (:func:`_loo_blocks`) bit for bit.  That
 pass walks every attribute's count tree merged over the classes (:func:`class_index`), so
-a row's path costs one search per candidate, not one per candidate and class.
+a row's path costs one search per candidate, not one per candidate and class; the merged
+nodes are packed so that a visit reads few cache lines (:func:`_pack_members`), and the
+walk stops at the first node below which no node keeps ``min_count`` rows besides the
+held-out row (the levels below it fall back to P(x_i | y) whatever their counts).
 """
 
 import math
@@ -218,6 +221,95 @@ def _fill_class_index(trees, candidates, sizes, index):
                     m_class[slot[x]] = yy
                     m_node[slot[x]] = c
                     slot[x] += 1
+
+
+#: the low 32 bits of a packed field of :func:`_pack_members`
+_LOW = 0xFFFFFFFF
+#: the fields of a merged node in :func:`_pack_members`'s ``nav``
+_NAV = 5
+
+
+@njit(cache=True, nogil=True)
+def _pack_members(index, node_freq, node_den, value_off, values, sizes, nav, rec):
+    """The :class:`ClassIndex` ``index`` packed for :func:`_loo_rows`, what a visit of a
+    merged node reads side by side (fewer cache misses).  ``nav[5 q: 5 q + 5]`` (as
+    int64; the last two as the bits of float64s, ``nav.view(np.float64)``): merged node
+    q's value plus 2**32 times its number of children, its first child plus 2**32 times
+    its number of members c, the start B of its record in ``rec``, the largest count of
+    rows of a merged node of its subtree (itself included), and its own count of rows
+    (its members' ``node_freq`` summed in member order); so the search among a node's
+    children finds the child's links and counts with its value, and a walk stops where
+    no node below keeps ``min_count`` rows.  ``rec[B + e]``: member e's class,
+    ``rec[B + c + e]`` its count of rows with the child observed (``node_den``),
+    ``rec[B + (2 + v) c + e]`` its count of the child's value v (``values`` from
+    ``value_off``: a :class:`._sparse.TreeBundle`'s).  ``nav`` and ``rec`` are of the
+    sizes :func:`_packed_sizes` gives."""
+    first, n_kids, value = index.first, index.n_children, index.value
+    m_start, m_count, m_class, m_node, roots = index.member_start, index.n_members, \
+        index.member_class, index.member_node, index.root
+    a = roots.size
+    n_q = m_count.size
+    top = nav.view(np.float64)
+    total = 0
+    for i in range(a):
+        end = roots[i + 1] if i + 1 < a else n_q
+        n_v = sizes[i]
+        for q in range(roots[i], end):
+            c = m_count[q]
+            nav[_NAV * q] = (value[q] & _LOW) + (n_kids[q] << 32)
+            nav[_NAV * q + 1] = first[q] + (c << 32)
+            nav[_NAV * q + 2] = total
+            s = m_start[q]
+            freq = 0.0
+            for e in range(c):
+                g = m_node[s + e]
+                freq += node_freq[g]
+                rec[total + e] = m_class[s + e]
+                rec[total + c + e] = node_den[g]
+                off = value_off[g]
+                for v in range(n_v):
+                    rec[total + (2 + v) * c + e] = values[off + v]
+            top[_NAV * q + 3] = freq
+            top[_NAV * q + 4] = freq
+            total += c * (2 + n_v)
+    for q in range(n_q - 1, -1, -1):  # (children after their parent)
+        lo = first[q]
+        for d in range(lo, lo + n_kids[q]):
+            if top[_NAV * d + 3] > top[_NAV * q + 3]:
+                top[_NAV * q + 3] = top[_NAV * d + 3]
+
+
+def _packed_sizes(index, sizes):
+    """The sizes of the arrays ``(nav, rec)`` of :func:`_pack_members`."""
+    roots = index.root
+    n_q = index.n_members.size
+    lengths = np.diff(np.append(roots, n_q))
+    widths = np.repeat(2 + np.asarray(sizes, dtype=np.int64), lengths)
+    if n_q >= 2 ** 31 or sizes.max(initial=0) >= 2 ** 31:
+        raise ValueError("too many merged nodes to pack")
+    return _NAV * n_q, int(np.sum(index.n_members * widths))
+
+
+@njit(cache=True, inline="always")
+def _packed_child(nav, q, x):
+    """The child of merged node ``q`` with value ``x``, or -1, as :func:`_index_child`
+    finds it, from ``nav`` (:func:`_pack_members`)."""
+    lo = nav[_NAV * q + 1] & _LOW
+    end = lo + (nav[_NAV * q] >> 32)
+    if lo < end:
+        guess = lo + x - (nav[_NAV * lo] & _LOW)
+        if lo <= guess < end and (nav[_NAV * guess] & _LOW) == x:
+            return guess
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if (nav[_NAV * mid] & _LOW) < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and (nav[_NAV * lo] & _LOW) == x:
+        return lo
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -457,12 +549,14 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     node_sums(trees, sizes, node_freq, node_den)
     if gauss is None and reuse:
         index = class_index(trees, search[2], sizes)
-        # the members' totals and value offsets in the members' order: a merged node's
-        # are contiguous
-        at = index.member_node if trees.code.size else index.member_node[:0]
-        members = (node_freq[at], node_den[at], trees.value_off[at])
+        # what a visit of a merged node reads, side by side
+        n_nav, n_rec = _packed_sizes(index, sizes)
+        nav = np.zeros(n_nav, dtype=np.int64)
+        rec = np.empty(n_rec)
+        _pack_members(index, node_freq, node_den, trees.value_off, trees.values, sizes, nav,
+                      rec)
         _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks,
-                    (index, members), out)
+                    (index, nav, rec), out)
         return
     parallel_calls(_loo_blocks, [
         (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
@@ -776,22 +870,25 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     first j candidates' values (and removed amount) are that row's reuses the counts of
     the models with up to j parents, and a row whose first t candidates' values are
     that row's walks the tree from the t-th node on.  The walk goes down the attribute's
-    count trees merged over the classes (``nodes[2]``, :func:`class_index`): one search per
-    candidate for all the classes, whose nodes the merged node lists (the classes without
-    the prefix get the factor of no counts, computed once).  Only the held-out class's
+    count trees merged over the classes (``nodes``: ``(index, nav, rec)``,
+    :func:`class_index` packed by :func:`_pack_members`): one search per candidate for
+    all the classes, whose nodes the merged node lists (the classes without the prefix
+    get the factor of no counts, computed once); it stops at the first node whose
+    subtree's largest count of rows, less the held-out amount, is below ``min_count``
+    (every level below falls back to P(x_i | y), as the counts of its node would decide;
+    a node's count is never below a descendant's, so the stop is exact by the largest
+    count whatever the rounding of weighted counts).  Only the held-out class's
     factor is computed afresh (one division per attribute and k), then the products and
     losses as in :func:`_loo_blocks`, the products' sum and first largest found in the
     same sweep (:func:`_factor_loss` sums and compares the same numbers in the same order)."""
     r0, lo, hi = span
-    index, (m_freq, m_den, m_off) = nodes
-    t_first, t_kids, t_value = index.first, index.n_children, index.value
-    m_start, m_count, m_class = index.member_start, index.n_members, index.member_class
+    index, nav, rec = nodes
+    nav_top = nav.view(np.float64)
     X, y, w, weighted = data
     ranking, n_cand, candidates, n_stack = search
     m, laplace, min_count = est
     sizes, k, class_counts = pairs.sizes, pairs.k, pairs.class_counts
     uni_counts, uni_offsets, den_uni = pairs.counts, pairs.uni_offsets, pairs.den_uni
-    values = trees.values
     a = X.shape[1]
     n_k = losses.shape[1]  # K + 1
     n_total = 0.0
@@ -815,8 +912,9 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     base_den = np.empty((a, n_k, k))
     base_f = np.empty((a, n_k, k))
     base_e = np.empty((a, n_k, k))
-    base_extra = np.zeros((a, k), dtype=np.bool_)
-    base_split = np.zeros(a, dtype=np.bool_)  # some of base_extra[rho]
+    # whether some class's factor of model j kept a logarithm (base_e[rho, j] not all 0)
+    split_j = np.zeros((a, n_k), dtype=np.bool_)
+    base_split = np.zeros(a, dtype=np.bool_)  # some of split_j[rho]
     own_f = np.empty((a, n_k))
     own_e = np.empty((a, n_k))
     # the class the held-out factors were last found for (-1: none since the counts
@@ -874,46 +972,58 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 if valid < 0:
                     paths[rho, 0] = index.root[i]
                     valid = 0
+                # down to the first node absent or without min_count rows in its subtree
+                # (the levels below it: no counts, or too few to use)
                 q = paths[rho, valid]
-                for t in range(valid, observed):
-                    if q >= 0:
-                        q = _index_child(t_first, t_kids, t_value, q, xr[chain[t]])
-                    paths[rho, t + 1] = q
-                depth[rho] = observed
+                reach = valid
+                while reach < observed and q >= 0 and nav_top[_NAV * q + 3] - u >= min_count:
+                    q = _packed_child(nav, q, xr[chain[reach]])
+                    reach += 1
+                    paths[rho, reach] = q
+                depth[rho] = reach
                 pc, tot = per_cell[i], in_total[i]
                 for j in range(fresh, n_k):
                     jj = min(j, nc)
                     copy = -1
+                    used = False
                     if j > 0 and jj < j:  # fewer candidates than j
                         copy = jj
+                    elif 0 < jj <= observed:  # every parent observed: the path's nodes
+                        q = paths[rho, min(jj, depth[rho])]
+                        if jj <= depth[rho] or q < 0:  # (else too few rows below)
+                            freq = 0.0
+                            rb = 0
+                            if q >= 0:  # the merged node's count of rows
+                                rb = nav[_NAV * q + 2]
+                                freq = nav_top[_NAV * q + 4]
+                            used = freq - u >= min_count
+                        if used:
+                            # the classes without the parent values, then those with them
+                            for yy in range(k):
+                                base_num[rho, j, yy] = 0.0
+                                base_den[rho, j, yy] = 0.0
+                                base_f[rho, j, yy] = absent_f[i]
+                                base_e[rho, j, yy] = absent_e[i]
+                            ex = absent_e[i] != 0.0
+                            c = nav[_NAV * q + 1] >> 32 if q >= 0 else 0
+                            vb = rb + (2 + xi) * c
+                            for e in range(c):
+                                yy = int(rec[rb + e])
+                                nv = rec[vb + e]
+                                dv = rec[rb + c + e]
+                                base_num[rho, j, yy] = nv
+                                base_den[rho, j, yy] = dv
+                                f, ef = _base_factor(nv, dv, pc, tot)
+                                base_f[rho, j, yy] = f
+                                base_e[rho, j, yy] = ef
+                                ex = ex or ef != 0.0
+                            split_j[rho, j] = ex
+                            continue
+                        copy = 0  # P(x_i | y): the estimates of j = 0
                     else:
-                        used = False
-                        if jj > 0:
-                            if jj <= observed:  # every parent observed: the path's nodes
-                                # (the classes without them first, then those with them)
-                                for yy in range(k):
-                                    base_num[rho, j, yy] = 0.0
-                                    base_den[rho, j, yy] = 0.0
-                                    base_f[rho, j, yy] = absent_f[i]
-                                    base_e[rho, j, yy] = absent_e[i]
-                                freq = 0.0
-                                q = paths[rho, jj]
-                                if q >= 0:
-                                    for e in range(m_start[q], m_start[q] + m_count[q]):
-                                        yy = m_class[e]
-                                        nv = values[m_off[e] + xi]
-                                        dv = m_den[e]
-                                        freq += m_freq[e]
-                                        base_num[rho, j, yy] = nv
-                                        base_den[rho, j, yy] = dv
-                                        base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
-                                            nv, dv, pc, tot)
-                                used = freq - u >= min_count
-                                if used:
-                                    continue
-                            else:
-                                freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes,
-                                                 sizes[i], np.int64(xi), num, den, stack)
+                        if jj > 0:  # some parent missing: summed out
+                            freq = tree_sums(trees, trees.root[i], chain, jj, xr, sizes,
+                                             sizes[i], np.int64(xi), num, den, stack)
                             if freq >= 0.0:
                                 used = freq - u >= min_count
                         if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
@@ -929,20 +1039,20 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                             base_den[rho, j, yy] = base_den[rho, copy, yy]
                             base_f[rho, j, yy] = base_f[rho, copy, yy]
                             base_e[rho, j, yy] = base_e[rho, copy, yy]
+                        split_j[rho, j] = split_j[rho, copy]
                         continue
+                    ex = False
                     for yy in range(k):
                         base_num[rho, j, yy] = num[yy]
                         base_den[rho, j, yy] = den[yy]
-                        base_f[rho, j, yy], base_e[rho, j, yy] = _base_factor(
-                            num[yy], den[yy], pc, tot)
+                        f, ef = _base_factor(num[yy], den[yy], pc, tot)
+                        base_f[rho, j, yy] = f
+                        base_e[rho, j, yy] = ef
+                        ex = ex or ef != 0.0
+                    split_j[rho, j] = ex
                 split = False
-                for yy in range(k):
-                    flag = False
-                    for j in range(n_k):
-                        if base_e[rho, j, yy] != 0.0:
-                            flag = True
-                    base_extra[rho, yy] = flag
-                    split = split or flag
+                for j in range(n_k):
+                    split = split or split_j[rho, j]
                 base_split[rho] = split
             else:
                 depth[rho] = valid
@@ -951,10 +1061,11 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             # the held-out row's class: its counts without the row
             pc, tot = per_cell[i], in_total[i]
             flag = False
-            if base_split[rho]:
-                for yy in range(k):
-                    if yy != yr and base_extra[rho, yy]:
-                        flag = True
+            if base_split[rho]:  # (rare: a tiny m) some class but the held-out one's
+                for j in range(n_k):
+                    for yy in range(k):
+                        if yy != yr and base_e[rho, j, yy] != 0.0:
+                            flag = True
             if own_class[rho] != yr:  # (else the same counts, class and amount)
                 split = False
                 for j in range(n_k):

@@ -170,3 +170,73 @@ def test_class_index_is_every_class_tree_merged(monkeypatch):
                     assert nodes == [-1] * k
                     break
     assert checked > 1000
+
+
+@pytest.mark.parametrize("min_count", [0, 6, 40])
+def test_sorted_pass_stops_where_too_few_rows_remain(both_passes, min_count):
+    # the walk down a merged tree stops at the first node whose subtree has no node of
+    # min_count rows besides the held-out row's (its levels below fall back to P(x_i | y));
+    # with weights the counts are not whole numbers
+    X, y = _repeated(400, 7, 4, 3, seed=min_count, missing=0.05)
+    SKDB(k=4, min_count=min_count).fit(X, y)
+    w = np.random.default_rng(min_count).choice([0.3, 1.0, 1.7, 4.0], size=len(y))
+    SKDB(k=3, min_count=min_count, loss="log_loss").fit(X, y, sample_weight=w)
+    _check(both_passes)
+
+
+def test_packed_merged_nodes(monkeypatch):
+    """The packed records of the merged nodes (_pack_members) hold every node's children,
+    members (class, counts of rows, of rows with the child observed and of every value:
+    those of the class's count-tree node) and the largest count of rows in its subtree
+    (brute force over the descendants)."""
+    seen = []
+    kernel = _skdb_kernels.nested_kdb_loo
+
+    def keep(*args, **kwargs):
+        seen.append(args)
+        kernel(*args, **kwargs)
+
+    monkeypatch.setattr(_skdb_kernels, "nested_kdb_loo", keep)
+    X, y = _repeated(300, 5, 3, 4, seed=12, missing=0.1)
+    SKDB(k=3).fit(X, y, sample_weight=np.random.default_rng(0).uniform(0.1, 2.0, len(y)))
+    _, (_, _, candidates, _), trees, pairs = seen[0][:4]
+    sizes = pairs.sizes
+    index = _skdb_kernels.class_index(trees, candidates, sizes)
+    freq = np.empty(trees.code.size)
+    den = np.empty(trees.code.size)
+    _skdb_kernels.node_sums(trees, sizes, freq, den)
+    n_nav, n_rec = _skdb_kernels._packed_sizes(index, sizes)
+    nav = np.zeros(n_nav, dtype=np.int64)
+    rec = np.full(n_rec, np.nan)
+    _skdb_kernels._pack_members(index, freq, den, trees.value_off, trees.values, sizes, nav,
+                                rec)
+    assert not np.isnan(rec).any()
+    top = nav.view(np.float64)
+    low = 2 ** 32 - 1
+    width = _skdb_kernels._NAV
+    roots = index.root.tolist() + [index.n_members.size]
+    own_freq = {}
+    for i in range(len(index.root)):
+        for q in range(roots[i], roots[i + 1]):
+            start, c = index.member_start[q], index.n_members[q]
+            assert nav[width * q + 1] & low == index.first[q]
+            assert nav[width * q + 1] >> 32 == c
+            assert nav[width * q] >> 32 == index.n_children[q]
+            if q != index.root[i]:
+                assert nav[width * q] & low == index.value[q]
+            b = nav[width * q + 2]
+            nodes = index.member_node[start:start + c]
+            assert top[width * q + 4] == pytest.approx(freq[nodes].sum(), rel=1e-12, abs=0)
+            own_freq[q] = top[width * q + 4]
+            assert rec[b:b + c].tolist() == index.member_class[start:start + c].tolist()
+            assert rec[b + c:b + 2 * c].tolist() == den[nodes].tolist()
+            for v in range(sizes[i]):
+                got = rec[b + (2 + v) * c:b + (3 + v) * c]
+                assert got.tolist() == [trees.values[trees.value_off[g] + v] for g in nodes]
+
+    def subtree(q):
+        kids = range(index.first[q], index.first[q] + index.n_children[q])
+        return max([own_freq[q]] + [subtree(d) for d in kids])
+
+    for q in own_freq:
+        assert top[width * q + 3] == subtree(q)
