@@ -158,10 +158,16 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
     operations, and ``scales`` (powers of 2, one per child rank; default
     :func:`~seminaive.selection._kernels.child_scales`) only the powers of 2 by which the
-    linear-space kernel's products are kept (for tests).
+    linear-space kernel's products are kept (for tests).  The table must hold the counts
+    of order n + 1 (the children of the order-n combinations; ValueError otherwise).
     """
     a = table.n_attributes
     n = min(n, a)
+    if table.max_order < min(n + 1, a):
+        # the children of an order-n combination are read from the order-(n + 1) counts:
+        # the kernels do not check (they would read other combinations' counts)
+        raise ValueError(f"nested losses of order {n} need a table of order "
+                         f"{min(n + 1, a)}, not {table.max_order}")
     members, level_first, max_rank, combo_weight = combination_levels(ranking, n, weights)
     space = kernels.NestedSpace(ranking, members, level_first, max_rank, combo_weight, n + 1)
     est = kernels.LooEstimate(float(m), Smoothing.from_params(smoothing, m).laplace,

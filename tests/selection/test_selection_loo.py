@@ -466,3 +466,23 @@ def test_linear_nested_pass_scales_change_no_loss(loss, missing, smoothing):
     if loss == "rmse":  # (the zero-one loss breaks near-ties by rounding)
         ref, _ = st.nested_losses(*args, linear=False)
         assert_allclose(plain, ref, rtol=1e-11, atol=1e-13, equal_nan=True)
+
+
+def test_nested_losses_need_a_table_of_order_n_plus_one():
+    """The children of order-n parents are read from the order-(n + 1) counts: a table of
+    order n is refused (the kernels would read other combinations' counts), one of order
+    n + 1 accepted, and order a suffices for n = a (every attribute a parent)."""
+    n_values, k = (2, 3, 2, 3), 3
+    X, y = _data(n_values=n_values, k=k)
+    source = ArraySource(X, y)
+    ranking = np.arange(4, dtype=np.int64)
+    for order, n, ok in ((2, 2, False), (1, 1, False), (3, 2, True), (4, 4, True),
+                         (3, 3, False)):
+        table = _table(X, y, np.ones(len(y)), n_values, k, order)
+        args = (table, source, ranking, n, np.ones(4), "m_estimate", 1.0, 1, "rmse")
+        if ok:
+            losses, total = st.nested_losses(*args)
+            assert total == len(y) and np.isfinite(losses[n, n:, :]).all()
+        else:
+            with pytest.raises(ValueError, match="table of order"):
+                st.nested_losses(*args)
