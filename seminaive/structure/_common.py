@@ -12,7 +12,6 @@ Their shared parameter and attribute documentation lives in :mod:`seminaive._doc
   family count blocks, prediction (numba kernel), persistence checks and Graphviz export.
 """
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,19 +114,7 @@ class PairStatistics:
         I(X_i; X_j | Y) (symmetric, zero diagonal).
     """
 
-    #: statistics handed out again by the constructor while :meth:`reused` lasts: table id
-    #: -> (table, statistics)
-    _reused = {}
-
-    def __new__(cls, table):
-        held = cls._reused.get(id(table))
-        if held is not None and held[0] is table:
-            return held[1]
-        return super().__new__(cls)
-
     def __init__(self, table):
-        if "counts" in self.__dict__:  # handed out again (:meth:`reused`): computed already
-            return
         a, k = table.n_attributes, table.n_classes
         self.counts = table.counts
         self.sizes = table.sizes
@@ -146,24 +133,6 @@ class PairStatistics:
         kernels.pair_denominators(self.counts, self.pair_offsets, self.sizes, k,
                                   self.den_offsets, self.den_pair)
         self.cmi = statistics.conditional_mutual_information(table)
-
-    @classmethod
-    @contextmanager
-    def reused(cls, pairs):
-        """Within the block, ``PairStatistics(table)`` of every ``(table, statistics)`` of
-        ``pairs`` is ``statistics`` (computed from that table, whose counts the block must
-        not change): ESKDB's members read the statistics the ensemble computed on their
-        tables, not computed again by each member's selection pass (the same numbers)."""
-        added = []
-        for table, stats in pairs:
-            if id(table) not in cls._reused:
-                cls._reused[id(table)] = (table, stats)
-                added.append(id(table))
-        try:
-            yield
-        finally:
-            for key in added:
-                cls._reused.pop(key, None)
 
     @property
     def n_attributes(self):

@@ -617,8 +617,9 @@ class ESKDB(_StructureBase):
         for member in members:
             self._share(member)
         self._count_shared_families(members, stats, source)
-        with PairStatistics.reused([(self.table_, stats)]):
-            passes = self._member_passes(members, [source] * len(members))
+        for member in members:  # their selection passes read the ensemble's statistics
+            member._stats_given = stats
+        passes = self._member_passes(members, [source] * len(members))
         sizes = []
 
         def loo(codes, y, w, values=None):
@@ -658,8 +659,9 @@ class ESKDB(_StructureBase):
         sources = [_RemappedSource(source, lut, t.sizes)
                    for lut, t in zip(self._member_maps, tables, strict=True)]
         self._count_member_families(members, stats, source)
-        with PairStatistics.reused(zip(tables, stats, strict=True)):
-            passes = self._member_passes(members, sources)
+        for member, st in zip(members, stats, strict=True):  # computed on its table already
+            member._stats_given = st
+        passes = self._member_passes(members, sources)
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
         sizes = []
 

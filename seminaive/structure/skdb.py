@@ -226,7 +226,10 @@ class SKDB(KDB):
         sum over every chunk (None: no rows) and selects and installs the model.  ESKDB
         runs the passes of all its members together."""
         self.__dict__.pop("k_", None)  # the chains are every candidate until selected
-        stats = PairStatistics(self.table_)
+        # the statistics of this table that ESKDB computed already (its members), if any
+        stats = self.__dict__.pop("_stats_given", None)
+        if stats is None or stats.counts is not self.table_.counts:
+            stats = PairStatistics(self.table_)
         big_k = int(self.k)
         candidates, order, _ = self._plan(stats)
         n_cand = (candidates >= 0).sum(axis=1).astype(np.int64)

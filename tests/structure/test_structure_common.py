@@ -169,24 +169,55 @@ def test_pair_statistics_match_direct_counting():
     assert stats.cmi[0, 1] > 0.05  # the dependent pair
 
 
-def test_pair_statistics_reused_only_within_the_block():
-    """Within :meth:`PairStatistics.reused` the constructor hands out the given statistics
-    of a table (not computed again); other tables, and the same table after the block, get
-    statistics of their own, with the same numbers."""
-    k = 3
-    codes, y = _codes(300, SIZES, k, 0.15, 4)
-    table = FrequencyTable(SIZES - 1, k, 2).add(codes, y)
-    other = FrequencyTable(SIZES - 1, k, 2).add(codes[:100], y[:100])
-    stats = PairStatistics(table)
-    with PairStatistics.reused([(table, stats)]):
-        assert PairStatistics(table) is stats
-        fresh = PairStatistics(other)
-        assert fresh is not stats
-        assert_array_equal(fresh.cmi, PairStatistics(other).cmi)
-    again = PairStatistics(table)
-    assert again is not stats and not PairStatistics._reused
-    for name in ("mi", "cmi", "den_pair", "den_uni", "class_counts"):
-        assert_array_equal(getattr(again, name), getattr(stats, name))
+@pytest.mark.parametrize("per_member", [False, True])
+def test_eskdb_members_read_the_ensembles_pair_statistics(monkeypatch, per_member):
+    """ESKDB computes each table's pair statistics once: its members' selection passes
+    read the ensemble's (shared table) or their own table's (per-member discretisation),
+    not computed again; the same model as when every member computes them, and the
+    members keep no reference to the handed-over statistics after the pass (a fitted
+    ensemble pickles)."""
+    import pickle
+
+    from seminaive.structure import ESKDB, _common
+
+    rng = np.random.default_rng(5)
+    n = 400
+    X = rng.integers(0, 3, size=(n, 5)).astype(float)
+    if per_member:
+        X[:, 0] = rng.normal(size=n)
+    y = (X[:, 1] + (X[:, 2] > 0) + rng.integers(0, 2, size=n)) % 3
+    params = dict(n_estimators=4, k=2, smoothing="hls", random_state=1,
+                  categorical_features=[1, 2, 3, 4] if per_member else "all")
+    built = []
+    real = _common.PairStatistics.__init__
+
+    def counting(self, table):
+        built.append(id(table))
+        real(self, table)
+
+    monkeypatch.setattr(_common.PairStatistics, "__init__", counting)
+    model = ESKDB(**params).fit(X, y)
+    # each table's statistics built once: the ensemble's, and each member's own table's
+    assert len(built) == len(set(built)) == (1 + 4 if per_member else 1)
+    assert all("_stats_given" not in m.__dict__ for m in model.estimators_)
+    pickle.loads(pickle.dumps(model))
+    monkeypatch.setattr(_common.PairStatistics, "__init__", real)
+
+    # the reference: every member computes its statistics itself
+    from seminaive.structure import skdb
+
+    monkeypatch.setattr(skdb.SKDB, "_stats_given", None, raising=False)
+    popped = []
+    real_pass = skdb.SKDB._selection_pass
+
+    def fresh(self, source):
+        popped.append(self.__dict__.pop("_stats_given", None))
+        return real_pass(self, source)
+
+    monkeypatch.setattr(skdb.SKDB, "_selection_pass", fresh)
+    reference = ESKDB(**params).fit(X, y)
+    assert len(popped) == 4 and all(p is not None for p in popped)
+    assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
 
 
 def test_check_parents_rejects_bad_structures():
