@@ -118,12 +118,8 @@ def test_sorted_pass_with_many_classes(both_passes):
     _check(both_passes)
 
 
-def test_class_index_is_every_class_tree_merged(monkeypatch):
-    """Every node of the trees merged over the classes lists, for each class in order, the
-    node its count tree reaches along the same values (brute force: the walk of every
-    class's tree, for every row, attribute and number of candidates)."""
-    from seminaive.structure._sparse import find_child
-
+def _loo_arguments(monkeypatch, X, y, **fit_params):
+    """The arguments of every leave-one-out pass of ``SKDB(k=3).fit(X, y, **fit_params)``."""
     seen = []
     kernel = _skdb_kernels.nested_kdb_loo
 
@@ -132,8 +128,18 @@ def test_class_index_is_every_class_tree_merged(monkeypatch):
         kernel(*args, **kwargs)
 
     monkeypatch.setattr(_skdb_kernels, "nested_kdb_loo", keep)
+    SKDB(k=3).fit(X, y, **fit_params)
+    return seen
+
+
+def test_class_index_is_every_class_tree_merged(monkeypatch):
+    """Every node of the trees merged over the classes lists, for each class in order, the
+    node its count tree reaches along the same values (brute force: the walk of every
+    class's tree, for every row, attribute and number of candidates)."""
+    from seminaive.structure._sparse import find_child
+
     X, y = _repeated(300, 5, 3, 5, seed=9, missing=0.1)
-    SKDB(k=3).fit(X, y)
+    seen = _loo_arguments(monkeypatch, X, y)
     (codes, _, _, _), (_, n_cand, candidates, _), trees, pairs = seen[0][:4]
     index = _skdb_kernels.class_index(trees, candidates, pairs.sizes)
     sizes, k = pairs.sizes, pairs.k
@@ -189,16 +195,9 @@ def test_packed_merged_nodes(monkeypatch):
     members (class, counts of rows, of rows with the child observed and of every value:
     those of the class's count-tree node) and the largest count of rows in its subtree
     (brute force over the descendants)."""
-    seen = []
-    kernel = _skdb_kernels.nested_kdb_loo
-
-    def keep(*args, **kwargs):
-        seen.append(args)
-        kernel(*args, **kwargs)
-
-    monkeypatch.setattr(_skdb_kernels, "nested_kdb_loo", keep)
     X, y = _repeated(300, 5, 3, 4, seed=12, missing=0.1)
-    SKDB(k=3).fit(X, y, sample_weight=np.random.default_rng(0).uniform(0.1, 2.0, len(y)))
+    seen = _loo_arguments(monkeypatch, X, y,
+                          sample_weight=np.random.default_rng(0).uniform(0.1, 2.0, len(y)))
     _, (_, _, candidates, _), trees, pairs = seen[0][:4]
     sizes = pairs.sizes
     index = _skdb_kernels.class_index(trees, candidates, sizes)
