@@ -16,6 +16,7 @@ Passes over the data, shared by every member: one for the class, attribute and p
 """
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import Literal
 
@@ -34,6 +35,7 @@ from ..base import (
     declare,
 )
 from ..exceptions import TableTooLargeError, warn_user
+from ..kernels._jit import get_num_threads
 from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
@@ -154,6 +156,18 @@ def aggregate_blocks(table, luts, members):
     (:meth:`~seminaive.tables.FrequencyTable.remapped_into`); False (nothing filled) when
     some map is not runs of consecutive values."""
     return table.remapped_into(luts, members)
+
+
+def _in_member_order(fn, n_members):
+    """``[fn(0), ..., fn(n_members - 1)]``, the calls on up to :func:`numba.get_num_threads`
+    threads (each member's leave-one-out pass: its sort, class index and packing run on
+    one thread, its walk on all of them); the first error in member order is raised as
+    it was."""
+    threads = min(get_num_threads(), n_members)
+    if threads <= 1:
+        return [fn(j) for j in range(n_members)]
+    with ThreadPoolExecutor(threads, thread_name_prefix="seminaive-eskdb") as pool:
+        return list(pool.map(fn, range(n_members)))
 
 
 class _RemappedSource:
@@ -623,7 +637,8 @@ class ESKDB(_StructureBase):
         sizes = []
 
         def loo(codes, y, w, values=None):
-            parts = [fn(codes, y, w, values) for fn, _ in passes]
+            parts = _in_member_order(lambda j: passes[j][0](codes, y, w, values),
+                                     len(passes))
             sizes[:] = [part.size for part in parts]
             return np.concatenate(parts)
 
@@ -666,8 +681,9 @@ class ESKDB(_StructureBase):
         sizes = []
 
         def loo(codes, y, w, values=None):
-            parts = [fn(remap_codes(codes, lut, sz), y, w, values)
-                     for (fn, _), (lut, sz) in zip(passes, maps, strict=True)]
+            parts = _in_member_order(
+                lambda j: passes[j][0](remap_codes(codes, *maps[j]), y, w, values),
+                len(passes))
             sizes[:] = [part.size for part in parts]
             return np.concatenate(parts)
 
