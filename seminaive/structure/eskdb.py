@@ -162,11 +162,14 @@ def _in_member_order(fn, n_members):
     """``[fn(0), ..., fn(n_members - 1)]``, the calls on up to :func:`numba.get_num_threads`
     threads (each member's leave-one-out pass: its sort, class index and packing run on
     one thread, its walk on all of them); the first error in member order is raised as
-    it was."""
+    it was.  The warning filters are restored when every call has ended: the calls' own
+    ``warnings.catch_warnings`` blocks (which save and restore the process's filters) may
+    overlap on the threads and leave another's filter behind."""
     threads = min(get_num_threads(), n_members)
     if threads <= 1:
         return [fn(j) for j in range(n_members)]
-    with ThreadPoolExecutor(threads, thread_name_prefix="seminaive-eskdb") as pool:
+    with warnings.catch_warnings(), ThreadPoolExecutor(
+            threads, thread_name_prefix="seminaive-eskdb") as pool:
         return list(pool.map(fn, range(n_members)))
 
 

@@ -426,3 +426,35 @@ def test_members_leave_one_out_on_threads_as_one_after_another(data, request, mo
         np.testing.assert_array_equal(b.loo_loss_, a.loo_loss_)
         assert (b.k_, b.n_selected_features_) == (a.k_, a.n_selected_features_)
     np.testing.assert_array_equal(two.predict_proba(X), one.predict_proba(X))
+
+
+def test_members_on_threads_leave_the_warning_filters_as_they_were(monkeypatch):
+    """Two members' calls whose ``catch_warnings`` blocks overlap (member 1 enters after
+    member 0 and leaves after it) would leave member 0's filter behind; the filters after
+    the members' calls are those before them."""
+    import threading
+    import warnings
+
+    from seminaive.structure import eskdb
+
+    monkeypatch.setattr(eskdb, "get_num_threads", lambda: 2)
+    zero_in, one_in, zero_out = threading.Event(), threading.Event(), threading.Event()
+
+    def call(j):
+        if j == 0:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="member 0")
+                zero_in.set()
+                assert one_in.wait(timeout=10)
+            zero_out.set()
+        else:
+            assert zero_in.wait(timeout=10)
+            with warnings.catch_warnings():  # saves the filters with member 0's
+                warnings.filterwarnings("ignore", message="member 1")
+                one_in.set()
+                assert zero_out.wait(timeout=10)
+        return j
+
+    before = list(warnings.filters)
+    assert eskdb._in_member_order(call, 2) == [0, 1]
+    assert warnings.filters == before
