@@ -102,15 +102,7 @@ def test_same_model_as_the_pyarrow_route(tmp_path, monkeypatch, cls, missing, ch
         lines[1:] = [line + f",{rng.integers(1, 4)}" if line else line for line in lines[1:]]
     path.write_bytes("\r\n".join(lines).encode())
     weight = "w" if weights else None
-    calls = []
-    plain = _ArrowCsvReader._read_plain
-
-    def spy(self, *args):
-        got = plain(self, *args)
-        calls.append(got is not None)
-        return got
-
-    monkeypatch.setattr(_ArrowCsvReader, "_read_plain", spy)
+    calls = _spy_plain_codes(monkeypatch, "_read_plain")
     monkeypatch.setattr(_ArrowCsvReader, "plain_reads", True)
     monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)  # the frames of _read_plain
     model = fit_stream(cls(missing=missing), str(path), target="label", sample_weight=weight,
@@ -125,17 +117,17 @@ def test_same_model_as_the_pyarrow_route(tmp_path, monkeypatch, cls, missing, ch
     np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
 
 
-def _spy_plain_codes(monkeypatch):
-    """Whether each call of ``plain_codes`` coded the file (not None)."""
+def _spy_plain_codes(monkeypatch, method="plain_codes"):
+    """Whether each call of the reader's ``method`` coded the file (not None)."""
     calls = []
-    plain = _ArrowCsvReader.plain_codes
+    plain = getattr(_ArrowCsvReader, method)
 
     def spy(self, *args, **kwargs):
         got = plain(self, *args, **kwargs)
         calls.append(got is not None)
         return got
 
-    monkeypatch.setattr(_ArrowCsvReader, "plain_codes", spy)
+    monkeypatch.setattr(_ArrowCsvReader, method, spy)
     return calls
 
 
@@ -301,15 +293,7 @@ def test_a_column_typed_as_strings_by_an_earlier_file(tmp_path, monkeypatch):
 def test_a_file_that_is_not_plain_takes_the_pyarrow_route(tmp_path, monkeypatch, bad, plain):
     rng = np.random.default_rng(29)
     paths = _parts(tmp_path, rng, [_text(rng, 300), bad, _text(rng, 300)])
-    calls = []
-    plain_codes_of = _ArrowCsvReader.plain_codes_of
-
-    def spy(self, *args):
-        got = plain_codes_of(self, *args)
-        calls.append(got is not None)
-        return got
-
-    monkeypatch.setattr(_ArrowCsvReader, "plain_codes_of", spy)
+    calls = _spy_plain_codes(monkeypatch, "plain_codes_of")
     model = fit_stream(AODE(), paths, target="label")
     assert calls == [plain]
     monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
