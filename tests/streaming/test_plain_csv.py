@@ -111,10 +111,8 @@ def test_same_model_as_the_pyarrow_route(tmp_path, monkeypatch, cls, missing, ch
     monkeypatch.setattr(_ArrowCsvReader, "_read_plain", lambda self, *args: None)
     ref = fit_stream(cls(missing=missing), str(path), target="label", sample_weight=weight,
                      chunk_rows=chunk_rows)
-    assert model.classes_.tolist() == ref.classes_.tolist()
+    _same_model(model, ref)
     assert "c_last" in model.classes_.tolist()
-    assert model.encoder_.categories_ == ref.encoder_.categories_
-    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
 
 
 def _spy_plain_codes(monkeypatch, method="plain_codes"):
@@ -150,10 +148,8 @@ def test_fit_from_the_codes_gives_the_model_of_the_pyarrow_route(
     monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
     ref = fit_stream(cls(missing=missing), str(path), target="label", features=features,
                      chunk_rows=chunk_rows)
-    assert model.classes_.tolist() == ref.classes_.tolist()
+    _same_model(model, ref)
     assert "c_last" in model.classes_.tolist()
-    assert model.encoder_.categories_ == ref.encoder_.categories_
-    np.testing.assert_array_equal(model.table_.counts, ref.table_.counts)
     X = pd.read_csv(path, dtype=str, keep_default_na=False).drop(columns="label")
     X = X.replace(sorted(_NULL_STRINGS), None)
     X = X if features is None else X[features]
