@@ -353,6 +353,30 @@ def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
     np.testing.assert_array_equal(b[:n - n_leaf], 0.0)
 
 
+def test_a_trial_stops_once_it_is_rejected():
+    """:func:`hls._trial_softmax` (the line search's): below its limit, the numbers of
+    :func:`hls._leaf_softmax` bit for bit; above it, a loss that already puts the trial
+    above the limit, from fewer leaves (a later leaf's distribution is left unwritten)."""
+    rng = np.random.default_rng(8)
+    n, V, n_leaf = 40, 4, 30
+    eta = rng.normal(0.0, 2.0, size=(n, V))
+    leaves = rng.integers(0, 9, size=(n_leaf, V)).astype(float)
+    prob, rows = np.empty((n_leaf, V)), np.empty(n)
+    loss = hls._leaf_softmax(n - n_leaf, leaves, eta, prob, rows)
+    penalty = 3.5
+    for limit in (penalty + loss, np.inf):  # accepted: the whole loss
+        p2, r2 = np.full((n_leaf, V), np.nan), np.empty(n)
+        assert hls._trial_softmax(n - n_leaf, leaves, eta, p2, r2, penalty, limit) == loss
+        np.testing.assert_array_equal(p2, prob)
+        np.testing.assert_array_equal(r2[:n_leaf], rows[:n_leaf])
+    for limit in (penalty + 0.5 * loss, penalty + loss * (1 - 1e-15), penalty):
+        p2 = np.full((n_leaf, V), np.nan)
+        part = hls._trial_softmax(n - n_leaf, leaves, eta, p2, np.empty(n), penalty, limit)
+        assert penalty + part > limit and part <= loss
+        if limit == penalty + 0.5 * loss:
+            assert np.isnan(p2[-1]).all()  # stopped before the last leaf
+
+
 STORED = np.load(Path(__file__).resolve().parents[1] / "data" / "hls_reference.npz")
 
 
