@@ -353,6 +353,30 @@ def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
     np.testing.assert_array_equal(b[:n - n_leaf], 0.0)
 
 
+def test_a_trial_stops_once_it_is_rejected():
+    """:func:`hls._trial_softmax` (the line search's): below its limit, the numbers of
+    :func:`hls._leaf_softmax` bit for bit; above it, a loss that already puts the trial
+    above the limit, from fewer leaves (a later leaf's distribution is left unwritten)."""
+    rng = np.random.default_rng(8)
+    n, V, n_leaf = 40, 4, 30
+    eta = rng.normal(0.0, 2.0, size=(n, V))
+    leaves = rng.integers(0, 9, size=(n_leaf, V)).astype(float)
+    prob, rows = np.empty((n_leaf, V)), np.empty(n)
+    loss = hls._leaf_softmax(n - n_leaf, leaves, eta, prob, rows)
+    penalty = 3.5
+    for limit in (penalty + loss, np.inf):  # accepted: the whole loss
+        p2, r2 = np.full((n_leaf, V), np.nan), np.empty(n)
+        assert hls._trial_softmax(n - n_leaf, leaves, eta, p2, r2, penalty, limit) == loss
+        np.testing.assert_array_equal(p2, prob)
+        np.testing.assert_array_equal(r2[:n_leaf], rows[:n_leaf])
+    for limit in (penalty + 0.5 * loss, penalty + loss * (1 - 1e-15), penalty):
+        p2 = np.full((n_leaf, V), np.nan)
+        part = hls._trial_softmax(n - n_leaf, leaves, eta, p2, np.empty(n), penalty, limit)
+        assert penalty + part > limit and part <= loss
+        if limit == penalty + 0.5 * loss:
+            assert np.isnan(p2[-1]).all()  # stopped before the last leaf
+
+
 STORED = np.load(Path(__file__).resolve().parents[1] / "data" / "hls_reference.npz")
 
 
@@ -380,6 +404,53 @@ def test_fit_equals_the_stored_outputs(name):
     np.testing.assert_allclose(pen, want, rtol=1e-7)
     np.testing.assert_allclose(np.concatenate([e.ravel() for e in est]),
                                STORED[f"{name}/estimates"], rtol=0, atol=1e-8)
+
+
+def _dense_newton(parent, level_start, leaves, pen):
+    """The optimum of the penalised objective at every level's penalty ``pen`` by Newton's
+    method on the dense Hessian of all coefficients (exact solves, full steps once they
+    decrease the objective), to a gradient at rounding level: every node's distribution."""
+    n, V = len(parent), leaves.shape[1]
+    X = _design(parent, leaves.shape[0])
+    D = np.kron(X, np.eye(V))
+    lam = np.repeat(np.asarray(pen, dtype=float)[np.repeat(np.arange(len(level_start) - 1),
+                                                             np.diff(level_start))], V)
+    N = leaves.sum(axis=1)
+
+    def value(x):
+        e = (D @ x).reshape(-1, V)
+        return np.sum(N * logsumexp(e, axis=1)) - np.sum(leaves * e) + 0.5 * np.sum(lam * x * x)
+
+    x = np.zeros(n * V)
+    for _ in range(100):
+        p = softmax((D @ x).reshape(-1, V), axis=1)
+        g = D.T @ (N[:, None] * p - leaves).ravel() + lam * x
+        if np.abs(g).max() < 1e-13 * max(1.0, N.sum()):
+            break
+        L = np.zeros((D.shape[0], D.shape[0]))
+        for i in range(leaves.shape[0]):
+            L[i * V:(i + 1) * V, i * V:(i + 1) * V] = N[i] * (np.diag(p[i]) - np.outer(p[i],
+                                                                                      p[i]))
+        step = np.linalg.solve(D.T @ L @ D + np.diag(lam), -g)
+        t, now = 1.0, value(x)
+        while t > 1e-3 and value(x + t * step) > now + 1e-12 * abs(now):
+            t *= 0.5
+        x = x + t * step
+    return softmax(_eta(parent, x.reshape(n, V)), axis=1)
+
+
+@pytest.mark.parametrize("name", [s for s in STORED_SETS if s != "segment"])
+def test_fit_reaches_the_optimum_at_its_penalties(name):
+    """The Newton fit after the penalties are chosen stops within ``EXACT`` x ``tol`` of
+    the optimum (its gradient, over the smallest penalty, bounds the distance), where its
+    line search once halved on the objective's rounding and stopped up to ~2.5e-9 short
+    (housevotes): every estimate within 2e-10 of the dense Newton optimum at the chosen
+    penalties."""
+    forest = unpack_stored(STORED, name)
+    est, pen = hls.sparse_hls_forest(forest, return_penalties=True)
+    for (parent, level_start, leaves), got, p in zip(forest, est, pen, strict=True):
+        want = _dense_newton(parent, level_start, leaves, p[~np.isnan(p)])
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-10)
 
 
 # ------------------------------------------------------------------ the chosen penalties
