@@ -31,7 +31,7 @@ import numpy as np
 
 from ..kernels._jit import get_num_threads, njit
 from ..kernels._threads import NO_PARFORS, even_parts, parallel_calls
-from ..kernels.losses import loss_from_terms, scaled_row_loss
+from ..kernels.losses import LOSS_ZERO_ONE, loss_from_terms, scaled_row_loss
 from ..kernels.smoothing import (
     log_conditional_estimate,
     log_joint_estimate,
@@ -857,6 +857,105 @@ def _base_factor(num, den, pc, tot):
     return f, 0.0
 
 
+@njit(cache=True, inline="always")
+def _sweep(prior, factors, flags, row, state, losses):
+    """A row's losses ``losses[j, s]`` of every model (k = j, top-s attributes) from its
+    class prior and the attributes' factors, as :func:`_loo_blocks` makes them: ``factors``
+    the attributes' ``(base_f, base_e, own_f, own_e)`` (the held-out class's factor
+    ``own_f[rho, j]`` in place of ``base_f[rho, j, y]``), ``flags`` ``(missing,
+    has_extra, any_extra)``, ``row`` ``(k, class, loss kind)``, ``state`` scratch
+    ``(cur, shift, shifted, totals)`` (cur and shift: (K + 1, k)).
+
+    Attribute by attribute, every k's products first (vectorisable: no selection of the
+    largest class, whose first index only the zero-one loss reads, found afterwards), then
+    every k's sum of its products in class order (independent sums, one after another,
+    which the processor overlaps), then each k's rescaling and loss: every number is the
+    one :func:`_factor_loss` and :func:`_rescale` find on the same products, so the losses
+    are the same bit for bit."""
+    base_f, base_e, own_f, own_e = factors
+    missing, has_extra, any_extra = flags
+    k, yr, kind = row
+    cur, shift, shifted, totals = state
+    n_k = cur.shape[0]
+    a = base_f.shape[0]
+    for yy in range(k):
+        cur[0, yy] = prior[yy]
+        shift[0, yy] = 0.0
+    first = _factor_loss(cur[0], shift[0], False, k, yr, kind)
+    for j in range(n_k):
+        losses[j, 0] = first
+        shifted[j] = False
+        for yy in range(k):
+            cur[j, yy] = prior[yy]
+            shift[j, yy] = 0.0
+    for rho in range(a):
+        tiny = False
+        if not missing[rho]:  # (missing: factors 1, the products unchanged)
+            for j in range(n_k):
+                kept = cur[j, yr]
+                for yy in range(k):
+                    c = cur[j, yy] * base_f[rho, j, yy]
+                    cur[j, yy] = c
+                    tiny |= (0.0 < c) & (c < _FLOOR)
+                cur[j, yr] = kept * own_f[rho, j]
+                c = cur[j, yr]
+                tiny |= (0.0 < c) & (c < _FLOOR)
+        else:
+            for j in range(n_k):
+                for yy in range(k):
+                    c = cur[j, yy]
+                    tiny |= (0.0 < c) & (c < _FLOOR)
+        j = 0
+        while j + 2 < n_k:  # (three sums at a time: each is a chain of additions)
+            t0 = 0.0
+            t1 = 0.0
+            t2 = 0.0
+            for yy in range(k):
+                t0 += cur[j, yy]
+                t1 += cur[j + 1, yy]
+                t2 += cur[j + 2, yy]
+            totals[j] = t0
+            totals[j + 1] = t1
+            totals[j + 2] = t2
+            j += 3
+        for jr in range(j, n_k):
+            total = 0.0
+            for yy in range(k):
+                total += cur[jr, yy]
+            totals[jr] = total
+        for j in range(n_k):
+            if any_extra and has_extra[rho]:
+                for yy in range(k):
+                    shift[j, yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
+                shifted[j] = True
+            low = np.inf
+            if tiny:
+                for yy in range(k):
+                    c = cur[j, yy]
+                    if 0.0 < c < low:
+                        low = c
+            if low < _FLOOR:
+                top = 0.0
+                for yy in range(k):
+                    if cur[j, yy] > top:
+                        top = cur[j, yy]
+                if _rescale(cur[j], shift[j], top, k):
+                    shifted[j] = True
+                losses[j, rho + 1] = _factor_loss(cur[j], shift[j], shifted[j], k, yr, kind)
+            elif shifted[j]:
+                losses[j, rho + 1] = scaled_row_loss(shift[j], cur[j], k, yr, kind)
+            else:
+                best = 0
+                if kind == LOSS_ZERO_ONE:
+                    top = 0.0
+                    for yy in range(k):
+                        if cur[j, yy] > top:
+                            top = cur[j, yy]
+                            best = yy
+                losses[j, rho + 1] = loss_from_terms(totals[j], best, cur[j, yr], cur[j, yr],
+                                                     0.0, yr, kind)
+
+
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
 def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, losses):
     """The losses ``losses[r - r0, j, s]`` of the rows ``order[lo:hi]`` (``span``: ``(r0,
@@ -925,8 +1024,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     missing = np.zeros(a, dtype=np.bool_)
     num = np.empty(k)
     den = np.empty(k)
-    cur = np.empty(k)
-    shift = np.empty(k)
+    cur = np.empty((n_k, k))
+    shift = np.empty((n_k, k))
+    shifted = np.zeros(n_k, dtype=np.bool_)
+    totals = np.empty(n_k)
     prior = np.empty((k, k))
     prior_u = np.full(k, -1.0)
     stack = np.empty(n_stack, dtype=np.int64)
@@ -1083,52 +1184,5 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             if flag:
                 any_extra = True
         at = r - r0
-        for j in range(n_k):
-            shifted = False
-            for yy in range(k):
-                cur[yy] = prior[yr, yy]
-                shift[yy] = 0.0
-            losses[at, j, 0] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)
-            for rho in range(a):
-                # the products, their sum and first largest in one sweep (those
-                # :func:`_factor_loss` finds when nothing is rescaled)
-                top = 0.0
-                low = np.inf
-                total = 0.0
-                best = 0
-                if missing[rho]:  # factors 1
-                    for yy in range(k):
-                        c = cur[yy]
-                        total += c
-                        gt = c > top
-                        best = yy if gt else best
-                        top = c if gt else top
-                        low = c if (0.0 < c) & (c < low) else low
-                else:
-                    # the held-out class's factor in its place for the sweep
-                    kept = base_f[rho, j, yr]
-                    base_f[rho, j, yr] = own_f[rho, j]
-                    for yy in range(k):
-                        c = cur[yy] * base_f[rho, j, yy]
-                        cur[yy] = c
-                        total += c
-                        # (selects, not branches: the largest class is hard to predict)
-                        gt = c > top
-                        best = yy if gt else best
-                        top = c if gt else top
-                        low = c if (0.0 < c) & (c < low) else low
-                    base_f[rho, j, yr] = kept
-                if any_extra and has_extra[rho]:
-                    for yy in range(k):
-                        shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
-                    shifted = True
-                if low < _FLOOR:
-                    if _rescale(cur, shift, top, k):
-                        shifted = True
-                    losses[at, j, rho + 1] = _factor_loss(cur, shift, shifted, k, yr,
-                                                          loss_kind)
-                elif shifted:
-                    losses[at, j, rho + 1] = scaled_row_loss(shift, cur, k, yr, loss_kind)
-                else:
-                    losses[at, j, rho + 1] = loss_from_terms(total, best, cur[yr], cur[yr],
-                                                             0.0, yr, loss_kind)
+        _sweep(prior[yr], (base_f, base_e, own_f, own_e), (missing, has_extra, any_extra),
+               (k, yr, loss_kind), (cur, shift, shifted, totals), losses[at])
