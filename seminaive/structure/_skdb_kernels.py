@@ -31,7 +31,7 @@ import numpy as np
 
 from ..kernels._jit import get_num_threads, njit
 from ..kernels._threads import NO_PARFORS, even_parts, parallel_calls
-from ..kernels.losses import loss_from_terms, scaled_row_loss
+from ..kernels.losses import LOSS_ZERO_ONE, loss_from_terms, scaled_row_loss
 from ..kernels.smoothing import (
     log_conditional_estimate,
     log_joint_estimate,
@@ -857,6 +857,151 @@ def _base_factor(num, den, pc, tot):
     return f, 0.0
 
 
+#: where a model's counts of every class are (:func:`_loo_rows`), when not in a merged
+#: node's record: no node (every count 0), a dense row of counts, the order-1 counts
+_NO_COUNTS = -1
+_DENSE = -2
+_UNI = -3
+
+
+@njit(cache=True, inline="always")
+def _class_counts(where, family, arrays, pairs):
+    """One class's counts ``(n(x_i, parents, y), n(parents, y))`` of a model of
+    :func:`_loo_rows`: ``where`` ``(mode, g)`` (mode: a merged node whose record holds
+    them, or :data:`_NO_COUNTS`, :data:`_DENSE` (row ``g`` of the dense counts),
+    :data:`_UNI`), ``family`` ``(rho, i, xi, y)``, ``arrays`` ``(nav, rec, base_num,
+    base_den)``."""
+    md, g = where
+    rho, i, xi, yy = family
+    nav, rec, base_num, base_den = arrays
+    if md >= 0:  # the record's classes are increasing
+        rb = nav[_NAV * md + 2]
+        c = nav[_NAV * md + 1] >> 32
+        lo = 0
+        hi = c
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if rec[rb + mid] < yy:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < c and rec[rb + lo] == yy:
+            return rec[rb + (2 + xi) * c + lo], rec[rb + c + lo]
+        return 0.0, 0.0
+    if md == _DENSE:
+        return base_num[rho, g, yy], base_den[rho, g, yy]
+    if md == _UNI:
+        k = pairs.k
+        return pairs.counts[pairs.uni_offsets[i] + xi * k + yy], pairs.den_uni[i, yy]
+    return 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
+def _sweep(prior, factors, flags, row, state, losses):
+    """A row's losses ``losses[j, s]`` of every model (k = j, top-s attributes) from its
+    class prior and the attributes' factors, as :func:`_loo_blocks` makes them: ``factors``
+    the attributes' ``(base_f, base_e, own_f, own_e)`` (the held-out class's factor
+    ``own_f[rho, j]`` in place of ``base_f[rho, j, y]``; model j's factors of the
+    other classes in row ``fj[rho, j]`` of ``base_f``, and of ``base_e`` where
+    ``split_j[rho, j]``, else 0), ``flags`` ``(missing,
+    has_extra, any_extra)``, ``row`` ``(k, class, loss kind)``, ``state`` scratch
+    ``(cur, shift, shifted, totals)`` (cur and shift: (K + 1, k)).
+
+    Attribute by attribute, every k's products first (vectorisable: no selection of the
+    largest class, whose first index only the zero-one loss reads, found afterwards), then
+    every k's sum of its products in class order (independent sums, one after another,
+    which the processor overlaps), then each k's rescaling and loss: every number is the
+    one :func:`_factor_loss` and :func:`_rescale` find on the same products, so the losses
+    are the same bit for bit."""
+    base_f, base_e, own_f, own_e, fj, split_j = factors
+    missing, has_extra, any_extra = flags
+    k, yr, kind = row
+    cur, shift, shifted, totals = state
+    n_k = cur.shape[0]
+    a = base_f.shape[0]
+    for yy in range(k):
+        cur[0, yy] = prior[yy]
+        shift[0, yy] = 0.0
+    first = _factor_loss(cur[0], shift[0], False, k, yr, kind)
+    for j in range(n_k):
+        losses[j, 0] = first
+        shifted[j] = False
+        for yy in range(k):
+            cur[j, yy] = prior[yy]
+            shift[j, yy] = 0.0
+    for rho in range(a):
+        tiny = False
+        if not missing[rho]:  # (missing: factors 1, the products unchanged)
+            for j in range(n_k):
+                kept = cur[j, yr]
+                g = fj[rho, j]
+                for yy in range(k):
+                    c = cur[j, yy] * base_f[rho, g, yy]
+                    cur[j, yy] = c
+                    tiny |= (0.0 < c) & (c < _FLOOR)
+                cur[j, yr] = kept * own_f[rho, j]
+                c = cur[j, yr]
+                tiny |= (0.0 < c) & (c < _FLOOR)
+        else:
+            for j in range(n_k):
+                for yy in range(k):
+                    c = cur[j, yy]
+                    tiny |= (0.0 < c) & (c < _FLOOR)
+        j = 0
+        while j + 2 < n_k:  # (three sums at a time: each is a chain of additions)
+            t0 = 0.0
+            t1 = 0.0
+            t2 = 0.0
+            for yy in range(k):
+                t0 += cur[j, yy]
+                t1 += cur[j + 1, yy]
+                t2 += cur[j + 2, yy]
+            totals[j] = t0
+            totals[j + 1] = t1
+            totals[j + 2] = t2
+            j += 3
+        for jr in range(j, n_k):
+            total = 0.0
+            for yy in range(k):
+                total += cur[jr, yy]
+            totals[jr] = total
+        for j in range(n_k):
+            if any_extra and has_extra[rho]:
+                if split_j[rho, j]:
+                    g = fj[rho, j]
+                    for yy in range(k):
+                        shift[j, yy] += own_e[rho, j] if yy == yr else base_e[rho, g, yy]
+                else:  # (the others' parts are 0: a shift is never -0.0)
+                    shift[j, yr] += own_e[rho, j]
+                shifted[j] = True
+            low = np.inf
+            if tiny:
+                for yy in range(k):
+                    c = cur[j, yy]
+                    if 0.0 < c < low:
+                        low = c
+            if low < _FLOOR:
+                top = 0.0
+                for yy in range(k):
+                    if cur[j, yy] > top:
+                        top = cur[j, yy]
+                if _rescale(cur[j], shift[j], top, k):
+                    shifted[j] = True
+                losses[j, rho + 1] = _factor_loss(cur[j], shift[j], shifted[j], k, yr, kind)
+            elif shifted[j]:
+                losses[j, rho + 1] = scaled_row_loss(shift[j], cur[j], k, yr, kind)
+            else:
+                best = 0
+                if kind == LOSS_ZERO_ONE:
+                    top = 0.0
+                    for yy in range(k):
+                        if cur[j, yy] > top:
+                            top = cur[j, yy]
+                            best = yy
+                losses[j, rho + 1] = loss_from_terms(totals[j], best, cur[j, yr], cur[j, yr],
+                                                     0.0, yr, kind)
+
+
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
 def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, losses):
     """The losses ``losses[r - r0, j, s]`` of the rows ``order[lo:hi]`` (``span``: ``(r0,
@@ -879,8 +1024,15 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     a node's count is never below a descendant's, so the stop is exact by the largest
     count whatever the rounding of weighted counts).  Only the held-out class's
     factor is computed afresh (one division per attribute and k), then the products and
-    losses as in :func:`_loo_blocks`, the products' sum and first largest found in the
-    same sweep (:func:`_factor_loss` sums and compares the same numbers in the same order)."""
+    losses as in :func:`_loo_blocks` (:func:`_sweep`: the same numbers summed and
+    compared in the same order as :func:`_factor_loss`).
+
+    A model whose estimates are another's (P(x_i | y) where the parents' counts are too
+    few, or fewer candidates than k) points at that model's row of factors instead of
+    copying it (``fj``); the factors of P(x_i | y) are found once per value of x_i; a
+    model's held-out class's counts are kept as they are found, and read again from where
+    its counts are (:func:`_class_counts`) when the next row of another class reuses
+    them, so the counts of every class are not stored per model."""
     r0, lo, hi = span
     index, nav, rec = nodes
     nav_top = nav.view(np.float64)
@@ -908,15 +1060,32 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     source_u = np.zeros(a)
     depth = np.full(a, -1, dtype=np.int64)
     paths = np.empty((a, n_k + 1), dtype=np.int64)  # nodes of the merged trees
+    # model j's factors of every class are base_f[rho, fj[rho, j]] (a model whose
+    # estimates are another's, P(x_i | y) or fewer candidates, points at its row)
+    fj = np.zeros((a, n_k), dtype=np.int64)
+    # where model j's counts of every class are: a merged node's record (>= 0), no node
+    # (_NO_COUNTS), base_num and base_den at fj (_DENSE), the order-1 counts (_UNI)
+    mode = np.zeros((a, n_k), dtype=np.int64)
     base_num = np.empty((a, n_k, k))
     base_den = np.empty((a, n_k, k))
     base_f = np.empty((a, n_k, k))
-    base_e = np.empty((a, n_k, k))
-    # whether some class's factor of model j kept a logarithm (base_e[rho, j] not all 0)
+    base_e = np.empty((a, n_k, k))  # (valid only where split_j)
+    # whether some class's factor of model j kept a logarithm (base_e[rho, fj] not all 0)
     split_j = np.zeros((a, n_k), dtype=np.bool_)
     base_split = np.zeros(a, dtype=np.bool_)  # some of split_j[rho]
+    # the held-out class's counts of every model (before the row is removed), of class
+    # own_yr[rho] (-1: none)
+    own_num = np.empty((a, n_k))
+    own_den = np.empty((a, n_k))
+    own_yr = np.full(a, -1, dtype=np.int64)
     own_f = np.empty((a, n_k))
     own_e = np.empty((a, n_k))
+    # the factors of the order-1 counts (P(x_i | y)), found for a value when first needed
+    # (at its first class's place in the counts), and whether some kept a logarithm
+    uni_f = np.empty(uni_counts.size)
+    uni_e = np.empty(uni_counts.size)
+    uni_done = np.zeros(uni_counts.size, dtype=np.bool_)
+    uni_split = np.zeros(uni_counts.size, dtype=np.bool_)
     # the class the held-out factors were last found for (-1: none since the counts
     # changed), and whether some of them kept a logarithm
     own_class = np.full(a, -1, dtype=np.int64)
@@ -925,8 +1094,10 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     missing = np.zeros(a, dtype=np.bool_)
     num = np.empty(k)
     den = np.empty(k)
-    cur = np.empty(k)
-    shift = np.empty(k)
+    cur = np.empty((n_k, k))
+    shift = np.empty((n_k, k))
+    shifted = np.zeros(n_k, dtype=np.bool_)
+    totals = np.empty(n_k)
     prior = np.empty((k, k))
     prior_u = np.full(k, -1.0)
     stack = np.empty(n_stack, dtype=np.int64)
@@ -967,6 +1138,12 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 valid = min(depth[rho], agree)
                 if xs[i] == xi and source_u[rho] == u:
                     fresh = agree + 1 if agree < nc else n_k
+            if own_yr[rho] != yr:  # the kept models' counts of the held-out class
+                for j in range(min(fresh, n_k)):
+                    own_num[rho, j], own_den[rho, j] = _class_counts(
+                        (mode[rho, j], fj[rho, j]), (rho, i, xi, yr),
+                        (nav, rec, base_num, base_den), pairs)
+                own_yr[rho] = yr
             if fresh < n_k:
                 own_class[rho] = -1
                 if valid < 0:
@@ -986,6 +1163,7 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                     jj = min(j, nc)
                     copy = -1
                     used = False
+                    uni = False
                     if j > 0 and jj < j:  # fewer candidates than j
                         copy = jj
                     elif 0 < jj <= observed:  # every parent observed: the path's nodes
@@ -999,25 +1177,35 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                             used = freq - u >= min_count
                         if used:
                             # the classes without the parent values, then those with them
+                            fj[rho, j] = j
+                            mode[rho, j] = q if q >= 0 else _NO_COUNTS
                             for yy in range(k):
-                                base_num[rho, j, yy] = 0.0
-                                base_den[rho, j, yy] = 0.0
                                 base_f[rho, j, yy] = absent_f[i]
-                                base_e[rho, j, yy] = absent_e[i]
                             ex = absent_e[i] != 0.0
+                            on = 0.0
+                            od = 0.0
                             c = nav[_NAV * q + 1] >> 32 if q >= 0 else 0
                             vb = rb + (2 + xi) * c
                             for e in range(c):
                                 yy = int(rec[rb + e])
                                 nv = rec[vb + e]
                                 dv = rec[rb + c + e]
-                                base_num[rho, j, yy] = nv
-                                base_den[rho, j, yy] = dv
                                 f, ef = _base_factor(nv, dv, pc, tot)
                                 base_f[rho, j, yy] = f
-                                base_e[rho, j, yy] = ef
                                 ex = ex or ef != 0.0
+                                if yy == yr:
+                                    on = nv
+                                    od = dv
+                            if ex:  # (rare: a tiny m) their logarithms' parts
+                                for yy in range(k):
+                                    base_e[rho, j, yy] = absent_e[i]
+                                for e in range(c):
+                                    _, ef = _base_factor(rec[vb + e], rec[rb + c + e], pc,
+                                                         tot)
+                                    base_e[rho, j, int(rec[rb + e])] = ef
                             split_j[rho, j] = ex
+                            own_num[rho, j] = on
+                            own_den[rho, j] = od
                             continue
                         copy = 0  # P(x_i | y): the estimates of j = 0
                     else:
@@ -1028,28 +1216,54 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                                 used = freq - u >= min_count
                         if j > 0 and not used:  # P(x_i | y): the estimates of j = 0
                             copy = 0
-                        elif not used:
-                            base = uni_offsets[i] + xi * k
-                            for yy in range(k):
-                                num[yy] = uni_counts[base + yy]
-                                den[yy] = den_uni[i, yy]
+                        elif not used:  # the order-1 counts' factors, found once
+                            uni = True
                     if copy >= 0:
-                        for yy in range(k):
-                            base_num[rho, j, yy] = base_num[rho, copy, yy]
-                            base_den[rho, j, yy] = base_den[rho, copy, yy]
-                            base_f[rho, j, yy] = base_f[rho, copy, yy]
-                            base_e[rho, j, yy] = base_e[rho, copy, yy]
+                        fj[rho, j] = fj[rho, copy]
+                        mode[rho, j] = mode[rho, copy]
                         split_j[rho, j] = split_j[rho, copy]
+                        own_num[rho, j] = own_num[rho, copy]
+                        own_den[rho, j] = own_den[rho, copy]
                         continue
+                    fj[rho, j] = j
+                    if uni:
+                        mode[rho, j] = _UNI
+                        base = uni_offsets[i] + xi * k
+                        if not uni_done[base]:
+                            ex = False
+                            for yy in range(k):
+                                f, ef = _base_factor(uni_counts[base + yy], den_uni[i, yy],
+                                                     pc, tot)
+                                uni_f[base + yy] = f
+                                uni_e[base + yy] = ef
+                                ex = ex or ef != 0.0
+                            uni_split[base] = ex
+                            uni_done[base] = True
+                        for yy in range(k):
+                            base_f[rho, j, yy] = uni_f[base + yy]
+                        ex = uni_split[base]
+                        if ex:
+                            for yy in range(k):
+                                base_e[rho, j, yy] = uni_e[base + yy]
+                        split_j[rho, j] = ex
+                        own_num[rho, j] = uni_counts[base + yr]
+                        own_den[rho, j] = den_uni[i, yr]
+                        continue
+                    mode[rho, j] = _DENSE
                     ex = False
+                    for yy in range(k):
+                        f, ef = _base_factor(num[yy], den[yy], pc, tot)
+                        base_f[rho, j, yy] = f
+                        ex = ex or ef != 0.0
                     for yy in range(k):
                         base_num[rho, j, yy] = num[yy]
                         base_den[rho, j, yy] = den[yy]
-                        f, ef = _base_factor(num[yy], den[yy], pc, tot)
-                        base_f[rho, j, yy] = f
-                        base_e[rho, j, yy] = ef
-                        ex = ex or ef != 0.0
+                    if ex:
+                        for yy in range(k):
+                            _, base_e[rho, j, yy] = _base_factor(num[yy], den[yy], pc, tot)
                     split_j[rho, j] = ex
+                    own_num[rho, j] = num[yr]
+                    own_den[rho, j] = den[yr]
                 split = False
                 for j in range(n_k):
                     split = split or split_j[rho, j]
@@ -1063,14 +1277,14 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             flag = False
             if base_split[rho]:  # (rare: a tiny m) some class but the held-out one's
                 for j in range(n_k):
-                    for yy in range(k):
-                        if yy != yr and base_e[rho, j, yy] != 0.0:
-                            flag = True
+                    if split_j[rho, j]:
+                        for yy in range(k):
+                            if yy != yr and base_e[rho, fj[rho, j], yy] != 0.0:
+                                flag = True
             if own_class[rho] != yr:  # (else the same counts, class and amount)
                 split = False
                 for j in range(n_k):
-                    f, e = _base_factor(base_num[rho, j, yr] - u, base_den[rho, j, yr] - u,
-                                        pc, tot)
+                    f, e = _base_factor(own_num[rho, j] - u, own_den[rho, j] - u, pc, tot)
                     own_f[rho, j] = f
                     own_e[rho, j] = e
                     if e != 0.0:
@@ -1083,52 +1297,6 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
             if flag:
                 any_extra = True
         at = r - r0
-        for j in range(n_k):
-            shifted = False
-            for yy in range(k):
-                cur[yy] = prior[yr, yy]
-                shift[yy] = 0.0
-            losses[at, j, 0] = _factor_loss(cur, shift, shifted, k, yr, loss_kind)
-            for rho in range(a):
-                # the products, their sum and first largest in one sweep (those
-                # :func:`_factor_loss` finds when nothing is rescaled)
-                top = 0.0
-                low = np.inf
-                total = 0.0
-                best = 0
-                if missing[rho]:  # factors 1
-                    for yy in range(k):
-                        c = cur[yy]
-                        total += c
-                        gt = c > top
-                        best = yy if gt else best
-                        top = c if gt else top
-                        low = c if (0.0 < c) & (c < low) else low
-                else:
-                    # the held-out class's factor in its place for the sweep
-                    kept = base_f[rho, j, yr]
-                    base_f[rho, j, yr] = own_f[rho, j]
-                    for yy in range(k):
-                        c = cur[yy] * base_f[rho, j, yy]
-                        cur[yy] = c
-                        total += c
-                        # (selects, not branches: the largest class is hard to predict)
-                        gt = c > top
-                        best = yy if gt else best
-                        top = c if gt else top
-                        low = c if (0.0 < c) & (c < low) else low
-                    base_f[rho, j, yr] = kept
-                if any_extra and has_extra[rho]:
-                    for yy in range(k):
-                        shift[yy] += own_e[rho, j] if yy == yr else base_e[rho, j, yy]
-                    shifted = True
-                if low < _FLOOR:
-                    if _rescale(cur, shift, top, k):
-                        shifted = True
-                    losses[at, j, rho + 1] = _factor_loss(cur, shift, shifted, k, yr,
-                                                          loss_kind)
-                elif shifted:
-                    losses[at, j, rho + 1] = scaled_row_loss(shift, cur, k, yr, loss_kind)
-                else:
-                    losses[at, j, rho + 1] = loss_from_terms(total, best, cur[yr], cur[yr],
-                                                             0.0, yr, loss_kind)
+        _sweep(prior[yr], (base_f, base_e, own_f, own_e, fj, split_j),
+               (missing, has_extra, any_extra), (k, yr, loss_kind),
+               (cur, shift, shifted, totals), losses[at])

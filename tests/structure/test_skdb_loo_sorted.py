@@ -239,3 +239,18 @@ def test_packed_merged_nodes(monkeypatch):
 
     for q in own_freq:
         assert top[width * q + 3] == subtree(q)
+
+
+@pytest.mark.parametrize("min_count", [0, 1, 3])
+def test_sorted_pass_with_a_tiny_m_many_classes_and_weights(both_passes, min_count):
+    # consecutive rows of the sort that share an attribute's counts but not their class
+    # read the held-out class's counts from where the models' counts are (a merged
+    # node's record, the order-1 counts, or none); with m = 1e-250 some factors keep a
+    # logarithm (only some models', some classes'), with weights the held-out amounts
+    # differ
+    X, y = _repeated(400, 6, 3, 7, seed=20 + min_count, missing=0.05)
+    w = np.random.default_rng(min_count).choice([0.5, 1.0, 1.0, 2.0], size=len(y))
+    for loss in ("rmse", "zero_one", "log_loss"):
+        SKDB(k=3, m=1e-250, loss=loss, min_count=min_count).fit(X, y, sample_weight=w)
+        SKDB(k=4, loss=loss, min_count=min_count).fit(X, y)
+    _check(both_passes)
