@@ -486,3 +486,23 @@ def test_nested_losses_need_a_table_of_order_n_plus_one():
         else:
             with pytest.raises(ValueError, match="table of order"):
                 st.nested_losses(*args)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_linear_nested_pass_with_union_blocks_larger_than_the_prefetch(missing):
+    """Attributes of 40 values: one pair's union blocks take more than PREFETCH_BYTES, so
+    the pass reads them without streaming them into the cache first (the streaming loop is
+    skipped); the losses are the log-space kernel's."""
+    n_values, k = (40, 40, 40, 6), 2
+    X, y = _data(n_rows=120, n_values=n_values, k=k, missing=missing, seed=4)
+    table = _table(X, y, np.ones(len(y)), n_values, k, 3)
+    pair_blocks = (41 ** 3 + 41 * 41 * 7) * k * 4  # pair (0, 1)'s children, float32 counts
+    assert pair_blocks > st.kernels.nested.PREFETCH_BYTES
+    ranking = np.array([0, 1, 2, 3], dtype=np.int64)
+    args = (table, ArraySource(X, y), ranking, 2, np.ones(len(n_values)), "m_estimate", 1.0,
+            1, "rmse")
+    lin, lin_sq, _ = st.nested_losses(*args, squares=True, tile_rows=32)
+    ref, ref_sq, _ = st.nested_losses(*args, squares=True, linear=False)
+    assert np.isfinite(lin[2, 2:, 1:]).all()
+    assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+    assert_allclose(lin_sq, ref_sq, rtol=1e-12, atol=1e-13, equal_nan=True)
