@@ -242,6 +242,9 @@ GROUP_MIN_ROWS = 2048
 GROUP_PLAN_ROWS = 65536
 #: more combinations than this are counted one by one (the plan would take seconds)
 GROUP_MAX_COMBOS = 50_000
+#: histogram entries counted at once (16 MiB of int32): more groups are counted in
+#: batches, each over all the rows
+GROUP_BATCH_ENTRIES = 1 << 22
 
 
 class GroupJob(NamedTuple):
@@ -291,9 +294,10 @@ class GroupJob(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def _count_groups(job, hs, counts, g0, g1):
+def _count_groups(job, hs, h_base, counts, g0, g1):
     """Count groups ``g0 .. g1 - 1`` of the :class:`GroupJob` ``job`` (unweighted rows),
-    then add their outputs to ``counts``.
+    then add their outputs to ``counts``; group g's histogram is
+    ``hs[h_first[g] - h_base:h_first[g + 1] - h_base]``, zeros.
 
     A group is a prefix and up to ``GROUP_LASTS`` last members: one joint histogram of all
     of them and the class (in int32, two interleaved lanes so that consecutive rows that
@@ -337,12 +341,12 @@ def _count_groups(job, hs, counts, g0, g1):
                 mu = mults[g, p]
                 for r in range(m):
                     idx[r] += col[r] * mu
-            h = hs[job.h_first[g]:job.h_first[g + 1]]
+            h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
             for r in range(m):
                 h[idx[r]] += 1
     digits = np.empty(members.shape[1], dtype=np.int64)
     for g in range(g0, g1):
-        h = hs[job.h_first[g]:job.h_first[g + 1]]
+        h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
         o0, o1 = job.out_first[g], job.out_first[g + 1]
         # each output's block, in int64, at ``at[o - o0]`` of ``total``
         at = np.zeros(o1 - o0 + 1, dtype=np.int64)
@@ -555,12 +559,17 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
         plan, rest = _plan_of(combos, orders, offsets, sizes, k, make)
         if plan is not None:
             job = GroupJob(X, y, *plan, sizes, int(k), int(block))
-            n_groups = plan[0].size
-            hs = np.zeros(int(plan[5][-1]), dtype=np.int32)
-            n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_groups))
-            parallel_calls(_count_groups, [
-                (job, hs, counts, run * n_groups // n_runs, (run + 1) * n_groups // n_runs)
-                for run in range(n_runs)])
+            h_first = plan[5]
+            batches = _batches(h_first, GROUP_BATCH_ENTRIES)
+            hs = np.zeros(max(int(h_first[b1] - h_first[b0]) for b0, b1 in batches), np.int32)
+            for b0, b1 in batches:
+                base = int(h_first[b0])
+                if b0 > 0:
+                    hs[:] = 0
+                n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), b1 - b0))
+                parallel_calls(_count_groups, [
+                    (job, hs, base, counts, b0 + run * (b1 - b0) // n_runs,
+                     b0 + (run + 1) * (b1 - b0) // n_runs) for run in range(n_runs)])
             if rest.size == 0:
                 return
             combos, orders, offsets = combos[rest], orders[rest], offsets[rest]
@@ -580,6 +589,21 @@ def _holder(groups, holding, member):
         if set(groups[g][1]).issuperset(member):
             return g
     return None
+
+
+def _batches(h_first, entries):
+    """Consecutive ranges of groups whose histograms hold at most ``entries`` entries (a
+    larger group alone)."""
+    out = []
+    b0 = 0
+    n = h_first.size - 1
+    while b0 < n:
+        b1 = b0 + 1
+        while b1 < n and h_first[b1 + 1] - h_first[b0] <= entries:
+            b1 += 1
+        out.append((b0, b1))
+        b0 = b1
+    return out
 
 
 def _product(sizes, members):

@@ -378,3 +378,27 @@ def test_a_plan_is_made_for_a_large_call_and_kept_for_the_next():
     finally:
         counting._plans.clear()
         counting._plans.update(saved)
+
+
+@pytest.mark.parametrize("entries", [1, 3000, 1 << 22])
+def test_groups_counted_in_batches_equal_brute_force(monkeypatch, entries):
+    """Groups counted in batches of at most ``entries`` histogram entries (one group a
+    batch, a few, all): the brute-force counts."""
+    monkeypatch.setattr(counting, "GROUP_BATCH_ENTRIES", entries)
+    n_values = np.array([4, 3, 5, 2, 4, 3])
+    sizes = (n_values + 1).astype(np.int64)
+    k = 3
+    combos, orders = _mixed_combinations(6, 13)
+    offsets, size = _layout(combos, orders, sizes, k)
+    plan, _ = counting.plan_groups(combos, orders, offsets, sizes, k)
+    batches = counting._batches(plan[5], entries)
+    assert [b for batch in batches for b in range(*batch)] == list(range(plan[0].size))
+    assert len(batches) == (plan[0].size if entries == 1 else 1 if entries > 1 << 20
+                            else len(batches))
+    assert 1 < len(batches) or entries != 3000
+    X, y = _data(500, n_values, k, 14)
+    counts = np.zeros(size)
+    counting.count_combinations(X, y, np.zeros(1), False, combos, orders, offsets, sizes, k,
+                                counts, 128, grouped=True)
+    np.testing.assert_array_equal(
+        counts, _brute_force(X, y, None, combos, orders, offsets, sizes, k, size))
