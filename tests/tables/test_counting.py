@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from seminaive import FrequencyTable
+from seminaive import A2DE, AODE, KDB, FrequencyTable
 from seminaive.tables import COUNT_BLOCK_ROWS, counting
 
 
@@ -402,3 +402,23 @@ def test_groups_counted_in_batches_equal_brute_force(monkeypatch, entries):
                                 counts, 128, grouped=True)
     np.testing.assert_array_equal(
         counts, _brute_force(X, y, None, combos, orders, offsets, sizes, k, size))
+
+
+@pytest.mark.parametrize("learner", [AODE, A2DE, KDB])
+def test_a_learner_fitted_on_enough_rows_counts_in_groups(monkeypatch, learner):
+    """A fit of GROUP_PLAN_ROWS rows counts in groups (a plan made): the table's counts and
+    the predictions are those of the same fit counted one by one."""
+    rng = np.random.default_rng(15)
+    rows = counting.GROUP_PLAN_ROWS + 1000
+    X = rng.integers(0, 4, (rows, 7))
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, rows)) % 3
+    models = {}
+    for grouped in (True, False):
+        monkeypatch.setattr(counting, "_plans", {})
+        if not grouped:
+            monkeypatch.setattr(counting, "GROUP_PLAN_ROWS", 1 << 40)
+        models[grouped] = learner().fit(X, y)
+        assert bool(counting._plans) == grouped
+    np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
+    np.testing.assert_array_equal(models[True].predict_proba(X[:500]),
+                                  models[False].predict_proba(X[:500]))
