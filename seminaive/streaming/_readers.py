@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..kernels.csv_codes import code_csv_parts, line_parts
+from ..kernels.csv_codes import code_csv_parts, csv_values, line_parts
 from ..preprocessing._strings import (
     MAX_HASHED_VALUES,
     dictionary_encode,
@@ -375,8 +375,10 @@ PLAIN_BLOCK_BYTES = 1 << 20
 def _plain_blocks(path, data, start, n_cols, cols, budget, advance=None):
     """Pass 1 of a plain CSV file coded block by block (blocks of a quarter of the
     ``budget``, at least ``PLAIN_BLOCK_BYTES``, cut after line ends): the values of the
-    columns ``cols`` in order of first appearance over the file, the codes dropped
-    (``advance``, if given, called with the rows of every block coded).
+    columns ``cols`` in order of first appearance over the file, collected without the
+    codes (:func:`~seminaive.kernels.csv_codes.csv_values`; a block's lines are coded
+    when it is read, :class:`PlainBlock`); ``advance``, if given, called with the rows of
+    every block.
 
     Returns
     -------
@@ -390,13 +392,12 @@ def _plain_blocks(path, data, start, n_cols, cols, budget, advance=None):
     groups = []
     n_rows = 0
     for lo, hi in line_parts(data, max(1, -(-(len(data) - start) // block)), start):
-        got = code_csv_parts(data, n_cols, start=lo, end=hi, n_parts=_plain_parts_count(),
-                             max_values=MAX_HASHED_VALUES)
+        # the values alone: the codes are made when the block is counted
+        got = csv_values(data, n_cols, start=lo, end=hi, n_parts=_plain_parts_count(),
+                         max_values=MAX_HASHED_VALUES)
         if got is None:
             return None
-        parts, raw = got
-        rows = sum(codes.shape[0] for codes, _ in parts)
-        del parts
+        raw, rows = got
         for col in cols:
             lookup = lookups[col]
             for v in raw[col]:

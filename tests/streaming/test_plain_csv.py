@@ -385,6 +385,29 @@ def test_a_file_over_the_budget_is_coded_block_by_block(
     _same_model(model, ref, _frame_of([str(path)]))
 
 
+def test_pass_one_of_a_file_in_blocks_collects_the_values_without_codes(tmp_path,
+                                                                         monkeypatch):
+    """A file coded block by block: pass 1 collects each block's values alone
+    (csv_values, no codes written); the lines are coded (code_csv_parts) only when a block
+    is counted, once a block; the model that of the pyarrow route."""
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 4096)
+    path = tmp_path / "data.csv"
+    path.write_bytes(_text(np.random.default_rng(44), 3000).encode())
+    coded, collected = [], []
+    code_parts, values = readers.code_csv_parts, readers.csv_values
+    monkeypatch.setattr(readers, "code_csv_parts",
+                        lambda *a, **k: coded.append(1) or code_parts(*a, **k))
+    monkeypatch.setattr(readers, "csv_values",
+                        lambda *a, **k: collected.append(1) or values(*a, **k))
+    blocks = _spy_blocks(monkeypatch)
+    model = fit_stream(NaiveBayes(), str(path), target="label", keep_bytes=0)
+    assert len(collected) == len(blocks) >= 8  # pass 1: each block's values
+    assert len(coded) == len(blocks)  # the counting pass: each block coded once
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(NaiveBayes(), str(path), target="label", keep_bytes=0)
+    _same_model(model, ref, _frame_of([str(path)]))
+
+
 @pytest.mark.parametrize("cls", [NaiveBayes, TAN])
 def test_several_files_kept_and_in_blocks(tmp_path, monkeypatch, cls):
     """Files of 8.9 kB, a header, 12.1 kB and 6.0 kB, a budget of 18 kB: the third file
@@ -460,3 +483,4 @@ def test_progress_of_the_plain_route(tmp_path, monkeypatch, capsys, budget):
     fit_stream(NaiveBayes(), paths, target="label", progress=False, keep_bytes=budget)
     assert "tqdm.auto" not in sys.modules
     assert isinstance(made(False, None, "x"), readers._NoBar)
+
