@@ -20,6 +20,7 @@ declared schema, or the types a model was fitted on) refuses such a value with a
 :class:`~seminaive.exceptions.InputError` naming the column and the line.
 """
 
+import glob
 import io
 import mmap
 import os
@@ -1146,6 +1147,53 @@ class _FrameReader:
 
 def _is_path(obj):
     return isinstance(obj, (str, os.PathLike))
+
+
+#: the characters that make a path string a pattern of :func:`expand_patterns`
+_WILDCARDS = re.compile(r"[*?[]")
+
+
+def expand_patterns(source):
+    """``source`` with every path string holding a wildcard (``*``, ``?``, ``[...]``;
+    ``**`` for any depth of folders, :func:`glob.glob`) replaced by the paths it matches,
+    in sorted order (a string that names an existing file or folder is taken as it is).
+    A list of paths is expanded pattern by pattern, in its order; any other source is
+    returned as it is.
+
+    Raises
+    ------
+    InputError
+        A pattern matches nothing (the error names it).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.streaming._readers import expand_patterns
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("b.csv", "a.csv", "c.txt"):
+    ...     open(os.path.join(folder, name), "w").close()
+    >>> [os.path.basename(p) for p in expand_patterns(os.path.join(folder, "*.csv"))]
+    ['a.csv', 'b.csv']
+    """
+    if isinstance(source, str):
+        return _expand_pattern(source) if _is_pattern(source) else source
+    if (isinstance(source, (list, tuple)) and source and all(_is_path(p) for p in source)
+            and any(_is_pattern(p) for p in source)):
+        return [path for p in source
+                for path in (_expand_pattern(p) if _is_pattern(p) else [p])]
+    return source
+
+
+def _is_pattern(path):
+    return (isinstance(path, str) and _WILDCARDS.search(path) is not None
+            and not os.path.exists(path))
+
+
+def _expand_pattern(pattern):
+    paths = sorted(glob.glob(pattern, recursive=True))
+    if not paths:
+        raise InputError(f"no file matches the pattern {pattern!r}")
+    return paths
 
 
 def open_source(source, csv_options=None, column_types=None):

@@ -12,6 +12,7 @@ import pytest
 
 from seminaive import AODE, KDB, TAN, NaiveBayes
 from seminaive.exceptions import InputError
+from seminaive.streaming import _fit as stream_fit
 from seminaive.streaming import _readers as readers
 from seminaive.streaming import fit_stream
 from seminaive.streaming._readers import _NULL_STRINGS, _ArrowCsvReader, _encode_strings
@@ -484,3 +485,56 @@ def test_progress_of_the_plain_route(tmp_path, monkeypatch, capsys, budget):
     assert "tqdm.auto" not in sys.modules
     assert isinstance(made(False, None, "x"), readers._NoBar)
 
+
+# --------------------------------------------------------------------------------------------
+# a path with wildcards: the files it matches, sorted
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_pattern_is_the_files_it_matches_in_sorted_order(tmp_path, monkeypatch, plain):
+    """``"part*.csv"`` (and ``part[0-3].csv``, ``**``): the list of the files it matches
+    in sorted order (the files written out of order, another file beside them left out),
+    and its model, on the plain route (the files coded, not parsed) and on pyarrow's."""
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", plain)
+    paths = _parts(tmp_path, np.random.default_rng(29))
+    for path in reversed(paths):  # written (and listed by the folder) in another order
+        data = open(path, "rb").read()
+        os.remove(path)
+        open(path, "wb").write(data)
+    (tmp_path / "other.csv").write_text("x,label\n1,c9\n")
+    calls = _spy_plain_codes(monkeypatch)
+    opened = []
+    open_source = stream_fit.open_source
+    monkeypatch.setattr(stream_fit, "open_source",
+                        lambda source, *a: opened.append(source) or open_source(source, *a))
+    ref = fit_stream(AODE(), paths, target="label")
+    assert calls == ([True] * len(paths) if plain else [])
+    for pattern in ("part*.csv", "part[0-3].csv", "**/part?.csv"):
+        calls.clear()
+        model = fit_stream(AODE(), str(tmp_path / pattern), target="label")
+        assert calls == ([True] * len(paths) if plain else [])
+        _same_model(model, ref, _frame_of(paths))
+        assert opened[-1] == paths  # sorted
+    # a list of patterns and paths: each expanded in turn, in the list's order
+    model = fit_stream(AODE(), [str(tmp_path / "part[13].csv"), paths[2],
+                                str(tmp_path / "part0*")], target="label")
+    assert opened[-1] == [paths[1], paths[3], paths[2], paths[0]]
+    _same_model(model, ref)
+
+
+def test_a_pattern_that_matches_nothing_is_an_error_naming_it(tmp_path):
+    pattern = str(tmp_path / "missing-*.csv")
+    with pytest.raises(InputError, match=re.escape(repr(pattern))):
+        fit_stream(NaiveBayes(), pattern, target="label")
+    with pytest.raises(InputError, match=re.escape(repr(pattern))):
+        fit_stream(NaiveBayes(), [pattern], target="label")
+
+
+def test_a_file_whose_name_holds_a_wildcard_is_that_file(tmp_path):
+    """A path string naming an existing file is that file, wildcard or not."""
+    path = tmp_path / "data[1].csv"
+    path.write_bytes(_text(np.random.default_rng(31), 200).encode())
+    (tmp_path / "data1.csv").write_text("x,label\n1,c9\n")  # what the pattern would match
+    model = fit_stream(NaiveBayes(), str(path), target="label")
+    assert model.table_.n_rows == 200
