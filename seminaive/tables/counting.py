@@ -357,23 +357,43 @@ def _count_groups(job, hs, h_base, counts, g0, g1):
             at[o - o0 + 1] = at[o - o0] + cells
         total = np.zeros(at[o1 - o0], dtype=np.int64)
         n_members = job.n_members[g]
-        for c in range(h.shape[0]):
-            v = h[c]
-            if v == 0:
+        n_out = o1 - o0
+        # the cells in order (the class fastest, then the members in turn), each output's
+        # index moved along by its strides as the members' codes advance: no division
+        stride = np.zeros((n_out, n_members), dtype=np.int64)
+        for o in range(o0, o1):
+            step = k
+            for t in range(job.out_order[o] - 1, -1, -1):
+                p = job.out_pos[o, t]
+                stride[o - o0, p] = step
+                step *= sizes[members[g, p]]
+        pos = at[:n_out].copy()
+        for p in range(n_members):
+            digits[p] = 0
+        cls = 0
+        for q in range(h.shape[0] // 2):
+            v = h[2 * q] + h[2 * q + 1]  # the two lanes
+            if v != 0:
+                for o in range(n_out):
+                    total[pos[o]] += v
+            cls += 1
+            if cls < k:
+                for o in range(n_out):
+                    pos[o] += 1
                 continue
-            q = c >> 1
-            cls = q % k
-            q //= k
+            cls = 0
+            for o in range(n_out):
+                pos[o] -= k - 1
             for p in range(n_members):
                 s = sizes[members[g, p]]
-                digits[p] = q % s
-                q //= s
-            for o in range(o0, o1):
-                cell = 0
-                for t in range(job.out_order[o]):
-                    p = job.out_pos[o, t]
-                    cell = cell * sizes[members[g, p]] + digits[p]
-                total[at[o - o0] + cell * k + cls] += v
+                digits[p] += 1
+                if digits[p] < s:
+                    for o in range(n_out):
+                        pos[o] += stride[o, p]
+                    break
+                digits[p] = 0
+                for o in range(n_out):
+                    pos[o] -= (s - 1) * stride[o, p]
         for o in range(o0, o1):
             off = job.out_off[o]
             a = at[o - o0]
