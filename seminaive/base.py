@@ -645,7 +645,11 @@ class Learner(ClassifierMixin, BaseEstimator):
             Parquet file or directory (``*.parquet``), CSV file (``*.csv``), a list of such
             files, DataFrames, a callable returning a fresh iterator of DataFrames, or a
             one-shot iterator of DataFrames (read once: encoder fitted on the first chunk as
-            in :meth:`partial_fit`; a learner needing an extra pass raises an error).
+            in :meth:`partial_fit`; a learner needing an extra pass raises an error).  A
+            path string with wildcards (``*``, ``?``, ``[...]``, ``**`` for any depth of
+            folders), e.g. ``"data/part-*.csv"``, stands for the files it matches in sorted
+            order (an ``InputError`` naming it when it matches none); a string naming an
+            existing file is that file.
         target : str
             Column holding the class labels.
         features : list of str, optional

@@ -59,7 +59,31 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
         The number of rows coded (empty lines are skipped, as pyarrow does), or
         ``BAD_LINE``, ``TOO_MANY_VALUES`` or ``TOO_MANY_ROWS``.
     """
-    n_cols = codes.shape[1]
+    return _split_part(data, start, end, sep, codes.shape[1], codes, True, slots, keys,
+                       lengths, firsts, found)
+
+
+@njit(cache=True, nogil=True)
+def csv_part_values(data, start, end, sep, n_cols, slots, keys, lengths, firsts, found):
+    """:func:`code_csv_part` without the codes: only each column's distinct strings
+    (``slots``, ``keys``, ``lengths``, ``firsts`` and ``found`` as there), for a pass that
+    needs the values and not the rows' codes.
+
+    Returns
+    -------
+    int
+        The number of rows (empty lines skipped), or ``BAD_LINE`` or ``TOO_MANY_VALUES``.
+    """
+    no_codes = np.empty((0, n_cols), dtype=np.uint16)
+    return _split_part(data, start, end, sep, n_cols, no_codes, False, slots, keys, lengths,
+                       firsts, found)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _split_part(data, start, end, sep, n_cols, codes, write, slots, keys, lengths, firsts,
+                found):
+    """:func:`code_csv_part` (``write`` True) or :func:`csv_part_values` (False: no code
+    written, no row limit; ``write`` a constant of the caller, its tests folded away)."""
     max_rows = codes.shape[0]
     max_values = keys.shape[1]
     mask = np.uint64(slots.shape[1] - 1)
@@ -76,7 +100,7 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
                 p += 2
                 continue
             return BAD_LINE
-        if row == max_rows:
+        if write and row == max_rows:
             return TOO_MANY_ROWS
         for col in range(n_cols):
             s = p
@@ -113,7 +137,8 @@ def code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts, fo
                         mask, max_values)
             if k < 0:
                 return TOO_MANY_VALUES
-            codes[row, col] = k
+            if write:
+                codes[row, col] = k
         row += 1
     return row
 
@@ -224,43 +249,11 @@ def code_csv_parts(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_
         fields (a quote, a lone carriage return, another number of fields) or a column has
         more than ``max_values`` values.
     """
-    from ._threads import parallel_calls
-
     if max_values > 1 << 16:
         raise ValueError("max_values: at most 65536 (two-byte codes)")
-    array = np.frombuffer(data, dtype=np.uint8)
-    pieces = line_parts(data, n_parts, start, end)
-    first = min(FIRST_VALUES, max_values)
-    parts = [None] * len(pieces)
-    todo = list(range(len(pieces)))
-    while todo:
-        calls = []
-        for p in todo:
-            lo, hi = pieces[p]
-            # at least a byte a field: never more rows than that; pages never written are
-            # never allocated
-            # (laid out a column at a time, as the chunks are counted)
-            codes = np.empty(((hi - lo) // n_cols + 1, n_cols), dtype=np.uint16, order="F")
-            size = 16
-            while size < 2 * first:
-                size *= 2
-            tables = (np.full((n_cols, size), -1, dtype=np.int32),
-                      np.empty((n_cols, first), dtype=np.uint64),
-                      np.empty((n_cols, first), dtype=np.int64),
-                      np.empty((n_cols, first), dtype=np.int64),
-                      np.zeros(n_cols, dtype=np.int64))
-            status = np.empty(1, dtype=np.int64)
-            parts[p] = (codes, tables, status)
-            calls.append((array, lo, hi, sep[0], codes, *tables, status))
-        parallel_calls(_code_part_into, calls)
-        statuses = [int(parts[p][2][0]) for p in todo]
-        if any(s == BAD_LINE for s in statuses):
-            return None
-        again = [p for p, s in zip(todo, statuses, strict=True) if s == TOO_MANY_VALUES]
-        if again and first == max_values:
-            return None
-        todo, first = again, max_values
-    del array
+    parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, True)
+    if parts is None:
+        return None
     lookups = [{} for _ in range(n_cols)]
     out = []
     for codes, (_, _, lengths, firsts, found), status in parts:
@@ -276,6 +269,90 @@ def code_csv_parts(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_
                 return None
         out.append((codes[:int(status[0])], tables))
     return out, [list(lookup) for lookup in lookups]
+
+
+def csv_values(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_values=4096):
+    """The distinct values of every column of the lines of plain CSV bytes, in order of
+    first appearance over ``data[start:end]``, and the number of rows: what
+    :func:`code_csv_parts` gives (the same values, in the same order; the same give-ups)
+    without writing the codes (:func:`csv_part_values`), for a pass that only collects
+    the values.
+
+    Returns
+    -------
+    (values, n_rows) or None
+        ``values[col]``: the column's distinct byte strings in order of first appearance;
+        None as :func:`code_csv_parts`.
+
+    Examples
+    --------
+    >>> from seminaive.kernels.csv_codes import csv_values
+    >>> csv_values(b"a,x\\nb,x\\na,y\\n", 2)
+    ([[b'a', b'b'], [b'x', b'y']], 3)
+    """
+    parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, False)
+    if parts is None:
+        return None
+    lookups = [{} for _ in range(n_cols)]
+    for _, (_, _, lengths, firsts, found), _ in parts:
+        for col in range(n_cols):
+            lookup = lookups[col]
+            for f, n in zip(firsts[col, :found[col]].tolist(),
+                            lengths[col, :found[col]].tolist(), strict=True):
+                lookup.setdefault(data[f:f + n], len(lookup))
+            if len(lookup) > max_values:
+                return None
+    return ([list(lookup) for lookup in lookups],
+            sum(int(status[0]) for _, _, status in parts))
+
+
+def _split_parts(data, n_cols, start, end, sep, n_parts, max_values, write):
+    """The parts of ``data[start:end]`` split on the threads, with the codes (``write``:
+    :func:`code_csv_part`) or without (:func:`csv_part_values`): per part, ``(codes or
+    None, (slots, keys, lengths, firsts, found), status)``; None when the bytes are not
+    plain CSV or a column has more than ``max_values`` values in a part.  A part first
+    gets tables of ``FIRST_VALUES`` values a column, and is split again with tables of
+    ``max_values`` if it meets more."""
+    from ._threads import parallel_calls
+
+    array = np.frombuffer(data, dtype=np.uint8)
+    pieces = line_parts(data, n_parts, start, end)
+    first = min(FIRST_VALUES, max_values)
+    parts = [None] * len(pieces)
+    todo = list(range(len(pieces)))
+    while todo:
+        calls = []
+        for p in todo:
+            lo, hi = pieces[p]
+            size = 16
+            while size < 2 * first:
+                size *= 2
+            tables = (np.full((n_cols, size), -1, dtype=np.int32),
+                      np.empty((n_cols, first), dtype=np.uint64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.empty((n_cols, first), dtype=np.int64),
+                      np.zeros(n_cols, dtype=np.int64))
+            status = np.empty(1, dtype=np.int64)
+            if write:
+                # at least a byte a field: never more rows than that; pages never written
+                # are never allocated (laid out a column at a time, as the chunks are
+                # counted)
+                codes = np.empty(((hi - lo) // n_cols + 1, n_cols), dtype=np.uint16,
+                                 order="F")
+                calls.append((array, lo, hi, sep[0], codes, *tables, status))
+            else:
+                codes = None
+                calls.append((array, lo, hi, sep[0], n_cols, *tables, status))
+            parts[p] = (codes, tables, status)
+        parallel_calls(_code_part_into if write else _part_values_into, calls)
+        statuses = [int(parts[p][2][0]) for p in todo]
+        if any(s == BAD_LINE for s in statuses):
+            return None
+        again = [p for p, s in zip(todo, statuses, strict=True) if s == TOO_MANY_VALUES]
+        if again and first == max_values:
+            return None
+        todo, first = again, max_values
+    return parts
 
 
 def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
@@ -336,3 +413,11 @@ def _code_part_into(data, start, end, sep, codes, slots, keys, lengths, firsts, 
     """:func:`code_csv_part`, its status written to ``status[0]``."""
     status[0] = code_csv_part(data, start, end, sep, codes, slots, keys, lengths, firsts,
                               found)
+
+
+@njit(cache=True, nogil=True)
+def _part_values_into(data, start, end, sep, n_cols, slots, keys, lengths, firsts, found,
+                      status):
+    """:func:`csv_part_values`, its status written to ``status[0]``."""
+    status[0] = csv_part_values(data, start, end, sep, n_cols, slots, keys, lengths, firsts,
+                                found)

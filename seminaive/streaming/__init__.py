@@ -37,8 +37,10 @@ Sources
   (``*.csv``, ``*.tsv``, ``*.txt``, optionally compressed; read with pyarrow, string columns
   dictionary-encoded as they are parsed, each column's type decided once for the whole
   file; with ``csv_options``, or zipped, read with ``pandas.read_csv(chunksize=...)``), or a
-  list of such paths.  A string column then reaches the encoder as Arrow dictionary arrays,
-  coded by a lookup of each chunk's dictionary: no Python string is made per row;
+  list of such paths (:func:`fit_stream` takes a path string with wildcards,
+  ``"data/part-*.csv"``, as the files it matches, sorted).  A string column then reaches
+  the encoder as Arrow dictionary arrays, coded by a lookup of each chunk's dictionary: no
+  Python string is made per row;
 * a DataFrame (read in slices of ``chunk_rows``), a list of DataFrames, or a callable that
   returns a fresh iterator of DataFrames at every call: all of these can be read again;
 * a one-shot iterator of DataFrames (e.g. a generator).  It can be read only once, so the

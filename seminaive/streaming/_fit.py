@@ -22,6 +22,7 @@ from ._readers import (
     _KeptChunks,
     _progress_bar,
     default_chunk_rows,
+    expand_patterns,
     open_source,
 )
 from ._readers import (
@@ -103,7 +104,9 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     estimator : seminaive learner
         Fitted in place.
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
-        Parquet or CSV files, DataFrames, or an iterable of DataFrames.
+        Parquet or CSV files (a path string with wildcards, ``"data/part-*.csv"``: the
+        files it matches, sorted; :func:`~seminaive.streaming._readers.expand_patterns`),
+        DataFrames, or an iterable of DataFrames.
     target : str
         Column holding the class labels.
     features : list of str, optional
@@ -150,6 +153,7 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or int(chunk_rows) < 1):
         raise InputError(f"chunk_rows must be a positive int or None, got {chunk_rows!r}")
     budget = _keep_bytes(keep_bytes)  # checked before any reading
+    source = expand_patterns(source)  # "data/part-*.csv": the files, sorted
     reader = open_source(source, csv_options)
     if hasattr(reader, "decide_types"):
         reader.decide_types = True  # _scan starts a pass again when a type is widened

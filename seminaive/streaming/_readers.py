@@ -20,6 +20,7 @@ declared schema, or the types a model was fitted on) refuses such a value with a
 :class:`~seminaive.exceptions.InputError` naming the column and the line.
 """
 
+import glob
 import io
 import mmap
 import os
@@ -33,7 +34,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..kernels.csv_codes import code_csv_parts, line_parts
+from ..kernels.csv_codes import code_csv_parts, csv_values, line_parts
 from ..preprocessing._strings import (
     MAX_HASHED_VALUES,
     dictionary_encode,
@@ -375,8 +376,10 @@ PLAIN_BLOCK_BYTES = 1 << 20
 def _plain_blocks(path, data, start, n_cols, cols, budget, advance=None):
     """Pass 1 of a plain CSV file coded block by block (blocks of a quarter of the
     ``budget``, at least ``PLAIN_BLOCK_BYTES``, cut after line ends): the values of the
-    columns ``cols`` in order of first appearance over the file, the codes dropped
-    (``advance``, if given, called with the rows of every block coded).
+    columns ``cols`` in order of first appearance over the file, collected without the
+    codes (:func:`~seminaive.kernels.csv_codes.csv_values`; a block's lines are coded
+    when it is read, :class:`PlainBlock`); ``advance``, if given, called with the rows of
+    every block.
 
     Returns
     -------
@@ -390,13 +393,12 @@ def _plain_blocks(path, data, start, n_cols, cols, budget, advance=None):
     groups = []
     n_rows = 0
     for lo, hi in line_parts(data, max(1, -(-(len(data) - start) // block)), start):
-        got = code_csv_parts(data, n_cols, start=lo, end=hi, n_parts=_plain_parts_count(),
-                             max_values=MAX_HASHED_VALUES)
+        # the values alone: the codes are made when the block is counted
+        got = csv_values(data, n_cols, start=lo, end=hi, n_parts=_plain_parts_count(),
+                         max_values=MAX_HASHED_VALUES)
         if got is None:
             return None
-        parts, raw = got
-        rows = sum(codes.shape[0] for codes, _ in parts)
-        del parts
+        raw, rows = got
         for col in cols:
             lookup = lookups[col]
             for v in raw[col]:
@@ -1145,6 +1147,53 @@ class _FrameReader:
 
 def _is_path(obj):
     return isinstance(obj, (str, os.PathLike))
+
+
+#: the characters that make a path string a pattern of :func:`expand_patterns`
+_WILDCARDS = re.compile(r"[*?[]")
+
+
+def expand_patterns(source):
+    """``source`` with every path string holding a wildcard (``*``, ``?``, ``[...]``;
+    ``**`` for any depth of folders, :func:`glob.glob`) replaced by the paths it matches,
+    in sorted order (a string that names an existing file or folder is taken as it is).
+    A list of paths is expanded pattern by pattern, in its order; any other source is
+    returned as it is.
+
+    Raises
+    ------
+    InputError
+        A pattern matches nothing (the error names it).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from seminaive.streaming._readers import expand_patterns
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("b.csv", "a.csv", "c.txt"):
+    ...     open(os.path.join(folder, name), "w").close()
+    >>> [os.path.basename(p) for p in expand_patterns(os.path.join(folder, "*.csv"))]
+    ['a.csv', 'b.csv']
+    """
+    if isinstance(source, str):
+        return _expand_pattern(source) if _is_pattern(source) else source
+    if (isinstance(source, (list, tuple)) and source and all(_is_path(p) for p in source)
+            and any(_is_pattern(p) for p in source)):
+        return [path for p in source
+                for path in (_expand_pattern(p) if _is_pattern(p) else [p])]
+    return source
+
+
+def _is_pattern(path):
+    return (isinstance(path, str) and _WILDCARDS.search(path) is not None
+            and not os.path.exists(path))
+
+
+def _expand_pattern(pattern):
+    paths = sorted(glob.glob(pattern, recursive=True))
+    if not paths:
+        raise InputError(f"no file matches the pattern {pattern!r}")
+    return paths
 
 
 def open_source(source, csv_options=None, column_types=None):

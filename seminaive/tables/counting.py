@@ -1,5 +1,6 @@
 """Counting kernels: one pass over the data into the count blocks; table maintenance."""
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -218,6 +219,303 @@ def _count_chunk(job, counts, c0, c1):
                     counts[off + q] += local[q] + local[n_cells + q]
 
 
+# --------------------------------------------------------------------------------------------
+# Grouped counting: several combinations of a shared prefix in one joint histogram
+# --------------------------------------------------------------------------------------------
+
+#: entries (two interleaved lanes of int32 counts) of a group's joint histogram in
+#: :func:`_count_groups`: 32 KiB, about the L1 data cache
+GROUP_ENTRIES = 8192
+#: most combinations of a shared prefix counted by one joint histogram
+GROUP_LASTS = 3
+#: most members of a combination counted in a group
+GROUP_ORDER = 4
+#: attributes tried as the next member of a group (:func:`plan_groups`)
+GROUP_CANDIDATES = 32
+#: fewer rows than this are counted combination by combination (:func:`_count_chunk`): the
+#: histograms' totals would cost more than they save
+GROUP_MIN_ROWS = 2048
+#: a plan (:func:`plan_groups`, some 10 microseconds a combination) is made for a call of
+#: at least this many rows (counting in groups saves some 0.3 ns a row and combination),
+#: and kept for the next calls of the same combinations (a table's chunks), which use it
+#: from ``GROUP_MIN_ROWS`` rows
+GROUP_PLAN_ROWS = 65536
+#: more combinations than this are counted one by one (the plan would take seconds)
+GROUP_MAX_COMBOS = 50_000
+#: histogram entries counted at once (16 MiB of int32): more groups are counted in
+#: batches, each over all the rows
+GROUP_BATCH_ENTRIES = 1 << 22
+
+
+class GroupJob(NamedTuple):
+    """The groups :func:`_count_groups` counts (see :func:`plan_groups`; read only).
+
+    Attributes
+    ----------
+    X, y : ndarray
+        Storage codes (n_rows, n_attributes) and class codes.
+    n_prefix, n_members : ndarray of int64, shape (n_groups,)
+        Members of a group's shared prefix, and its members in all (the prefix, then the
+        last member of each of its combinations).
+    members, mults : ndarray of int64, shape (n_groups, GROUP_ORDER - 1 + GROUP_LASTS)
+        Every member's attribute and its stride in the histogram (lane fastest, then the
+        class, then the members in turn).
+    prefix_id : ndarray of int64
+        Groups of the same prefix (consecutive in a run) share its codes.
+    h_first : ndarray of int64, shape (n_groups + 1,)
+        Where each group's histogram starts in the histograms' array.
+    out_first : ndarray of int64, shape (n_groups + 1,)
+        The group's outputs: ``out_first[g] .. out_first[g + 1] - 1``.
+    out_order, out_pos, out_off : ndarray of int64
+        Per output (a combination counted by marginalising its group's histogram): its
+        order, the positions of its members among the group's members, and the start of
+        its block in the counts.
+    sizes : ndarray of int64
+        The extent of every attribute.
+    k, block : int
+        Number of classes; rows counted together.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    n_prefix: np.ndarray
+    n_members: np.ndarray
+    members: np.ndarray
+    mults: np.ndarray
+    prefix_id: np.ndarray
+    h_first: np.ndarray
+    out_first: np.ndarray
+    out_order: np.ndarray
+    out_pos: np.ndarray
+    out_off: np.ndarray
+    sizes: np.ndarray
+    k: int
+    block: int
+
+
+@njit(cache=True, nogil=True)
+def _count_groups(job, hs, h_base, counts, g0, g1):
+    """Count groups ``g0 .. g1 - 1`` of the :class:`GroupJob` ``job`` (unweighted rows),
+    then add their outputs to ``counts``; group g's histogram is
+    ``hs[h_first[g] - h_base:h_first[g + 1] - h_base]``, zeros.
+
+    A group is a prefix and up to ``GROUP_LASTS`` last members: one joint histogram of all
+    of them and the class (in int32, two interleaved lanes so that consecutive rows that
+    hit the same cell do not wait on each other's read-modify-write) counts, in one
+    increment a row, every combination of the prefix and one of the last members, which
+    are its marginals; so can any combination of the group's members (a pair's single
+    members, a triple's pairs).  Row by row block: ``base`` (the lane, the class and the
+    prefix's code) is made once per prefix, ``idx`` adds the last members' codes, then the
+    increments.  Once every row is counted, each output's block is the sum of the
+    histogram's cells over the members it does not hold, added to ``counts`` as one
+    integer per cell (the counts the row-by-row increments of :func:`_count_chunk` give).
+    """
+    X, y = job.X, job.y
+    members, mults, sizes, k = job.members, job.mults, job.sizes, job.k
+    n = X.shape[0]
+    block = job.block
+    base = np.empty(block, dtype=np.int32)
+    idx = np.empty(block, dtype=np.int32)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        m = stop - start
+        yb = y[start:stop]
+        held = -1
+        for g in range(g0, g1):
+            if job.prefix_id[g] != held:
+                for r in range(m):
+                    base[r] = 2 * yb[r] + (r & 1)
+                for p in range(job.n_prefix[g]):
+                    col = X[start:stop, members[g, p]]
+                    mu = mults[g, p]
+                    for r in range(m):
+                        base[r] += col[r] * mu
+                held = job.prefix_id[g]
+            first = job.n_prefix[g]
+            col = X[start:stop, members[g, first]]
+            mu = mults[g, first]
+            for r in range(m):
+                idx[r] = base[r] + col[r] * mu
+            for p in range(first + 1, job.n_members[g]):
+                col = X[start:stop, members[g, p]]
+                mu = mults[g, p]
+                for r in range(m):
+                    idx[r] += col[r] * mu
+            h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
+            for r in range(m):
+                h[idx[r]] += 1
+    digits = np.empty(members.shape[1], dtype=np.int64)
+    for g in range(g0, g1):
+        h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
+        o0, o1 = job.out_first[g], job.out_first[g + 1]
+        # each output's block, in int64, at ``at[o - o0]`` of ``total``
+        at = np.zeros(o1 - o0 + 1, dtype=np.int64)
+        for o in range(o0, o1):
+            cells = k
+            for t in range(job.out_order[o]):
+                cells *= sizes[members[g, job.out_pos[o, t]]]
+            at[o - o0 + 1] = at[o - o0] + cells
+        total = np.zeros(at[o1 - o0], dtype=np.int64)
+        n_members = job.n_members[g]
+        n_out = o1 - o0
+        # the cells in order (the class fastest, then the members in turn), each output's
+        # index moved along by its strides as the members' codes advance: no division
+        stride = np.zeros((n_out, n_members), dtype=np.int64)
+        for o in range(o0, o1):
+            step = k
+            for t in range(job.out_order[o] - 1, -1, -1):
+                p = job.out_pos[o, t]
+                stride[o - o0, p] = step
+                step *= sizes[members[g, p]]
+        pos = at[:n_out].copy()
+        for p in range(n_members):
+            digits[p] = 0
+        cls = 0
+        for q in range(h.shape[0] // 2):
+            v = h[2 * q] + h[2 * q + 1]  # the two lanes
+            if v != 0:
+                for o in range(n_out):
+                    total[pos[o]] += v
+            cls += 1
+            if cls < k:
+                for o in range(n_out):
+                    pos[o] += 1
+                continue
+            cls = 0
+            for o in range(n_out):
+                pos[o] -= k - 1
+            for p in range(n_members):
+                s = sizes[members[g, p]]
+                digits[p] += 1
+                if digits[p] < s:
+                    for o in range(n_out):
+                        pos[o] += stride[o, p]
+                    break
+                digits[p] = 0
+                for o in range(n_out):
+                    pos[o] -= (s - 1) * stride[o, p]
+        for o in range(o0, o1):
+            off = job.out_off[o]
+            a = at[o - o0]
+            for q in range(at[o - o0 + 1] - a):
+                counts[off + q] += total[a + q]
+
+
+def plan_groups(combos, orders, offsets, sizes, k):
+    """The groups :func:`_count_groups` counts the combinations in, and those it does not.
+
+    Combinations are taken from the highest order down.  A combination whose members are
+    all members of a group already made is counted by marginalising that group's histogram
+    (an output of the group).  Each other combination, in turn, seeds a group: its members,
+    then up to ``GROUP_LASTS - 1`` more attributes, while the histogram holds at most
+    ``GROUP_ENTRIES`` entries, each the attribute that completes the most combinations not
+    yet counted among those that extend the seed's prefix (every member but the last) by
+    one attribute (the first ``GROUP_CANDIDATES`` of them, in order): a greedy covering.
+    The 190 pairs and 20 singles of 20 attributes of 5 values (2 classes) then take 46
+    groups of four attributes; grouped in the order of the combinations alone, 70.  A
+    combination with repeated members, of more than ``GROUP_ORDER`` members, or whose own
+    histogram is larger, is left to :func:`_count_chunk`.
+
+    Returns
+    -------
+    (plan, rest)
+        ``plan``: the arrays of :class:`GroupJob` from ``n_prefix`` to ``out_off`` (None
+        when no group is made); ``rest``: int64 indices of the combinations left over.
+    """
+    combos = np.asarray(combos)
+    orders = np.asarray(orders)
+    sizes_l = [int(s) for s in sizes]
+    k = int(k)
+    width = GROUP_ORDER - 1 + GROUP_LASTS
+    groups = []  # [prefix, members, entries, outputs [(combo, members)]]
+    holding = {}  # attribute -> groups that hold it
+    rest = []
+    for d in sorted(set(orders.tolist()), reverse=True):
+        todo = {}  # sorted members -> the combinations of them not counted yet
+        extend = {}  # sorted prefix -> its extensions by one attribute not counted yet
+        for c in np.flatnonzero(orders == d).tolist():
+            member = tuple(int(v) for v in combos[c, :d])
+            if len(set(member)) != d or d > GROUP_ORDER:
+                rest.append(c)
+                continue
+            whole = _holder(groups, holding, member)
+            if whole is not None:
+                groups[whole][3].append((c, member))
+                continue
+            if 2 * k * _product(sizes_l, member) > GROUP_ENTRIES:
+                rest.append(c)
+                continue
+            key = tuple(sorted(member))
+            if key not in todo:
+                todo[key] = []
+                for i in range(d):
+                    extend.setdefault(key[:i] + key[i + 1:], {})[key[i]] = None
+            todo[key].append((c, member))
+        for key in list(todo):
+            if key not in todo:
+                continue  # counted by a group seeded before it
+            seed = todo[key][0][1]
+            every = list(seed)
+            entries = 2 * k * _product(sizes_l, seed)
+            prefix = tuple(sorted(seed[:-1]))
+            while len(every) < d - 1 + GROUP_LASTS:
+                best, gain = None, 0
+                for a in list(extend.get(prefix, {}))[:GROUP_CANDIDATES]:
+                    if a in every or entries * sizes_l[a] > GROUP_ENTRIES:
+                        continue
+                    got = sum(tuple(sorted((*sub, a))) in todo
+                              for sub in itertools.combinations(every, d - 1))
+                    if got > gain:
+                        best, gain = a, got
+                if best is None:
+                    break
+                every.append(best)
+                entries *= sizes_l[best]
+            g = len(groups)
+            groups.append([tuple(seed[:-1]), every, entries, []])
+            for a in every:
+                holding.setdefault(a, []).append(g)
+            for sub in itertools.combinations(sorted(every), d):
+                for c, member in todo.pop(sub, ()):
+                    groups[g][3].append((c, member))
+                for i in range(d):
+                    extend.get(sub[:i] + sub[i + 1:], {}).pop(sub[i], None)
+    if not groups:
+        return None, np.arange(len(orders), dtype=np.int64)
+    # groups of the same prefix next to each other (they share its codes in a run)
+    order = sorted(range(len(groups)), key=lambda g: (groups[g][0], g))
+    groups = [groups[g] for g in order]
+    n = len(groups)
+    n_prefix = np.array([len(g[0]) for g in groups], dtype=np.int64)
+    n_members = np.array([len(g[1]) for g in groups], dtype=np.int64)
+    members = np.zeros((n, width), dtype=np.int64)
+    mults = np.zeros((n, width), dtype=np.int64)
+    prefix_id = np.zeros(n, dtype=np.int64)
+    h_first = np.zeros(n + 1, dtype=np.int64)
+    out_first = np.zeros(n + 1, dtype=np.int64)
+    outs = []
+    ids = {}
+    for g, (prefix, every, entries, outputs) in enumerate(groups):
+        members[g, :len(every)] = every
+        stride = 2 * k
+        for p, a in enumerate(every):
+            mults[g, p] = stride
+            stride *= sizes_l[a]
+        prefix_id[g] = ids.setdefault(prefix, len(ids))
+        h_first[g + 1] = h_first[g] + entries
+        for c, member in outputs:
+            outs.append((c, [every.index(a) for a in member]))
+        out_first[g + 1] = len(outs)
+    out_order = np.array([len(pos) for _, pos in outs], dtype=np.int64)
+    out_pos = np.full((len(outs), GROUP_ORDER), -1, dtype=np.int64)
+    for o, (_, pos) in enumerate(outs):
+        out_pos[o, :len(pos)] = pos
+    out_off = np.array([int(offsets[c]) for c, _ in outs], dtype=np.int64)
+    plan = (n_prefix, n_members, members, mults, prefix_id, h_first, out_first, out_order,
+            out_pos, out_off)
+    return plan, np.array(sorted(rest), dtype=np.int64)
+
+
 def _count_runs(job, counts, n_runs):
     """:func:`_count_chunk` of ``n_runs`` contiguous runs of the combinations, on the
     threads (``parallel_calls``; every run counts distinct combinations)."""
@@ -250,22 +548,105 @@ def _two_by_two(X, y, w, weighted):
     return wide, y2, w2, True
 
 
-def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block):
+def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, counts, block,
+                       grouped=None):
     """N(y, x_s) for every combination s (``combos[c, :orders[c]]``, orders >= 1, in any
     mix) into the block of ``counts`` starting at ``offsets[c]``.
 
-    Contiguous runs of combinations on the threads (``CHUNKS_PER_THREAD`` per thread, the
-    same number of increments each); within a run, rows in blocks of ``block``
-    and consecutive combinations sharing a prefix share its code (:func:`_count_chunk`), so
-    combinations in lexicographic order cost about one pass over the data each.
+    Unweighted rows (at least ``GROUP_PLAN_ROWS`` of them, or ``GROUP_MIN_ROWS`` once a
+    call of as many combinations made the plan, or any number with ``grouped``) are
+    counted in groups (:func:`plan_groups`, :func:`_count_groups`): one joint
+    histogram of a prefix and up to ``GROUP_LASTS`` last members counts every combination
+    of its members in one increment a row (the 190 pairs and 20 singles of 20 attributes
+    of 5 values and 2 classes: 46 increments a row instead of 210).  The combinations left
+    over, and weighted rows, are counted one by one: contiguous runs of combinations on
+    the threads (``CHUNKS_PER_THREAD`` per thread, the same number of increments each);
+    within a run, rows in blocks of ``block`` and consecutive combinations sharing a
+    prefix share its code (:func:`_count_chunk`), so combinations in lexicographic order
+    cost about one pass over the data each.  Both give the same counts: integers, added to
+    ``counts`` as one total per cell and call.
     """
     n_combos = combos.shape[0]
     if n_combos == 0 or X.shape[0] == 0:
         return
     X, y, w, weighted = _two_by_two(X, y, w, weighted)
+    n = X.shape[0]
+    make = True  # a plan made for this call (else only one kept from an earlier call)
+    if grouped is None:
+        grouped = GROUP_MIN_ROWS <= n < 1 << 31 and n_combos <= GROUP_MAX_COMBOS
+        make = n >= GROUP_PLAN_ROWS
+    if grouped and not weighted:
+        plan, rest = _plan_of(combos, orders, offsets, sizes, k, make)
+        if plan is not None:
+            job = GroupJob(X, y, *plan, sizes, int(k), int(block))
+            h_first = plan[5]
+            batches = _batches(h_first, GROUP_BATCH_ENTRIES)
+            hs = np.zeros(max(int(h_first[b1] - h_first[b0]) for b0, b1 in batches), np.int32)
+            for b0, b1 in batches:
+                base = int(h_first[b0])
+                if b0 > 0:
+                    hs[:] = 0
+                n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), b1 - b0))
+                parallel_calls(_count_groups, [
+                    (job, hs, base, counts, b0 + run * (b1 - b0) // n_runs,
+                     b0 + (run + 1) * (b1 - b0) // n_runs) for run in range(n_runs)])
+            if rest.size == 0:
+                return
+            combos, orders, offsets = combos[rest], orders[rest], offsets[rest]
+            n_combos = rest.size
     n_runs = max(1, min(CHUNKS_PER_THREAD * get_num_threads(), n_combos))
     job = CountJob(X, y, w, bool(weighted), combos, orders, offsets, sizes, int(k), int(block))
     _count_runs(job, counts, n_runs)
+
+
+#: plans of :func:`plan_groups` of the latest tables counted (a table's chunks share one)
+_plans = {}
+
+
+def _holder(groups, holding, member):
+    """The first group holding every attribute of ``member``, or None."""
+    for g in holding.get(member[0], ()):
+        if set(groups[g][1]).issuperset(member):
+            return g
+    return None
+
+
+def _batches(h_first, entries):
+    """Consecutive ranges of groups whose histograms hold at most ``entries`` entries (a
+    larger group alone)."""
+    out = []
+    b0 = 0
+    n = h_first.size - 1
+    while b0 < n:
+        b1 = b0 + 1
+        while b1 < n and h_first[b1 + 1] - h_first[b0] <= entries:
+            b1 += 1
+        out.append((b0, b1))
+        b0 = b1
+    return out
+
+
+def _product(sizes, members):
+    out = 1
+    for a in members:
+        out *= sizes[a]
+    return out
+
+
+def _plan_of(combos, orders, offsets, sizes, k, make=True):
+    """:func:`plan_groups`, kept for the next call of the same combinations; unless
+    ``make``, only a plan kept (else ``(None, None)``)."""
+    key = (combos.shape, combos.tobytes(), orders.tobytes(), offsets.tobytes(),
+           sizes.tobytes(), int(k))
+    got = _plans.get(key)
+    if got is None and not make:
+        return None, None
+    if got is None:
+        got = plan_groups(combos, orders, offsets, sizes, k)
+        while len(_plans) >= 8:
+            _plans.pop(next(iter(_plans)), None)
+        _plans[key] = got
+    return got
 
 
 def _count_fixed_order(X, y, w, weighted, combos, offsets, sizes, k, counts, block):

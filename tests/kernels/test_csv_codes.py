@@ -138,3 +138,33 @@ def test_a_block_of_the_bytes_is_coded_as_those_bytes_alone(n_parts):
     codes = np.concatenate([np.stack([t[c[:, j]] for j, t in enumerate(tables)], axis=1)
                             for c, tables in parts])
     np.testing.assert_array_equal(codes, alone[0])
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 5])
+@pytest.mark.parametrize("crlf, long", [(False, False), (True, True)])
+def test_values_alone_are_those_of_the_full_coder(n_parts, crlf, long):
+    """csv_values (no codes written) gives the values code_csv_parts gives, in the same
+    order, and the number of rows its parts hold: a whole file, a block of it, a column
+    of 300 values (parts split again with larger tables), empty lines; and gives up where
+    it gives up (too many values, what is not plain CSV)."""
+    from seminaive.kernels.csv_codes import csv_values
+
+    rng = np.random.default_rng(7 + n_parts + 10 * crlf)
+    body = _random_csv(rng, 1500, 3, 300, crlf=crlf, long=long)
+    cut = body.find(b"\n", 2000) + 1
+    data = b"h0,h1,h2\n" + body[:cut] + b"\n\n" + body[cut:]  # empty lines
+    start = 9
+    end = data.find(b"\n", 5000) + 1
+    for lo, hi in ((start, None), (start, end), (end, None)):
+        full = code_csv_parts(data, 3, start=lo, end=hi, n_parts=n_parts)
+        parts, values = full
+        assert csv_values(data, 3, start=lo, end=hi, n_parts=n_parts) == (
+            values, sum(codes.shape[0] for codes, _ in parts))
+        for few in (40, 200):
+            assert (csv_values(data, 3, start=lo, end=hi, n_parts=n_parts, max_values=few)
+                    is None) == (code_csv_parts(data, 3, start=lo, end=hi, n_parts=n_parts,
+                                                max_values=few) is None)
+    for bad in (b'a,"b"\n', b"a,b\rc,d\n", b"a,b,c\n", b"a,b\nc\n", b"a,b\nc,d,e"):
+        assert code_csv_parts(bad, 2, n_parts=n_parts) is None
+        assert csv_values(bad, 2, n_parts=n_parts) is None
+    assert csv_values(b"", 2, n_parts=n_parts) == ([[], []], 0)

@@ -12,6 +12,7 @@ import pytest
 
 from seminaive import AODE, KDB, TAN, NaiveBayes
 from seminaive.exceptions import InputError
+from seminaive.streaming import _fit as stream_fit
 from seminaive.streaming import _readers as readers
 from seminaive.streaming import fit_stream
 from seminaive.streaming._readers import _NULL_STRINGS, _ArrowCsvReader, _encode_strings
@@ -385,6 +386,29 @@ def test_a_file_over_the_budget_is_coded_block_by_block(
     _same_model(model, ref, _frame_of([str(path)]))
 
 
+def test_pass_one_of_a_file_in_blocks_collects_the_values_without_codes(tmp_path,
+                                                                         monkeypatch):
+    """A file coded block by block: pass 1 collects each block's values alone
+    (csv_values, no codes written); the lines are coded (code_csv_parts) only when a block
+    is counted, once a block; the model that of the pyarrow route."""
+    monkeypatch.setattr(readers, "PLAIN_BLOCK_BYTES", 4096)
+    path = tmp_path / "data.csv"
+    path.write_bytes(_text(np.random.default_rng(44), 3000).encode())
+    coded, collected = [], []
+    code_parts, values = readers.code_csv_parts, readers.csv_values
+    monkeypatch.setattr(readers, "code_csv_parts",
+                        lambda *a, **k: coded.append(1) or code_parts(*a, **k))
+    monkeypatch.setattr(readers, "csv_values",
+                        lambda *a, **k: collected.append(1) or values(*a, **k))
+    blocks = _spy_blocks(monkeypatch)
+    model = fit_stream(NaiveBayes(), str(path), target="label", keep_bytes=0)
+    assert len(collected) == len(blocks) >= 8  # pass 1: each block's values
+    assert len(coded) == len(blocks)  # the counting pass: each block coded once
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(NaiveBayes(), str(path), target="label", keep_bytes=0)
+    _same_model(model, ref, _frame_of([str(path)]))
+
+
 @pytest.mark.parametrize("cls", [NaiveBayes, TAN])
 def test_several_files_kept_and_in_blocks(tmp_path, monkeypatch, cls):
     """Files of 8.9 kB, a header, 12.1 kB and 6.0 kB, a budget of 18 kB: the third file
@@ -460,3 +484,57 @@ def test_progress_of_the_plain_route(tmp_path, monkeypatch, capsys, budget):
     fit_stream(NaiveBayes(), paths, target="label", progress=False, keep_bytes=budget)
     assert "tqdm.auto" not in sys.modules
     assert isinstance(made(False, None, "x"), readers._NoBar)
+
+
+# --------------------------------------------------------------------------------------------
+# a path with wildcards: the files it matches, sorted
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_pattern_is_the_files_it_matches_in_sorted_order(tmp_path, monkeypatch, plain):
+    """``"part*.csv"`` (and ``part[0-3].csv``, ``**``): the list of the files it matches
+    in sorted order (the files written out of order, another file beside them left out),
+    and its model, on the plain route (the files coded, not parsed) and on pyarrow's."""
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", plain)
+    paths = _parts(tmp_path, np.random.default_rng(29))
+    for path in reversed(paths):  # written (and listed by the folder) in another order
+        data = open(path, "rb").read()
+        os.remove(path)
+        open(path, "wb").write(data)
+    (tmp_path / "other.csv").write_text("x,label\n1,c9\n")
+    calls = _spy_plain_codes(monkeypatch)
+    opened = []
+    open_source = stream_fit.open_source
+    monkeypatch.setattr(stream_fit, "open_source",
+                        lambda source, *a: opened.append(source) or open_source(source, *a))
+    ref = fit_stream(AODE(), paths, target="label")
+    assert calls == ([True] * len(paths) if plain else [])
+    for pattern in ("part*.csv", "part[0-3].csv", "**/part?.csv"):
+        calls.clear()
+        model = fit_stream(AODE(), str(tmp_path / pattern), target="label")
+        assert calls == ([True] * len(paths) if plain else [])
+        _same_model(model, ref, _frame_of(paths))
+        assert opened[-1] == paths  # sorted
+    # a list of patterns and paths: each expanded in turn, in the list's order
+    model = fit_stream(AODE(), [str(tmp_path / "part[13].csv"), paths[2],
+                                str(tmp_path / "part0*")], target="label")
+    assert opened[-1] == [paths[1], paths[3], paths[2], paths[0]]
+    _same_model(model, ref)
+
+
+def test_a_pattern_that_matches_nothing_is_an_error_naming_it(tmp_path):
+    pattern = str(tmp_path / "missing-*.csv")
+    with pytest.raises(InputError, match=re.escape(repr(pattern))):
+        fit_stream(NaiveBayes(), pattern, target="label")
+    with pytest.raises(InputError, match=re.escape(repr(pattern))):
+        fit_stream(NaiveBayes(), [pattern], target="label")
+
+
+def test_a_file_whose_name_holds_a_wildcard_is_that_file(tmp_path):
+    """A path string naming an existing file is that file, wildcard or not."""
+    path = tmp_path / "data[1].csv"
+    path.write_bytes(_text(np.random.default_rng(31), 200).encode())
+    (tmp_path / "data1.csv").write_text("x,label\n1,c9\n")  # what the pattern would match
+    model = fit_stream(NaiveBayes(), str(path), target="label")
+    assert model.table_.n_rows == 200

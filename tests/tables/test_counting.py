@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from seminaive import FrequencyTable
+from seminaive import A2DE, AODE, KDB, FrequencyTable
 from seminaive.tables import COUNT_BLOCK_ROWS, counting
 
 
@@ -220,3 +220,205 @@ def test_one_row_or_one_column_counts_through_the_fortran_kernel(shape, weights)
     np.testing.assert_array_equal(counts, _brute_force(X, y, w, combos, orders, offsets, sizes,
                                                        k, size))
     assert all(sig[0].types[0].layout == "F" for sig in counting._count_chunk.signatures)
+
+
+# --------------------------------------------------------------------------------------------
+# Grouped counting (joint histograms of several combinations, marginalised)
+# --------------------------------------------------------------------------------------------
+
+
+def _mixed_combinations(n_attributes, seed):
+    """Every combination of orders 1-3 of ``n_attributes`` attributes, some of order 4,
+    unsorted, repeated and permuted ones, shuffled."""
+    rng = np.random.default_rng(seed)
+    members = [c for d in range(1, 4) for c in itertools.combinations(range(n_attributes), d)]
+    members += list(itertools.combinations(range(n_attributes), 4))[::3]
+    members += [(2, 0), (0, 2), (4, 1, 3), (3, 1), (3, 3), (1,), (5, 4, 3, 2)]
+    perm = rng.permutation(len(members))
+    members = [members[i] for i in perm]
+    combos = np.full((len(members), 4), -1, dtype=np.int64)
+    for c, m in enumerate(members):
+        combos[c, :len(m)] = m
+    return combos, np.array([len(m) for m in members], dtype=np.int64)
+
+
+def test_plan_counts_every_combination_once():
+    """Every combination is an output of exactly one group or left over; a group's outputs
+    are combinations of its members; no histogram exceeds GROUP_ENTRIES."""
+    n_values = np.array([3, 1, 4, 2, 5, 2, 40, 3])
+    sizes = (n_values + 1).astype(np.int64)
+    k = 3
+    combos, orders = _mixed_combinations(8, 3)
+    offsets, _ = _layout(combos, orders, sizes, k)
+    plan, rest = counting.plan_groups(combos, orders, offsets, sizes, k)
+    (n_prefix, n_members, members, mults, prefix_id, h_first, out_first, out_order, out_pos,
+     out_off) = plan
+    assert np.all(np.diff(h_first) <= counting.GROUP_ENTRIES)
+    counted = list(rest)
+    for g in range(n_prefix.size):
+        held = members[g, :n_members[g]]
+        assert len(set(held.tolist())) == held.size
+        assert np.diff(h_first)[g] == 2 * k * np.prod(sizes[held])
+        for o in range(out_first[g], out_first[g + 1]):
+            c = int(np.flatnonzero(offsets == out_off[o])[0])
+            assert out_order[o] == orders[c]
+            assert held[out_pos[o, :out_order[o]]].tolist() == combos[c, :orders[c]].tolist()
+            counted.append(c)
+    assert sorted(counted) == list(range(len(orders)))
+    # a repeated member, and a pair of the attribute of 40 values with a triple's
+    # histogram too large: left over
+    assert {int(c) for c in rest} >= {c for c in range(len(orders))
+                                       if len(set(combos[c, :orders[c]])) < orders[c]}
+
+
+@pytest.mark.parametrize("n_values, k", [([3, 1, 4, 2, 5, 2, 40, 3], 3),
+                                         ([5] * 8, 2), ([2] * 8, 7)])
+@pytest.mark.parametrize("skewed", [False, True])
+def test_grouped_counts_equal_brute_force(n_values, k, skewed):
+    """Counted in groups (forced, any number of rows): the brute-force counts, for every
+    order, member order, repetition and row block, on skewed data too (consecutive rows
+    in the same cell: the lanes)."""
+    n_values = np.array(n_values)
+    sizes = (n_values + 1).astype(np.int64)
+    combos, orders = _mixed_combinations(8, 5)
+    offsets, size = _layout(combos, orders, sizes, k)
+    for rows in (2, 3, 37, 301):
+        X, y = _data(rows, n_values, k, rows)
+        if skewed:
+            X[np.random.default_rng(1).random(X.shape) < 0.8] = 1
+            y[: rows // 2] = 0
+        ref = _brute_force(X, y, None, combos, orders, offsets, sizes, k, size)
+        for block in (1, 7, 64, 1000):
+            counts = np.zeros(size)
+            counting.count_combinations(X, y, np.zeros(1), False, combos, orders, offsets,
+                                        sizes, k, counts, block, grouped=True)
+            np.testing.assert_array_equal(counts, ref)
+
+
+def test_grouped_counts_add_to_earlier_counts():
+    """Added to counts already there: integer ones (unweighted chunks) stay exactly those
+    of the one-by-one kernel; on counts that are not integers (an earlier chunk of
+    fractional weights) the groups add one integer total per cell where the one-by-one
+    kernel adds one per row block (or per row, counting in place): the same sums, rounded
+    in another order, within 1e-12."""
+    n_values = np.array([4, 4, 3, 5, 2, 4])
+    k = 2
+    sizes = (n_values + 1).astype(np.int64)
+    combos, orders = _mixed_combinations(6, 9)
+    offsets, size = _layout(combos, orders, sizes, k)
+    X, y = _data(3000, n_values, k, 4)
+    rng = np.random.default_rng(2)
+    for start in (rng.integers(0, 1000, size).astype(float), rng.uniform(0, 1e3, size)):
+        out = {}
+        for grouped in (False, True):
+            counts = start.copy()
+            counting.count_combinations(X, y, np.zeros(1), False, combos, orders, offsets,
+                                        sizes, k, counts, 512, grouped=grouped)
+            out[grouped] = counts
+        ref = start + _brute_force(X, y, None, combos, orders, offsets, sizes, k, size)
+        if np.all(start == np.round(start)):
+            np.testing.assert_array_equal(out[True], out[False])
+            np.testing.assert_array_equal(out[True], ref)
+        else:
+            np.testing.assert_allclose(out[True], out[False], rtol=1e-12, atol=0)
+            np.testing.assert_allclose(out[True], ref, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("max_order", [1, 2, 3])
+def test_table_counts_in_groups_equal_one_by_one(monkeypatch, max_order):
+    """A table's add of enough rows to be counted in groups (a plan made for the call)
+    gives the counts of the one-by-one kernel (and of brute force), on 1 and 2 threads."""
+    monkeypatch.setattr(counting, "GROUP_PLAN_ROWS", counting.GROUP_MIN_ROWS)
+    monkeypatch.setattr(counting, "_plans", {})
+    n_values = np.array([5] * 12)
+    k = 2
+    rows = counting.GROUP_MIN_ROWS + 777
+    X, y = _data(rows, n_values, k, 8)
+    table = FrequencyTable(n_values, k, max_order).add(X, y)
+    assert len(counting._plans) == 1  # counted in groups
+    lo, hi = table.order_first[1], table.order_first[max_order + 1]
+    ref = _brute_force(X, y, None, table.combos[lo:hi], table.orders[lo:hi],
+                       table.offsets[lo:hi], table.sizes, k, table.counts.size)
+    ref[table.offsets[0]:table.offsets[0] + k] = np.bincount(y, minlength=k)
+    np.testing.assert_array_equal(table.counts, ref)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = FrequencyTable(n_values, k, max_order).add(X, y).counts
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one, ref)
+
+
+def test_a_plan_is_made_for_a_large_call_and_kept_for_the_next():
+    """Fewer than GROUP_PLAN_ROWS rows make no plan (counted one by one); a call of as
+    many makes one, which the next calls of the same combinations (a table's chunks) use
+    from GROUP_MIN_ROWS rows; the counts those of brute force all along."""
+    n_values = np.array([4, 3, 5, 2, 4])
+    k = 2
+    table = FrequencyTable(n_values, k, 2)
+    saved = dict(counting._plans)
+    counting._plans.clear()
+    try:
+        X, y = _data(counting.GROUP_PLAN_ROWS + counting.GROUP_MIN_ROWS, n_values, k, 12)
+        small = slice(0, counting.GROUP_MIN_ROWS)
+        table.add(X[small], y[small])
+        assert counting._plans == {}
+        table.add(X[counting.GROUP_MIN_ROWS:], y[counting.GROUP_MIN_ROWS:])
+        assert len(counting._plans) == 1
+        (plan, _), = counting._plans.values()
+        table.add(X[small], y[small])  # counted with the plan kept
+        lo, hi = table.order_first[1], table.order_first[3]
+        both = np.concatenate([X, X[small]]), np.concatenate([y, y[small]])
+        ref = _brute_force(*both, None, table.combos[lo:hi], table.orders[lo:hi],
+                           table.offsets[lo:hi], table.sizes, k, table.counts.size)
+        ref[:k] = np.bincount(both[1], minlength=k)
+        np.testing.assert_array_equal(table.counts, ref)
+        assert plan[0].size < hi - lo  # fewer groups than combinations
+    finally:
+        counting._plans.clear()
+        counting._plans.update(saved)
+
+
+@pytest.mark.parametrize("entries", [1, 3000, 1 << 22])
+def test_groups_counted_in_batches_equal_brute_force(monkeypatch, entries):
+    """Groups counted in batches of at most ``entries`` histogram entries (one group a
+    batch, a few, all): the brute-force counts."""
+    monkeypatch.setattr(counting, "GROUP_BATCH_ENTRIES", entries)
+    n_values = np.array([4, 3, 5, 2, 4, 3])
+    sizes = (n_values + 1).astype(np.int64)
+    k = 3
+    combos, orders = _mixed_combinations(6, 13)
+    offsets, size = _layout(combos, orders, sizes, k)
+    plan, _ = counting.plan_groups(combos, orders, offsets, sizes, k)
+    batches = counting._batches(plan[5], entries)
+    assert [b for batch in batches for b in range(*batch)] == list(range(plan[0].size))
+    assert len(batches) == (plan[0].size if entries == 1 else 1 if entries > 1 << 20
+                            else len(batches))
+    assert 1 < len(batches) or entries != 3000
+    X, y = _data(500, n_values, k, 14)
+    counts = np.zeros(size)
+    counting.count_combinations(X, y, np.zeros(1), False, combos, orders, offsets, sizes, k,
+                                counts, 128, grouped=True)
+    np.testing.assert_array_equal(
+        counts, _brute_force(X, y, None, combos, orders, offsets, sizes, k, size))
+
+
+@pytest.mark.parametrize("learner", [AODE, A2DE, KDB])
+def test_a_learner_fitted_on_enough_rows_counts_in_groups(monkeypatch, learner):
+    """A fit of GROUP_PLAN_ROWS rows counts in groups (a plan made): the table's counts and
+    the predictions are those of the same fit counted one by one."""
+    rng = np.random.default_rng(15)
+    rows = counting.GROUP_PLAN_ROWS + 1000
+    X = rng.integers(0, 4, (rows, 7))
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, rows)) % 3
+    models = {}
+    for grouped in (True, False):
+        monkeypatch.setattr(counting, "_plans", {})
+        if not grouped:
+            monkeypatch.setattr(counting, "GROUP_PLAN_ROWS", 1 << 40)
+        models[grouped] = learner().fit(X, y)
+        assert bool(counting._plans) == grouped
+    np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
+    np.testing.assert_array_equal(models[True].predict_proba(X[:500]),
+                                  models[False].predict_proba(X[:500]))
