@@ -240,21 +240,9 @@ def _exp_row(eta, q, out, i):
 def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     """The leaves' softmax, computed once for everything that needs it: writes their
     distributions ``prob`` (softmax of their path sums ``eta``) and rows ``rows``, and
-    returns the log loss of their counts (the objective without the penalty)."""
-    V = eta.shape[1]
-    total = 0.0
-    for i in range(leaves.shape[0]):
-        q = leaf_first + i
-        hi, s = _exp_row(eta, q, prob, i)
-        lse = hi + math.log(s)
-        scale = 1.0 / s
-        n_row = 0.0
-        for v in range(V):
-            n_row += leaves[i, v]
-            total += leaves[i, v] * (lse - eta[q, v])
-            prob[i, v] *= scale
-        rows[i] = n_row
-    return total
+    returns the log loss of their counts (the objective without the penalty): the loop of
+    :func:`_trial_softmax` with no limit."""
+    return _trial_softmax(leaf_first, leaves, eta, prob, rows, 0.0, math.inf)
 
 
 @njit(cache=True)
