@@ -689,8 +689,9 @@ class Learner(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
-            As in :meth:`fit_stream`; the model's feature columns are read (extra columns,
-            e.g. the target, are ignored when the model was fitted with column names).
+            As in :meth:`fit_stream` (a path string with wildcards is the files it
+            matches, sorted); the model's feature columns are read (extra columns, e.g.
+            the target, are ignored when the model was fitted with column names).
         out : str or path
             File written with columns ``prediction`` and, with ``proba``,
             ``proba_<class>`` for every class (equal to :meth:`predict` and

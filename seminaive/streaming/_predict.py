@@ -19,6 +19,7 @@ from ._readers import (
     _progress_bar,
     _select,
     default_chunk_rows,
+    expand_patterns,
     open_source,
 )
 
@@ -106,7 +107,8 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
     estimator : fitted seminaive learner
         The model.
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
-        As in :func:`fit_stream`; the model's feature columns are read.
+        As in :func:`fit_stream` (a path string with wildcards is the files it matches,
+        sorted); the model's feature columns are read.
     out : str or path
         File written with columns ``prediction`` and ``proba_<class>``, in the format its
         name ends with: CSV (``.csv``) or Parquet (``.parquet``, ``.pq``); any other name
@@ -149,6 +151,7 @@ def predict_stream(estimator, source, out, *, proba=True, chunk_rows=None, csv_o
         raise InputError("out is required: the path of the CSV or Parquet file to write")
     as_csv = _output_is_csv(out)
     columns = model_columns(estimator)
+    source = expand_patterns(source)  # "data/part-*.csv": the files, sorted
     reader = open_source(source, csv_options, column_types=_model_types(estimator, columns))
     file_columns = reader.columns()
     if file_columns is not None and columns is not None:

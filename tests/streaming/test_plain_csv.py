@@ -523,6 +523,28 @@ def test_a_pattern_is_the_files_it_matches_in_sorted_order(tmp_path, monkeypatch
     _same_model(model, ref)
 
 
+def test_predict_stream_reads_a_pattern_as_the_files_it_matches(tmp_path):
+    """``predict_stream`` takes the same patterns as ``fit_stream``: the rows of the files
+    the pattern matches, in sorted order (written out of order here), predicted as the
+    list of those files is; a pattern that matches nothing is an error naming it."""
+    paths = _parts(tmp_path, np.random.default_rng(31))
+    for path in reversed(paths):
+        data = open(path, "rb").read()
+        os.remove(path)
+        open(path, "wb").write(data)
+    model = fit_stream(AODE(), paths, target="label")
+    by_list, by_pattern = tmp_path / "list.parquet", tmp_path / "pattern.parquet"
+    n = model.predict_stream(paths, str(by_list))
+    assert model.predict_stream(str(tmp_path / "part*.csv"), str(by_pattern)) == n
+    pd.testing.assert_frame_equal(pd.read_parquet(by_pattern), pd.read_parquet(by_list))
+    expected = model.predict(_frame_of(paths))
+    np.testing.assert_array_equal(pd.read_parquet(by_pattern)["prediction"], expected)
+    pattern = str(tmp_path / "missing-*.csv")
+    with pytest.raises(InputError, match=re.escape(repr(pattern))):
+        model.predict_stream(pattern, str(tmp_path / "none.parquet"))
+    assert not (tmp_path / "none.parquet").exists()
+
+
 def test_a_pattern_that_matches_nothing_is_an_error_naming_it(tmp_path):
     pattern = str(tmp_path / "missing-*.csv")
     with pytest.raises(InputError, match=re.escape(repr(pattern))):
