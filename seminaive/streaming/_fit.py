@@ -105,8 +105,9 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
         Fitted in place.
     source : path, list of paths, DataFrame, list of DataFrames, callable or iterator
         Parquet or CSV files (a path string with wildcards, ``"data/part-*.csv"``: the
-        files it matches, sorted; :func:`~seminaive.streaming._readers.expand_patterns`),
-        DataFrames, or an iterable of DataFrames.
+        files it matches, sorted, as ``glob.glob`` with ``**`` for any depth; a
+        pattern that matches nothing raises an ``InputError`` naming it), DataFrames, or
+        an iterable of DataFrames.
     target : str
         Column holding the class labels.
     features : list of str, optional
