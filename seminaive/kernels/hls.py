@@ -50,8 +50,15 @@ for two values, and at the uniform distribution for any number).  That diagonal 
 separates by value, and each value's system is a Gaussian chain on the tree, solved exactly in
 one pass up and one pass down (eliminating every subtree into a quadratic of its parent's path
 sum; the elimination of the curvature is done once per Newton step, the rounds only carry the
-right-hand side), so a conjugate-gradient round costs O(nodes x values) whatever the depth;
-the rounds stop at a residual of min(0.1, |g|) |g| (g the gradient), which keeps Newton's
+right-hand side), so a conjugate-gradient round costs O(nodes x values) whatever the depth.
+That is the loose fits' step (below); the Newton fit after the penalties are chosen solves
+every leaf's block n (diag(p) - p p^T) + lambda I exactly instead (Sherman-Morrison: a
+diagonal plus rank one), and hands its parent the diagonal of what it eliminates
+(:func:`_tree_factor_exact`, :func:`_tree_solve_exact`; the same two passes, symmetric
+positive definite): on letter's and penbased's ESKDB trees 23% and 45% fewer
+conjugate-gradient rounds, the fit's estimates within 1.4e-12 of the diagonal
+preconditioner's (the same optimum), the penalties untouched.
+The rounds stop at a residual of min(0.1, |g|) |g| (g the gradient), which keeps Newton's
 convergence quadratic near the optimum, or as soon as it leaves the step within ``EXACT`` x
 ``tol`` of the exact Newton step's (the Hessian is at least the smallest penalty mu, so a
 residual r leaves it within |r|_2 / mu).  The same bound stops the fit when the gradient
@@ -396,9 +403,144 @@ def _tree_down(parent, level, pen, inv, wb, s):
         lam = pen[level[q]]
         for v in range(V):
             s[q, v] = (lam * s[p, v] + wb[q, v]) * inv[q, v]
+    _centre(parent, s, n)
+
+
+@njit(cache=True)
+def _tree_factor_exact(parent, level, pen, prob, rows, inv, u, k):
+    """The elimination of the Newton fit's preconditioner M, once for all the solves of a
+    Newton step (:func:`_tree_solve_exact`): the exact Hessian, but for the leaves'
+    eliminated curvature, which reaches their parents as its diagonal.  A leaf's block
+    n (diag(p) - p p^T) + lambda I is inverted exactly by Sherman-Morrison, (diag(d) - n p
+    p^T)^-1 = diag(1 / d) + k u u^T with d = n p + lambda, u = p / d and k = n / (lambda
+    sum_v u_v) (the denominator 1 - n sum p^2 / d written as lambda sum p / d: no
+    cancellation): ``inv`` gets 1 / d, ``u`` gets u and ``k[i]`` k of leaf i; its parent's
+    curvature gets the diagonal of its eliminated quadratic, lambda - lambda^2 (1 / d + k
+    u^2) (>= 0: the leaf's block is at least lambda I), and above the leaves every value's
+    chain is eliminated as :func:`_tree_factor` does it (every node's ``inv``: 1 / (lambda
+    + the eliminated curvature)).  Dropping the off-diagonal part of what a leaf leaves its
+    parent keeps every pivot positive: M is symmetric positive definite."""
+    n, V = inv.shape
+    n_leaf = prob.shape[0]
+    leaf_first = n - n_leaf
+    for q in range(leaf_first):
+        for v in range(V):
+            inv[q, v] = 0.0
+    for i in range(n_leaf - 1, -1, -1):
+        q = leaf_first + i
+        lam = pen[level[q]]
+        nr = rows[i]
+        total = 0.0
+        for v in range(V):
+            w = 1.0 / (nr * prob[i, v] + lam)
+            inv[q, v] = w
+            x = prob[i, v] * w
+            u[q, v] = x
+            total += x
+        kq = nr / (lam * total)
+        k[i] = kq
+        if q > 0:
+            p = parent[q]
+            for v in range(V):
+                x = u[q, v]
+                inv[p, v] += max(lam * (1.0 - lam * (inv[q, v] + kq * x * x)), 0.0)
+    for q in range(leaf_first - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            w = 1.0 / (lam + inv[q, v])
+            inv[p, v] += lam * inv[q, v] * w
+            inv[q, v] = w
+    if leaf_first > 0:
+        lam = pen[0]
+        for v in range(V):
+            inv[0, v] = 1.0 / (lam + inv[0, v])
+
+
+@njit(cache=True, inline="always")
+def _leaf_apply(inv, u, kq, q, x, out):
+    """``out[q]`` = (1 / d + k u u^T) ``x[q]`` (a leaf's inverse block, Sherman-Morrison:
+    :func:`_tree_factor_exact`)."""
+    V = inv.shape[1]
+    # four sums in turn: not one chain of V dependent additions
+    d0, d1, d2, d3 = 0.0, 0.0, 0.0, 0.0
+    v = 0
+    while v + 4 <= V:
+        d0 += u[q, v] * x[q, v]
+        d1 += u[q, v + 1] * x[q, v + 1]
+        d2 += u[q, v + 2] * x[q, v + 2]
+        d3 += u[q, v + 3] * x[q, v + 3]
+        v += 4
+    while v < V:
+        d0 += u[q, v] * x[q, v]
+        v += 1
+    dot = kq * ((d0 + d1) + (d2 + d3))
+    for v in range(V):
+        out[q, v] = inv[q, v] * x[q, v] + dot * u[q, v]
+
+
+@njit(cache=True)
+def _tree_solve_exact(parent, level, pen, inv, u, k, r, wb, s):
+    """``s`` = M^-1 ``r`` projected on coefficients that sum to 0 at every node, M the
+    preconditioner factored by :func:`_tree_factor_exact` (``inv``, ``u``, ``k``): the
+    linear terms eliminated in one pass up (a leaf's through its exact inverse block) and
+    the path sums found in one down (``wb``: work), as :func:`_tree_solve` does."""
+    n, V = r.shape
+    n_leaf = k.shape[0]
+    leaf_first = n - n_leaf
+    for q in range(leaf_first):
+        for v in range(V):
+            wb[q, v] = r[q, v]
+    for i in range(n_leaf - 1, -1, -1):
+        q = leaf_first + i
+        lam = pen[level[q]]
+        # the leaf's linear term is its r: M_leaf^-1 r in ``s`` (overwritten on the way down)
+        _leaf_apply(inv, u, k[i], q, r, s)
+        if q > 0:
+            p = parent[q]
+            for v in range(V):
+                wb[p, v] += lam * s[q, v] - r[q, v]
+    for q in range(leaf_first - 1, 0, -1):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            wb[p, v] += lam * wb[q, v] * inv[q, v] - r[q, v]
+    if leaf_first > 0:
+        for v in range(V):
+            s[0, v] = wb[0, v] * inv[0, v]
+    for q in range(1, leaf_first):
+        p = parent[q]
+        lam = pen[level[q]]
+        for v in range(V):
+            s[q, v] = (lam * s[p, v] + wb[q, v]) * inv[q, v]
+    # the leaves' path sums, then (their parents' still path sums) their coefficients,
+    # centred: :func:`_centre`'s numbers, the leaves in the same pass
+    for i in range(n_leaf):
+        q = leaf_first + i
+        if q > 0:
+            p = parent[q]
+            lam = pen[level[q]]
+            for v in range(V):
+                wb[q, v] = lam * s[p, v] + r[q, v]
+            _leaf_apply(inv, u, k[i], q, wb, s)
+            mean = 0.0
+            for v in range(V):
+                s[q, v] -= s[p, v]
+                mean += s[q, v]
+            mean /= V
+            for v in range(V):
+                s[q, v] -= mean
+    _centre(parent, s, leaf_first if leaf_first > 0 else 1)
+
+
+@njit(cache=True)
+def _centre(parent, s, stop):
+    """The coefficients from the path sums ``s`` (in place) of the nodes before ``stop``
+    (the later ones done already), centred at every node."""
+    V = s.shape[1]
     # the coefficients from the path sums (a node's parent is still its path sum when the
     # node is done: nodes in level order, done from the last), centred at every node
-    for q in range(n - 1, -1, -1):
+    for q in range(stop - 1, -1, -1):
         p = parent[q]
         mean = 0.0
         for v in range(V):
@@ -420,14 +562,17 @@ def _dot(x, y):
 
 
 @njit(cache=True)
-def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter, state):
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, lk, cg_iter,
+            state):
     """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
     sums) by Newton's method: every step solves the exact Newton system by conjugate
-    gradients preconditioned with :func:`_tree_solve`, then a halving line search on the
+    gradients preconditioned with :func:`_tree_solve_exact` (``cg_iter`` 0: the step of
+    :func:`_tree_factor_solve` alone), then a halving line search on the
     objective.  ``state``: [the leaves' log loss at ``beta``, 1 when it, the leaves'
     distributions (``work[10]``) and ``rows`` hold for ``beta``, else 0]; they hold on
     return, so that the next call and :func:`_evidence_update` need no softmax of their
-    own.  Returns the number of iterations (``max_iter`` + 1: not converged)."""
+    own.  ``lk``: work (the leaves' Sherman-Morrison factors).  Returns the number of
+    iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
     n_leaf = leaves.shape[0]
     leaf_first = n - n_leaf
@@ -476,8 +621,9 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
             _tree_factor_solve(parent, level, pen, a, wa, res, wb, z)
             rz = 0.0
         else:
-            _tree_factor(parent, level, pen, a, wa)
-            _tree_solve(parent, level, pen, wa, res, wb, pre)
+            # (``a``, read no more this step, takes the leaves' u)
+            _tree_factor_exact(parent, level, pen, prob, rows, wa, a, lk)
+            _tree_solve_exact(parent, level, pen, wa, a, lk, res, wb, pre)
             for q in range(n):
                 for v in range(V):
                     d[q, v] = pre[q, v]
@@ -501,7 +647,7 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
                     r_square += r * r
             if r_norm <= forcing or r_square <= floor * floor:
                 break
-            _tree_solve(parent, level, pen, wa, res, wb, pre)
+            _tree_solve_exact(parent, level, pen, wa, a, lk, res, wb, pre)
             rz_new = _dot(res, pre)
             ratio = rz_new / rz
             rz = rz_new
@@ -687,6 +833,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     eta = np.zeros((n, V))
     work = np.empty((WORK_ARRAYS - 2, n, V))
     rows = np.empty(n)
+    lk = np.empty(leaves.shape[0])
     state = np.zeros(2)  # the leaves' log loss at beta, and whether it and their softmax hold
     budget = settings.max_iter
     total = 0
@@ -699,8 +846,8 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         for update in range(MAX_UPDATES):
             # the first fit to the loose tolerance, then a few Newton steps between updates
             steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0,
-                           state)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, lk,
+                           0, state)
             total += min(used, steps)
             if total >= budget:
                 break
@@ -709,7 +856,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
                 break
     if total < budget:
         used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,
-                       rows, CG_ITER, state)
+                       rows, lk, CG_ITER, state)
         converged = used <= budget - total
         total += min(used, budget - total)
     else:

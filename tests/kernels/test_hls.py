@@ -330,6 +330,78 @@ def test_factored_tree_solve_is_the_dense_preconditioner_solve():
         np.testing.assert_allclose(s, want, rtol=1e-11, atol=1e-12)
 
 
+def _path_matrix(parent):
+    """P[q, j] = 1 where node j is on node q's path from the root (q's path sum: P beta)."""
+    n = len(parent)
+    P = np.zeros((n, n))
+    for q in range(n):
+        j = q
+        while j >= 0:
+            P[q, j] = 1.0
+            j = parent[j]
+    return P
+
+
+@pytest.mark.parametrize("shape", ["deep", "root"])
+def test_exact_leaf_preconditioner_is_its_dense_solve(shape):
+    """The Newton fit's preconditioner, factored once (:func:`hls._tree_factor_exact`) and
+    solved for two right-hand sides (:func:`hls._tree_solve_exact`), against its dense
+    definition: in the path sums, the exact Hessian (the leaves' n (diag(p) - p p^T), the
+    penalties on every node's difference from its parent) plus, at every leaf's parent,
+    lambda^2 times the off-diagonal part of the inverse of the leaf's block (what the
+    elimination drops); in the coefficients P^T M P (P the path matrix), solved densely,
+    then centred at every node.  The dense M is symmetric positive definite; a tree of one
+    node is solved exactly (M = the Hessian)."""
+    rng = np.random.default_rng(11)
+    if shape == "deep":
+        parent, _, level = _deep_tree()
+        pen = np.array([1.0, 0.3, 2.5, 40.0])
+        n_leaf = 9
+    else:
+        parent, level, pen, n_leaf = np.array([-1]), np.array([0]), np.array([0.7]), 1
+    n, V = len(parent), 5
+    leaf_first = n - n_leaf
+    prob = rng.dirichlet(np.ones(V) * 0.5, size=n_leaf)
+    rows = np.zeros(n)
+    rows[:n_leaf] = rng.uniform(0.5, 200.0, size=n_leaf)
+    lam = pen[level]
+    # the Hessian in the path sums, value-major blocks per node
+    H = np.zeros((n * V, n * V))
+    blk = lambda q: slice(q * V, (q + 1) * V)  # noqa: E731
+    eye = np.eye(V)
+    for q in range(n):
+        H[blk(q), blk(q)] += lam[q] * eye
+        if q > 0:
+            p = parent[q]
+            H[blk(p), blk(p)] += lam[q] * eye
+            H[blk(q), blk(p)] -= lam[q] * eye
+            H[blk(p), blk(q)] -= lam[q] * eye
+    M = H.copy()
+    for i in range(n_leaf):
+        q = leaf_first + i
+        A = rows[i] * (np.diag(prob[i]) - np.outer(prob[i], prob[i]))
+        H[blk(q), blk(q)] += A
+        M[blk(q), blk(q)] += A
+        if q > 0:
+            K_inv = np.linalg.inv(A + lam[q] * eye)
+            M[blk(parent[q]), blk(parent[q])] += lam[q] ** 2 * (K_inv - np.diag(np.diag(K_inv)))
+    np.testing.assert_allclose(M, M.T, rtol=0, atol=1e-12)
+    assert np.linalg.eigvalsh(M).min() > 0
+    if shape == "root":
+        np.testing.assert_allclose(M, H, rtol=0, atol=0)
+    P = np.kron(_path_matrix(parent), eye)
+    M_beta = P.T @ M @ P
+    inv, u, wb, s = (np.empty((n, V)) for _ in range(4))
+    k = np.empty(n_leaf)
+    hls._tree_factor_exact(parent, level, pen, prob, rows, inv, u, k)
+    for _ in range(2):
+        r = rng.normal(size=(n, V))
+        hls._tree_solve_exact(parent, level, pen, inv, u, k, r, wb, s)
+        want = np.linalg.solve(M_beta, r.ravel()).reshape(n, V)
+        want -= want.mean(axis=1, keepdims=True)
+        np.testing.assert_allclose(s, want, rtol=1e-10, atol=1e-11)
+
+
 def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
     """:func:`hls._leaf_softmax` writes the leaves' distributions and rows once and returns
     their log loss; :func:`hls._curvature` reads them: the gradient n p - counts and the
