@@ -19,6 +19,15 @@ Printed and written to ``docs/performance.md`` (its section between the ``bench_
 markers).
 
     python benchmarks/bench_hls.py [--quick] [--repeats N] [--reference COMMIT] [--out PATH]
+
+``--eskdb SET ...`` times instead the HLS estimates of the forest ESKDB fits on each set
+(``smoothing="hls"``, its defaults: 20 members; fitted on the set's first half, seed 0, its
+trees caught on their way to :func:`seminaive.kernels.hls.sparse_hls_forest`) against
+``--reference``, one thread, in the same alternating fresh processes (CPU seconds, best of
+``HLS_RUNS`` x ``--repeats`` fits per process), and writes its own section (between the
+``bench_hls_eskdb`` markers):
+
+    python benchmarks/bench_hls.py --eskdb letter penbased --reference 29bc5f3 [--repeats 3]
 """
 
 import argparse
@@ -37,6 +46,7 @@ import _sections
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- bench_hls -->", "<!-- /bench_hls -->")
+ESKDB_MARK = ("<!-- bench_hls_eskdb -->", "<!-- /bench_hls_eskdb -->")
 
 LEARNERS = {
     "KDB(k=3)": ("KDB", {"k": 3}),
@@ -150,9 +160,10 @@ def _worker(spec):
     print(json.dumps({"cpu": cpu, "wall": wall}))
 
 
-def against_reference(cases, commit, repeats):
+def against_reference(cases, commit, repeats, threads=None):
     """The HLS estimates of every case, the library at ``commit`` against this one: fresh
-    processes, alternating, ``repeats`` rounds; the best CPU seconds of each (lists)."""
+    processes (``threads``: numba's threads, default the machine's), alternating,
+    ``repeats`` rounds; the best CPU seconds of each (lists)."""
     sections = _sections
     best = {"reference": [float("inf")] * len(cases), "this": [float("inf")] * len(cases)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,12 +175,73 @@ def against_reference(cases, commit, repeats):
         spec = {"path": str(path), "runs": HLS_RUNS * repeats}
         for _ in range(repeats):
             for version in ("reference", "this"):
-                got = sections.run_library(__file__, code[version], spec, timeout=3600)
+                got = sections.run_library(__file__, code[version], spec, timeout=3600,
+                                           threads=threads)
                 if "error" in got:
                     raise RuntimeError(f"{version}: {got['error']}")
                 best[version] = [min(a, b) for a, b in zip(best[version], got["cpu"],
                                                            strict=True)]
     return best["reference"], best["this"]
+
+
+def eskdb_trees(data):
+    """The trees whose HLS estimates ESKDB (``smoothing="hls"``, its defaults,
+    ``random_state=0``) fits on the first half of ``data``: caught on their way to the
+    kernel (one forest, every member's trees)."""
+    import seminaive
+    import seminaive.structure.eskdb as eskdb
+
+    X, y, train, _ = _sections.half_split({"data": data, "rows": None})
+    caught = []
+    kernel = eskdb.sparse_hls_forest
+
+    def catch(trees, **kwargs):
+        caught.append(list(trees))
+        return kernel(trees, **kwargs)
+
+    eskdb.sparse_hls_forest = catch
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seminaive.ESKDB(smoothing="hls", random_state=0).fit(X.iloc[train], y[train])
+    finally:
+        eskdb.sparse_hls_forest = kernel
+    return caught[0]
+
+
+def eskdb_main(args):
+    """``--eskdb``: the HLS estimates of ESKDB's forests against ``--reference``, one
+    thread; writes the ``bench_hls_eskdb`` section."""
+    load_start = os.getloadavg()
+    cases = [("sparse", eskdb_trees(data)) for data in args.eskdb]
+    ref, this = against_reference(cases, args.reference, args.repeats, threads=1)
+    load_end = os.getloadavg()
+    rows = []
+    for data, (_, trees), r, t in zip(args.eskdb, cases, ref, this, strict=True):
+        cells = sum(int(p.size) * int(c.shape[1]) for p, _, c in trees)
+        rows.append([data, len(trees), cells, f"{r:.3f}", f"{t:.3f}", f"{t / r:.2f}"])
+        print(" | ".join(str(v) for v in rows[-1]), flush=True)
+    loads = (", ".join(f"{v:.1f}" for v in load_start) + " before and "
+             + ", ".join(f"{v:.1f}" for v in load_end) + " after")
+    lines = [
+        ESKDB_MARK[0],
+        "## Hierarchical linear smoothing of ESKDB's forests against an earlier version",
+        "",
+        f"`python benchmarks/bench_hls.py --eskdb {' '.join(args.eskdb)} --reference "
+        f"{args.reference} --repeats {args.repeats}` ({datetime.date.today().isoformat()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs; load averages "
+        f"(1, 5, 15 min) {loads}).  The trees of ESKDB's 20 members (`smoothing=\"hls\"`, "
+        "fitted on the set's first half, seed 0), one forest per set; their HLS estimates "
+        "(`sparse_hls_forest`, penalties chosen by the evidence) in one thread, each version "
+        f"in a fresh process, the two alternating {args.repeats} times, best of "
+        f"{HLS_RUNS * args.repeats} fits per process, CPU seconds.",
+        "",
+        f"| data | trees | cells (nodes x values) | HLS {args.reference} (CPU s) | this "
+        "version (CPU s) | ratio (this / reference) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    _sections.write_section(args.out, ESKDB_MARK, "\n".join(
+        [*lines, *_sections.table_lines(rows), "", ESKDB_MARK[1]]))
 
 
 def main():
@@ -179,8 +251,14 @@ def main():
     parser.add_argument("--reference", default=REFERENCE,
                         help=f"commit the HLS estimates are timed against (default "
                              f"{REFERENCE}; 'none': not timed)")
+    parser.add_argument("--eskdb", nargs="+", metavar="SET",
+                        help="time the HLS estimates of ESKDB's forests on these sets "
+                             "against --reference instead")
     args = _sections.parse_or_serve(parser, _worker, ROOT)
     if args is None:  # a worker's run
+        return
+    if args.eskdb:
+        eskdb_main(args)
         return
     sets = QUICK_SETS if args.quick else SETS
     load_start = os.getloadavg()[0]
