@@ -897,6 +897,16 @@ def _class_counts(where, family, arrays, pairs):
 
 
 @njit(cache=True, inline="always")
+def _same_factors(factors, rho, j, g):
+    """Whether models j and g (k = j, k = g) multiply by the same factors at attribute
+    ``rho``: the same row of the other classes' factors (``fj``) and the same held-out
+    class's factor and logarithm part (``factors`` as in :func:`_sweep`)."""
+    base_f, base_e, own_f, own_e, fj, split_j = factors
+    return (fj[rho, j] == fj[rho, g] and split_j[rho, j] == split_j[rho, g]
+            and own_f[rho, j] == own_f[rho, g] and own_e[rho, j] == own_e[rho, g])
+
+
+@njit(cache=True, inline="always")
 def _sweep(prior, factors, flags, row, state, losses):
     """A row's losses ``losses[j, s]`` of every model (k = j, top-s attributes) from its
     class prior and the attributes' factors, as :func:`_loo_blocks` makes them: ``factors``
@@ -905,34 +915,68 @@ def _sweep(prior, factors, flags, row, state, losses):
     other classes in row ``fj[rho, j]`` of ``base_f``, and of ``base_e`` where
     ``split_j[rho, j]``, else 0), ``flags`` ``(missing,
     has_extra, any_extra)``, ``row`` ``(k, class, loss kind)``, ``state`` scratch
-    ``(cur, shift, shifted, totals)`` (cur and shift: (K + 1, k)).
+    ``(cur, shift, shifted, totals, groups)`` (cur and shift: (K + 1, k); groups: (3,
+    K + 1) integers: every model's group, their previous attribute's, the groups' first
+    models).
 
-    Attribute by attribute, every k's products first (vectorisable: no selection of the
-    largest class, whose first index only the zero-one loss reads, found afterwards), then
-    every k's sum of its products in class order (independent sums, one after another,
-    which the processor overlaps), then each k's rescaling and loss: every number is the
-    one :func:`_factor_loss` and :func:`_rescale` find on the same products, so the losses
-    are the same bit for bit."""
+    The models whose products are the same so far are one group, computed once, by its
+    first model ``rep[j]`` (at the prior all the models are one group; an attribute
+    splits a group where its models' factors differ, :func:`_same_factors`, the new
+    group's first model taking a copy of the products): the same numbers as model by
+    model, since a model's products are those of its group's first bit for bit (the
+    same factors multiplied in the same order).  With few candidates for the top
+    attributes (attribute t has at most t), every k from t on is one group there.
+
+    Attribute by attribute, every group's products first (vectorisable: no selection of
+    the largest class, whose first index only the zero-one loss reads, found
+    afterwards), then every group's sum of its products in class order (independent
+    sums, one after another, which the processor overlaps), then each group's rescaling
+    and loss, copied to its other models: every number is the one :func:`_factor_loss`
+    and :func:`_rescale` find on the same products, so the losses are the same bit for
+    bit."""
     base_f, base_e, own_f, own_e, fj, split_j = factors
     missing, has_extra, any_extra = flags
     k, yr, kind = row
-    cur, shift, shifted, totals = state
+    cur, shift, shifted, totals, groups = state
+    rep, old, reps = groups[0], groups[1], groups[2]
     n_k = cur.shape[0]
     a = base_f.shape[0]
     for yy in range(k):
         cur[0, yy] = prior[yy]
         shift[0, yy] = 0.0
+    shifted[0] = False
     first = _factor_loss(cur[0], shift[0], False, k, yr, kind)
     for j in range(n_k):
         losses[j, 0] = first
-        shifted[j] = False
-        for yy in range(k):
-            cur[j, yy] = prior[yy]
-            shift[j, yy] = 0.0
+        rep[j] = 0
+    n_reps = 1
+    reps[0] = 0
     for rho in range(a):
         tiny = False
-        if not missing[rho]:  # (missing: factors 1, the products unchanged)
-            for j in range(n_k):
+        if not missing[rho]:  # (missing: factors 1, the products and groups unchanged)
+            if n_reps < n_k:  # split the groups where the factors differ
+                for j in range(n_k):
+                    old[j] = rep[j]
+                n_reps = 0
+                for j in range(n_k):
+                    g = old[j]
+                    # the first model of j's group before it with j's factors, else j
+                    found = j
+                    for h in range(g, j):
+                        if old[h] == g and _same_factors(factors, rho, j, h):
+                            found = rep[h]
+                            break
+                    rep[j] = found
+                    if found == j:
+                        reps[n_reps] = j
+                        n_reps += 1
+                        if g != j:  # a new group: the products of j's group so far
+                            for yy in range(k):
+                                cur[j, yy] = cur[g, yy]
+                                shift[j, yy] = shift[g, yy]
+                            shifted[j] = shifted[g]
+            for q in range(n_reps):
+                j = reps[q]
                 kept = cur[j, yr]
                 g = fj[rho, j]
                 for yy in range(k):
@@ -943,29 +987,35 @@ def _sweep(prior, factors, flags, row, state, losses):
                 c = cur[j, yr]
                 tiny |= (0.0 < c) & (c < _FLOOR)
         else:
-            for j in range(n_k):
+            for q in range(n_reps):
+                j = reps[q]
                 for yy in range(k):
                     c = cur[j, yy]
                     tiny |= (0.0 < c) & (c < _FLOOR)
-        j = 0
-        while j + 2 < n_k:  # (three sums at a time: each is a chain of additions)
+        q = 0
+        while q + 2 < n_reps:  # (three sums at a time: each is a chain of additions)
+            j0 = reps[q]
+            j1 = reps[q + 1]
+            j2 = reps[q + 2]
             t0 = 0.0
             t1 = 0.0
             t2 = 0.0
             for yy in range(k):
-                t0 += cur[j, yy]
-                t1 += cur[j + 1, yy]
-                t2 += cur[j + 2, yy]
-            totals[j] = t0
-            totals[j + 1] = t1
-            totals[j + 2] = t2
-            j += 3
-        for jr in range(j, n_k):
+                t0 += cur[j0, yy]
+                t1 += cur[j1, yy]
+                t2 += cur[j2, yy]
+            totals[j0] = t0
+            totals[j1] = t1
+            totals[j2] = t2
+            q += 3
+        for qr in range(q, n_reps):
+            jr = reps[qr]
             total = 0.0
             for yy in range(k):
                 total += cur[jr, yy]
             totals[jr] = total
-        for j in range(n_k):
+        for q in range(n_reps):
+            j = reps[q]
             if any_extra and has_extra[rho]:
                 if split_j[rho, j]:
                     g = fj[rho, j]
@@ -1000,6 +1050,10 @@ def _sweep(prior, factors, flags, row, state, losses):
                             best = yy
                 losses[j, rho + 1] = loss_from_terms(totals[j], best, cur[j, yr], cur[j, yr],
                                                      0.0, yr, kind)
+        if n_reps < n_k:
+            for j in range(n_k):
+                if rep[j] != j:
+                    losses[j, rho + 1] = losses[rep[j], rho + 1]
 
 
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
@@ -1098,6 +1152,7 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     shift = np.empty((n_k, k))
     shifted = np.zeros(n_k, dtype=np.bool_)
     totals = np.empty(n_k)
+    groups = np.zeros((3, n_k), dtype=np.int64)
     prior = np.empty((k, k))
     prior_u = np.full(k, -1.0)
     stack = np.empty(n_stack, dtype=np.int64)
@@ -1299,4 +1354,4 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
         at = r - r0
         _sweep(prior[yr], (base_f, base_e, own_f, own_e, fj, split_j),
                (missing, has_extra, any_extra), (k, yr, loss_kind),
-               (cur, shift, shifted, totals), losses[at])
+               (cur, shift, shifted, totals, groups), losses[at])

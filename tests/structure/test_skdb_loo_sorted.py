@@ -254,3 +254,74 @@ def test_sorted_pass_with_a_tiny_m_many_classes_and_weights(both_passes, min_cou
         SKDB(k=3, m=1e-250, loss=loss, min_count=min_count).fit(X, y, sample_weight=w)
         SKDB(k=4, loss=loss, min_count=min_count).fit(X, y)
     _check(both_passes)
+
+
+def _sweep_losses(prior, factors, flags, k, yr, kind, n_k, a):
+    """The losses of :func:`_skdb_kernels._sweep` for one row."""
+    losses = np.full((n_k, a + 1), np.nan)
+    state = (np.empty((n_k, k)), np.empty((n_k, k)), np.zeros(n_k, dtype=np.bool_),
+             np.empty(n_k), np.zeros((3, n_k), dtype=np.int64))
+    _skdb_kernels._sweep(prior, factors, flags, (k, yr, kind), state, losses)
+    return losses
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2])  # rmse, zero_one, log_loss
+@pytest.mark.parametrize("seed", range(6))
+def test_sweep_computes_models_sharing_factors_once(kind, seed):
+    """The models whose factors are the same so far are computed once per group (split
+    where the factors differ, including the held-out class's factor and the logarithm
+    parts): their losses are those of the same sweep with every model's factors in rows
+    of their own, bit for bit, with tiny products (rescaled), factors keeping a
+    logarithm and missing attributes."""
+    rng = np.random.default_rng(seed)
+    a, n_k, k = 9, 6, 5
+    yr = int(rng.integers(k))
+    prior = rng.uniform(0.05, 1.0, k)
+    base_f = rng.uniform(0.01, 1.0, (a, n_k, k))
+    if seed % 2:  # products below 2**-800: rescaled, some classes shifted
+        base_f[rng.random(base_f.shape) < 0.3] *= 1e-120
+    base_e = np.zeros((a, n_k, k))
+    split_j = np.zeros((a, n_k), dtype=np.bool_)
+    own_f = np.empty((a, n_k))
+    own_e = np.zeros((a, n_k))
+    fj = np.empty((a, n_k), dtype=np.int64)
+    for rho in range(a):
+        # attribute rho has at most rho candidates: the models of k >= rho share its
+        # factors, and some fall back to k = 0's (too few rows)
+        for j in range(n_k):
+            fj[rho, j] = min(j, rho)
+            if j > 0 and rng.random() < 0.25:
+                fj[rho, j] = 0
+        own_f[rho] = rng.uniform(0.01, 1.0, n_k)[fj[rho]]
+        if rng.random() < 0.3:  # the same row of factors, a different held-out one's
+            own_f[rho, n_k - 1] *= 0.5
+        if seed >= 3 and rng.random() < 0.4:  # some factors keep a logarithm
+            rows = np.unique(fj[rho])
+            part = -_skdb_kernels._LOG_SPLIT * rng.integers(1, 3, (rows.size, k))
+            part[rng.random(part.shape) < 0.5] = 0.0
+            base_e[rho, rows] = part
+            split_j[rho] = (base_e[rho, fj[rho]] != 0.0).any(axis=1)
+            own_e[rho] = np.where(rng.random(n_k) < 0.3, -_skdb_kernels._LOG_SPLIT, 0.0)[
+                fj[rho]]
+    missing = rng.random(a) < 0.2
+    # (a missing attribute has no factors: none keeps a logarithm)
+    has_extra = (split_j.any(axis=1) | (own_e != 0.0).any(axis=1)) & ~missing
+    flags = (missing, has_extra, bool(has_extra.any()))
+    shared = _sweep_losses(prior, (base_f, base_e, own_f, own_e, fj, split_j), flags, k, yr,
+                           kind, n_k, a)
+    # every model's factors in a row of its own: no two models grouped
+    own_rows = np.broadcast_to(np.arange(n_k), (a, n_k)).copy()
+    rows = np.arange(a)[:, None]
+    alone = _sweep_losses(prior, (base_f[rows, fj], base_e[rows, fj], own_f, own_e,
+                                  own_rows, split_j), flags, k, yr, kind, n_k, a)
+    assert_array_equal(shared, alone)
+    assert not np.isnan(shared).any()
+    # the losses of rmse from the products themselves (within rounding)
+    if kind == 0 and seed % 2 == 0 and seed < 3:
+        factors = base_f[rows, fj].copy()
+        factors[rows, np.arange(n_k)[None, :], yr] = own_f
+        factors[missing] = 1.0
+        products = prior * np.cumprod(factors, axis=0)  # (a, n_k, k)
+        expected = (1.0 - products[..., yr] / products.sum(axis=2)) ** 2
+        np.testing.assert_allclose(shared[:, 1:], expected.T, rtol=1e-10)
+
