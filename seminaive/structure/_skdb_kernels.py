@@ -25,6 +25,8 @@ held-out row (the levels below it fall back to P(x_i | y) whatever their counts)
 """
 
 import math
+import threading
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -58,6 +60,58 @@ _FLOOR = 2.0 ** -800
 _LOG_SCALE = 400.0 * math.log(2.0)
 _SPLIT = 2.0 ** -200
 _LOG_SPLIT = 200.0 * math.log(2.0)
+
+
+class Buffers:
+    """Arrays that one thread's leave-one-out passes reuse from pass to pass (ESKDB's
+    members, one after another): :meth:`take` hands out a view of an array kept under a
+    name, allocated afresh only when a pass needs more than it holds, so that the
+    members after the first write into pages already mapped instead of fresh ones.  The
+    views' contents are whatever the last pass left: every user writes before it
+    reads."""
+
+    def __init__(self):
+        self._arrays = {}
+
+    def take(self, name, size, dtype):
+        """A view of ``size`` items of the array kept under ``name`` (grown by a quarter
+        more than asked when too small)."""
+        size = int(size)
+        held = self._arrays.get(name)
+        if held is None or held.size < size or held.dtype != np.dtype(dtype):
+            held = np.empty(max(size + size // 4, 1), dtype=dtype)
+            self._arrays[name] = held
+        return held[:size]
+
+
+#: the buffers of the passes on this thread (:meth:`BufferPool.in_use`), if any
+_current = threading.local()
+
+
+class BufferPool:
+    """:class:`Buffers` per thread for the leave-one-out passes of several models (ESKDB's
+    members, run on a pool of threads): within :meth:`in_use`, :func:`nested_kdb_loo`
+    on the calling thread takes its scratch arrays from that thread's buffers.  The
+    buffers live as long as the pool (one pass over a chunk)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._spaces = {}
+
+    @contextmanager
+    def in_use(self):
+        """Let the passes of the calling thread reuse its buffers until the block ends."""
+        key = threading.get_ident()
+        with self._lock:
+            space = self._spaces.get(key)
+            if space is None:
+                space = self._spaces[key] = Buffers()
+        before = getattr(_current, "buffers", None)
+        _current.buffers = space
+        try:
+            yield space
+        finally:
+            _current.buffers = before
 
 
 @njit(cache=True, inline="always")
@@ -123,25 +177,33 @@ class ClassIndex(NamedTuple):
     root: np.ndarray
 
 
-def class_index(trees, candidates, sizes):
+def class_index(trees, candidates, sizes, buffers=None):
     """The :class:`ClassIndex` of ``trees`` (a :class:`._sparse.TreeBundle`, tree i over
-    the candidates ``candidates[i]``)."""
+    the candidates ``candidates[i]``), its arrays of the merged trees' sizes (views of
+    ``buffers``' arrays, a :class:`Buffers`, when given)."""
+    if buffers is None:
+        buffers = Buffers()
     a = trees.root.size
     n_nodes = trees.code.size
     cap = n_nodes + a
-    arrays = ClassIndex(np.zeros(cap, np.int64), np.zeros(cap, np.int64),
-                        np.zeros(cap, np.int64), np.zeros(cap, np.int64),
-                        np.zeros(cap, np.int64), np.zeros(max(n_nodes, 1), np.int64),
-                        np.zeros(max(n_nodes, 1), np.int64), np.zeros(a, np.int64))
-    _fill_class_index(trees, candidates, sizes, arrays)
-    return arrays
+    arrays = ClassIndex(*[buffers.take(name, cap, np.int64) for name in
+                          ("first", "n_children", "value", "member_start", "n_members")],
+                        buffers.take("member_class", max(n_nodes, 1), np.int64),
+                        buffers.take("member_node", max(n_nodes, 1), np.int64),
+                        np.zeros(a, np.int64))
+    nq, nm = _fill_class_index(trees, candidates, sizes, arrays,
+                               buffers.take("level", cap, np.int64))
+    return ClassIndex(*[x[:nq] for x in arrays[:5]], arrays.member_class[:nm],
+                      arrays.member_node[:nm], arrays.root)
 
 
 @njit(cache=True, nogil=True)
-def _fill_class_index(trees, candidates, sizes, index):
-    """Fill the :class:`ClassIndex` ``index`` (arrays of its full size) breadth first:
-    a merged node's children gather its members' children by value, the members of each
-    in class order (as its own members are)."""
+def _fill_class_index(trees, candidates, sizes, index, level):
+    """Fill the :class:`ClassIndex` ``index`` (arrays of at least its size, their
+    contents ignored) breadth first: a merged node's children gather its members'
+    children by value, the members of each in class order (as its own members are);
+    ``level`` is scratch space of ``index.first``'s size.  Returns the numbers of
+    merged nodes and of members written."""
     code, first_child, n_children = trees.code, trees.first_child, trees.n_children
     first, n_kids, value = index.first, index.n_children, index.value
     m_start, m_count, m_class, m_node = index.member_start, index.n_members, \
@@ -156,7 +218,6 @@ def _fill_class_index(trees, candidates, sizes, index):
     count = np.zeros(top, dtype=np.int64)
     slot = np.zeros(top, dtype=np.int64)
     seen = np.empty(top, dtype=np.int64)
-    level = np.zeros(first.size, dtype=np.int64)
     nq = 0
     nm = 0
     for i in range(a):
@@ -165,6 +226,7 @@ def _fill_class_index(trees, candidates, sizes, index):
         nq += 1
         index.root[i] = q0
         value[q0] = -1
+        level[q0] = 0
         m_start[q0] = nm
         for c in range(first_child[root], first_child[root] + n_children[root]):
             m_class[nm] = code[c]
@@ -221,6 +283,7 @@ def _fill_class_index(trees, candidates, sizes, index):
                     m_class[slot[x]] = yy
                     m_node[slot[x]] = c
                     slot[x] += 1
+    return nq, nm
 
 
 #: the low 32 bits of a packed field of :func:`_pack_members`
@@ -540,23 +603,32 @@ def nested_kdb_loo(data, search, trees, pairs, est, loss_kind, gauss, V, n_block
     previous row of the sort found for the attributes whose values they share, and the
     losses are then summed into the blocks in row order, the same sums bit for bit
     (``reuse=False``: row by row, :func:`_loo_blocks`, as with Gaussian children).
+    The sorted pass's scratch arrays (node sums, class index, packed records, losses)
+    are those of the calling thread's :class:`Buffers` within a
+    :meth:`BufferPool.in_use` block (ESKDB's members: pages mapped once per thread, not
+    once per member), else fresh.
     """
     kde = gauss[8] if gauss[8][0] else None
     gauss = gauss[:8] if np.any(np.asarray(gauss[0]) >= 0) else None
     sizes = pairs.sizes
-    node_freq = np.empty(trees.code.size)
-    node_den = np.empty(trees.code.size)
+    sorted_pass = gauss is None and reuse
+    # (the sorted pass's scratch arrays: those of the thread's buffer pool, if any)
+    space = getattr(_current, "buffers", None) if sorted_pass else None
+    if space is None:
+        space = Buffers()
+    node_freq = space.take("node_freq", trees.code.size, np.float64)
+    node_den = space.take("node_den", trees.code.size, np.float64)
     node_sums(trees, sizes, node_freq, node_den)
-    if gauss is None and reuse:
-        index = class_index(trees, search[2], sizes)
+    if sorted_pass:
+        index = class_index(trees, search[2], sizes, space)
         # what a visit of a merged node reads, side by side
         n_nav, n_rec = _packed_sizes(index, sizes)
-        nav = np.zeros(n_nav, dtype=np.int64)
-        rec = np.empty(n_rec)
+        nav = space.take("nav", n_nav, np.int64)
+        rec = space.take("rec", n_rec, np.float64)
         _pack_members(index, node_freq, node_den, trees.value_off, trees.values, sizes, nav,
                       rec)
         _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks,
-                    (index, nav, rec), out)
+                    (index, nav, rec), out, space)
         return
     parallel_calls(_loo_blocks, [
         (data, search, trees, pairs, est, loss_kind, gauss, kde, V, (n_blocks, lo, hi),
@@ -791,7 +863,7 @@ _WINDOW_BYTES = 1 << 25
 _PARTS = 8
 
 
-def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out):
+def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out, space):
     """:func:`nested_kdb_loo` without a Gaussian child, the rows visited in sorted order.
 
     Within each window of rows (consecutive rows, as many as :data:`_WINDOW_BYTES` of
@@ -804,7 +876,8 @@ def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out
     falls behind holds up less), each part starting its reuse afresh.  Each row's losses
     are computed by the same operations on the same numbers as in :func:`_loo_blocks`, and
     summed in the same order, so ``out`` is the same bit for bit whatever the sort, the
-    windows, the parts and the threads."""
+    windows, the parts and the threads.  ``space``: the :class:`Buffers` the window's
+    losses are taken from."""
     X, y, w, weighted = data
     ranking = search[0]
     n, a = X.shape
@@ -816,7 +889,8 @@ def _sorted_loo(data, search, trees, pairs, est, loss_kind, n_blocks, nodes, out
         # np.lexsort: the last key is the first one sorted on
         keys = [y[r0:r1]] + [X[r0:r1, i] for i in ranking[::-1].tolist()]
         order = np.lexsort(keys).astype(np.int64) + r0
-        losses = np.empty((r1 - r0, n_k, a + 1))
+        losses = space.take("losses", (r1 - r0) * n_k * (a + 1), np.float64).reshape(
+            r1 - r0, n_k, a + 1)
         parallel_calls(_loo_rows, [
             (data, search, trees, pairs, est, loss_kind, order, (r0, lo, hi), nodes, losses)
             for lo, hi in even_parts(r1 - r0, threads * _PARTS)])
@@ -904,8 +978,17 @@ def _sweep(prior, factors, flags, row, state, losses):
     ``own_f[rho, j]`` in place of ``base_f[rho, j, y]``; model j's factors of the
     other classes in row ``fj[rho, j]`` of ``base_f``, and of ``base_e`` where
     ``split_j[rho, j]``, else 0), ``flags`` ``(missing,
-    has_extra, any_extra)``, ``row`` ``(k, class, loss kind)``, ``state`` scratch
+    has_extra, any_extra, tops)``, ``row`` ``(k, class, loss kind)``, ``state`` scratch
     ``(cur, shift, shifted, totals)`` (cur and shift: (K + 1, k)).
+
+    ``tops[rho]``: the most candidates of the attributes up to ``rho`` (at most K): a
+    model of larger k has the factors of the model of that k at every one of them (an
+    attribute of nc < k candidates has those of k = nc, as its model of k = nc), so
+    its products are that model's bit for bit, and only the models up to it are
+    computed, their losses copied to the larger k (with few candidates for the top
+    attributes, attribute t having at most t, the first K attributes cost fewer
+    models).  When ``tops`` grows, the models it adds start from the products of the
+    model they shared.
 
     Attribute by attribute, every k's products first (vectorisable: no selection of the
     largest class, whose first index only the zero-one loss reads, found afterwards), then
@@ -914,7 +997,7 @@ def _sweep(prior, factors, flags, row, state, losses):
     one :func:`_factor_loss` and :func:`_rescale` find on the same products, so the losses
     are the same bit for bit."""
     base_f, base_e, own_f, own_e, fj, split_j = factors
-    missing, has_extra, any_extra = flags
+    missing, has_extra, any_extra, tops = flags
     k, yr, kind = row
     cur, shift, shifted, totals = state
     n_k = cur.shape[0]
@@ -922,17 +1005,23 @@ def _sweep(prior, factors, flags, row, state, losses):
     for yy in range(k):
         cur[0, yy] = prior[yy]
         shift[0, yy] = 0.0
+    shifted[0] = False
     first = _factor_loss(cur[0], shift[0], False, k, yr, kind)
     for j in range(n_k):
         losses[j, 0] = first
-        shifted[j] = False
-        for yy in range(k):
-            cur[j, yy] = prior[yy]
-            shift[j, yy] = 0.0
+    n_on = 1  # the models computed (the larger k have the products of k = n_on - 1)
     for rho in range(a):
+        if tops[rho] >= n_on:  # models of their own from here: the products they shared
+            last = n_on - 1
+            for j in range(n_on, tops[rho] + 1):
+                for yy in range(k):
+                    cur[j, yy] = cur[last, yy]
+                    shift[j, yy] = shift[last, yy]
+                shifted[j] = shifted[last]
+            n_on = tops[rho] + 1
         tiny = False
         if not missing[rho]:  # (missing: factors 1, the products unchanged)
-            for j in range(n_k):
+            for j in range(n_on):
                 kept = cur[j, yr]
                 g = fj[rho, j]
                 for yy in range(k):
@@ -943,12 +1032,12 @@ def _sweep(prior, factors, flags, row, state, losses):
                 c = cur[j, yr]
                 tiny |= (0.0 < c) & (c < _FLOOR)
         else:
-            for j in range(n_k):
+            for j in range(n_on):
                 for yy in range(k):
                     c = cur[j, yy]
                     tiny |= (0.0 < c) & (c < _FLOOR)
         j = 0
-        while j + 2 < n_k:  # (three sums at a time: each is a chain of additions)
+        while j + 2 < n_on:  # (three sums at a time: each is a chain of additions)
             t0 = 0.0
             t1 = 0.0
             t2 = 0.0
@@ -960,12 +1049,12 @@ def _sweep(prior, factors, flags, row, state, losses):
             totals[j + 1] = t1
             totals[j + 2] = t2
             j += 3
-        for jr in range(j, n_k):
+        for jr in range(j, n_on):
             total = 0.0
             for yy in range(k):
                 total += cur[jr, yy]
             totals[jr] = total
-        for j in range(n_k):
+        for j in range(n_on):
             if any_extra and has_extra[rho]:
                 if split_j[rho, j]:
                     g = fj[rho, j]
@@ -1000,6 +1089,8 @@ def _sweep(prior, factors, flags, row, state, losses):
                             best = yy
                 losses[j, rho + 1] = loss_from_terms(totals[j], best, cur[j, yr], cur[j, yr],
                                                      0.0, yr, kind)
+        for j in range(n_on, n_k):
+            losses[j, rho + 1] = losses[n_on - 1, rho + 1]
 
 
 @njit(cache=True, nogil=True, parallel=NO_PARFORS)
@@ -1098,6 +1189,12 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
     shift = np.empty((n_k, k))
     shifted = np.zeros(n_k, dtype=np.bool_)
     totals = np.empty(n_k)
+    # the most candidates of the attributes up to rho (:func:`_sweep`'s models computed)
+    tops = np.empty(a, dtype=np.int64)
+    most = 0
+    for rho in range(a):
+        most = min(max(most, n_cand[ranking[rho]]), n_k - 1)
+        tops[rho] = most
     prior = np.empty((k, k))
     prior_u = np.full(k, -1.0)
     stack = np.empty(n_stack, dtype=np.int64)
@@ -1298,5 +1395,5 @@ def _loo_rows(data, search, trees, pairs, est, loss_kind, order, span, nodes, lo
                 any_extra = True
         at = r - r0
         _sweep(prior[yr], (base_f, base_e, own_f, own_e, fj, split_j),
-               (missing, has_extra, any_extra), (k, yr, loss_kind),
+               (missing, has_extra, any_extra, tops), (k, yr, loss_kind),
                (cur, shift, shifted, totals), losses[at])

@@ -41,7 +41,7 @@ from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
 from ..tables import FrequencyTable
-from . import _sparse
+from . import _skdb_kernels, _sparse
 from ._common import HIERARCHICAL_FAMILIES, EstimateTrees, PairStatistics, _StructureBase
 from .skdb import SKDB
 
@@ -646,8 +646,13 @@ class ESKDB(_StructureBase):
         sizes = []
 
         def loo(codes, y, w, values=None):
-            parts = _in_member_order(lambda j: passes[j][0](codes, y, w, values),
-                                     len(passes))
+            pool = _skdb_kernels.BufferPool()
+
+            def one(j):
+                with pool.in_use():
+                    return passes[j][0](codes, y, w, values)
+
+            parts = _in_member_order(one, len(passes))
             sizes[:] = [part.size for part in parts]
             return np.concatenate(parts)
 
@@ -690,9 +695,13 @@ class ESKDB(_StructureBase):
         sizes = []
 
         def loo(codes, y, w, values=None):
-            parts = _in_member_order(
-                lambda j: passes[j][0](remap_codes(codes, *maps[j]), y, w, values),
-                len(passes))
+            pool = _skdb_kernels.BufferPool()
+
+            def one(j):
+                with pool.in_use():
+                    return passes[j][0](remap_codes(codes, *maps[j]), y, w, values)
+
+            parts = _in_member_order(one, len(passes))
             sizes[:] = [part.size for part in parts]
             return np.concatenate(parts)
 

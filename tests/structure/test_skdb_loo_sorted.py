@@ -254,3 +254,117 @@ def test_sorted_pass_with_a_tiny_m_many_classes_and_weights(both_passes, min_cou
         SKDB(k=3, m=1e-250, loss=loss, min_count=min_count).fit(X, y, sample_weight=w)
         SKDB(k=4, loss=loss, min_count=min_count).fit(X, y)
     _check(both_passes)
+
+
+def _sweep_losses(prior, factors, flags, k, yr, kind, n_k, a):
+    """The losses of :func:`_skdb_kernels._sweep` for one row."""
+    losses = np.full((n_k, a + 1), np.nan)
+    state = (np.empty((n_k, k)), np.empty((n_k, k)), np.zeros(n_k, dtype=np.bool_),
+             np.empty(n_k))
+    _skdb_kernels._sweep(prior, factors, flags, (k, yr, kind), state, losses)
+    return losses
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2])  # rmse, zero_one, log_loss
+@pytest.mark.parametrize("seed", range(6))
+def test_sweep_computes_the_larger_k_of_few_candidates_once(kind, seed):
+    """The models of k above the most candidates of the attributes so far share the
+    factors of the model of that k (an attribute of nc < k candidates has those of
+    k = nc): the sweep computes them once and copies their losses, the same bit for bit
+    as the sweep computing every model (with tiny products, rescaled; factors keeping a
+    logarithm; missing attributes; models falling back to k = 0's factors)."""
+    rng = np.random.default_rng(seed)
+    a, n_k, k = 9, 6, 5
+    yr = int(rng.integers(k))
+    prior = rng.uniform(0.05, 1.0, k)
+    base_f = rng.uniform(0.01, 1.0, (a, n_k, k))
+    if seed % 2:  # products below 2**-800: rescaled, some classes shifted
+        base_f[rng.random(base_f.shape) < 0.3] *= 1e-120
+    base_e = np.zeros((a, n_k, k))
+    split_j = np.zeros((a, n_k), dtype=np.bool_)
+    own_f = np.empty((a, n_k))
+    own_e = np.zeros((a, n_k))
+    fj = np.empty((a, n_k), dtype=np.int64)
+    # attribute rho has at most rho candidates (fewer at random)
+    n_cand = np.minimum(np.arange(a), rng.integers(0, n_k + 2, a))
+    for rho in range(a):
+        nc = min(int(n_cand[rho]), n_k - 1)
+        for j in range(n_k):
+            fj[rho, j] = j if j <= nc else fj[rho, nc]  # (k > nc: those of k = nc)
+            if 0 < j <= nc and rng.random() < 0.25:  # too few rows: k = 0's factors
+                fj[rho, j] = 0
+        own_f[rho] = rng.uniform(0.01, 1.0, n_k)[fj[rho]]
+        if seed >= 3 and rng.random() < 0.4:  # some factors keep a logarithm
+            rows = np.unique(fj[rho])
+            part = -_skdb_kernels._LOG_SPLIT * rng.integers(1, 3, (rows.size, k))
+            part[rng.random(part.shape) < 0.5] = 0.0
+            base_e[rho, rows] = part
+            split_j[rho] = (base_e[rho, fj[rho]] != 0.0).any(axis=1)
+            own_e[rho] = np.where(rng.random(n_k) < 0.3, -_skdb_kernels._LOG_SPLIT, 0.0)[
+                fj[rho]]
+    missing = rng.random(a) < 0.2
+    # (a missing attribute has no factors: none keeps a logarithm)
+    has_extra = (split_j.any(axis=1) | (own_e != 0.0).any(axis=1)) & ~missing
+    tops = np.minimum(np.maximum.accumulate(n_cand), n_k - 1).astype(np.int64)
+    assert tops[0] == 0 and tops[-1] > 1
+    shared = _sweep_losses(prior, (base_f, base_e, own_f, own_e, fj, split_j),
+                           (missing, has_extra, bool(has_extra.any()), tops), k, yr, kind,
+                           n_k, a)
+    # every model computed, its factors in a row of its own
+    own_rows = np.broadcast_to(np.arange(n_k), (a, n_k)).copy()
+    rows = np.arange(a)[:, None]
+    every = np.full(a, n_k - 1, dtype=np.int64)
+    alone = _sweep_losses(prior, (base_f[rows, fj], base_e[rows, fj], own_f, own_e,
+                                  own_rows, split_j),
+                          (missing, has_extra, bool(has_extra.any()), every), k, yr, kind,
+                          n_k, a)
+    assert_array_equal(shared, alone)
+    assert not np.isnan(shared).any()
+    # the losses of rmse from the products themselves (within rounding)
+    if kind == 0 and seed % 2 == 0 and seed < 3:
+        factors = base_f[rows, fj].copy()
+        factors[rows, np.arange(n_k)[None, :], yr] = own_f
+        factors[missing] = 1.0
+        products = prior * np.cumprod(factors, axis=0)  # (a, n_k, k)
+        expected = (1.0 - products[..., yr] / products.sum(axis=2)) ** 2
+        np.testing.assert_allclose(shared[:, 1:], expected.T, rtol=1e-10)
+
+
+def test_eskdb_members_reuse_their_buffers(monkeypatch):
+    """ESKDB's members' leave-one-out passes take their scratch arrays from their thread's
+    buffers (one set per thread, not per member), which every pass writes before it
+    reads: with the buffers filled with garbage whenever they are taken, the members'
+    losses and the model are the same bit for bit as with fresh arrays."""
+    rng = np.random.default_rng(3)
+    n = 500
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w", "z"], size=n)),
+                      "d": rng.normal(size=n), "e": rng.integers(0, 5, n).astype(float)})
+    y = np.where(X["a"] - X["b"] ** 2 + (X["c"] == "u") + 0.3 * X["e"]
+                 + rng.logistic(size=n) > 0, "pos", "neg")
+    X.loc[rng.random(n) < 0.05, "d"] = np.nan
+
+    def fit():
+        model = ESKDB(n_estimators=5, k=3, smoothing="hls", random_state=1).fit(X, y)
+        return model, np.array([m.loo_loss_ for m in model.estimators_])
+
+    fresh_model, fresh = fit()
+    take = _skdb_kernels.Buffers.take
+    spaces = []
+    init = _skdb_kernels.Buffers.__init__
+
+    def counted(self):
+        spaces.append(self)
+        init(self)
+
+    def dirty(self, name, size, dtype):
+        out = take(self, name, size, dtype)
+        out[...] = -12345 if np.dtype(dtype).kind == "i" else np.nan
+        return out
+
+    monkeypatch.setattr(_skdb_kernels.Buffers, "__init__", counted)
+    monkeypatch.setattr(_skdb_kernels.Buffers, "take", dirty)
+    model, reused = fit()
+    assert 1 <= len(spaces) <= numba.get_num_threads()
+    assert_array_equal(reused, fresh)
+    assert_array_equal(model.predict_proba(X), fresh_model.predict_proba(X))
