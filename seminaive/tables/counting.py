@@ -1,5 +1,6 @@
 """Counting kernels: one pass over the data into the count blocks; table maintenance."""
 
+import contextlib
 import itertools
 from typing import NamedTuple
 
@@ -574,6 +575,8 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
     X, y, w, weighted = _two_by_two(X, y, w, weighted)
     n = X.shape[0]
     make = True  # a plan made for this call (else only one kept from an earlier call)
+    if grouped is None and _grouping_all:
+        grouped = n_combos <= GROUP_MAX_COMBOS  # a warm-up (every_call_grouped)
     if grouped is None:
         grouped = GROUP_MIN_ROWS <= n < 1 << 31 and n_combos <= GROUP_MAX_COMBOS
         make = n >= GROUP_PLAN_ROWS
@@ -603,6 +606,34 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
 
 #: plans of :func:`plan_groups` of the latest tables counted (a table's chunks share one)
 _plans = {}
+
+#: calls of :func:`count_combinations` are counted in groups whatever their rows while
+#: :func:`every_call_grouped` is open (a count of the blocks open)
+_grouping_all = 0
+
+
+@contextlib.contextmanager
+def every_call_grouped():
+    """Count every unweighted call of :func:`count_combinations` in groups (a plan made for
+    it) while the block runs, whatever its rows: a warm-up fit of a few rows then compiles
+    :func:`_count_groups` (or loads it from the compile cache) with the types of the
+    learner's larger fits, which count in groups from ``GROUP_PLAN_ROWS`` rows; without
+    it, the first such fit would compile it.  The counts are the same either way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive.tables import counting
+    >>> with counting.every_call_grouped():
+    ...     counting._grouping_all
+    1
+    """
+    global _grouping_all
+    _grouping_all += 1
+    try:
+        yield
+    finally:
+        _grouping_all -= 1
 
 
 def _holder(groups, holding, member):

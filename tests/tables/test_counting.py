@@ -422,3 +422,33 @@ def test_a_learner_fitted_on_enough_rows_counts_in_groups(monkeypatch, learner):
     np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
     np.testing.assert_array_equal(models[True].predict_proba(X[:500]),
                                   models[False].predict_proba(X[:500]))
+
+
+@pytest.mark.parametrize("rows", [2, 3, 40])
+def test_every_call_grouped_counts_a_few_rows_in_groups(monkeypatch, rows):
+    """Within ``every_call_grouped`` (the warm-up), a fit of a few rows counts in groups
+    (a plan made) and its counts and predictions are those counted one by one; weighted
+    rows are still counted one by one; the block closed, a few rows make no plan.  (One
+    row is counted as two, the second of weight 0: weighted, see ``_two_by_two``.)"""
+    rng = np.random.default_rng(16)
+    X = rng.integers(0, 4, (rows, 6))
+    y = (X[:, 0] + rng.integers(0, 2, rows)) % 3
+    y[:1] = 2
+    models = {}
+    for grouped in (True, False):
+        monkeypatch.setattr(counting, "_plans", {})
+        if grouped:
+            with counting.every_call_grouped():
+                models[grouped] = AODE().fit(X, y)
+                assert counting._grouping_all == 1
+        else:
+            models[grouped] = AODE().fit(X, y)
+        assert bool(counting._plans) == grouped
+    assert counting._grouping_all == 0
+    np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
+    np.testing.assert_array_equal(models[True].predict_proba(X), models[False].predict_proba(X))
+    monkeypatch.setattr(counting, "_plans", {})
+    with counting.every_call_grouped():
+        weighted = AODE().fit(X, y, sample_weight=np.full(rows, 0.5))
+    assert counting._plans == {}
+    np.testing.assert_allclose(weighted.table_.counts, 0.5 * models[False].table_.counts)
