@@ -605,3 +605,28 @@ def test_a_file_whose_name_holds_a_wildcard_is_that_file(tmp_path):
     (tmp_path / "data1.csv").write_text("x,label\n1,c9\n")  # what the pattern would match
     model = fit_stream(NaiveBayes(), str(path), target="label")
     assert model.table_.n_rows == 200
+
+
+def test_the_chunks_of_several_files_run_on_from_one_file_into_the_next(tmp_path, monkeypatch):
+    """Plain CSV files whose codes are kept are counted in chunks of ``chunk_rows`` rows
+    that run on from one file into the next (as one file of their rows is), not a chunk
+    (or a short one) per file: the chunks' rows, and the model of pyarrow's route (a chunk
+    per file at least)."""
+    paths = _parts(tmp_path, np.random.default_rng(41))
+    n_rows = _frame_of(paths).shape[0]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(AODE(), paths, target="label", chunk_rows=300)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", True)
+    sizes = []
+    count_chunk = AODE.count_chunk
+
+    def spy(self, X, *args, **kwargs):
+        sizes.append(X.shape[0])
+        return count_chunk(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(AODE, "count_chunk", spy)
+    calls = _spy_plain_codes(monkeypatch, "plain_codes_of")
+    model = fit_stream(AODE(), paths, target="label", chunk_rows=300)
+    assert calls == [True]  # the plain route
+    assert sizes == [300] * (n_rows // 300) + ([n_rows % 300] if n_rows % 300 else [])
+    _same_model(model, ref, _frame_of(paths))
