@@ -28,6 +28,7 @@ from .evaluation.protocols import PROTOCOLS, make_tasks
 from .exceptions import InputError, SeminaiveError
 from .persistence import ESTIMATORS, load_model
 from .streaming import predict_stream
+from .streaming._readers import expand_patterns
 
 #: output formats of ``seminaive predict``, by extension
 PREDICTION_FORMATS = (".csv", ".parquet")
@@ -185,6 +186,21 @@ def _input_file(path, what):
         raise InputError(f"{path} is not a regular file (a FIFO, a device or a socket): the "
                          f"{what} is read more than once, so copy it to a file first")
     return path
+
+
+def _data_files(path):
+    """The files of a data argument, each a regular file (:func:`_input_file`): the path,
+    or the files a pattern with wildcards matches, sorted (``"data/part-*.csv"``, as
+    ``fit_stream`` reads it); a pattern of ARFF files must match one file (an ARFF file is
+    read whole)."""
+    files = expand_patterns(path)
+    files = [files] if isinstance(files, str) else files
+    for file in files:
+        _input_file(file, "data")
+    if len(files) > 1 and any(_is_arff(f) for f in files):
+        raise InputError(f"{path} matches {len(files)} files: ARFF data is read whole, "
+                         "from one file (or convert the files to CSV or Parquet)")
+    return files
 
 
 def _check_extension(path, allowed, what):
@@ -384,11 +400,11 @@ def fit_command(args):
     model = make_estimator(args.learner)
     model = make_estimator(args.learner, _parse_params(args.param, model))
     model.check_params()
-    _input_file(args.data, "data")
-    check_output(args.output, inputs=[args.data])  # before hours of training
+    files = _data_files(args.data)
+    check_output(args.output, inputs=files)  # before hours of training
     _check_extension(args.output, (".npz",), "a model file")
-    if _is_arff(args.data):
-        X, y = load(args.data, target=args.target)
+    if _is_arff(files[0]):
+        X, y = load(files[0], target=args.target)
         model.fit(X, y)
     else:
         if args.target is None:
@@ -406,14 +422,14 @@ def _model_and_rows(args, what):
     """The model and the rows of ``seminaive predict`` / ``explain``, every path checked
     before anything is read (``what``: the output's content, for the extension's message)."""
     _input_file(args.model, "model")
-    _input_file(args.data, "data")
-    check_output(args.output, inputs=[args.data, args.model])
+    files = _data_files(args.data)
+    check_output(args.output, inputs=[*files, args.model])
     _check_extension(args.output, PREDICTION_FORMATS, what)
     if getattr(args, "plots", None):
         os.makedirs(args.plots, exist_ok=True)
-        check_output(os.path.join(args.plots, "summary_bar.png"), inputs=[args.data, args.model])
+        check_output(os.path.join(args.plots, "summary_bar.png"), inputs=[*files, args.model])
     model = load_model(args.model)
-    source = read_arff(args.data, target=False) if _is_arff(args.data) else args.data
+    source = read_arff(files[0], target=False) if _is_arff(files[0]) else args.data
     return model, source
 
 
@@ -716,7 +732,8 @@ def build_parser():
                                 "Parquet are streamed: larger than memory is fine) and write "
                                 "the model file (.npz).",
                     epilog=_learners_epilog())
-    p_fit.add_argument("data", help="training data: .csv, .parquet or .arff")
+    p_fit.add_argument("data", help="training data: .csv, .parquet or .arff (a quoted "
+                       "pattern, 'data/part-*.csv': the files it matches, sorted)")
     p_fit.add_argument("--target", default=None,
                        help="class column (required for CSV and Parquet; ARFF: the last "
                             "attribute when not given)")
@@ -741,7 +758,8 @@ def build_parser():
                                  "every row, chunk by chunk, to CSV or Parquet (by the "
                                  "output's extension: .csv or .parquet).")
     p_pred.add_argument("model", help="model file written by seminaive fit or model.save")
-    p_pred.add_argument("data", help="rows to predict: .csv, .parquet or .arff")
+    p_pred.add_argument("data", help="rows to predict: .csv, .parquet or .arff (or a quoted "
+                        "pattern of files, as for fit)")
     p_pred.add_argument("-o", "--output", required=True, help=".csv or .parquet to write")
     p_pred.add_argument("--no-proba", action="store_true", help="only the predicted class")
     p_pred.add_argument("--chunk-rows", type=_int_at_least(1), default=None,
@@ -755,7 +773,8 @@ def build_parser():
                                 "missing-value handling), chunk by chunk, to CSV or Parquet "
                                 "(by the output's extension).")
     p_exp.add_argument("model", help="model file written by seminaive fit or model.save")
-    p_exp.add_argument("data", help="rows to explain: .csv, .parquet or .arff")
+    p_exp.add_argument("data", help="rows to explain: .csv, .parquet or .arff (or a quoted "
+                       "pattern of files, as for fit)")
     p_exp.add_argument("-o", "--output", required=True, help=".csv or .parquet to write")
     p_exp.add_argument("--method", default="auto",
                        choices=["auto", "additive", "structure", "exact", "sampled"],

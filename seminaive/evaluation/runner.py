@@ -25,6 +25,7 @@ from .._atomic import atomic_path, atomic_write_text
 from ..datasets import load
 from ..datasets.registry import is_file_name
 from ..exceptions import InputError
+from ..tables import counting
 from .learners import get_learner
 from .protocols import make_tasks, protocol_parameters
 
@@ -316,7 +317,10 @@ def warm_up(spec_key, task, X, y, config):
     """Compile a learner's kernels before its first timed fold: fit it on a few training
     rows of the task (up to :data:`WARM_UP_ROWS` of every class) and predict a few test
     rows, with the settings of the timed fits, so that the timings measure learning and
-    classification, not numba compiling (or reading its compile cache).  A learner that
+    classification, not numba compiling (or reading its compile cache).  The learner is
+    fitted twice: as usual, then counting in groups
+    (:func:`seminaive.tables.counting.every_call_grouped`), as fits of ``GROUP_PLAN_ROWS``
+    rows or more do, so that their kernel is compiled too.  A learner that
     fails on so few rows is left cold (its fold records its own error, if any).
 
     Parameters
@@ -340,6 +344,8 @@ def warm_up(spec_key, task, X, y, config):
         warnings.simplefilter("ignore")
         try:
             model.fit(X.iloc[rows], y.iloc[rows].to_numpy())
+            with counting.every_call_grouped():  # as fits of 32,768 rows and more count
+                model.fit(X.iloc[rows], y.iloc[rows].to_numpy())
             model.predict_proba(X.iloc[task.test[:WARM_UP_ROWS]])
         except Exception:  # too few rows for this learner: it stays cold
             pass

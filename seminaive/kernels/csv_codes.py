@@ -18,7 +18,7 @@ decision.
 import numpy as np
 
 from ._jit import njit
-from .strings import fnv_key, same_bytes, short_slot
+from .strings import _GOLDEN, fnv_key, same_bytes, short_slot
 
 #: status of :func:`code_csv_part`: a quote, a lone carriage return or a line of another
 #: number of fields
@@ -27,6 +27,11 @@ BAD_LINE = -1
 TOO_MANY_VALUES = -2
 #: status of :func:`code_csv_part`: more lines than the rows of ``codes``
 TOO_MANY_ROWS = -3
+#: a column's cache of :func:`_split_part` holds ``1 << CACHE_BITS`` fields of at most 7
+#: bytes and their codes, each at a slot of its bytes and length (direct mapped)
+CACHE_BITS = 6
+#: an empty slot of the cache (no field of at most 7 bytes packs to it)
+_NO_FIELD = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True, nogil=True)
@@ -83,8 +88,16 @@ def csv_part_values(data, start, end, sep, n_cols, slots, keys, lengths, firsts,
 def _split_part(data, start, end, sep, n_cols, codes, write, slots, keys, lengths, firsts,
                 found):
     """:func:`code_csv_part` (``write`` True) or :func:`csv_part_values` (False: no code
-    written, no row limit; ``write`` a constant of the caller, its tests folded away)."""
+    written, no row limit; ``write`` a constant of the caller, its tests folded away).
+
+    A field of at most 7 bytes is first looked for in its column's cache: its bytes and
+    its length packed in one word (the length in the top byte), at the slot of the word's
+    multiplicative hash, beside its code; found there, its code is known in one load
+    (instead of the hash table's slot, key and length), else the hash table gives it
+    (:func:`_lookup`) and the cache slot takes it.  The codes are those of the table."""
     max_rows = codes.shape[0]
+    cache = np.full((n_cols, 1 << CACHE_BITS, 2), _NO_FIELD, dtype=np.uint64)
+    shift = np.uint64(64 - CACHE_BITS)
     max_values = keys.shape[1]
     mask = np.uint64(slots.shape[1] - 1)
     p = start
@@ -133,10 +146,23 @@ def _split_part(data, start, end, sep, n_cols, codes, write, slots, keys, length
                     p += 1
             elif not last:
                 return BAD_LINE
-            k = _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found,
-                        mask, max_values)
-            if k < 0:
-                return TOO_MANY_VALUES
+            if length <= 7:
+                packed = key | (np.uint64(length) << np.uint64(56))
+                h = (packed * _GOLDEN) >> shift
+                if cache[col, h, 0] == packed:
+                    k = np.int64(cache[col, h, 1])
+                else:
+                    k = _lookup(data, s, length, key, col, slots, keys, lengths, firsts,
+                                found, mask, max_values)
+                    if k < 0:
+                        return TOO_MANY_VALUES
+                    cache[col, h, 0] = packed
+                    cache[col, h, 1] = np.uint64(k)
+            else:
+                k = _lookup(data, s, length, key, col, slots, keys, lengths, firsts, found,
+                            mask, max_values)
+                if k < 0:
+                    return TOO_MANY_VALUES
             if write:
                 codes[row, col] = k
         row += 1

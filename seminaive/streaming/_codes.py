@@ -181,12 +181,12 @@ def storage_tables(encoder, values, types, names, sizes, owner):
 class PlainCodes:
     """The codes of plain CSV files (:class:`~seminaive.streaming._readers.PlainCsv`)
     counted as :class:`KeptCodes` are: each part's codes mapped once, through a table per
-    column composed of the part's values and the fitted encoder's storage codes, into the
-    chunks the counting pass would read (``chunk_rows`` rows each, group by group: file by
-    file, and block by block for a file coded in blocks), which are kept (``kept``) for a
-    learner's passes after the counts while they take at most ``budget`` bytes; past it,
-    ``kept`` makes the chunks again from the codes (a block's coded again) whenever it is
-    read.
+    column composed of the part's values and the fitted encoder's storage codes, into
+    chunks of ``chunk_rows`` rows (the files whose codes are kept running on from one into
+    the next, as one file of their rows; block by block for a file coded in blocks), which
+    are kept (``kept``) for a learner's passes after the counts while they take at most
+    ``budget`` bytes; past it, ``kept`` makes the chunks again from the codes (a block's
+    coded again) whenever it is read.
 
     Parameters
     ----------
@@ -217,7 +217,8 @@ class PlainCodes:
 
     def _group_rows(self):
         return [group.rows if not isinstance(group, list) else
-                sum(codes.shape[0] for codes, _ in group) for group in self._plain.groups]
+                sum(codes.shape[0] for codes, _ in group)
+                for group in _runs(self._plain.groups)]
 
     def _bounds(self, rows):
         """``(start, stop)`` of the chunks of a group of ``rows`` rows."""
@@ -257,7 +258,7 @@ class PlainCodes:
     def _chunks(self):
         """The chunks, group by group (a block's parts coded again)."""
         dtype = self._dtype
-        for group in self._groups:
+        for group in _runs(self._groups):
             group = group if isinstance(group, list) else group.parts()
             parts = []  # per part: its first row, rows, codes, and its tables
             first = 0
@@ -286,6 +287,25 @@ class PlainCodes:
                 yield out, y, None
                 del out, y
             del parts
+
+
+def _runs(groups):
+    """The groups with each run of consecutive groups kept in memory (lists of parts, the
+    files whose codes are kept) joined into one: their chunks run on from one file into the
+    next (their parts' tables index the values of all the files), so that several small
+    files are counted in chunks of ``chunk_rows`` rows as one file of their rows is."""
+    out, run = [], []
+    for group in groups:
+        if isinstance(group, list):
+            run.extend(group)
+            continue
+        if run:
+            out.append(run)
+            run = []
+        out.append(group)
+    if run:
+        out.append(run)
+    return out
 
 
 class _Replay:

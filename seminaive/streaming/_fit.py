@@ -22,7 +22,6 @@ from ._readers import (
     _KeptChunks,
     _progress_bar,
     default_chunk_rows,
-    expand_patterns,
     open_source,
 )
 from ._readers import (
@@ -154,15 +153,15 @@ def fit_stream(estimator, source, target, *, features=None, sample_weight=None,
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or int(chunk_rows) < 1):
         raise InputError(f"chunk_rows must be a positive int or None, got {chunk_rows!r}")
     budget = _keep_bytes(keep_bytes)  # checked before any reading
-    source = expand_patterns(source)  # "data/part-*.csv": the files, sorted
-    reader = open_source(source, csv_options)
+    reader = open_source(source, csv_options)  # a pattern: the files it matches, sorted
     if hasattr(reader, "decide_types"):
         reader.decide_types = True  # _scan starts a pass again when a type is widened
     owner = type(estimator).__name__
     columns = reader.columns()
     layout = None
     if columns is not None:
-        layout = _Layout(columns, target, features, _describe(source), sample_weight)
+        where = _describe(getattr(reader, "paths", source))  # a pattern: its first file
+        layout = _Layout(columns, target, features, where, sample_weight)
         if chunk_rows is None:
             chunk_rows = default_chunk_rows(len(layout.columns))
     if chunk_rows is None:  # only used to slice a single DataFrame

@@ -1198,7 +1198,11 @@ def _expand_pattern(pattern):
 
 def open_source(source, csv_options=None, column_types=None):
     """A reader over ``source`` (path, list of paths, DataFrame(s), callable or iterator);
-    ``column_types`` (pyarrow types by column name) are final for a CSV file."""
+    ``column_types`` (pyarrow types by column name) are final for a CSV file.  A path with
+    wildcards is the files it matches, sorted (:func:`expand_patterns`): every route that
+    reads files (``fit_stream``, ``predict_stream``, ``explain_stream``, the command line)
+    opens them here."""
+    source = expand_patterns(source)  # "data/part-*.csv": the files, sorted
     if _is_path(source):
         paths = [source]
     elif isinstance(source, (list, tuple)) and source and all(_is_path(p) for p in source):

@@ -1,5 +1,6 @@
 """Counting kernels: one pass over the data into the count blocks; table maintenance."""
 
+import contextlib
 import itertools
 from typing import NamedTuple
 
@@ -230,8 +231,6 @@ GROUP_ENTRIES = 8192
 GROUP_LASTS = 3
 #: most members of a combination counted in a group
 GROUP_ORDER = 4
-#: attributes tried as the next member of a group (:func:`plan_groups`)
-GROUP_CANDIDATES = 32
 #: fewer rows than this are counted combination by combination (:func:`_count_chunk`): the
 #: histograms' totals would cost more than they save
 GROUP_MIN_ROWS = 2048
@@ -408,15 +407,19 @@ def plan_groups(combos, orders, offsets, sizes, k):
 
     Combinations are taken from the highest order down.  A combination whose members are
     all members of a group already made is counted by marginalising that group's histogram
-    (an output of the group).  Each other combination, in turn, seeds a group: its members,
-    then up to ``GROUP_LASTS - 1`` more attributes, while the histogram holds at most
-    ``GROUP_ENTRIES`` entries, each the attribute that completes the most combinations not
-    yet counted among those that extend the seed's prefix (every member but the last) by
-    one attribute (the first ``GROUP_CANDIDATES`` of them, in order): a greedy covering.
-    The 190 pairs and 20 singles of 20 attributes of 5 values (2 classes) then take 46
-    groups of four attributes; grouped in the order of the combinations alone, 70.  A
-    combination with repeated members, of more than ``GROUP_ORDER`` members, or whose own
-    histogram is larger, is left to :func:`_count_chunk`.
+    (an output of the group).  The others are covered greedily: the seed of a group is a
+    combination not counted yet of the attribute that is a member of the most of them (of
+    the most such members); then up to ``GROUP_LASTS - 1`` more attributes join it, while
+    the histogram holds at most ``GROUP_ENTRIES`` entries, each the attribute that
+    completes the most combinations not counted yet with the group's members (ties: the
+    attribute in the most of them), as greedy covering designs are built (the attributes
+    left with the most pairs to cover first).  The 190 pairs and 20 singles of 20
+    attributes of 5 values (2 classes) then take 37 groups of mostly four attributes (35
+    at least: a covering of the pairs of 20 points by quadruples); seeded in the order of
+    the combinations and extended from the seed's prefix only, 46; grouped in the order of
+    the combinations alone, 70.  A combination with repeated members, of more than
+    ``GROUP_ORDER`` members, or whose own histogram is larger, is left to
+    :func:`_count_chunk`.
 
     Returns
     -------
@@ -453,24 +456,30 @@ def plan_groups(combos, orders, offsets, sizes, k):
                 for i in range(d):
                     extend.setdefault(key[:i] + key[i + 1:], {})[key[i]] = None
             todo[key].append((c, member))
-        for key in list(todo):
-            if key not in todo:
-                continue  # counted by a group seeded before it
+        # how many combinations not counted yet each attribute is a member of, and which
+        degree, containing = {}, {}
+        for key in todo:
+            for a in key:
+                degree[a] = degree.get(a, 0) + 1
+                containing.setdefault(a, set()).add(key)
+        while todo:
+            # the seed: a combination of the attribute in the most combinations left (ties:
+            # the first met), of the most such members (ties: the last in sorted order)
+            u = max(degree, key=degree.__getitem__)
+            key = min(containing[u], key=lambda t: (-sum(map(degree.__getitem__, t)), t))
             seed = todo[key][0][1]
             every = list(seed)
             entries = 2 * k * _product(sizes_l, seed)
-            prefix = tuple(sorted(seed[:-1]))
             while len(every) < d - 1 + GROUP_LASTS:
-                best, gain = None, 0
-                for a in list(extend.get(prefix, {}))[:GROUP_CANDIDATES]:
-                    if a in every or entries * sizes_l[a] > GROUP_ENTRIES:
-                        continue
-                    got = sum(tuple(sorted((*sub, a))) in todo
-                              for sub in itertools.combinations(every, d - 1))
-                    if got > gain:
-                        best, gain = a, got
-                if best is None:
+                # each attribute: how many combinations left it completes with members
+                gain = {}
+                for sub in itertools.combinations(sorted(every), d - 1):
+                    for a in extend.get(sub, ()):
+                        if a not in every and entries * sizes_l[a] <= GROUP_ENTRIES:
+                            gain[a] = gain.get(a, 0) + 1
+                if not gain:
                     break
+                best = max(gain, key=lambda a: (gain[a], degree.get(a, 0)))
                 every.append(best)
                 entries *= sizes_l[best]
             g = len(groups)
@@ -478,10 +487,18 @@ def plan_groups(combos, orders, offsets, sizes, k):
             for a in every:
                 holding.setdefault(a, []).append(g)
             for sub in itertools.combinations(sorted(every), d):
-                for c, member in todo.pop(sub, ()):
+                got = todo.pop(sub, None)
+                if got is None:
+                    continue
+                for c, member in got:
                     groups[g][3].append((c, member))
                 for i in range(d):
                     extend.get(sub[:i] + sub[i + 1:], {}).pop(sub[i], None)
+                for a in sub:
+                    degree[a] -= 1
+                    containing[a].discard(sub)
+                    if degree[a] == 0:
+                        del degree[a], containing[a]
     if not groups:
         return None, np.arange(len(orders), dtype=np.int64)
     # groups of the same prefix next to each other (they share its codes in a run)
@@ -560,7 +577,7 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
     counted in groups (:func:`plan_groups`, :func:`_count_groups`): one joint
     histogram of a prefix and up to ``GROUP_LASTS`` last members counts every combination
     of its members in one increment a row (the 190 pairs and 20 singles of 20 attributes
-    of 5 values and 2 classes: 46 increments a row instead of 210).  The combinations left
+    of 5 values and 2 classes: 37 increments a row instead of 210).  The combinations left
     over, and weighted rows, are counted one by one: contiguous runs of combinations on
     the threads (``CHUNKS_PER_THREAD`` per thread, the same number of increments each);
     within a run, rows in blocks of ``block`` and consecutive combinations sharing a
@@ -574,6 +591,8 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
     X, y, w, weighted = _two_by_two(X, y, w, weighted)
     n = X.shape[0]
     make = True  # a plan made for this call (else only one kept from an earlier call)
+    if grouped is None and _grouping_all:
+        grouped = n_combos <= GROUP_MAX_COMBOS  # a warm-up (every_call_grouped)
     if grouped is None:
         grouped = GROUP_MIN_ROWS <= n < 1 << 31 and n_combos <= GROUP_MAX_COMBOS
         make = n >= GROUP_PLAN_ROWS
@@ -603,6 +622,34 @@ def count_combinations(X, y, w, weighted, combos, orders, offsets, sizes, k, cou
 
 #: plans of :func:`plan_groups` of the latest tables counted (a table's chunks share one)
 _plans = {}
+
+#: calls of :func:`count_combinations` are counted in groups whatever their rows while
+#: :func:`every_call_grouped` is open (a count of the blocks open)
+_grouping_all = 0
+
+
+@contextlib.contextmanager
+def every_call_grouped():
+    """Count every unweighted call of :func:`count_combinations` in groups (a plan made for
+    it) while the block runs, whatever its rows: a warm-up fit of a few rows then compiles
+    :func:`_count_groups` (or loads it from the compile cache) with the types of the
+    learner's larger fits, which count in groups from ``GROUP_PLAN_ROWS`` rows; without
+    it, the first such fit would compile it.  The counts are the same either way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from seminaive.tables import counting
+    >>> with counting.every_call_grouped():
+    ...     counting._grouping_all
+    1
+    """
+    global _grouping_all
+    _grouping_all += 1
+    try:
+        yield
+    finally:
+        _grouping_all -= 1
 
 
 def _holder(groups, holding, member):

@@ -155,6 +155,48 @@ def test_compare_warms_up_before_the_first_timed_fold(mode):
         assert added[0] > 0 and added[1] == 0
 
 
+_GROUPED_SCRIPT = textwrap.dedent("""
+    import json, sys
+    from types import SimpleNamespace
+    import numpy as np, pandas as pd
+    from seminaive.evaluation import runner
+    from seminaive.evaluation.learners import get_learner
+    from seminaive.tables import counting
+
+    rng = np.random.default_rng(3)
+    n = counting.GROUP_PLAN_ROWS + 1000  # a fit that counts in groups
+    X = pd.DataFrame({f"a{j}": pd.Categorical(rng.choice(list("pqrst"), n))
+                      for j in range(6)})
+    y = pd.Series(rng.choice(["u", "v"], n))
+    task = SimpleNamespace(train=np.arange(n), test=np.arange(50), dataset="synthetic")
+    config = runner.RunConfig(["synthetic"], ["aode"])
+    if sys.argv[1] == "warm":
+        runner.warm_up("aode", task, X, y, config)
+    warmed = len(counting._count_groups.overloads)
+    plans = []
+    plan_of = counting._plan_of
+    counting._plan_of = lambda *a, **k: plans.append(1) or plan_of(*a, **k)
+    get_learner("aode").build(random_state=0).fit(X, y.to_numpy())
+    print(json.dumps([warmed, len(counting._count_groups.overloads), len(plans)]))
+""")
+
+
+@pytest.mark.parametrize("mode", ["warm", "cold"])
+def test_the_warm_up_compiles_the_grouped_counting(mode):
+    """The warm-up fit of a few rows counts in groups, as a fit of ``GROUP_PLAN_ROWS`` rows
+    does: that fit then compiles nothing more of the grouped counting (its kernel's
+    signatures, those of the warm-up); without the warm-up, the fit compiles it."""
+    done = subprocess.run([sys.executable, "-c", _GROUPED_SCRIPT, mode], capture_output=True,
+                          text=True, timeout=1800, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    warmed, after, plans = json.loads(done.stdout.strip().splitlines()[-1])
+    assert plans >= 1  # the large fit counted in groups
+    if mode == "warm":
+        assert warmed >= 1 and after == warmed
+    else:  # the check above can fail: this is what it sees without the warm-up
+        assert warmed == 0 and after >= 1
+
+
 def test_warm_up_called_once_per_learner_and_data_set(monkeypatch, tmp_path):
     from seminaive.evaluation import runner
 

@@ -66,6 +66,34 @@ def test_same_cells_as_pyarrow_and_first_seen_codes(crlf, final_newline, n_parts
         assert codes[:, j].tolist() == [seen[row[j]] for row in cells]
 
 
+@pytest.mark.parametrize("n_parts", [1, 3])
+def test_the_cache_of_short_fields_gives_the_table_codes(n_parts):
+    """Fields of 0 to 9 bytes (those of at most 7 bytes looked up in the column's cache
+    first), fields that differ only in their length (``a``, ``aa``, ...; ``v``, ``v0``),
+    and columns of many more values than the cache's slots (fields that take each
+    other's slot, again and again): the cells pyarrow reads and codes in order of first
+    appearance."""
+    from seminaive.kernels.csv_codes import CACHE_BITS
+
+    rng = np.random.default_rng(n_parts)
+    pool0 = ["a" * n for n in range(10)] + ["v", "v0", "v00", "0v", "00v"]
+    pool1 = [f"{n:x}" for n in range(8 << CACHE_BITS)]  # 1-3 bytes, 8 a slot
+    pool2 = [f"w{n}_{n % 7:07d}"[: 1 + n % 9] for n in range(400)]  # 1-9 bytes
+    lines = [f"{pool0[rng.integers(len(pool0))]},{pool1[rng.integers(len(pool1))]},"
+             f"{pool2[rng.integers(len(pool2))]}" for _ in range(6000)]
+    data = ("\n".join(lines) + "\n").encode()
+    got = code_csv(data, 3, n_parts=n_parts)
+    assert got is not None
+    cells = _pyarrow_cells(data, 3)
+    assert _decoded(got) == cells
+    codes, values = got
+    for j in range(3):
+        seen = _first_seen(row[j] for row in cells)
+        assert [v.decode() for v in values[j]] == list(seen)
+        assert codes[:, j].tolist() == [seen[row[j]] for row in cells]
+    assert len(values[1]) > 4 << CACHE_BITS
+
+
 def test_value_first_seen_late_and_many_values():
     rows = [f"v{i % 3},w{i}" for i in range(5000)] + ["late,w0"]
     data = "\n".join(rows).encode()

@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 from seminaive import AODE, KDB, TAN, NaiveBayes
+from seminaive.cli import main
 from seminaive.exceptions import InputError
+from seminaive.persistence import load_model
 from seminaive.streaming import _fit as stream_fit
 from seminaive.streaming import _readers as readers
 from seminaive.streaming import fit_stream
@@ -504,10 +506,15 @@ def test_a_pattern_is_the_files_it_matches_in_sorted_order(tmp_path, monkeypatch
         open(path, "wb").write(data)
     (tmp_path / "other.csv").write_text("x,label\n1,c9\n")
     calls = _spy_plain_codes(monkeypatch)
-    opened = []
+    opened = []  # the files of every reader fit_stream opened
     open_source = stream_fit.open_source
-    monkeypatch.setattr(stream_fit, "open_source",
-                        lambda source, *a: opened.append(source) or open_source(source, *a))
+
+    def spy(source, *args):
+        reader = open_source(source, *args)
+        opened.append(list(reader.paths))
+        return reader
+
+    monkeypatch.setattr(stream_fit, "open_source", spy)
     ref = fit_stream(AODE(), paths, target="label")
     assert calls == ([True] * len(paths) if plain else [])
     for pattern in ("part*.csv", "part[0-3].csv", "**/part?.csv"):
@@ -545,6 +552,44 @@ def test_predict_stream_reads_a_pattern_as_the_files_it_matches(tmp_path):
     assert not (tmp_path / "none.parquet").exists()
 
 
+def test_the_command_line_and_explain_stream_read_a_pattern(tmp_path, monkeypatch):
+    """Every route that reads files takes a pattern as the files it matches, sorted (they
+    share ``open_source``): ``seminaive fit``, ``predict`` and ``explain`` (its plots too)
+    and ``explain_stream`` give what they give for the list of those files; the output
+    may not be one of the files a pattern matches."""
+    monkeypatch.chdir(tmp_path)
+    paths = _parts(tmp_path, np.random.default_rng(37))
+    for path in reversed(paths):  # written (and listed by the folder) in another order
+        data = open(path, "rb").read()
+        os.remove(path)
+        open(path, "wb").write(data)
+    pattern = str(tmp_path / "part*.csv")
+    ref = fit_stream(NaiveBayes(), paths, target="label")
+    assert main(["fit", pattern, "--target", "label", "--learner", "NaiveBayes", "-o",
+                 "nb.npz", "--quiet"]) == 0
+    model = load_model("nb.npz")
+    _same_model(model, ref, _frame_of(paths))
+    assert main(["predict", "nb.npz", pattern, "-o", "pred.parquet", "--quiet"]) == 0
+    np.testing.assert_array_equal(pd.read_parquet("pred.parquet")["prediction"],
+                                  ref.predict(_frame_of(paths)))
+    ref.explain_stream(paths, "by_list.parquet")
+    model.explain_stream(pattern, "by_pattern.parquet")
+    expected = pd.read_parquet("by_list.parquet")
+    assert expected.shape[0] == _frame_of(paths).shape[0]
+    pd.testing.assert_frame_equal(pd.read_parquet("by_pattern.parquet"), expected)
+    assert main(["explain", "nb.npz", pattern, "-o", "cli.parquet", "--plots", "plots",
+                 "--plot-rows", "50", "--quiet"]) == 0
+    pd.testing.assert_frame_equal(pd.read_parquet("cli.parquet"), expected)
+    assert (tmp_path / "plots" / "summary_bar.png").is_file()
+    # an output among the files the pattern matches is refused before anything is read
+    before = open(paths[0], "rb").read()
+    assert main(["predict", "nb.npz", pattern, "-o", paths[0], "--quiet"]) == 2
+    assert open(paths[0], "rb").read() == before
+    assert main(["fit", str(tmp_path / "missing-*.csv"), "--target", "label", "--learner",
+                 "NaiveBayes", "-o", "none.npz", "--quiet"]) == 2
+    assert not (tmp_path / "none.npz").exists()
+
+
 def test_a_pattern_that_matches_nothing_is_an_error_naming_it(tmp_path):
     pattern = str(tmp_path / "missing-*.csv")
     with pytest.raises(InputError, match=re.escape(repr(pattern))):
@@ -560,3 +605,28 @@ def test_a_file_whose_name_holds_a_wildcard_is_that_file(tmp_path):
     (tmp_path / "data1.csv").write_text("x,label\n1,c9\n")  # what the pattern would match
     model = fit_stream(NaiveBayes(), str(path), target="label")
     assert model.table_.n_rows == 200
+
+
+def test_the_chunks_of_several_files_run_on_from_one_file_into_the_next(tmp_path, monkeypatch):
+    """Plain CSV files whose codes are kept are counted in chunks of ``chunk_rows`` rows
+    that run on from one file into the next (as one file of their rows is), not a chunk
+    (or a short one) per file: the chunks' rows, and the model of pyarrow's route (a chunk
+    per file at least)."""
+    paths = _parts(tmp_path, np.random.default_rng(41))
+    n_rows = _frame_of(paths).shape[0]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(AODE(), paths, target="label", chunk_rows=300)
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", True)
+    sizes = []
+    count_chunk = AODE.count_chunk
+
+    def spy(self, X, *args, **kwargs):
+        sizes.append(X.shape[0])
+        return count_chunk(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(AODE, "count_chunk", spy)
+    calls = _spy_plain_codes(monkeypatch, "plain_codes_of")
+    model = fit_stream(AODE(), paths, target="label", chunk_rows=300)
+    assert calls == [True]  # the plain route
+    assert sizes == [300] * (n_rows // 300) + ([n_rows % 300] if n_rows % 300 else [])
+    _same_model(model, ref, _frame_of(paths))

@@ -422,3 +422,61 @@ def test_a_learner_fitted_on_enough_rows_counts_in_groups(monkeypatch, learner):
     np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
     np.testing.assert_array_equal(models[True].predict_proba(X[:500]),
                                   models[False].predict_proba(X[:500]))
+
+
+@pytest.mark.parametrize("rows", [2, 3, 40])
+def test_every_call_grouped_counts_a_few_rows_in_groups(monkeypatch, rows):
+    """Within ``every_call_grouped`` (the warm-up), a fit of a few rows counts in groups
+    (a plan made) and its counts and predictions are those counted one by one; weighted
+    rows are still counted one by one; the block closed, a few rows make no plan.  (One
+    row is counted as two, the second of weight 0: weighted, see ``_two_by_two``.)"""
+    rng = np.random.default_rng(16)
+    X = rng.integers(0, 4, (rows, 6))
+    y = (X[:, 0] + rng.integers(0, 2, rows)) % 3
+    y[:1] = 2
+    models = {}
+    for grouped in (True, False):
+        monkeypatch.setattr(counting, "_plans", {})
+        if grouped:
+            with counting.every_call_grouped():
+                models[grouped] = AODE().fit(X, y)
+                assert counting._grouping_all == 1
+        else:
+            models[grouped] = AODE().fit(X, y)
+        assert bool(counting._plans) == grouped
+    assert counting._grouping_all == 0
+    np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
+    np.testing.assert_array_equal(models[True].predict_proba(X), models[False].predict_proba(X))
+    monkeypatch.setattr(counting, "_plans", {})
+    with counting.every_call_grouped():
+        weighted = AODE().fit(X, y, sample_weight=np.full(rows, 0.5))
+    assert counting._plans == {}
+    np.testing.assert_allclose(weighted.table_.counts, 0.5 * models[False].table_.counts)
+
+
+def test_the_plan_covers_the_pairs_of_20_attributes_in_few_groups():
+    """The 190 pairs and 20 singles of 20 attributes of 5 values (2 classes): 37 groups
+    (quadruples mostly; 35 at least, a covering of the pairs of 20 points by quadruples;
+    the earlier greedy made 46), every combination counted once, each group's outputs
+    combinations of its members."""
+    a, k = 20, 2
+    sizes = np.full(a, 6, dtype=np.int64)
+    members = [(i,) for i in range(a)] + list(itertools.combinations(range(a), 2))
+    combos = np.full((len(members), 2), -1, dtype=np.int64)
+    for c, m in enumerate(members):
+        combos[c, :len(m)] = m
+    orders = np.array([len(m) for m in members], dtype=np.int64)
+    offsets, _ = _layout(combos, orders, sizes, k)
+    plan, rest = counting.plan_groups(combos, orders, offsets, sizes, k)
+    n_members, members_of, out_first, out_off = plan[1], plan[2], plan[6], plan[9]
+    assert rest.size == 0 and 35 <= n_members.size <= 37
+    covered = set()
+    for g in range(n_members.size):
+        held = set(members_of[g, :n_members[g]].tolist())
+        assert len(held) == n_members[g]
+        covered.update(itertools.combinations(sorted(held), 2))
+        for o in range(out_first[g], out_first[g + 1]):
+            c = int(np.flatnonzero(offsets == out_off[o])[0])
+            assert set(combos[c, :orders[c]].tolist()) <= held
+    assert covered >= set(itertools.combinations(range(a), 2))
+    assert sorted(offsets.searchsorted(out_off).tolist()) == list(range(len(members)))
