@@ -695,8 +695,9 @@ def explain_stream(model, source, out, *, method="auto", n_permutations=32,
     if out is None:
         raise InputError("out is required: the path of the file to write")
     # the readers (pyarrow) are imported on use, as fit_stream imports them
-    from .streaming._readers import _select, default_chunk_rows, open_source
+    from .streaming._readers import _select, default_chunk_rows, expand_patterns, open_source
 
+    source = expand_patterns(source)  # "data/part-*.csv": the files, sorted
     reader = open_source(source, csv_options)
     columns = getattr(model, "feature_names_in_", None)
     columns = None if columns is None else list(columns)
@@ -706,7 +707,9 @@ def explain_stream(model, source, out, *, method="auto", n_permutations=32,
     rng = _generator(random_state)
     as_csv = os.fspath(out).lower().endswith(".csv")
     n_rows, total, methods, names = 0, None, [], None
-    with atomic_path(out) as tmp:
+    # the output may not be one of the files read: it would be replaced before all is read
+    with atomic_path(out, inputs=source if isinstance(source, (list, tuple)) else [source]) \
+            as tmp:
         writer = None
         try:
             for frame, where in reader.frames(columns, chunk_rows):

@@ -3,6 +3,7 @@ the Shapley axioms on hand-built games, enumeration against the fast schemes, an
 Bayes' contributions against log ratios computed by hand."""
 
 import math
+import os
 from itertools import combinations
 
 import numpy as np
@@ -303,6 +304,23 @@ def test_explain_stream_from_csv_equals_explain(tmp_path):
     assert ex.output_names == ["hi", "lo", "mid"]
     np.testing.assert_allclose(written["num1__mid"], ex.values[:, 4, 2], atol=1e-12)
     np.testing.assert_allclose(written["base_lo"], ex.base_values[:, 1], atol=1e-12)
+
+
+def test_explain_stream_refuses_to_write_over_a_file_it_reads(tmp_path):
+    X, y, _ = dataset("mixed")
+    model = KDB(k=1).fit(X, y)
+    first, second = tmp_path / "part-1.csv", tmp_path / "part-2.csv"
+    X.iloc[:20].to_csv(first, index=False)
+    X.iloc[20:40].to_csv(second, index=False)
+    texts = (first.read_text(), second.read_text())
+    for source in (str(second), [str(first), str(second)], str(tmp_path / "part-*.csv")):
+        with pytest.raises(InputError, match="it is the input"):
+            model.explain_stream(source, second)
+    assert (first.read_text(), second.read_text()) == texts
+    assert sorted(os.listdir(tmp_path)) == ["part-1.csv", "part-2.csv"]
+    out = tmp_path / "out.csv"
+    model.explain_stream(str(tmp_path / "part-*.csv"), out)
+    assert len(pd.read_csv(out)) == 40
 
 
 def test_explanation_object():
