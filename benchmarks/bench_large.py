@@ -230,12 +230,12 @@ def task_cell(spec):
     reset_peak()
     model = make_model(spec["learner"], discrete, spec["threads"])
     fit_args, note = _validation_split(model, X, y_enc)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model.fit(**fit_args)
-    fit = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    fit, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     proba = np.asarray(model.predict_proba(X_te), dtype=float)
-    predict = time.perf_counter() - t0
+    predict, predict_cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = peak_rss_mib() - base
     cols = np.asarray(model.classes_)
     full = np.zeros((len(X_te), len(classes)))
@@ -247,7 +247,10 @@ def task_cell(spec):
                       0.0)
     out = {"zero_one": float(np.mean(pred != y_te)),
            "log_loss": float(-np.mean(np.log(np.maximum(p_true, 1e-15)))),
-           "fit_s": fit, "predict_s": predict, "peak_mib": peak, "bayes": bayes}
+           "fit_s": fit, "predict_s": predict, "peak_mib": peak, "bayes": bayes,
+           "fit_cpu_s": fit_cpu, "predict_cpu_s": predict_cpu}
+    if hasattr(model, "parents_") and hasattr(model, "table_bytes_"):  # memory="select"
+        out.update(parents=int(len(model.parents_)), table_bytes=int(model.table_bytes_))
     return {**out, "note": note} if note else out
 
 
@@ -414,10 +417,22 @@ def main():
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--no-write", action="store_true", help="do not write the section")
     parser.add_argument("--quick", action="store_true", help="smoke run, results not kept")
+    parser.add_argument("--profile", action="store_true",
+                        help="run the first of --data, --learners and --sizes in this "
+                             "process (--test held-out rows) and print the cell with its CPU "
+                             "seconds; nothing kept")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(task_cell(json.loads(args.worker))))
+        return
+    if args.profile:
+        spec = {"data": args.data[0], "learner": args.learners[0], "rows": args.sizes[0],
+                "test": args.test, "cache": args.cache, "threads": args.threads}
+        import numba
+
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+        print(json.dumps({**spec, **task_cell(spec)}))
         return
     if args.quick:
         args.sizes, args.test, args.data = [2_000], 2_000, ["poker", "alarm", "waveform"]
