@@ -379,8 +379,8 @@ def report(results, meta):
                              f"{_t(r['predict_s'])} | {r['peak_mib']:.0f} |")
         lines.append("")
         notes = [r for r in cells.values() if r.get("note")]
-        lines += [f"(a) {r['learner']}, {r['rows']:,} rows: {r['note']}." for r in notes]
-        lines += [""] if notes else []
+        for r in notes:
+            lines += [f"(a) {r['learner']}, {r['rows']:,} rows: {r['note']}.", ""]
     # learning curves: zero-one loss against training rows
     lines += ["#### Learning curves: zero-one loss against training rows", "",
               "| data | learner | " + " | ".join(f"{s:,}" for s in sizes) + " |",
