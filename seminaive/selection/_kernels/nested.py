@@ -431,7 +431,8 @@ class _Tile(NamedTuple):
     cc: np.ndarray  # cc[j]: stride of the child
     idx0: np.ndarray  # idx0[j]: start of the union block
     iend: np.ndarray  # iend[j]: its end
-    ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else
+    ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else;
+    # by selects (_select_plain): 2 a child, -2 a member
     pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
     owncls: np.ndarray  # owncls[y, i]: 1 if y is row i's class, else 0
     tab: np.ndarray  # the 16 factors of _select_plain (one child, one class)
@@ -754,7 +755,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         for j in range(a):
             c = rank[j]
             if _is_member(members, L, c):
-                ctype[j] = -1
+                ctype[j] = -2 if pair else -1  # (-2: the select loop's 16 factors 1)
                 cidx[j, :n_tile] = -1  # (a factor 1)
                 continue
             ctype[j] = 1 if has_missing[c] else 0
@@ -801,6 +802,9 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
             step += line
         pv[0, 0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
+        gathers = False
+        for j in range(a):
+            gathers |= 0 <= ctype[j] <= 1
         for yy in range(k):
             pv_y = pv[yy]
             pe_y = pe[yy]
@@ -811,8 +815,9 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 p = (wq * cnt + jadd) * jinv[i]
                 pv_y[i] = p
                 pe_y[i] = 0
-                den[yy, i] = cnt
-                inv_den[yy, i] = 1.0 / (cnt + m)
+                if gathers:  # (read only by the children whose union cells are read)
+                    den[yy, i] = cnt
+                    inv_den[yy, i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
                     _renormalise(pv_y, pe_y, i)
                     if pe_y[i] != 0:
@@ -824,7 +829,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         for j in range(a):
             t_kind = ctype[j]
             cidx_j = cidx[j]
-            if t_kind == 2:
+            if t_kind == -2 or t_kind == 2:
                 pos = cpos[j]
                 # strides of the members and of the child in the union block (sorted)
                 us_last = k
@@ -835,8 +840,12 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 usc = us_first if pos == 0 else (us_mid if pos == 1 else us_last)
                 xs = (xrank[j], xrank[rank_of[members[0]]], xrank[rank_of[members[1]]])
                 for yy in range(k):
-                    _select_table(counts, (idx0[j], us0, us1, usc), yy, hrow[0], sinv,
-                                  (num_add[j], scale[j]), tab)
+                    if t_kind == 2:
+                        _select_table(counts, (idx0[j], us0, us1, usc), yy, hrow[0], sinv,
+                                      (num_add[j], scale[j]), tab)
+                    else:  # a member: the factor 1 times the scale, as _times_factor
+                        for u in range(16):
+                            tab[u] = 1.0 * scale[j]
                     if plain:
                         if _select_plain(tab, xs, owncls[yy], n_tile, pv[yy], acc[yy, j + 1]):
                             pv_y = pv[yy]
