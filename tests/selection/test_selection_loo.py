@@ -506,3 +506,40 @@ def test_linear_nested_pass_with_union_blocks_larger_than_the_prefetch(missing):
     assert np.isfinite(lin[2, 2:, 1:]).all()
     assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
     assert_allclose(lin_sq, ref_sq, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+@pytest.mark.parametrize("loss", ["rmse", "log_loss"])
+@pytest.mark.parametrize("missing", [0.0, 0.04])
+def test_linear_nested_pass_of_binary_attributes(loss, missing):
+    """Children with two values under pairs of parents with two values: the factors are
+    chosen among 16 numbers by selects (``_select_plain``) in tiles whose rows have no
+    missing value and one held-out amount, the union cells read otherwise (with missing
+    values, tiles of 5 rows or of one: both kinds of tile in one pass).  The losses equal
+    the log-space kernel's, and with scales of 2^40 (every product renormalised upwards:
+    ``_select_block``) bit for bit those without scales."""
+    n_values, k = (2,) * 30 + (3,) * 2, 3
+    X, y = _data(n_rows=64, n_values=n_values, k=k, missing=missing, seed=21)
+    if missing == 0.0:
+        X[X == 0] = 1
+    table = _table(X, y, np.ones(len(y)), n_values, k, 3)
+    ranking = np.random.default_rng(3).permutation(len(n_values)).astype(np.int64)
+    args = (table, ArraySource(X, y), ranking, 2, np.ones(len(n_values)), "m_estimate", 0.5,
+            1, loss)
+    ref, ref_sq, _ = st.nested_losses(*args, squares=True, linear=False)
+    ones = np.ones(len(n_values))
+    tile_rows, n_blocks = (5, 2) if missing else (None, None)
+    lin, lin_sq, _ = st.nested_losses(*args, squares=True, tile_rows=tile_rows,
+                                      n_blocks=n_blocks, scales=ones)
+    assert_allclose(lin, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+    assert_allclose(lin_sq, ref_sq, rtol=1e-11, atol=1e-13, equal_nan=True)
+    if loss == "rmse":
+        big, big_sq, _ = st.nested_losses(*args, squares=True, tile_rows=tile_rows,
+                                          n_blocks=n_blocks,
+                                          scales=np.full(len(n_values), 2.0 ** 40))
+        assert np.array_equal(big, lin, equal_nan=True)
+        assert np.array_equal(big_sq, lin_sq, equal_nan=True)
+    # tiles of one row (with missing values: the rows without one by selects, the others
+    # from the union cells, in one pass)
+    one, one_sq, _ = st.nested_losses(*args, squares=True, tile_rows=1, n_blocks=1)
+    assert_allclose(one, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
+    assert_allclose(one_sq, ref_sq, rtol=1e-11, atol=1e-13, equal_nan=True)

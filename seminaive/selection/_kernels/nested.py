@@ -431,8 +431,14 @@ class _Tile(NamedTuple):
     cc: np.ndarray  # cc[j]: stride of the child
     idx0: np.ndarray  # idx0[j]: start of the union block
     iend: np.ndarray  # iend[j]: its end
-    ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else
+    ctype: np.ndarray  # -1: rank j is a member, 1: a child with missing values, 0 else;
+    # by selects (_select_plain): 2 a child, -2 a member
     pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
+    owncls: np.ndarray  # owncls[y, i]: 1 if y is row i's class, else 0
+    tab: np.ndarray  # the 16 factors of _select_plain (one child, one class)
+    sinv: np.ndarray  # sinv[y, :]: the 8 inverses of _select_inverses
+    rank_of: np.ndarray  # rank_of[c]: the rank of attribute c
+    sel: np.ndarray  # sel[0]: the tile's rows have no missing value and one held-out amount
 
 
 @njit(cache=True, inline="always")
@@ -499,6 +505,106 @@ def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
     return n_low > 0
 
 
+@njit(cache=True, inline="always")
+def _select_factor(t, own, a1, b1, c1):
+    """One of the 16 factors ``t`` (:func:`_select_table`) by selects, not by a gather:
+    ``t[8 own + 4 (x_a != 1) + 2 (x_b != 1) + (x_c != 1)]`` (``a1``, ``b1``, ``c1``:
+    whether the row's values of the two members and of the child are 1)."""
+    v1 = (t[0] if c1 else t[1]) if b1 else (t[2] if c1 else t[3])
+    v2 = (t[4] if c1 else t[5]) if b1 else (t[6] if c1 else t[7])
+    w1 = (t[8] if c1 else t[9]) if b1 else (t[10] if c1 else t[11])
+    w2 = (t[12] if c1 else t[13]) if b1 else (t[14] if c1 else t[15])
+    return (w1 if a1 else w2) if own else (v1 if a1 else v2)
+
+
+@njit(cache=True, inline="always")
+def _select_plain(tab, xs, own, n, pv, acc_j):
+    """:func:`_plain_child` of a child with two values under two parents with two values
+    each (the ``xs`` rows: the child's, the first member's and the second member's
+    values of the tile's rows): the factor is one of the 16 numbers ``tab``
+    (:func:`_select_table`, ``own[i]``: whether the class is row i's), chosen by selects,
+    so the loop reads no count and computes no union cell."""
+    xc, xa, xb = xs
+    t = (tab[0], tab[1], tab[2], tab[3], tab[4], tab[5], tab[6], tab[7], tab[8], tab[9],
+         tab[10], tab[11], tab[12], tab[13], tab[14], tab[15])
+    n_out = 0
+    for i in range(n):
+        p = pv[i] * _select_factor(t, own[i] != 0, xa[i] == 1, xb[i] == 1, xc[i] == 1)
+        pv[i] = p
+        acc_j[i] += p
+        n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
+    return n_out > 0
+
+
+@njit(cache=True, inline="always")
+def _select_block(tab, xs, own, n, pv, pe, acc_j, ea_j):
+    """:func:`_block_child` with the factors of :func:`_select_plain`."""
+    xc, xa, xb = xs
+    t = (tab[0], tab[1], tab[2], tab[3], tab[4], tab[5], tab[6], tab[7], tab[8], tab[9],
+         tab[10], tab[11], tab[12], tab[13], tab[14], tab[15])
+    n_low = 0
+    for i in range(n):
+        p = pv[i] * _select_factor(t, own[i] != 0, xa[i] == 1, xb[i] == 1, xc[i] == 1)
+        e = pe[i]
+        small = (p < _TINY) & (p > 0.0)
+        big = p >= _BLOCK
+        p = p * _BLOCK if small else (p * _TINY if big else p)
+        e = e - 1 if small else (e + 1 if big else e)
+        n_low += small | big
+        pv[i] = p
+        pe[i] = e
+        s = acc_j[i]
+        cur = ea_j[i]
+        d = e - cur
+        dd = d if d >= 0 else -d
+        b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
+        r = s * b + p if d >= 0 else s + p * b
+        r = p if s == 0.0 else r
+        ne = e if (s == 0.0) | (d > 0) else cur
+        live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
+        acc_j[i] = r if live else s
+        ea_j[i] = ne if live else cur
+    return n_low > 0
+
+
+@njit(cache=True, inline="always")
+def _select_inverses(counts, cells, k, h, m, inv):
+    """``inv[yy, 4 own + 2 (a - 1) + (b - 1)]`` = 1 / (the parent count of class yy in
+    the cell (a, b), less the held-out amount ``h`` when ``own``, + m), as
+    :func:`_level_tile` computes ``inv_den`` (``cells``: the start of the parent block and
+    the strides of its two members)."""
+    p0, ps0, ps1 = cells
+    for yy in range(k):
+        for own in range(2):
+            hy = h if own == 1 else 0.0
+            for a_ in range(1, 3):
+                for b_ in range(1, 3):
+                    cnt = max(counts[p0 + a_ * ps0 + b_ * ps1 + yy] - hy, 0.0)
+                    inv[yy, 4 * own + 2 * (a_ - 1) + (b_ - 1)] = 1.0 / (cnt + m)
+
+
+@njit(cache=True, inline="always")
+def _select_table(counts, cells, yy, h, inv, child, tab):
+    """The 16 factors of :func:`_select_plain` for class ``yy``: ``tab[8 own + 4 (a - 1)
+    + 2 (b - 1) + (v - 1)]`` is the m-estimate P(x_c = v | yy, x_a = a, x_b = b) less the
+    held-out amount ``h`` when ``own`` (the row's class is yy; its child value is v),
+    times the child's scale: the same operations on the same counts as
+    :func:`_times_factor` (so the same numbers).  ``cells`` is ``(start of the union
+    block, strides of a, b and the child in it)``, ``inv`` the inverses of
+    :func:`_select_inverses`, ``child`` the child's ``(num_add, scale)``."""
+    u0, us0, us1, usc = cells
+    na, sc = child
+    for own in range(2):
+        hy = h if own == 1 else 0.0
+        for a_ in range(1, 3):
+            for b_ in range(1, 3):
+                iv = inv[yy, 4 * own + 2 * (a_ - 1) + (b_ - 1)]
+                for v in range(1, 3):
+                    count = counts[u0 + a_ * us0 + b_ * us1 + v * usc + yy]
+                    f = (max(count - hy, 0.0) + na) * iv
+                    tab[8 * own + 4 * (a_ - 1) + 2 * (b_ - 1) + (v - 1)] = f * sc
+
+
 #: most the children's scales raise a product (:func:`child_scales`), in factors of 2
 SCALE_BITS = 192
 
@@ -563,13 +669,18 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     a = rank.shape[0]
     (rows, xrank, r_first, acc, ea, blocks, wsum, added, last_loss, hrow, yrow, jinv, base,
      apart, bpart, cidx, pv, gat, pe, hcls, den, inv_den, cpos, cc, idx0, iend, ctype,
-     pstride) = tl
+     pstride, owncls, tab, sinv, rank_of, sel) = tl
     for i in range(n_tile):
         wsum[i] = 0.0
         added[i] = False
         blocks[i] = False
         for yy in range(k):  # the row's held-out amount in each class
             hcls[yy, i] = hrow[i] if yrow[i] == yy else 0.0
+            owncls[yy, i] = 1 if yrow[i] == yy else 0
+    # the children with two values under two members with two values: factors by selects
+    # among 16 numbers (_select_plain), when the tile's rows have no missing value and
+    # one held-out amount and the estimate is the m-estimate with m > 0
+    select = L == 2 and sel[0] and not laplace and m > 0.0
     acc[:, :, :n_tile] = 0.0
     ea[:, :, :n_tile] = 0
     plain = True  # no row of the tile has a product or a sum outside block 0
@@ -638,11 +749,13 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
             n_qualifying += 1
         if n_qualifying == 0:
             continue
+        pair = select and sizes[members[0]] == 3 and sizes[members[1]] == 3
+        inverses = False  # sinv made for this combination
         # the union blocks: where each child's block starts and its strides
         for j in range(a):
             c = rank[j]
             if _is_member(members, L, c):
-                ctype[j] = -1
+                ctype[j] = -2 if pair else -1  # (-2: the select loop's 16 factors 1)
                 cidx[j, :n_tile] = -1  # (a factor 1)
                 continue
             ctype[j] = 1 if has_missing[c] else 0
@@ -654,6 +767,13 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 pos += 1
             cpos[j] = pos
             cc[j] = pstride[pos - 1] if pos > 0 else stride
+            if pair and ctype[j] == 0 and sizes[c] == 3:
+                ctype[j] = 2  # (no union cells: _select_plain)
+                if not inverses:
+                    _select_inverses(counts, (offsets[g], pstride[0], pstride[1]), k,
+                                     hrow[0], m, sinv)
+                    inverses = True
+                continue
             # the rows' union cells (below 0: the row's child value is missing or the
             # combination does not qualify for the row)
             i0 = idx0[j]
@@ -668,7 +788,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         # (PREFETCH_BYTES); larger ones would be evicted before the rows read them
         block_bytes = 0
         for j in range(a):
-            if ctype[j] >= 0:
+            if 0 <= ctype[j] <= 1:
                 block_bytes += (iend[j] - idx0[j]) * counts.itemsize
         touched = 0.0
         step = 0
@@ -676,12 +796,15 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         while more:
             more = False
             for j in range(a):
-                if ctype[j] >= 0 and idx0[j] + step < iend[j]:
+                if 0 <= ctype[j] <= 1 and idx0[j] + step < iend[j]:
                     touched += counts[idx0[j] + step]
                     more = True
             step += line
         pv[0, 0] = touched  # (overwritten before it is read)
         jadd = wq * pseudo_counts(k * prod_values, m, laplace)[0]
+        gathers = False
+        for j in range(a):
+            gathers |= 0 <= ctype[j] <= 1
         for yy in range(k):
             pv_y = pv[yy]
             pe_y = pe[yy]
@@ -692,8 +815,9 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 p = (wq * cnt + jadd) * jinv[i]
                 pv_y[i] = p
                 pe_y[i] = 0
-                den[yy, i] = cnt
-                inv_den[yy, i] = 1.0 / (cnt + m)
+                if gathers:  # (read only by the children whose union cells are read)
+                    den[yy, i] = cnt
+                    inv_den[yy, i] = 1.0 / (cnt + m)
                 if blocks[i] or (p < _TINY and p > 0.0) or p >= _BLOCK:
                     _renormalise(pv_y, pe_y, i)
                     if pe_y[i] != 0:
@@ -705,6 +829,41 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         for j in range(a):
             t_kind = ctype[j]
             cidx_j = cidx[j]
+            if t_kind == -2 or t_kind == 2:
+                pos = cpos[j]
+                # strides of the members and of the child in the union block (sorted)
+                us_last = k
+                us_mid = k * 3
+                us_first = k * 9
+                us0 = us_first if pos > 0 else us_mid
+                us1 = us_mid if pos == 2 else us_last
+                usc = us_first if pos == 0 else (us_mid if pos == 1 else us_last)
+                xs = (xrank[j], xrank[rank_of[members[0]]], xrank[rank_of[members[1]]])
+                for yy in range(k):
+                    if t_kind == 2:
+                        _select_table(counts, (idx0[j], us0, us1, usc), yy, hrow[0], sinv,
+                                      (num_add[j], scale[j]), tab)
+                    else:  # a member: the factor 1 times the scale, as _times_factor
+                        for u in range(16):
+                            tab[u] = 1.0 * scale[j]
+                    if plain:
+                        if _select_plain(tab, xs, owncls[yy], n_tile, pv[yy], acc[yy, j + 1]):
+                            pv_y = pv[yy]
+                            pe_y = pe[yy]
+                            for i in range(n_tile):
+                                if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
+                                    _renormalise(pv_y, pe_y, i)
+                                    blocks[i] = True
+                                    plain = False
+                    elif _select_block(tab, xs, owncls[yy], n_tile, pv[yy], pe[yy],
+                                       acc[yy, j + 1], ea[yy, j + 1]):
+                        pv_y = pv[yy]
+                        pe_y = pe[yy]
+                        for i in range(n_tile):
+                            _renormalise(pv_y, pe_y, i)
+                            if pe_y[i] != 0:
+                                blocks[i] = True
+                continue
             if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                 # per class: the gather (the tile's cells stay in cache for the next
                 # class), then one loop without branches
@@ -807,6 +966,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
         num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
     tile = max(1, tile_rows)
     width = max(n_levels - 1, 1)
+    rank_of = np.empty(a, dtype=np.int64)
+    for j in range(a):
+        rank_of[rank[j]] = j
     partial = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     partial_sq = np.zeros((n_blocks, n_levels, a + 1, a + 1))
     for b in prange(n_blocks):
@@ -826,7 +988,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
-                   np.empty(width, dtype=np.int64))
+                   np.empty(width, dtype=np.int64), np.empty((k, tile), dtype=np.uint8),
+                   np.empty(16), np.empty((k, 8)), rank_of,
+                   np.zeros(1, dtype=np.bool_))
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
         part_sq = partial_sq[b]
@@ -840,15 +1004,19 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                     rows[n_tile] = rr
                     n_tile += 1
                 rr += 1
+            complete = True  # no missing value, one held-out amount
             for i in range(n_tile):
                 hrow[i] = min(w[rows[i]], 1.0)
                 yrow[i] = y[rows[i]]
+                complete &= hrow[i] == hrow[0]
                 for j in range(a):
                     xrank[j, i] = X[rows[i], rank[j]]
+                    complete &= xrank[j, i] != 0
                 r_first[i, 0] = 0
                 for L in range(1, n_levels):
                     r_first[i, L] = _first_qualifying(L, rows[i], X, w, lay, space,
                                                       min_count)
+            tl.sel[0] = complete
             for L in range(n_levels):
                 _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
                             est, (num_add, den_add, scale), loss_kind, part, part_sq)
