@@ -566,8 +566,7 @@ def _dot(x, y):
 
 
 @njit(cache=True)
-def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, lk, cg_iter,
-            state):
+def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg_iter, state):
     """Minimise the penalised objective in ``beta`` (from its value; ``eta`` kept its path
     sums) by Newton's method: every step solves the exact Newton system by conjugate
     gradients preconditioned with :func:`_tree_solve_exact` (``cg_iter`` 0: the step of
@@ -575,11 +574,12 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, lk
     objective.  ``state``: [the leaves' log loss at ``beta``, 1 when it, the leaves'
     distributions (``work[10]``) and ``rows`` hold for ``beta``, else 0]; they hold on
     return, so that the next call and :func:`_evidence_update` need no softmax of their
-    own.  ``lk``: work (the leaves' Sherman-Morrison factors).  Returns the number of
-    iterations (``max_iter`` + 1: not converged)."""
+    own; ``state[2:]``: work (the leaves' Sherman-Morrison factors, one a leaf).  Returns
+    the number of iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
     n_leaf = leaves.shape[0]
     leaf_first = n - n_leaf
+    lk = state[2:]
     a, g, res, pre, d, hd, z, trial, wa, wb, prob = (
         work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
         work[9], work[10][:n_leaf])
@@ -837,8 +837,8 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
     eta = np.zeros((n, V))
     work = np.empty((WORK_ARRAYS - 2, n, V))
     rows = np.empty(n)
-    lk = np.empty(leaves.shape[0])
-    state = np.zeros(2)  # the leaves' log loss at beta, and whether it and their softmax hold
+    # the leaves' log loss at beta, whether it and their softmax hold, then work of _newton
+    state = np.zeros(2 + leaves.shape[0])
     budget = settings.max_iter
     total = 0
     converged = True
@@ -850,8 +850,8 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         for update in range(MAX_UPDATES):
             # the first fit to the loose tolerance, then a few Newton steps between updates
             steps = budget - total if update == 0 else min(UPDATE_ITER, budget - total)
-            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, lk,
-                           0, state)
+            used = _newton(parent, level, leaves, pen, beta, eta, loose, steps, work, rows, 0,
+                           state)
             total += min(used, steps)
             if total >= budget:
                 break
@@ -860,7 +860,7 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
                 break
     if total < budget:
         used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,
-                       rows, lk, CG_ITER, state)
+                       rows, CG_ITER, state)
         converged = used <= budget - total
         total += min(used, budget - total)
     else:
