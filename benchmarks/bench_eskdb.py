@@ -221,9 +221,9 @@ def reference_main(args, out, sets, variants):
         f"at commit {args.reference}.  For every set, fresh processes of the reference and "
         f"of this version alternate {repeats} times; each fits RF100 (as above) and the "
         "variants once after a warm-up; best of the repeats for each version, in CPU "
-        "seconds (the process's, every thread) and wall seconds.  Same model: the class "
-        "probabilities on the test half are the same bit for bit in every run of both "
-        "versions.",
+        "seconds (the process's, every thread) and wall seconds.  Same model: yes when the "
+        "class probabilities on the test half are the same bit for bit in every run of both "
+        "versions, **no** otherwise (the text under the table says by how much they differ).",
         "",
         "| data | variant | reference fit CPU-s | this version fit CPU-s | CPU ratio "
         "(this / reference) | reference fit wall s | this version fit wall s | wall ratio "
