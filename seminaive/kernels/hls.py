@@ -341,16 +341,27 @@ def _tree_factor(parent, level, pen, a, inv):
     for q in range(n):
         for v in range(V):
             inv[q, v] = a[q, v]
-    for q in range(n - 1, 0, -1):
+    _eliminate_up(parent, level, pen, inv, n)
+
+
+@njit(cache=True, inline="always")
+def _eliminate_up(parent, level, pen, inv, last):
+    """The nodes ``last - 1`` down to 1 eliminated into their parents (``inv`` holds each
+    node's curvature plus what its children passed up; it gets 1 / (lambda + that)), then
+    the root's 1 / (lambda + its own): the levels above the leaves of :func:`_tree_factor`
+    and :func:`_tree_factor_exact`."""
+    V = inv.shape[1]
+    for q in range(last - 1, 0, -1):
         p = parent[q]
         lam = pen[level[q]]
         for v in range(V):
             w = 1.0 / (lam + inv[q, v])
             inv[p, v] += lam * inv[q, v] * w
             inv[q, v] = w
-    lam = pen[0]
-    for v in range(V):
-        inv[0, v] = 1.0 / (lam + inv[0, v])
+    if last > 0:
+        lam = pen[0]
+        for v in range(V):
+            inv[0, v] = 1.0 / (lam + inv[0, v])
 
 
 @njit(cache=True)
@@ -448,17 +459,7 @@ def _tree_factor_exact(parent, level, pen, prob, rows, inv, u, k):
             for v in range(V):
                 x = u[q, v]
                 inv[p, v] += max(lam * (1.0 - lam * (inv[q, v] + kq * x * x)), 0.0)
-    for q in range(leaf_first - 1, 0, -1):
-        p = parent[q]
-        lam = pen[level[q]]
-        for v in range(V):
-            w = 1.0 / (lam + inv[q, v])
-            inv[p, v] += lam * inv[q, v] * w
-            inv[q, v] = w
-    if leaf_first > 0:
-        lam = pen[0]
-        for v in range(V):
-            inv[0, v] = 1.0 / (lam + inv[0, v])
+    _eliminate_up(parent, level, pen, inv, leaf_first)
 
 
 @njit(cache=True, inline="always")

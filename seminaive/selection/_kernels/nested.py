@@ -475,6 +475,33 @@ def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
 
 
 @njit(cache=True, inline="always")
+def _block_step(p, i, pv, pe, acc_j, ea_j):
+    """Row ``i``'s new product ``p`` (block ``pe[i]``) renormalised by one block when it
+    falls below _TINY (or, scaled, reaches _BLOCK), stored, and added to its sum with the
+    alignment of :func:`_block_add`, without branches; whether it was renormalised (the
+    step of :func:`_block_child` and :func:`_select_block`)."""
+    e = pe[i]
+    small = (p < _TINY) & (p > 0.0)
+    big = p >= _BLOCK
+    p = p * _BLOCK if small else (p * _TINY if big else p)
+    e = e - 1 if small else (e + 1 if big else e)
+    pv[i] = p
+    pe[i] = e
+    s = acc_j[i]
+    cur = ea_j[i]
+    d = e - cur
+    dd = d if d >= 0 else -d
+    b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
+    r = s * b + p if d >= 0 else s + p * b
+    r = p if s == 0.0 else r
+    ne = e if (s == 0.0) | (d > 0) else cur
+    live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
+    acc_j[i] = r if live else s
+    ea_j[i] = ne if live else cur
+    return small | big
+
+
+@njit(cache=True, inline="always")
 def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
     """:func:`_plain_child` when some rows have left block 0: a product that falls below
     _TINY (or, scaled, reaches _BLOCK) is renormalised by one block and each product is
@@ -483,25 +510,7 @@ def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
     n_low = 0
     for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
-        e = pe[i]
-        small = (p < _TINY) & (p > 0.0)
-        big = p >= _BLOCK
-        p = p * _BLOCK if small else (p * _TINY if big else p)
-        e = e - 1 if small else (e + 1 if big else e)
-        n_low += small | big
-        pv[i] = p
-        pe[i] = e
-        s = acc_j[i]
-        cur = ea_j[i]
-        d = e - cur
-        dd = d if d >= 0 else -d
-        b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
-        r = s * b + p if d >= 0 else s + p * b
-        r = p if s == 0.0 else r
-        ne = e if (s == 0.0) | (d > 0) else cur
-        live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
-        acc_j[i] = r if live else s
-        ea_j[i] = ne if live else cur
+        n_low += _block_step(p, i, pv, pe, acc_j, ea_j)
     return n_low > 0
 
 
@@ -545,25 +554,7 @@ def _select_block(tab, xs, own, n, pv, pe, acc_j, ea_j):
     n_low = 0
     for i in range(n):
         p = pv[i] * _select_factor(t, own[i] != 0, xa[i] == 1, xb[i] == 1, xc[i] == 1)
-        e = pe[i]
-        small = (p < _TINY) & (p > 0.0)
-        big = p >= _BLOCK
-        p = p * _BLOCK if small else (p * _TINY if big else p)
-        e = e - 1 if small else (e + 1 if big else e)
-        n_low += small | big
-        pv[i] = p
-        pe[i] = e
-        s = acc_j[i]
-        cur = ea_j[i]
-        d = e - cur
-        dd = d if d >= 0 else -d
-        b = 1.0 if dd == 0 else (_TINY if dd == 1 else (_TINY * _TINY if dd == 2 else 0.0))
-        r = s * b + p if d >= 0 else s + p * b
-        r = p if s == 0.0 else r
-        ne = e if (s == 0.0) | (d > 0) else cur
-        live = p > 0.0  # (a product 0 adds nothing, as in _block_add)
-        acc_j[i] = r if live else s
-        ea_j[i] = ne if live else cur
+        n_low += _block_step(p, i, pv, pe, acc_j, ea_j)
     return n_low > 0
 
 
