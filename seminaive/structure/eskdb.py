@@ -173,6 +173,27 @@ def _in_member_order(fn, n_members):
         return list(pool.map(fn, range(n_members)))
 
 
+def _members_loo(passes, maps=None):
+    """The function of a chunk ``(codes, y, w, values)`` that runs every member's
+    leave-one-out pass on it (:func:`_in_member_order`; ``maps``: each member's
+    ``(lut, sizes)`` when the members have their own cut points, its codes then
+    :func:`remap_codes` of the chunk's), the passes of one thread sharing one set of scratch
+    arrays (``_skdb_kernels.BufferPool``), and returns the members'
+    losses one after another."""
+
+    def loo(codes, y, w, values=None):
+        pool = _skdb_kernels.BufferPool()
+
+        def one(j):
+            with pool.in_use():
+                own = codes if maps is None else remap_codes(codes, *maps[j])
+                return passes[j][0](own, y, w, values)
+
+        return np.concatenate(_in_member_order(one, len(passes)))
+
+    return loo
+
+
 class _RemappedSource:
     """A source whose chunks reach the learner with their codes through a member's value
     map (a :class:`seminaive.protocol.Source` over another one)."""
@@ -643,20 +664,7 @@ class ESKDB(_StructureBase):
         for member in members:  # their selection passes read the ensemble's statistics
             member._stats_given = stats
         passes = self._member_passes(members, [source] * len(members))
-        sizes = []
-
-        def loo(codes, y, w, values=None):
-            pool = _skdb_kernels.BufferPool()
-
-            def one(j):
-                with pool.in_use():
-                    return passes[j][0](codes, y, w, values)
-
-            parts = _in_member_order(one, len(passes))
-            sizes[:] = [part.size for part in parts]
-            return np.concatenate(parts)
-
-        self._finish_members(members, passes, source.map_reduce(loo))
+        self._finish_members(members, passes, source.map_reduce(_members_loo(passes)))
 
     def _learn_per_member(self, source, kept):
         """Fit with per-member discretisations: each member on its own aggregated pair
@@ -692,20 +700,7 @@ class ESKDB(_StructureBase):
             member._stats_given = st
         passes = self._member_passes(members, sources)
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
-        sizes = []
-
-        def loo(codes, y, w, values=None):
-            pool = _skdb_kernels.BufferPool()
-
-            def one(j):
-                with pool.in_use():
-                    return passes[j][0](remap_codes(codes, *maps[j]), y, w, values)
-
-            parts = _in_member_order(one, len(passes))
-            sizes[:] = [part.size for part in parts]
-            return np.concatenate(parts)
-
-        self._finish_members(members, passes, source.map_reduce(loo))
+        self._finish_members(members, passes, source.map_reduce(_members_loo(passes, maps)))
 
     def _sampling_together(self, members, install):
         """Run ``install()`` (which installs the members' models) with the members handing

@@ -475,6 +475,31 @@ def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
 
 
 @njit(cache=True, inline="always")
+def _renormalise_left(pv_y, pe_y, n, blocks):
+    """After a child's plain loop: the products of the ``n`` rows that left [_TINY,
+    _BLOCK) renormalised and their rows marked in ``blocks``; whether there was one (the
+    tile then leaves the plain loops)."""
+    left = False
+    for i in range(n):
+        if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
+            _renormalise(pv_y, pe_y, i)
+            blocks[i] = True
+            left = True
+    return left
+
+
+@njit(cache=True, inline="always")
+def _renormalise_all(pv_y, pe_y, n, blocks):
+    """After a child's blocked loop renormalised some product: every row's product
+    renormalised again (one block may not have been enough) and the rows off block 0
+    marked in ``blocks``."""
+    for i in range(n):
+        _renormalise(pv_y, pe_y, i)
+        if pe_y[i] != 0:
+            blocks[i] = True
+
+
+@njit(cache=True, inline="always")
 def _block_step(p, i, pv, pe, acc_j, ea_j):
     """Row ``i``'s new product ``p`` (block ``pe[i]``) renormalised by one block when it
     falls below _TINY (or, scaled, reaches _BLOCK), stored, and added to its sum with the
@@ -839,21 +864,11 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                             tab[u] = 1.0 * scale[j]
                     if plain:
                         if _select_plain(tab, xs, owncls[yy], n_tile, pv[yy], acc[yy, j + 1]):
-                            pv_y = pv[yy]
-                            pe_y = pe[yy]
-                            for i in range(n_tile):
-                                if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
-                                    _renormalise(pv_y, pe_y, i)
-                                    blocks[i] = True
-                                    plain = False
+                            if _renormalise_left(pv[yy], pe[yy], n_tile, blocks):
+                                plain = False
                     elif _select_block(tab, xs, owncls[yy], n_tile, pv[yy], pe[yy],
                                        acc[yy, j + 1], ea[yy, j + 1]):
-                        pv_y = pv[yy]
-                        pe_y = pe[yy]
-                        for i in range(n_tile):
-                            _renormalise(pv_y, pe_y, i)
-                            if pe_y[i] != 0:
-                                blocks[i] = True
+                        _renormalise_all(pv[yy], pe[yy], n_tile, blocks)
                 continue
             if t_kind <= 0 and not laplace:  # the usual case: no branch per row
                 # per class: the gather (the tile's cells stay in cache for the next
@@ -865,22 +880,12 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                                         num_add[j], scale[j], pv[yy], acc[yy, j + 1]):
                             # a product left [_TINY, _BLOCK): added as it is to a sum of
                             # block 0 (the same value), renormalised for the next products
-                            pv_y = pv[yy]
-                            pe_y = pe[yy]
-                            for i in range(n_tile):
-                                if 0.0 < pv_y[i] < _TINY or pv_y[i] >= _BLOCK:
-                                    _renormalise(pv_y, pe_y, i)
-                                    blocks[i] = True
-                                    plain = False
+                            if _renormalise_left(pv[yy], pe[yy], n_tile, blocks):
+                                plain = False
                     elif _block_child(gat[yy], cidx_j, n_tile, hcls[yy], inv_den[yy],
                                       num_add[j], scale[j], pv[yy], pe[yy], acc[yy, j + 1],
                                       ea[yy, j + 1]):
-                        pv_y = pv[yy]
-                        pe_y = pe[yy]
-                        for i in range(n_tile):
-                            _renormalise(pv_y, pe_y, i)  # (one block may not have been enough)
-                            if pe_y[i] != 0:
-                                blocks[i] = True
+                        _renormalise_all(pv[yy], pe[yy], n_tile, blocks)
                 continue
             na = num_add[j]
             da = den_add[j]
