@@ -40,7 +40,7 @@ from ..kernels.hdp import sparse_hdp_forest
 from ..kernels.hls import sparse_hls_forest
 from ..parts import HierarchicalEstimates
 from ..preprocessing import AttributeEncoder, RandomizedMDLDiscretizer
-from ..tables import FrequencyTable
+from ..tables import FrequencyTable, estimate_table_bytes
 from . import _skdb_kernels, _sparse
 from ._common import HIERARCHICAL_FAMILIES, EstimateTrees, PairStatistics, _StructureBase
 from .skdb import SKDB
@@ -538,6 +538,102 @@ class ESKDB(_StructureBase):
                                 categorical_features=self.categorical_features,
                                 random_state=self.random_state)
 
+    def begin_fit(self, classes, encoder):
+        # the plan of the tables (:meth:`_new_table`) needs the members' cut points
+        self._planning_encoder = encoder
+        try:
+            super().begin_fit(classes, encoder)
+        finally:
+            self.__dict__.pop("_planning_encoder", None)
+
+    def _planned_member_values(self, encoder):
+        """The value counts of every member's attributes (per-member cut points drawn by
+        ``encoder``), or None when the members share one discretisation."""
+        disc = getattr(encoder, "discretizer_", None)
+        if (encoder is None or not self._draws_cuts() or encoder.numeric_columns_.size == 0
+                or not isinstance(disc, RandomizedMDLDiscretizer)):
+            return None
+        union = encoder.cut_points()
+        sizes = []
+        for cuts in disc.draw_cut_points_:
+            n_values = encoder.n_values_.copy()
+            for t, c in enumerate(encoder.numeric_columns_.tolist()):
+                n_values[c] -= int(union[t].size - np.intersect1d(union[t], cuts[t]).size)
+            sizes.append(n_values)
+        return sizes
+
+    def _new_table(self, n_values, n_classes):
+        """The ensemble's table, planned with the members' pair tables within
+        ``max_table_bytes`` (estimated before anything is allocated).  With per-member cut
+        points the ensemble counts its pair table over the union of the members' cut points
+        and aggregates every member's from it (:meth:`_member_tables`) when both fit; when
+        they do not, the ensemble counts only the class and attribute counts over the union
+        and every member counts its own pair table from its own codes in an extra pass
+        (:meth:`_counted_member_tables`), the same counts."""
+        sizes = self._planned_member_values(self.__dict__.get("_planning_encoder"))
+        if sizes is None or self.max_table_bytes is None:
+            return super()._new_table(n_values, n_classes)
+        budget = int(self.max_table_bytes)
+        members = sum(estimate_table_bytes(s, n_classes, 2)["total"] for s in sizes)
+        union = estimate_table_bytes(n_values, n_classes, 2)["total"]
+        if union + members <= budget:
+            return super()._new_table(n_values, n_classes)
+        single = estimate_table_bytes(n_values, n_classes, 1)["total"]
+        if single + members > budget:
+            raise TableTooLargeError(
+                f"the pair tables of the {len(sizes)} members, each on its own "
+                f"discretisation, would need {members / 2**30:.2f} GiB even when each member "
+                f"counts its own (over the union of their cut points: {union / 2**30:.2f} "
+                f"GiB more), more than max_table_bytes={budget / 2**30:.2f} GiB: use fewer "
+                "members, discretization=\"shared\", or raise max_table_bytes")
+        return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes)
+
+    def _pairs_apart(self):
+        """Whether the members count their own pair tables (the ensemble's table holds no
+        pairs: :meth:`_new_table`)."""
+        return self._per_member() and self.table_.max_order < 2
+
+    def _counted_member_tables(self, source, previous=None):
+        """Every member's pair table counted from its own codes in one pass over
+        ``source`` (``previous``: the members' tables of earlier ``partial_fit`` chunks,
+        added), within ``max_table_bytes`` with the ensemble's table."""
+        sizes = []
+        for masks in self._member_masks:
+            n_values = self.encoder_.n_values_.copy()
+            for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
+                n_values[c] -= int((~masks[t]).sum())
+            sizes.append(n_values)
+        k = self.table_.n_classes
+        maps = self._member_maps
+
+        def new_tables():
+            tables = []
+            for n_values in sizes:
+                budget = None
+                if self.max_table_bytes is not None:
+                    budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
+                        t.nbytes for t in tables)
+                tables.append(FrequencyTable(n_values, k, 2, budget))
+            return tables
+
+        def count(codes, y, w):
+            tables = new_tables()
+            for table, lut in zip(tables, maps, strict=True):
+                table.add(remap_codes(codes, lut, table.sizes), y, w)
+            return tables
+
+        def combine(tables, more):
+            for table, other in zip(tables, more, strict=True):
+                table.merge(other)
+            return tables
+
+        tables = source.map_reduce(count, combine)
+        if tables is None:
+            tables = new_tables()
+        if previous is not None:
+            tables = combine(tables, previous)
+        return tables
+
     def _per_member(self):
         """Whether the fitted members have their own discretisations."""
         return getattr(self, "member_cut_points_", None) is not None
@@ -628,9 +724,13 @@ class ESKDB(_StructureBase):
         return member
 
     def _learn_from_counts(self, source):
-        stats = PairStatistics(self.table_)
-        self.mutual_info_ = stats.mi
-        self.conditional_mutual_info_ = stats.cmi
+        if self.table_.max_order >= 2:
+            stats = PairStatistics(self.table_)
+            self.mutual_info_ = stats.mi
+            self.conditional_mutual_info_ = stats.cmi
+        else:  # no pairs over the union: the members count their own (:meth:`_new_table`)
+            stats = None
+            self.mutual_info_ = self.conditional_mutual_info_ = None
         kept = self._keeps_choice("estimators_")
         if not kept:
             numeric = self.encoder_.numeric_columns_.size > 0
@@ -670,7 +770,11 @@ class ESKDB(_StructureBase):
         """Fit with per-member discretisations: each member on its own aggregated pair
         table and remapped codes; one pass for all the members' families, one for all
         their leave-one-out losses."""
-        tables = self._member_tables()
+        if self._pairs_apart():
+            tables = self._counted_member_tables(
+                source, [m.table_ for m in self.estimators_] if kept else None)
+        else:
+            tables = self._member_tables()
         if kept:
             self._warn_choice_kept("members' attribute orders, candidates, selections and cut "
                                    "points")
@@ -873,6 +977,10 @@ class ESKDB(_StructureBase):
         return logsumexp(np.stack(log_probs), axis=0) - np.log(len(log_probs))
 
     def _learned_state(self):
+        if self._pairs_apart():
+            raise ValueError(
+                "this ESKDB's members counted their own pair tables (those over the union of "
+                "their cut points exceeded max_table_bytes): model files do not hold them yet")
         state = {"orders": self.orders_, "n_iter": np.asarray(self.n_iter_, dtype=np.int64)}
         if self._per_member():
             state["cut_masks"] = np.array(

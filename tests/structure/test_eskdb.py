@@ -458,3 +458,68 @@ def test_members_on_threads_leave_the_warning_filters_as_they_were(monkeypatch):
     before = list(warnings.filters)
     assert eskdb._in_member_order(call, 2) == [0, 1]
     assert warnings.filters == before
+
+
+def _apart_data(n=20000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _apart_budget(union):
+    """A budget under the union route's pair tables (the ensemble's over the union of the
+    members' cut points and every member's) but over the members' own, for the cut points
+    of the fitted ``union``."""
+    from seminaive.tables import estimate_table_bytes
+    enc, k = union.encoder_, union.table_.n_classes
+    pairs = estimate_table_bytes(enc.n_values_, k, 2)["total"]
+    members = sum(estimate_table_bytes(v, k, 2)["total"]
+                  for v in union._planned_member_values(enc))
+    return pairs + members - 1
+
+
+@pytest.mark.parametrize("smoothing", ["hdp", "hls"])
+def test_members_count_their_own_pair_tables(smoothing):
+    """When the union route's pair tables exceed max_table_bytes, every member counts its
+    own from its own codes: the same model, bit for bit, as the union route."""
+    X, y = _apart_data()
+    w = np.random.default_rng(1).integers(0, 3, size=len(y)).astype(float)
+    kw = dict(n_estimators=8, k=2, n_iter=30, smoothing=smoothing, random_state=3)
+    union = ESKDB(max_table_bytes=None, **kw).fit(X, y, sample_weight=w)
+    budget = _apart_budget(union)
+    apart = ESKDB(max_table_bytes=budget, **kw).fit(X, y, sample_weight=w)
+    assert union.table_.max_order == 2 and apart.table_.max_order == 1
+    assert apart.conditional_mutual_info_ is None
+    np.testing.assert_array_equal(union.orders_, apart.orders_)
+    for a, b in zip(union.estimators_, apart.estimators_, strict=True):
+        np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
+        np.testing.assert_array_equal(a.table_.sizes, b.table_.sizes)
+        np.testing.assert_array_equal(a.candidates_, b.candidates_)
+        assert (a.k_, a.n_selected_features_) == (b.k_, b.n_selected_features_)
+        np.testing.assert_array_equal(a.loo_loss_, b.loo_loss_)
+    np.testing.assert_array_equal(union.predict_proba(X[:500]), apart.predict_proba(X[:500]))
+    with pytest.raises(ValueError, match="counted their own pair tables"):
+        apart.learned_state()
+    # the members' own tables alone over the budget: refused before counting, by name
+    with pytest.raises(seminaive.TableTooLargeError, match="even when each member"):
+        ESKDB(max_table_bytes=4096, **kw).fit(X, y)
+
+
+def test_members_count_their_own_pair_tables_partial_fit():
+    """partial_fit with the members counting their own pair tables adds every chunk to
+    them: the same counts and model as the union route."""
+    X, y = _apart_data()
+    kw = dict(n_estimators=8, k=2, n_iter=30, smoothing="hls", random_state=3)
+    budget = _apart_budget(ESKDB(max_table_bytes=None, **kw).fit(X[:12000], y[:12000]))
+    models = [ESKDB(max_table_bytes=None, **kw), ESKDB(max_table_bytes=budget, **kw)]
+    with pytest.warns(UserWarning):
+        for model in models:
+            model.partial_fit(X[:12000], y[:12000], classes=[0, 1])
+            model.partial_fit(X[12000:], y[12000:])
+    union, apart = models
+    assert union.table_.max_order == 2 and apart.table_.max_order == 1
+    for a, b in zip(union.estimators_, apart.estimators_, strict=True):
+        np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
+        assert a.table_.n_rows == b.table_.n_rows == len(y)
+    np.testing.assert_array_equal(union.predict_proba(X[:500]), apart.predict_proba(X[:500]))
