@@ -523,3 +523,21 @@ def test_members_count_their_own_pair_tables_partial_fit():
         np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
         assert a.table_.n_rows == b.table_.n_rows == len(y)
     np.testing.assert_array_equal(union.predict_proba(X[:500]), apart.predict_proba(X[:500]))
+
+
+def test_members_count_their_own_pair_tables_fit_stream():
+    """fit_stream (chunks of a frame) with the members counting their own pair tables: the
+    same counts and model as the union route."""
+    X, y = _apart_data(12000)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(label=y)
+    chunks = [frame.iloc[:5000], frame.iloc[5000:]]
+    kw = dict(n_estimators=8, k=2, n_iter=30, smoothing="hls", random_state=3)
+    union = ESKDB(max_table_bytes=None, **kw).fit_stream(chunks, target="label",
+                                                         progress=False)
+    apart = ESKDB(max_table_bytes=_apart_budget(union), **kw).fit_stream(
+        chunks, target="label", progress=False)
+    assert union.table_.max_order == 2 and apart.table_.max_order == 1
+    for a, b in zip(union.estimators_, apart.estimators_, strict=True):
+        np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
+    np.testing.assert_array_equal(union.predict_proba(frame.iloc[:500, :-1]),
+                                  apart.predict_proba(frame.iloc[:500, :-1]))
