@@ -505,7 +505,9 @@ def _validate_table_arrays(state, model, classes, encoder):
     n_classes, max_order = (int(v) for v in meta)
     _expect(n_classes == len(classes), "the tables and classes_ disagree on the "
             "number of classes")
-    _expect(max_order == min(model.table_spec(encoder)["order"], sizes.size),
+    spec = model.table_spec(encoder)
+    _expect(max_order in {min(order, sizes.size)
+                          for order in spec.get("orders", (spec["order"],))},
             "the tables' order does not match the estimator's n")
     _expect(counts.ndim == 1 and counts.dtype == np.float64, "counts are not float64")
     parents = state.get("parents")

@@ -397,15 +397,17 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
     """The count trees of every attribute i over ``chains[i]``: those of two or more chain
     parents from ``counted`` ({(i, chain...): (keys, counts)}, a pass's result), the others
     from the pair table ``table``; the family of i uses its ``parents[i]`` (-1 padding),
-    which must be the first of its chain.  Refused (:class:`TableTooLargeError`) when the
-    trees and the pair counts exceed ``max_table_bytes``."""
+    which must be the first of its chain; a tree of fewer chain parents is taken from
+    ``counted`` too when it is there (a tree cut from a deeper one, :func:`cut_keys`).
+    Refused (:class:`TableTooLargeError`) when the trees and the pair counts exceed
+    ``max_table_bytes``."""
     sizes, k = table.sizes, table.n_classes
     a = table.n_attributes
     depth = _depths(chains, parents)
     nodes, key_counts = [], []
     for i in range(a):
         chain = [int(p) for p in chains[i]]
-        if len(chain) >= 2:
+        if len(chain) >= 2 or (i, *chain) in counted:
             keys, counts = counted[(i, *chain)]
         else:
             keys, counts = table_keys(table, i, chain)
@@ -428,6 +430,32 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
     arrays = assemble_trees(levels, sizes, with_values=False)
     arrays.values = values
     return CountTrees(chain, depth, arrays, levels)
+
+
+def cut_keys(levels, keys, tree, depth, sizes):
+    """(keys, counts) of the count tree of attribute ``tree[0]`` over the first ``depth``
+    parents of its chain ``tree[1:]``, cut from that tree's ``levels`` (root first, as
+    :func:`tree_levels` gives them) and its sorted distinct ``keys`` (None: a tree read from
+    the pair table, whose keys are its non-zero cells).  The cut tree's keys are the
+    distinct prefixes of ``keys`` (its nodes are those of the levels 0 .. 1 + ``depth``)
+    and their counts are read off level 1 + ``depth``, the sums the whole tree holds: a
+    tree built from them (:func:`build_count_trees`) has the same nodes and counts on
+    those levels, bit for bit, whatever the weights."""
+    i, chain = int(tree[0]), [int(p) for p in tree[1:]]
+    V = int(sizes[i])
+    codes, _, counts = levels[1 + depth]
+    if keys is None:  # the non-zero cells of the level
+        node, value = np.nonzero(counts)
+        cut = codes[node] * V + value
+    else:
+        drop = 1
+        for p in chain[depth:]:
+            drop *= int(sizes[p])
+        keys = np.asarray(keys, dtype=np.int64)
+        cut = np.unique((keys // V // drop) * V + keys % V)
+        node = np.searchsorted(codes, cut // V)
+        value = cut % V
+    return cut.astype(np.int64), np.array(counts[node, value], dtype=np.float64)
 
 
 def with_depths(trees, table, parents, max_table_bytes=None):

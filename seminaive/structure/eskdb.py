@@ -144,6 +144,18 @@ def _families_bytes(families, k, room):
     return sum(_sparse.tree_bytes(tree, keys, sizes, k) for tree, keys, sizes in families)
 
 
+def _short_trees_bytes(candidates, sizes, k):
+    """A bound on the bytes of the count trees of the attributes of fewer than two
+    candidates (read from the pair table): every cell occurring."""
+    total = 0
+    for i, row in enumerate(candidates):
+        chain = [int(p) for p in row if p >= 0]
+        if len(chain) < 2:
+            nodes = 1 + k * (1 + (int(sizes[chain[0]]) if chain else 0))
+            total += nodes * (_sparse.NODE_BYTES + 8 * int(sizes[i]))
+    return total
+
+
 def whole_counts(table):
     """Whether the counts of ``table`` are whole numbers whose sums stay exact in float64
     (:meth:`~seminaive.tables.FrequencyTable.has_whole_counts`)."""
@@ -229,6 +241,9 @@ class _Member(SKDB):
     _order_given = None
     #: the order is the ensemble's choice, given before the member learns
     _kept_by_reset = (*SKDB._kept_by_reset, "_order_given")
+    #: whether the member keeps, after its selection, only the count trees of its selected
+    #: model (:meth:`_cut_trees`; False: over every candidate, the model being the same)
+    _cuts_trees = True
 
     def _attribute_order(self, stats):
         return self._order_given
@@ -250,14 +265,95 @@ class _Member(SKDB):
         return loo, finish_keeping
 
     def _count_trees(self, counted):
-        """The selection pass's count trees with the selected parents (the trees of an
-        SKDB are over every candidate whatever k), else counted afresh."""
+        """The selection pass's count trees cut back to the selected model
+        (:meth:`_cut_trees`; the trees of an SKDB are over every candidate whatever k),
+        else counted afresh (over the cut chains once the member is cut)."""
         built = self.__dict__.get("_selection_trees")
-        chains = [self._tree_chain(i) for i in range(self.table_.n_attributes)]
-        if built is None or chains != [[int(p) for p in row if p >= 0]
-                                       for row in built.chain]:
+        if built is None:
             return super()._count_trees(counted)
-        return _sparse.with_depths(built, self.table_, self._parents, self._budget_left())
+        chains = [[int(p) for p in row if p >= 0] for row in built.chain]
+        if chains != [super(_Member, self)._tree_chain(i)
+                      for i in range(self.table_.n_attributes)]:
+            return super()._count_trees(counted)
+        if not self._cuts_trees:
+            return _sparse.with_depths(built, self.table_, self._parents, self._budget_left())
+        return self._cut_trees(built, counted)
+
+    def _cut_trees(self, built, counted):
+        """Keep of the count trees ``built`` over every candidate (the selection pass's) only
+        the selected model's: every selected attribute's tree over its first ``k_``
+        candidates (its parents), every other attribute's over none (its class counts),
+        with the same nodes and counts on the levels kept, bit for bit
+        (:func:`._sparse.cut_keys`).  The trees of one or no parent that the whole trees
+        read from their counted keys (or, with one candidate, from the pair table) are
+        counted trees too, so that their counts stay the whole trees' sums; the cut trees
+        become the member's counted families (``_family_counts``, what model files store
+        and :meth:`partial_fit` adds to)."""
+        sizes = self.table_.sizes
+        cut = self._cut_chains_of(self._parents)
+        family = {}
+        for i, (full, chain) in enumerate(zip(built.chain, cut, strict=True)):
+            full = [int(p) for p in full if p >= 0]
+            if len(full) < 2 and len(chain) == len(full):
+                continue  # read from the pair table, as before the cut
+            keys = counted.get((i, *full), (None,))[0] if len(full) >= 2 else None
+            family[(i, *chain)] = _sparse.cut_keys(built.levels[i], keys, (i, *full),
+                                                   len(chain), sizes)
+        self._cut_chains = cut
+        self._cut_families = [tree for tree in family]
+        self._family_counts = family
+        self._family_sizes = np.array(sizes, dtype=np.int64)
+        return _sparse.build_count_trees(self.table_, cut, self._parents, family,
+                                         self._budget_left())
+
+    def _cut_chains_of(self, parents):
+        """Every attribute's chain once cut: its parents (the first of its candidates)."""
+        return [[int(p) for p in row if p >= 0] for row in parents]
+
+    def _tree_chain(self, i):
+        cut = self.__dict__.get("_cut_chains")
+        return super()._tree_chain(i) if cut is None else cut[i]
+
+    def _counted_trees(self):
+        """The counted trees: over every candidate (:class:`SKDB`) until the member is cut,
+        then those :meth:`_cut_trees` kept."""
+        cut = self.__dict__.get("_cut_families")
+        return super()._counted_trees() if cut is None else list(cut)
+
+    def _learned_state(self):
+        state = super()._learned_state()
+        if self.__dict__.get("_cut_chains") is not None:
+            state["trees_cut"] = np.ones(1, dtype=np.int64)
+        return state
+
+    def _set_learned_state(self, arrays):
+        """A model file's member; with ``trees_cut`` its counted trees are those of its
+        selected model (:meth:`_cut_trees`), else over every candidate (files written
+        before the members were cut)."""
+        arrays = dict(arrays)
+        flag = arrays.pop("trees_cut", None)
+        self.__dict__.pop("_cut_chains", None)
+        self.__dict__.pop("_cut_families", None)
+        if flag is not None:
+            flag = np.asarray(flag)
+            if flag.shape != (1,) or flag.dtype.kind not in "iu" or int(flag[0]) != 1:
+                raise ValueError("trees_cut must be the array [1]")
+            candidates = np.asarray(arrays.get("candidates"))
+            selected = np.asarray(arrays.get("selected"))
+            a = self.table_.n_attributes
+            if (candidates.ndim != 2 or candidates.shape[0] != a
+                    or candidates.dtype.kind not in "iu" or selected.shape != (2,)
+                    or selected.dtype.kind not in "iu"
+                    or not (0 <= selected[0] <= candidates.shape[1] and 0 <= selected[1] <= a)):
+                raise ValueError("bad candidates or selected (k, number of attributes)")
+            k_sel, s_sel = int(selected[0]), int(selected[1])
+            chosen = set(np.asarray(self._order_given)[:s_sel].tolist())
+            full = [[int(p) for p in row if p >= 0] for row in candidates]
+            cut = [row[:k_sel] if i in chosen else [] for i, row in enumerate(full)]
+            self._cut_chains = cut
+            self._cut_families = [(i, *chain) for i, chain in enumerate(cut)
+                                  if len(full[i]) >= 2 or len(chain) < len(full[i])]
+        super()._set_learned_state(arrays)
 
     def loo_size(self):
         """Length of the flat array its leave-one-out pass returns per chunk."""
@@ -299,14 +395,26 @@ class ESKDB(_StructureBase):
     RandomRBF), the ensemble counts only the class and attribute counts over the union
     and every member counts its own pair table from its own codes in one more pass: the
     same counts and model, ``mutual_info_`` and ``conditional_mutual_info_`` of the
-    ensemble are then None, and such a model cannot be saved to a model file yet.  On
+    ensemble are then None, and its model file holds every member's pair table.  On
     10,000 rows of RandomRBF (10 numeric attributes) with HLS that route peaked at 990 MiB
     of resident memory against 1,210 MiB for the union route (a 219 MiB pair table) and
     took 0.69 of its fit CPU seconds (best of three fresh processes each, alternated with
     a4fa64f, load 3.5-4.5 on 2 cores); on waveform (40 attributes, a 97 MiB union table)
-    1,015 MiB against 1,115 MiB and the same CPU seconds.  The members' count trees, not
-    the pair tables, are then the limit: 20 members with K = 5 need 13 GiB of trees on
-    100,000 rows of RandomRBF and 7.9 GiB on waveform, refused within the default 4 GiB.
+    1,015 MiB against 1,115 MiB and the same CPU seconds.
+
+    Every member selects its model by leave-one-out on count trees over all its K
+    candidate parents, then keeps only the trees of its selected model: each selected
+    attribute's tree over its first ``k_`` candidates, each other attribute's over none,
+    with the same nodes and counts on the levels kept (the same model, bit for bit, and
+    the same estimates); its model file and :meth:`partial_fit` read these cut trees.
+    When the members' trees over all K candidates do not fit ``max_table_bytes`` at once
+    (their bytes are counted from the occurring keys before any tree is built: 20 members
+    with K = 5 would need 13 GiB on 100,000 rows of RandomRBF and 7.9 GiB on waveform),
+    the members are selected a group at a time, each group's trees built, its
+    leave-one-out pass run (one more pass over the data per group) and its trees cut
+    before the next group's are built, the same model; the fit is refused, naming
+    ``max_table_bytes``, only when one member's trees over all K candidates do not fit
+    besides the pair tables and the cut trees of the members before it.
     With ``discretization="shared"``, another ``discretizer``, or nominal attributes only,
     the members share one discretisation and the union of their families is counted once.
     With ``smoothing="m_estimate"`` the members are plain SKDBs on perturbed orders.
@@ -407,8 +515,11 @@ class ESKDB(_StructureBase):
 
     :meth:`partial_fit` chooses the members' orders, candidates, models and cut points on
     the first chunk and keeps them for later chunks, whose rows every member counts into
-    its families (no row is dropped; the HDP estimates are sampled again on all the
-    counts); a warning says that :meth:`fit` on all the rows may choose differently.
+    the count trees of its selected model (no row is dropped; the HDP estimates are
+    sampled again on all the counts); a warning says that :meth:`fit` on all the rows may
+    choose differently.  As the members' k and attributes are not selected again, their
+    trees over the candidates they did not select are not kept: the model after
+    :meth:`partial_fit` is the one the trees over every candidate would give.
 
     Parameters
     ----------
@@ -647,6 +758,16 @@ class ESKDB(_StructureBase):
             tables = combine(tables, previous)
         return tables
 
+    def table_spec(self, encoder):
+        """The tables of this model (:meth:`~seminaive.base.BaseLearner.table_spec`); with
+        per-member cut points the ensemble's table may hold the attribute counts only
+        (``"orders"``: the orders a model file's table may have), its members then holding
+        their own pair tables (:meth:`_new_table`)."""
+        spec = super().table_spec(encoder)
+        if self._draws_cuts() and spec["order"] >= 2:
+            spec["orders"] = (1, spec["order"])
+        return spec
+
     def _per_member(self):
         """Whether the fitted members have their own discretisations."""
         return getattr(self, "member_cut_points_", None) is not None
@@ -710,12 +831,13 @@ class ESKDB(_StructureBase):
                     held += other.table_.nbytes
         return held
 
-    def _member_passes(self, members, sources):
+    def _member_passes(self, members, sources, everyone=None):
         """Every member's selection pass (its count trees over every candidate), each
-        within what the others already hold of ``max_table_bytes``."""
+        within what the others (of ``everyone``, by default ``members``) already hold of
+        ``max_table_bytes``."""
         passes = []
         for member, source in zip(members, sources, strict=True):
-            member._held_elsewhere = self._held_apart_from(member, members)
+            member._held_elsewhere = self._held_apart_from(member, everyone or members)
             passes.append(member._selection_pass(source))
         return passes
 
@@ -812,12 +934,51 @@ class ESKDB(_StructureBase):
             self._share(member).table_ = table
         sources = [_RemappedSource(source, lut, t.sizes)
                    for lut, t in zip(self._member_maps, tables, strict=True)]
-        self._count_member_families(members, stats, source)
+        needs = self._count_member_families(members, stats, source)
         for member, st in zip(members, stats, strict=True):  # computed on its table already
             member._stats_given = st
-        passes = self._member_passes(members, sources)
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
-        self._finish_members(members, passes, source.map_reduce(_members_loo(passes, maps)))
+        if needs is None:  # every member's trees over all K candidates fit at once
+            passes = self._member_passes(members, sources)
+            self._finish_members(members, passes,
+                                 source.map_reduce(_members_loo(passes, maps)))
+            return
+
+        def install():
+            start = 0
+            while start < len(members):
+                stop = self._next_group(members, start, needs)
+                group = members[start:stop]
+                passes = self._member_passes(group, sources[start:stop], members)
+                summed = source.map_reduce(_members_loo(passes, maps[start:stop]))
+                self._finish_group(group, passes, summed, members)
+                del passes, summed  # the group's trees over all K candidates
+                start = stop
+
+        self._sampling_together(members, install)
+        self._members_chosen(members)
+
+    def _next_group(self, members, start, needs):
+        """The end of the next group of members whose selection passes run together: from
+        ``start``, as many as fit within ``max_table_bytes`` with their count trees over all
+        K candidates (``needs``, bytes) besides the pair tables and the count trees the
+        members before ``start`` kept once cut (:meth:`_Member._cut_trees`); refused
+        (:class:`TableTooLargeError`) when not even the next member fits."""
+        held = self.table_.nbytes + sum(m.table_.nbytes for m in members) + sum(
+            m._held_bytes() for m in members[:start])
+        room = int(self.max_table_bytes) - held
+        stop = start
+        while stop < len(members) and needs[stop] <= room:
+            room -= needs[stop]
+            stop += 1
+        if stop == start:
+            raise TableTooLargeError(
+                f"member {start} of {len(members)}: its count trees over all "
+                f"K={int(self.k)} candidates would need {needs[start] / 2**30:.2f} GiB besides "
+                f"{held / 2**30:.2f} GiB of pair tables and of the cut trees of the members "
+                f"before it, more than max_table_bytes={self.max_table_bytes / 2**30:.2f} "
+                "GiB: use a smaller k, fewer members, or raise max_table_bytes")
+        return stop
 
     def _sampling_together(self, members, install):
         """Run ``install()`` (which installs the members' models) with the members handing
@@ -881,19 +1042,26 @@ class ESKDB(_StructureBase):
                       f"tol={self.tol}: raise n_iter or tol", ConvergenceWarning)
 
     def _finish_members(self, members, passes, summed):
-        def install():
-            start = 0
-            for (_, finish), member in zip(passes, members, strict=True):
-                # the member's structure within what the others hold
-                member._held_elsewhere = self._held_apart_from(member, members)
-                if summed is None:
-                    finish(None)
-                    continue
-                size = member.loo_size()
-                finish(summed[start:start + size])
-                start += size
+        self._sampling_together(members,
+                                lambda: self._finish_group(members, passes, summed, members))
+        self._members_chosen(members)
 
-        self._sampling_together(members, install)
+    def _finish_group(self, group, passes, summed, everyone):
+        """Select and install the models of the members of ``group`` from their summed
+        leave-one-out losses ``summed`` (each member's structure within what the others
+        of ``everyone`` hold), which cuts their count trees back to their selected
+        models (:meth:`_Member._cut_trees`)."""
+        start = 0
+        for (_, finish), member in zip(passes, group, strict=True):
+            member._held_elsewhere = self._held_apart_from(member, everyone)
+            if summed is None:
+                finish(None)
+                continue
+            size = member.loo_size()
+            finish(summed[start:start + size])
+            start += size
+
+    def _members_chosen(self, members):
         for member in members:
             member._mark_choice()
         self.estimators_ = members
@@ -906,15 +1074,16 @@ class ESKDB(_StructureBase):
         k = self.table_.n_classes
         plans = []
         for member, st in zip(members, stats, strict=True):
-            trees = member._plan(st)[2]
+            candidates, _, trees = member._plan(st)
             for t in trees:
                 _sparse.check_key_range(t[0], t[1:], member.table_.sizes, k)
-            plans.append((trees, member.table_.sizes))
+            plans.append((trees, member.table_.sizes, _short_trees_bytes(
+                candidates, member.table_.sizes, k)))
         luts = self._member_maps
 
         def count(codes, y, w):
             parts = []
-            for (trees, sizes), lut in zip(plans, luts, strict=True):
+            for (trees, sizes, _), lut in zip(plans, luts, strict=True):
                 if trees:
                     parts += _sparse.count_keys(remap_codes(codes, lut, sizes), y, w, trees,
                                                 sizes)
@@ -923,27 +1092,39 @@ class ESKDB(_StructureBase):
         counted = source.map_reduce(count, _sparse.merge_keys)
         start = 0
         results = []
-        for trees, _ in plans:
+        for trees, _, _ in plans:
             part = ([(np.zeros(0, np.int64), np.zeros(0))] * len(trees) if counted is None
                     else counted[start:start + len(trees)])
             start += len(trees)
             results.append(dict(zip(trees, part, strict=True)))
+        needs = None
         if self.max_table_bytes is not None:
             used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
-            families = [(tree, keys, sizes)
-                        for (_, sizes), result in zip(plans, results, strict=True)
-                        for tree, (keys, _) in result.items()]
-            need = _families_bytes(families, k, self.max_table_bytes - used)
-            if used + need > self.max_table_bytes:
-                raise TableTooLargeError(
-                    f"the families of the {len(members)} members, each on its own "
-                    f"discretisation, would need {need / 2**30:.2f} GiB (occurring nodes) "
-                    f"besides {used / 2**30:.2f} GiB of pair tables, more than "
-                    f"max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a smaller "
-                    "k, fewer members, or raise max_table_bytes")
+            room = int(self.max_table_bytes) - used
+            # and the trees of fewer than two candidates, read from the pair tables (at
+            # most every cell occurring)
+            room -= sum(short for _, _, short in plans)
+            families = [[(tree, keys, sizes) for tree, (keys, _) in result.items()]
+                        for (_, sizes, _), result in zip(plans, results, strict=True)]
+            need = _families_bytes([f for own in families for f in own], k, room)
+            if need > room:  # not all at once: member by member (:meth:`_next_group`)
+                room += sum(short for _, _, short in plans)
+                needs = [_families_bytes(own, k, 0) + short
+                         for own, (_, _, short) in zip(families, plans, strict=True)]
+                if max(needs) > room:
+                    raise TableTooLargeError(
+                        f"the families of the {len(members)} members, each on its own "
+                        f"discretisation, would need {need / 2**30:.2f} GiB (occurring "
+                        f"nodes over all K={int(self.k)} candidates) besides "
+                        f"{used / 2**30:.2f} GiB of pair tables, and even one member's at "
+                        f"a time (its trees are cut back to its selected model after its "
+                        f"leave-one-out selection) {max(needs) / 2**30:.2f} GiB, more than "
+                        f"max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a "
+                        "smaller k, or raise max_table_bytes")
         for member, result in zip(members, results, strict=True):
             if result:
                 member._counted_families = result
+        return needs
 
     def _count_shared_families(self, members, stats, source):
         """Count every member's count trees in one pass (their union, each counted once) and
@@ -990,11 +1171,10 @@ class ESKDB(_StructureBase):
         return logsumexp(np.stack(log_probs), axis=0) - np.log(len(log_probs))
 
     def _learned_state(self):
-        if self._pairs_apart():
-            raise ValueError(
-                "this ESKDB's members counted their own pair tables (those over the union of "
-                "their cut points exceeded max_table_bytes): model files do not hold them yet")
         state = {"orders": self.orders_, "n_iter": np.asarray(self.n_iter_, dtype=np.int64)}
+        if self._pairs_apart():  # the members' own pair tables (not derived from the union)
+            state.update({f"m{j}_pair_counts": member.table_.counts
+                          for j, member in enumerate(self.estimators_)})
         if self._per_member():
             state["cut_masks"] = np.array(
                 [np.concatenate([np.zeros(0, bool), *masks]) for masks in self._member_masks],
@@ -1016,10 +1196,18 @@ class ESKDB(_StructureBase):
                               if key.split("_", 1)[0] in {f"m{j}" for j in range(len(orders))}}
         if set(arrays) != known:
             raise ValueError(f"unexpected learned arrays {sorted(set(arrays) - known)}")
-        stats = PairStatistics(self.table_)
-        self.mutual_info_ = stats.mi
-        self.conditional_mutual_info_ = stats.cmi
-        tables = self._restore_member_cuts(arrays.get("cut_masks"), len(orders))
+        self.mutual_info_ = self.conditional_mutual_info_ = None
+        if self.table_.max_order >= 2:
+            stats = PairStatistics(self.table_)
+            self.mutual_info_ = stats.mi
+            self.conditional_mutual_info_ = stats.cmi
+        pairs = [arrays.get(f"m{j}_pair_counts") for j in range(len(orders))]
+        apart = self.table_.max_order < 2
+        if (any(p is not None for p in pairs) if not apart else
+                any(p is None for p in pairs) or "cut_masks" not in arrays):
+            raise ValueError("the members' pair counts must be in the model file exactly when "
+                             "the ensemble's table holds no pairs (per-member cut points)")
+        tables = self._restore_member_cuts(arrays.get("cut_masks"), len(orders), pairs)
         members = []
         for j, order in enumerate(orders):
             member = self._share(self._member(0, order.astype(np.int64)))
@@ -1027,7 +1215,8 @@ class ESKDB(_StructureBase):
                 member.table_ = tables[j]
             prefix = f"m{j}_"
             member._set_learned_state({key[len(prefix):]: value for key, value in arrays.items()
-                                       if key.startswith(prefix)})
+                                       if key.startswith(prefix)
+                                       and key != f"{prefix}pair_counts"})
             members.append(member)
         self.estimators_ = members
         self.orders_ = orders.astype(np.int64)
@@ -1036,9 +1225,10 @@ class ESKDB(_StructureBase):
             raise ValueError("n_iter must hold one iteration count per member")
         self.n_iter_ = n_iter.astype(np.int64)
 
-    def _restore_member_cuts(self, cut_masks, n_members):
+    def _restore_member_cuts(self, cut_masks, n_members, pairs=None):
         """The members' cut points from a model file (None: shared discretisation) and their
-        aggregated tables."""
+        tables: aggregated from the ensemble's, or, when the ensemble's holds no pairs,
+        read from the file's ``pairs`` (every member's pair counts, validated)."""
         if cut_masks is None:
             self._set_member_cuts(None)
             return None
@@ -1051,4 +1241,35 @@ class ESKDB(_StructureBase):
         bounds = np.cumsum([0] + [u.size for u in union])
         self._set_member_cuts([[u[row[bounds[t]:bounds[t + 1]].astype(bool)]
                                 for t, u in enumerate(union)] for row in cut_masks])
-        return self._member_tables()
+        if self.table_.max_order >= 2:
+            return self._member_tables()
+        return self._read_member_tables(pairs)
+
+    def _read_member_tables(self, pairs):
+        """The members' own pair tables from a model file's counts ``pairs`` (one flat
+        array per member, the layout of its :class:`~seminaive.tables.FrequencyTable`),
+        validated (ValueError: not float64 of the layout's size, not finite, negative, or
+        above the number of rows) and within ``max_table_bytes`` with the ensemble's."""
+        k, n_rows = self.table_.n_classes, float(self.table_.n_rows)
+        ceiling = n_rows * (1 + 1e-9) + 1e-6
+        tables = []
+        for j, (masks, counts) in enumerate(zip(self._member_masks, pairs, strict=True)):
+            n_values = self.encoder_.n_values_.copy()
+            for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
+                n_values[c] -= int((~masks[t]).sum())
+            counts = np.asarray(counts)
+            if counts.dtype != np.float64 or counts.ndim != 1:
+                raise ValueError(f"the pair counts of member {j} are not a float64 vector")
+            if not np.all(np.isfinite(counts)) or np.any(counts < 0) or np.any(
+                    counts > ceiling):
+                raise ValueError(f"the pair counts of member {j} are not finite counts "
+                                 "within the number of rows")
+            budget = None
+            if self.max_table_bytes is not None:
+                budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
+                    t.nbytes for t in tables)
+            tables.append(FrequencyTable.from_state(
+                {"sizes": n_values + 1, "counts": counts,
+                 "meta": np.array([k, 2], dtype=np.int64), "n_rows": np.array([n_rows])},
+                budget))
+        return tables

@@ -207,10 +207,17 @@ def test_bad_discretization(mixed):
 
 
 def test_per_member_families_share_one_budget(mixed):
+    # the members' trees over all K candidates do not fit 30,000 bytes at once (refused
+    # before the members were cut back to their selected models): now selected a group at
+    # a time, the same model as without a budget; refused when the next member's trees do
+    # not fit besides the pair tables and the cut trees of the members before it
     X, y = mixed
-    with pytest.raises(seminaive.TableTooLargeError, match="families of the 3 members"):
-        ESKDB(n_estimators=3, k=3, n_iter=20, random_state=0,
-              max_table_bytes=30_000).fit(X, y)
+    kw = dict(n_estimators=3, k=3, n_iter=20, random_state=0)
+    np.testing.assert_array_equal(
+        ESKDB(max_table_bytes=30_000, **kw).fit(X, y).predict_proba(X),
+        ESKDB(max_table_bytes=None, **kw).fit(X, y).predict_proba(X))
+    with pytest.raises(seminaive.TableTooLargeError, match="over all K=3 candidates"):
+        ESKDB(max_table_bytes=25_000, **kw).fit(X, y)
 
 
 def test_defaults_are_the_papers_settings():
@@ -499,8 +506,6 @@ def test_members_count_their_own_pair_tables(smoothing):
         assert (a.k_, a.n_selected_features_) == (b.k_, b.n_selected_features_)
         np.testing.assert_array_equal(a.loo_loss_, b.loo_loss_)
     np.testing.assert_array_equal(union.predict_proba(X[:500]), apart.predict_proba(X[:500]))
-    with pytest.raises(ValueError, match="counted their own pair tables"):
-        apart.learned_state()
     # the members' own tables alone over the budget: refused before counting, by name
     with pytest.raises(seminaive.TableTooLargeError, match="even when each member"):
         ESKDB(max_table_bytes=4096, **kw).fit(X, y)
@@ -541,3 +546,133 @@ def test_members_count_their_own_pair_tables_fit_stream():
         np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
     np.testing.assert_array_equal(union.predict_proba(frame.iloc[:500, :-1]),
                                   apart.predict_proba(frame.iloc[:500, :-1]))
+
+
+def test_members_own_pair_tables_save_and_load(tmp_path):
+    """A model whose members counted their own pair tables is saved with them: loaded, the
+    same tables and probabilities, bit for bit; partial_fit on it goes on as on the model
+    itself; damaged pair counts are refused."""
+    X, y = _apart_data(12000)
+    kw = dict(n_estimators=5, k=2, n_iter=30, smoothing="hls", random_state=3)
+    budget = _apart_budget(ESKDB(max_table_bytes=None, **kw).fit(X, y))
+    apart = ESKDB(max_table_bytes=budget, **kw).fit(X, y)
+    assert apart.table_.max_order == 1
+    path = tmp_path / "apart.snb"
+    apart.save(path)
+    loaded = seminaive.load(path)
+    assert loaded.table_.max_order == 1 and loaded.conditional_mutual_info_ is None
+    for a, b in zip(apart.estimators_, loaded.estimators_, strict=True):
+        np.testing.assert_array_equal(a.table_.counts, b.table_.counts)
+        np.testing.assert_array_equal(a.table_.sizes, b.table_.sizes)
+    np.testing.assert_array_equal(loaded.predict_proba(X[:2000]), apart.predict_proba(X[:2000]))
+    with pytest.warns(UserWarning):
+        apart.partial_fit(X[:3000], y[:3000])
+        loaded.partial_fit(X[:3000], y[:3000])
+    np.testing.assert_array_equal(loaded.predict_proba(X[:2000]), apart.predict_proba(X[:2000]))
+    # hostile pair counts: negative, or missing
+    from seminaive.persistence import _read_arrays
+    header, arrays = _read_arrays(path)
+    learned = {k[len("learned_"):]: v for k, v in arrays.items() if k.startswith("learned_")}
+    bad = dict(learned, m0_pair_counts=-learned["m0_pair_counts"] - 1)
+    with pytest.raises(ValueError, match="pair counts of member 0"):
+        ESKDB(max_table_bytes=budget, **kw).fit(X, y)._set_learned_state(bad)
+    fresh = ESKDB(max_table_bytes=budget, **kw).fit(X, y)
+    gone = {k: v for k, v in learned.items() if k != "m1_pair_counts"}
+    with pytest.raises(ValueError, match="pair counts must be in the model file"):
+        fresh._set_learned_state(gone)
+
+
+@pytest.mark.parametrize("smoothing", ["hdp", "hls", "m_estimate"])
+@pytest.mark.parametrize("data", ["mixed", "chess"])
+def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
+    """Every member keeps, after its leave-one-out selection, only the count trees of its
+    selected model: the same probabilities, bit for bit (fractional weights too, where the
+    smoothing takes them), as with the trees over every candidate, fewer bytes; saved and
+    loaded, and after partial_fit, the same again."""
+    from seminaive.structure import eskdb
+    X, y = request.getfixturevalue(data)
+    rng = np.random.default_rng(5)
+    w = (rng.integers(0, 3, len(y)).astype(float) if smoothing == "hdp"
+         else rng.random(len(y)) * 2)
+    kw = dict(n_estimators=4, k=3, n_iter=30, smoothing=smoothing, random_state=0)
+    models = {}
+    for cut in (False, True):
+        monkeypatch.setattr(eskdb._Member, "_cuts_trees", cut)
+        models[cut] = ESKDB(**kw).fit(X, y, sample_weight=w)
+    whole, cut = models[False], models[True]
+    np.testing.assert_array_equal(cut.predict_proba(X), whole.predict_proba(X))
+    held = [m._held_bytes() for m in cut.estimators_]
+    assert all(h <= m._held_bytes() for h, m in zip(held, whole.estimators_, strict=True))
+    if any(m.k_ < 3 or m.n_selected_features_ < X.shape[1] for m in cut.estimators_):
+        assert sum(held) < sum(m._held_bytes() for m in whole.estimators_)
+    for member in cut.estimators_:  # the trees of the selected model only
+        chosen = set(member.selected_features_.tolist())
+        depth = member._counts.depth
+        for i, chain in enumerate(member._counts.chain):
+            n = int((chain >= 0).sum())
+            assert n == int(depth[i]) == (min(member.k_, int((member.candidates_[i] >= 0)
+                                                              .sum())) if i in chosen else 0)
+    path = tmp_path / "cut.snb"
+    cut.save(path)
+    loaded = seminaive.load(path)
+    np.testing.assert_array_equal(loaded.predict_proba(X), cut.predict_proba(X))
+    assert [m._held_bytes() for m in loaded.estimators_] == held
+    # partial_fit on the cut members counts into their selected models' trees: the same
+    # model as the uncut members' (whole counts: the sums are exact in any order)
+    half = len(y) // 2
+    chunked = {}
+    for flag in (False, True):
+        monkeypatch.setattr(eskdb._Member, "_cuts_trees", flag)
+        model = ESKDB(**kw)
+        with pytest.warns(UserWarning):
+            model.partial_fit(X.iloc[:half], y.iloc[:half], classes=np.unique(y))
+            model.partial_fit(X.iloc[half:], y.iloc[half:])
+        chunked[flag] = model
+    np.testing.assert_array_equal(chunked[True].predict_proba(X),
+                                  chunked[False].predict_proba(X))
+
+
+def test_uncut_model_files_still_load(mixed, monkeypatch, tmp_path):
+    """A model file whose members hold their trees over every candidate (written before
+    the members were cut) loads and predicts as it was saved."""
+    from seminaive.structure import eskdb
+    X, y = mixed
+    monkeypatch.setattr(eskdb._Member, "_cuts_trees", False)
+    whole = ESKDB(n_estimators=3, k=3, n_iter=30, random_state=2).fit(X, y)
+    assert "m0_trees_cut" not in whole.learned_state()
+    path = tmp_path / "whole.snb"
+    whole.save(path)
+    monkeypatch.setattr(eskdb._Member, "_cuts_trees", True)
+    loaded = seminaive.load(path)
+    np.testing.assert_array_equal(loaded.predict_proba(X), whole.predict_proba(X))
+
+
+def test_members_selected_a_group_at_a_time():
+    """When every member's count trees over all K candidates do not fit max_table_bytes at
+    once, the members are selected a group at a time (each group's trees cut before the
+    next is built): the same model, bit for bit; refused, naming max_table_bytes, when
+    not even one member's trees fit besides the pair tables."""
+    from seminaive.structure import eskdb
+    X, y = _apart_data(20000)
+    X = np.column_stack([X, np.random.default_rng(7).normal(size=(len(y), 4))])
+    kw = dict(n_estimators=6, k=5, n_iter=30, smoothing="hls", random_state=3)
+    whole = ESKDB(max_table_bytes=None, **kw).fit(X, y)
+    groups = []
+    real = eskdb.ESKDB._next_group
+
+    def record(self, members, start, needs):
+        stop = real(self, members, start, needs)
+        groups.append((start, stop))
+        return stop
+
+    eskdb.ESKDB._next_group = record
+    try:
+        grouped = ESKDB(max_table_bytes=1_000_000, **kw).fit(X, y)
+    finally:
+        eskdb.ESKDB._next_group = real
+    assert len(groups) >= 2 and groups[0][0] == 0 and groups[-1][1] == 6
+    np.testing.assert_array_equal(grouped.predict_proba(X[:3000]), whole.predict_proba(X[:3000]))
+    with pytest.raises(seminaive.TableTooLargeError, match="even one member's at a time"):
+        ESKDB(max_table_bytes=400_000, **kw).fit(X, y)
+    with pytest.raises(seminaive.TableTooLargeError, match="cut trees of the members before"):
+        ESKDB(max_table_bytes=500_000, **kw).fit(X, y)
