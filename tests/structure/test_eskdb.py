@@ -605,6 +605,14 @@ def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
     assert all(h <= m._held_bytes() for h, m in zip(held, whole.estimators_, strict=True))
     if any(m.k_ < 3 or m.n_selected_features_ < X.shape[1] for m in cut.estimators_):
         assert sum(held) < sum(m._held_bytes() for m in whole.estimators_)
+    for a, b in zip(whole.estimators_, cut.estimators_, strict=True):
+        # the cut trees are the first levels of the whole ones: the same nodes and counts
+        for i, levels in enumerate(b._counts.levels):
+            assert len(levels) == 2 + int(b._counts.depth[i])
+            for (c, p, v), (c0, p0, v0) in zip(levels, a._counts.levels[i], strict=False):
+                np.testing.assert_array_equal(c, c0)
+                np.testing.assert_array_equal(p, p0)
+                np.testing.assert_array_equal(v, v0)
     for member in cut.estimators_:  # the trees of the selected model only
         chosen = set(member.selected_features_.tolist())
         depth = member._counts.depth
