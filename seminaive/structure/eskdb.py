@@ -410,9 +410,9 @@ class ESKDB(_StructureBase):
     When the members' trees over all K candidates do not fit ``max_table_bytes`` at once
     (their bytes are counted from the occurring keys before any tree is built: 20 members
     with K = 5 would need 13 GiB on 100,000 rows of RandomRBF and 7.9 GiB on waveform),
-    the members are selected a group at a time, each group's trees built, its
-    leave-one-out pass run (one more pass over the data per group) and its trees cut
-    before the next group's are built, the same model; the fit is refused, naming
+    the members are selected one at a time, each member's trees built, its leave-one-out
+    pass run (one pass over the data per member) and its trees cut before the next
+    member's are built, the same model; the fit is refused, naming
     ``max_table_bytes``, only when one member's trees over all K candidates do not fit
     besides the pair tables and the cut trees of the members before it.
     With ``discretization="shared"``, another ``discretizer``, or nominal attributes only,
@@ -959,26 +959,24 @@ class ESKDB(_StructureBase):
         self._members_chosen(members)
 
     def _next_group(self, members, start, needs):
-        """The end of the next group of members whose selection passes run together: from
-        ``start``, as many as fit within ``max_table_bytes`` with their count trees over all
-        K candidates (``needs``, bytes) besides the pair tables and the count trees the
-        members before ``start`` kept once cut (:meth:`_Member._cut_trees`); refused
-        (:class:`TableTooLargeError`) when not even the next member fits."""
+        """The end of the next group of members whose selection passes run together when
+        their count trees over all K candidates do not fit ``max_table_bytes`` at once:
+        the member at ``start`` alone (the peak is then one member's trees over all K
+        candidates besides the pair tables and the cut trees of the members before it,
+        :meth:`_Member._cut_trees`; its leave-one-out pass costs what it costs among the
+        others), once its trees (``needs[start]``, bytes) are known to fit; refused
+        (:class:`TableTooLargeError`) when they do not."""
         held = self.table_.nbytes + sum(m.table_.nbytes for m in members) + sum(
             m._held_bytes() for m in members[:start])
         room = int(self.max_table_bytes) - held
-        stop = start
-        while stop < len(members) and needs[stop] <= room:
-            room -= needs[stop]
-            stop += 1
-        if stop == start:
+        if needs[start] > room:
             raise TableTooLargeError(
                 f"member {start} of {len(members)}: its count trees over all "
                 f"K={int(self.k)} candidates would need {needs[start] / 2**30:.2f} GiB besides "
                 f"{held / 2**30:.2f} GiB of pair tables and of the cut trees of the members "
                 f"before it, more than max_table_bytes={self.max_table_bytes / 2**30:.2f} "
                 "GiB: use a smaller k, fewer members, or raise max_table_bytes")
-        return stop
+        return start + 1
 
     def _sampling_together(self, members, install):
         """Run ``install()`` (which installs the members' models) with the members handing
@@ -1107,7 +1105,7 @@ class ESKDB(_StructureBase):
             families = [[(tree, keys, sizes) for tree, (keys, _) in result.items()]
                         for (_, sizes, _), result in zip(plans, results, strict=True)]
             need = _families_bytes([f for own in families for f in own], k, room)
-            if need > room:  # not all at once: member by member (:meth:`_next_group`)
+            if need > room:  # not all at once: one member at a time (:meth:`_next_group`)
                 room += sum(short for _, _, short in plans)
                 needs = [_families_bytes(own, k, 0) + short
                          for own, (_, _, short) in zip(families, plans, strict=True)]

@@ -208,7 +208,7 @@ def test_bad_discretization(mixed):
 
 def test_per_member_families_share_one_budget(mixed):
     # the members' trees over all K candidates do not fit 30,000 bytes at once (refused
-    # before the members were cut back to their selected models): now selected a group at
+    # before the members were cut back to their selected models): now selected one at
     # a time, the same model as without a budget; refused when the next member's trees do
     # not fit besides the pair tables and the cut trees of the members before it
     X, y = mixed
@@ -655,11 +655,11 @@ def test_uncut_model_files_still_load(mixed, monkeypatch, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), whole.predict_proba(X))
 
 
-def test_members_selected_a_group_at_a_time():
+def test_members_selected_one_at_a_time():
     """When every member's count trees over all K candidates do not fit max_table_bytes at
-    once, the members are selected a group at a time (each group's trees cut before the
-    next is built): the same model, bit for bit; refused, naming max_table_bytes, when
-    not even one member's trees fit besides the pair tables."""
+    once, the members are selected one at a time (each member's trees cut before the
+    next one's are built): the same model, bit for bit; refused, naming max_table_bytes,
+    when not even one member's trees fit besides the pair tables."""
     from seminaive.structure import eskdb
     X, y = _apart_data(20000)
     X = np.column_stack([X, np.random.default_rng(7).normal(size=(len(y), 4))])
@@ -678,7 +678,7 @@ def test_members_selected_a_group_at_a_time():
         grouped = ESKDB(max_table_bytes=1_000_000, **kw).fit(X, y)
     finally:
         eskdb.ESKDB._next_group = real
-    assert len(groups) >= 2 and groups[0][0] == 0 and groups[-1][1] == 6
+    assert groups == [(j, j + 1) for j in range(6)]
     np.testing.assert_array_equal(grouped.predict_proba(X[:3000]), whole.predict_proba(X[:3000]))
     with pytest.raises(seminaive.TableTooLargeError, match="even one member's at a time"):
         ESKDB(max_table_bytes=400_000, **kw).fit(X, y)
