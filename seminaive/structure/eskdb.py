@@ -442,6 +442,13 @@ class ESKDB(_StructureBase):
     """
 
     parts = (HIERARCHICAL_FAMILIES,)
+    @property
+    def _table_options(self):
+        """What would make the ensemble's pair table fit: with per-member discretisations
+        it counts the union of every member's cut points."""
+        shared = ("discretization=\"shared\" (the pair table counts the union of every "
+                  "member's cut points), " if self._draws_cuts() else "")
+        return shared + _StructureBase._table_options
     _parameter_constraints = declare(
         "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
         n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
