@@ -8,7 +8,11 @@ with 1000 Gibbs iterations), with the sampler's early stop (``tol=0.01``), with
 ``smoothing="hls"`` (hierarchical linear smoothing instead of the sampler), and with 5
 members and HLS.  The forest and the boosting see the raw columns
 (nominal columns as ordinal codes); the forest gets as many jobs as the library has threads
-(``numba.get_num_threads()``), so both use the same cores.  Each learner is fitted once per
+(``numba.get_num_threads()``), so both use the same cores.  Every learner gets
+``random_state=0``, so a run gives the same losses again: ESKDB draws its members'
+attribute orders, per-member randomised MDL cut points and HDP sampler streams, the forest
+its bootstrap samples and split features, and the boosting its early-stopping validation
+split (above 10,000 training rows).  Each learner is fitted once per
 set, the learners alternating in one process after a warm-up fit of every ESKDB variant on
 300 rows (compilation); the machine is shared, so the fit times are only comparable within a
 row (the ratio to the forest's).  Printed and written to ``docs/results.md`` (its section
@@ -358,7 +362,12 @@ def _write(out, args, rows, load_before, done, n_new):
         "(`tol=0.01`), `smoothing=\"hls\"`, and 5 members with HLS.  RF100: "
         "`RandomForestClassifier(n_estimators=100)` with as many jobs as the library's "
         "threads; HistGB: `HistGradientBoostingClassifier()`; both on the raw columns "
-        "(nominal columns as ordinal codes).  One fit per learner and set, in one process, "
+        "(nominal columns as ordinal codes).  Every learner has `random_state=0` (ESKDB "
+        "draws its members' attribute orders, per-member cut points and sampler streams; "
+        "RF100 its bootstrap samples and split features; HistGB its early-stopping split "
+        "above 10,000 training rows), so the losses are the same when the script runs "
+        "again.  "
+        "One fit per learner and set, in one process, "
         f"after a warm-up.  {NOT_RUN}: a variant this run did not fit (`--variants`); "
         f"{EARLIER_LOSS}: its loss from an earlier run of this script on the same set "
         "(the losses depend on the seed, not on the run).",

@@ -280,7 +280,8 @@ class Learner(ClassifierMixin, BaseEstimator):
     def _new_table(self, n_values, n_classes):
         """An empty table for attributes of ``n_values`` values and ``n_classes`` classes
         (refused before allocating if it would exceed ``max_table_bytes``)."""
-        return FrequencyTable(n_values, n_classes, self._table_order(), self.max_table_bytes)
+        return FrequencyTable(n_values, n_classes, self._table_order(), self.max_table_bytes,
+                              budget_options=self._table_options)
 
     # ---------------------------------------------------------------------------- fitting
     def fit(self, X, y, sample_weight=None):
@@ -361,6 +362,9 @@ class Learner(ClassifierMixin, BaseEstimator):
     #: attributes that are configuration, not learnt state, although they are not
     #: constructor parameters (kept by :meth:`reset`)
     _kept_by_reset = ()
+    #: what a refusal of the tables over ``max_table_bytes`` advises besides raising it
+    #: (None: AnDE's, a smaller n, fewer attributes, fewer bins)
+    _table_options = None
     #: what scikit-learn's own machinery sets on an estimator (metadata requests, output
     #: configuration, the callbacks a meta-estimator hands its steps before their fit):
     #: never learnt state, always kept by :meth:`reset`

@@ -1149,8 +1149,9 @@ def forest_layout(trees, *, what, need, max_bytes=None, whole=True, cost=sampler
         n_nodes = sum(int(np.size(p)) for p, _, _ in trees)
         raise TableTooLargeError(
             f"the {what} estimates of {len(trees)} tables "
-            f"({n_nodes} occurring nodes) would need {need / 2**30:.2f} GiB, more than the "
-            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            f"({n_nodes} occurring nodes) would need {need:,} bytes ({need / 2**30:.2f} GiB), "
+            f"more than the {max(max_bytes, 0):,} bytes ({max(max_bytes, 0) / 2**30:.2f} GiB) "
+            "left of max_table_bytes: use fewer parents "
             "(a smaller k or n), fewer intervals per numeric attribute, "
             "smoothing='m_estimate', or raise max_table_bytes if the machine has the memory")
     depths = np.array([np.size(ls) - 2 for _, ls, _ in trees], dtype=np.int64)

@@ -1256,8 +1256,9 @@ def hls_forest(trees, *, penalty=PENALTY, tol=TOL, max_iter=MAX_ITER, max_bytes=
     if max_bytes is not None and need > max_bytes:
         raise TableTooLargeError(
             f"the hierarchical linear smoothing estimates of {len(trees)} tables would need "
-            f"{need / 2**30:.2f} GiB (every node of every tree, dense), more than the "
-            f"{max(max_bytes, 0) / 2**30:.2f} GiB left of max_table_bytes: use fewer parents "
+            f"{need:,} bytes ({need / 2**30:.2f} GiB; every node of every tree, dense), more "
+            f"than the {max(max_bytes, 0):,} bytes ({max(max_bytes, 0) / 2**30:.2f} GiB) left "
+            "of max_table_bytes: use fewer parents "
             "(a smaller n), smoothing='m_estimate', or raise max_table_bytes if the machine "
             "has the memory")
     # the whole forest in one kernel: its occurring nodes (as :func:`.hdp.sparse_from_dense`

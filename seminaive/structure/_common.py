@@ -68,6 +68,10 @@ class _StructureBase(_BaseAnDE):
 
     #: not a parameter: these learners combine no sub-models (checked by the base class)
     aggregate = "joint"
+    #: the pair counts (every learner here needs them) fit with fewer attributes or values
+    _table_options = ("fewer attributes, fewer values per attribute (fewer intervals per "
+                      "numeric attribute: discretizer=\"equal_frequency\" with a smaller "
+                      "n_bins)")
 
     def _order(self):
         return 1

@@ -19,6 +19,13 @@ Counting is a pass through ``source.map_reduce``: every chunk gives, per tree, t
 distinct keys ``leaf code * |x_i| + x_i`` of its rows and their summed weights; chunks are
 merged by the union of their keys (:func:`merge_keys`).  Trees of no or one parent are read
 from the pair tables instead (their keys are the non-zero cells).
+
+Budget: the trees' size is only known after the counting pass, so ``max_table_bytes`` is
+checked three times: before the pass, from bounds on the nodes of every level
+(:class:`TreeBounds`: at most min(rows, value combinations), at least the occurring cells
+of the pair table), refused when even the lower bound does not fit; during the pass, on the
+partial counts of every chunk and merge (a subset of the final keys: :class:`PassGuard`);
+and exactly after it.
 """
 
 import math
@@ -31,6 +38,7 @@ from ..exceptions import TableTooLargeError
 from ..kernels._jit import njit
 from ..kernels._threads import NO_PARFORS, parallel_calls, parts
 from ..kernels.smoothing import log_class_priors, log_conditional_estimate
+from ..tables import _format_bytes
 
 #: bytes per node of a count tree besides its counts (code, parent, children, offset)
 NODE_BYTES = 40
@@ -493,9 +501,209 @@ def _check_tree_bytes(nodes, cells, table, max_table_bytes):
     if need + table.counts.nbytes > max_table_bytes:
         raise TableTooLargeError(
             f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
-            f"pair counts would exceed max_table_bytes={max_table_bytes}: use fewer "
+            f"pair counts ({gib(table.counts.nbytes)}) of {describe_data(table)} would "
+            f"exceed max_table_bytes={max_table_bytes} ({gib(max_table_bytes)}): use fewer "
             "parents (a smaller k), fewer intervals per numeric attribute, or raise "
-            "max_table_bytes")
+            f"max_table_bytes to at least {gib(need + table.counts.nbytes)}")
+
+
+# --------------------------------------------------------------------------------------------
+# Budget: bounds before counting, a lower bound during the pass
+# --------------------------------------------------------------------------------------------
+
+
+def describe_data(table, n_rows=None):
+    """The data a refusal names: rows (when known), attributes, their values (as coded,
+    the missing slot left out) and classes."""
+    values = np.asarray(table.sizes, dtype=np.int64) - 1
+    if n_rows is None and values.size:  # the rows the table counted (their weights)
+        n_rows = float(np.asarray(table.block((0,))).sum())
+    rows = "" if n_rows is None else (f"{int(n_rows):,} rows, " if float(n_rows).is_integer()
+                                      else f"rows of total weight {n_rows:,.1f}, ")
+    if not values.size:
+        spread = "no values"
+    elif values.min() == values.max():
+        spread = f"{int(values[0])} values each"
+    else:
+        spread = (f"{int(values.min())}-{int(values.max())} values, "
+                  f"{float(values.mean()):.1f} on average")
+    return (f"{rows}{values.size} attributes ({spread}), {int(table.n_classes)} classes")
+
+
+def gib(n):
+    """``n`` bytes in a readable unit (KiB .. TiB), for the refusals' messages."""
+    return _format_bytes(float(n))
+
+
+class TreeBounds:
+    """Lower and upper bounds of the bytes of count trees before they are counted, from
+    the pair table ``table`` and the number of rows ``n_rows`` (None: unknown).
+
+    Level 1 + t of the tree (i, chain...) holds the occurring prefixes (y, x_c1, ..,
+    x_ct): at most min(rows, k * prod of the t parents' sizes) of them (every row adds at
+    most one), and at least as many as the occurring cells (y, x_a, x_b) of any two of the
+    t parents (the pair table's non-zero cells; (y, x_c1) for t = 1, the classes for
+    t = 0), and at least as many as the level above.  The trees of no or one parent are
+    read from the pair table: their bound is exact.  The pair table's non-zero cells are
+    counted once per combination (cached)."""
+
+    def __init__(self, table, n_rows=None):
+        self.table = table
+        self.n_rows = None if n_rows is None else int(n_rows)
+        self._occurring = {}
+
+    def occurring(self, members):
+        """Non-zero cells of the table's block of ``members`` (one or two attributes),
+        classes included."""
+        key = tuple(sorted(int(m) for m in members))
+        if key not in self._occurring:
+            self._occurring[key] = int(np.count_nonzero(self.table.block(key)))
+        return self._occurring[key]
+
+    def nodes(self, tree):
+        """(lower, upper) numbers of nodes of the count tree (i, chain...), the root
+        included."""
+        i, chain = int(tree[0]), [int(p) for p in tree[1:]]
+        sizes, k = self.table.sizes, int(self.table.n_classes)
+        classes = int(np.count_nonzero(np.asarray(self.table.block((i,))).sum(axis=0)))
+        lower = [classes]
+        for t in range(1, len(chain) + 1):
+            newest = chain[t - 1]
+            level = self.occurring((newest,))
+            for p in chain[:t - 1]:
+                level = max(level, self.occurring((p, newest)))
+            lower.append(max(level, lower[-1]))
+        if len(chain) < 2:  # read from the pair table: exact
+            return 1 + sum(lower), 1 + sum(lower)
+        upper, span = [], k
+        for t in range(len(chain) + 1):
+            if t:
+                span *= int(sizes[chain[t - 1]])
+            upper.append(span if self.n_rows is None else min(span, self.n_rows))
+        upper = [max(u, lo) for u, lo in zip(upper, lower, strict=True)]
+        return 1 + sum(lower), 1 + sum(upper)
+
+    def bytes(self, trees):
+        """(lower, upper) bytes of the count trees ``trees`` ((i, chain...) each, with
+        its own node counts and counts of the child's values)."""
+        low = high = 0
+        for tree in trees:
+            lo, hi = self.nodes(tree)
+            per_node = NODE_BYTES + 8 * int(self.table.sizes[int(tree[0])])
+            low += lo * per_node
+            high += hi * per_node
+        return low, high
+
+
+def cut_trees(trees, k):
+    """The trees ``trees`` (i, chain...) with their chains cut to their first ``k``
+    parents (each tree once)."""
+    out = []
+    for tree in trees:
+        cut = tuple(int(v) for v in tree[:1 + k])
+        if cut not in out:
+            out.append(cut)
+    return out
+
+
+def fitting_k(plans, fixed, budget, big_k, counted_only=False):
+    """(largest k < ``big_k`` whose trees fit ``budget`` whatever the rows, largest whose
+    lower bound does) over ``plans`` (a list of (:class:`TreeBounds`, trees)), with
+    ``fixed`` bytes held besides; None where no k fits.  ``counted_only``: only the trees
+    of two or more parents count (those read from the pair table are not checked)."""
+    sure = maybe = None
+    for k in range(int(big_k) - 1, -1, -1):
+        low = high = 0
+        for bounds, trees in plans:
+            cut = [t for t in cut_trees(trees, k) if not counted_only or len(t) >= 3]
+            lo, hi = bounds.bytes(cut)
+            low, high = low + lo, high + hi
+        if maybe is None and fixed + low <= budget:
+            maybe = k
+        if fixed + high <= budget:
+            sure = k
+            break
+    return sure, maybe
+
+
+def k_advice(sure, maybe):
+    """The words of a refusal on a smaller k (from :func:`fitting_k`)."""
+    if sure is not None and sure == maybe:
+        return f"fewer parents (k <= {sure} fits whatever the rows)"
+    if sure is not None:
+        return (f"fewer parents (k <= {sure} fits whatever the rows; k <= {maybe} may fit, "
+                "which only counting tells)")
+    if maybe is not None:
+        return f"fewer parents (k <= {maybe} may fit, which only counting tells)"
+    return "fewer parents (a smaller k)"
+
+
+def refuse_before_counting(lower, upper, fixed, budget, what, options):
+    """Refuse (:class:`TableTooLargeError`) count trees whose ``lower`` bound of bytes
+    (:class:`TreeBounds`), with ``fixed`` bytes held besides, exceeds ``budget`` (None:
+    no budget), before the pass that would count them; ``what`` names the model and the
+    data, ``options`` what would make it fit."""
+    if budget is None or fixed + lower <= budget:
+        return
+    raise TableTooLargeError(
+        f"{what}: the family counts (count trees of the occurring nodes) would need at "
+        f"least {gib(lower)} (at most {gib(upper)}) besides {gib(fixed)} held already "
+        f"(pair counts), more than max_table_bytes={int(budget):,} ({gib(budget)}; "
+        f"estimated before counting them): use {options}, or raise max_table_bytes (it "
+        f"needs at least {int(fixed + lower):,}; {int(fixed + upper):,} fits whatever the "
+        "rows)")
+
+
+def occurring_nodes(keys, tree, sizes):
+    """Number of nodes (root included) of the count tree (i, chain...) of the sorted
+    distinct ``keys``, without building it (no sort: the prefixes of sorted keys are
+    sorted)."""
+    keys = np.asarray(keys)
+    if keys.size == 0:
+        return 1
+    codes = keys // int(sizes[int(tree[0])])
+    nodes = 1
+    for p in [int(q) for q in tree[1:]][::-1] + [None]:
+        nodes += 1 + int(np.count_nonzero(codes[1:] != codes[:-1]))
+        if p is not None:
+            codes = codes // int(sizes[p])
+    return nodes
+
+
+class PassGuard:
+    """A budget check during a counting pass: the trees of any chunk, or of any merge of
+    chunks, are a part of the final trees (their keys a subset), so their bytes are a lower
+    bound of the final bytes; the pass is refused (:class:`TableTooLargeError`) as soon
+    as they, with ``fixed`` bytes held besides, exceed ``budget``.  ``trees`` lists (tree,
+    sizes) in the order of the pass's results; ``what`` and ``options`` word the refusal
+    (:func:`refuse_before_counting`).  The bytes are counted exactly only when the cheap
+    bound (every level with at most as many nodes as keys) does not fit."""
+
+    def __init__(self, trees, fixed, budget, what, options):
+        self.trees, self.fixed, self.budget = trees, int(fixed), budget
+        self.what, self.options = what, options
+
+    def __call__(self, result):
+        """Check a chunk's or a merge's result (a list of (keys, counts)); return it."""
+        if self.budget is None or result is None:
+            return result
+        room = self.budget - self.fixed
+        cheap = sum((1 + len(tree) * int(np.size(keys))) * (NODE_BYTES + 8 * int(
+            sizes[int(tree[0])])) for (tree, sizes), (keys, _) in zip(self.trees, result,
+                                                                       strict=True))
+        if cheap <= room:
+            return result
+        need = sum(occurring_nodes(keys, tree, sizes) * (NODE_BYTES + 8 * int(
+            sizes[int(tree[0])])) for (tree, sizes), (keys, _) in zip(self.trees, result,
+                                                                       strict=True))
+        if need > room:
+            raise TableTooLargeError(
+                f"{self.what}: the family counts (count trees of the occurring nodes) of the "
+                f"rows counted so far already need {gib(need)} besides {gib(self.fixed)} "
+                f"held already (pair counts), more than max_table_bytes={int(self.budget):,} "
+                f"({gib(self.budget)}; the counting pass was stopped there): use "
+                f"{self.options}, or raise max_table_bytes above {int(self.fixed + need):,}")
+        return result
 
 
 class TreeBundle(NamedTuple):

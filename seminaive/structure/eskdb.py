@@ -569,6 +569,13 @@ class ESKDB(_StructureBase):
     """
 
     parts = (HIERARCHICAL_FAMILIES,)
+    @property
+    def _table_options(self):
+        """What would make the ensemble's pair table fit: with per-member discretisations
+        it counts the union of every member's cut points."""
+        shared = ("discretization=\"shared\" (the pair table counts the union of every "
+                  "member's cut points), " if self._draws_cuts() else "")
+        return shared + _StructureBase._table_options
     _parameter_constraints = declare(
         "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
         n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
@@ -1081,6 +1088,13 @@ class ESKDB(_StructureBase):
             plans.append((trees, member.table_.sizes, _short_trees_bytes(
                 candidates, member.table_.sizes, k)))
         luts = self._member_maps
+        guard = self._families_guard(
+            [(_sparse.TreeBounds(m.table_, getattr(source, "n_rows", None)), trees)
+             for m, (trees, _) in zip(members, plans, strict=True)],
+            self.table_.nbytes + sum(m.table_.nbytes for m in members),
+            [(t, sizes) for trees, sizes in plans for t in trees], source,
+            f"the {len(members)} members, each on its own discretisation",
+            "discretization=\"shared\" (one discretisation for every member), ")
 
         def count(codes, y, w):
             parts = []
@@ -1088,9 +1102,12 @@ class ESKDB(_StructureBase):
                 if trees:
                     parts += _sparse.count_keys(remap_codes(codes, lut, sizes), y, w, trees,
                                                 sizes)
-            return parts
+            return guard(parts)
 
-        counted = source.map_reduce(count, _sparse.merge_keys)
+        def merge(a, b):
+            return guard(_sparse.merge_keys(a, b))
+
+        counted = source.map_reduce(count, merge)
         start = 0
         results = []
         for trees, _, _ in plans:
@@ -1127,6 +1144,37 @@ class ESKDB(_StructureBase):
                 member._counted_families = result
         return needs
 
+    def _families_guard(self, plans, fixed, trees, source, whose, other_options):
+        """Check the members' count trees (``plans``: (:class:`._sparse.TreeBounds`,
+        trees) per table) with ``fixed`` bytes of pair tables against ``max_table_bytes``
+        before the pass that counts them: refused
+        (:class:`~seminaive.exceptions.TableTooLargeError`) when even their lower bound
+        does not fit; returns the check of the pass's partial counts (``trees``: (tree,
+        sizes) in the order of the pass's results; :class:`._sparse.PassGuard`, none when
+        the upper bound fits).  The exact check follows the pass."""
+        budget = self.max_table_bytes
+        if budget is None:
+            return _sparse.PassGuard([], 0, None, "", "")
+        budget = int(budget)
+        lower = upper = 0
+        for bounds, own in plans:
+            lo, hi = bounds.bytes(own)
+            lower, upper = lower + lo, upper + hi
+        n_rows = getattr(source, "n_rows", None)
+        what = (f"ESKDB(n_estimators={int(self.n_estimators)}, k={int(self.k)}) on "
+                f"{_sparse.describe_data(self.table_, n_rows)}, the families of {whose}")
+        sure, maybe = _sparse.fitting_k(plans, fixed, budget, int(self.k), counted_only=True)
+        options = (f"{_sparse.k_advice(sure, maybe)}, fewer members (n_estimators), "
+                   f"{other_options}")
+        if self.encoder_.numeric_columns_.size:
+            options += ("fewer intervals per numeric attribute (discretizer="
+                        "\"equal_frequency\" with a smaller n_bins), ")
+        options = options.rstrip(", ")
+        _sparse.refuse_before_counting(lower, upper, fixed, budget, what, options)
+        if fixed + upper <= budget:
+            return _sparse.PassGuard([], 0, None, "", "")
+        return _sparse.PassGuard(trees, fixed, budget, what, options)
+
     def _count_shared_families(self, members, stats, source):
         """Count every member's count trees in one pass (their union, each counted once) and
         hand each member its trees."""
@@ -1141,11 +1189,18 @@ class ESKDB(_StructureBase):
         sizes, k = self.table_.sizes, self.table_.n_classes
         for t in union:
             _sparse.check_key_range(t[0], t[1:], sizes, k)
+        guard = self._families_guard(
+            [(_sparse.TreeBounds(self.table_, getattr(source, "n_rows", None)), union)],
+            self.table_.nbytes, [(t, sizes) for t in union], source,
+            f"the {len(members)} members", "")
 
         def count(codes, y, w):
-            return _sparse.count_keys(codes, y, w, union, sizes)
+            return guard(_sparse.count_keys(codes, y, w, union, sizes))
 
-        counted = source.map_reduce(count, _sparse.merge_keys)
+        def merge(a, b):
+            return guard(_sparse.merge_keys(a, b))
+
+        counted = source.map_reduce(count, merge)
         if counted is None:
             counted = [(np.zeros(0, np.int64), np.zeros(0))] * len(union)
         shared = dict(zip(union, counted, strict=True))

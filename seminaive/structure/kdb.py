@@ -221,11 +221,15 @@ class KDB(_FamilyLearner):
         elif trees:
             for t in trees:
                 _sparse.check_key_range(t[0], t[1:], sizes, k)
+            guard = self._family_budget(trees, source)
 
             def count(codes, y, w):
-                return _sparse.count_keys(codes, y, w, trees, sizes)
+                return guard(_sparse.count_keys(codes, y, w, trees, sizes))
 
-            result = source.map_reduce(count, _sparse.merge_keys)
+            def merge(a, b):
+                return guard(_sparse.merge_keys(a, b))
+
+            result = source.map_reduce(count, merge)
             if result is None:
                 result = [(np.zeros(0, np.int64), np.zeros(0))] * len(trees)
             counted = dict(zip(trees, result, strict=True))
@@ -243,6 +247,46 @@ class KDB(_FamilyLearner):
         self._family_counts = counted
         self._family_sizes = np.array(sizes, dtype=np.int64)
         return counted
+
+    def _family_budget(self, trees, source):
+        """Check the count trees of every attribute against ``max_table_bytes`` (less what
+        is held elsewhere) before the pass that counts ``trees``: refused
+        (:class:`~seminaive.exceptions.TableTooLargeError`) when even their lower bound
+        (:class:`._sparse.TreeBounds`) does not fit; returns the check of the pass's
+        partial counts (:class:`._sparse.PassGuard`; none when the upper bound fits).  The
+        exact check follows the pass (:meth:`_count_trees`)."""
+        budget = self._budget_left()
+        if budget is None:
+            return _sparse.PassGuard([], 0, None, "", "")
+        table = self.table_
+        # after partial_fit the trees hold earlier rows too: no bound by the rows
+        n_rows = None if getattr(self, "_family_counts", None) else getattr(
+            source, "n_rows", None)
+        bounds = _sparse.TreeBounds(table, n_rows)
+        every = [(i, *self._tree_chain(i)) for i in range(table.n_attributes)]
+        lower, upper = bounds.bytes(every)
+        fixed = table.counts.nbytes
+        what = (f"{type(self).__name__}(k={int(self.k)}) on "
+                f"{_sparse.describe_data(table, n_rows)}")
+        options = self._fit_options(bounds, every, fixed, budget)
+        _sparse.refuse_before_counting(lower, upper, fixed, budget, what, options)
+        if fixed + upper <= budget:
+            return _sparse.PassGuard([], 0, None, "", "")
+        counted = set(trees)
+        read = bounds.bytes([t for t in every if t not in counted])[0]  # exact
+        return _sparse.PassGuard([(t, table.sizes) for t in trees], fixed + read, budget,
+                                 what, options)
+
+    def _fit_options(self, bounds, every, fixed, budget):
+        """What would make the count trees ``every`` fit: fewer parents (the k that fit by
+        the bounds), coarser discretisation when there are numeric attributes."""
+        sure, maybe = _sparse.fitting_k([(bounds, every)], fixed, budget, int(self.k))
+        options = _sparse.k_advice(sure, maybe)
+        encoder = getattr(self, "encoder_", None)
+        if encoder is not None and getattr(encoder, "numeric_columns_", np.zeros(0)).size:
+            options += (", fewer intervals per numeric attribute (discretizer="
+                        "\"equal_frequency\" with a smaller n_bins)")
+        return options
 
     def _restore_families(self, trees, arrays):
         """The counted trees read from a model file (validated: ValueError when they do not

@@ -156,8 +156,9 @@ def _format_bytes(n):
 
 
 def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model",
-                       parents=None, occupied=None):
-    """Raise :class:`TableTooLargeError` if the tables would exceed the budget."""
+                       parents=None, occupied=None, options=None):
+    """Raise :class:`TableTooLargeError` if the tables would exceed the budget; ``options``
+    (None: AnDE's) says what would make them fit."""
     estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents,
                                     occupied=occupied)
     if max_table_bytes is not None and estimate["total"] > max_table_bytes:
@@ -175,9 +176,9 @@ def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="th
             f"The frequency tables of {what} would need {_format_bytes(estimate['total'])} "
             f"({a} attributes, {n_classes} classes, combinations of up to {max_order} "
             f"attributes, mean {np.mean(n_values):.1f} values per attribute as coded), more than "
-            f"max_table_bytes={_format_bytes(max_table_bytes)}. {select or 'Use'} a smaller "
-            f"n, select fewer attributes, discretise into fewer bins, or raise "
-            f"max_table_bytes if the machine has the memory."
+            f"max_table_bytes={_format_bytes(max_table_bytes)}. {select or 'Use'} "
+            f"{options or 'a smaller n, select fewer attributes, discretise into fewer bins'}"
+            ", or raise max_table_bytes if the machine has the memory."
         )
     return estimate
 

@@ -249,6 +249,9 @@ class FrequencyTable(_CountTable):
         combination qualifies computes them from the counts
         (``seminaive.tables.scoring.cascade_from_counts``).  The scores are those of
         the dense selective table's parent-major kernel, bit for bit.
+    budget_options : str, optional
+        What a refusal over ``max_table_bytes`` advises besides raising it (the learner's
+        options; None: AnDE's, a smaller n, fewer attributes, fewer bins).
 
     Examples
     --------
@@ -266,7 +269,7 @@ class FrequencyTable(_CountTable):
     """
 
     def __init__(self, n_values, n_classes, max_order, max_table_bytes=None, parents=None,
-                 occupied=None):
+                 occupied=None, budget_options=None):
         n_values = np.asarray(n_values, dtype=np.int64)
         if n_values.ndim != 1:
             raise ValueError("n_values must be one-dimensional")
@@ -285,7 +288,8 @@ class FrequencyTable(_CountTable):
                 raise ValueError("occupied must be a one-dimensional array of booleans")
         check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes,
                            parents=parents,
-                           occupied=int(occupied.sum()) if self.compact else None)
+                           occupied=int(occupied.sum()) if self.compact else None,
+                           options=budget_options)
         self.sizes = n_values + 1
         self._build_index()
         if self.compact:
