@@ -378,6 +378,9 @@ class ESKDB(_StructureBase):
     each, alternated, load 12), and the probabilities moved by at most 9e-9 (the fit
     before stopped up to ~1e-8 short of the optimum); the whole fit 0.98 of the CPU
     seconds on both (load 13).
+    The members' selection passes (their count trees over every candidate, about an
+    eighth of letter's CPU seconds with HLS) run one member per thread, the budget checked
+    afterwards member by member as one after another (the same trees and refusals).
     No configuration fits within the time of a random forest of 100 trees on every set of
     10,000 rows or more.  In an earlier run, ``smoothing="hls"`` took 0.34 (magic), 5.2
     (penbased), 8.0 (letter) and 1.5 times (LED7) as long as the forest in wall seconds
