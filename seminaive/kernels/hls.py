@@ -573,10 +573,12 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
     gradients preconditioned with :func:`_tree_solve_exact` (``cg_iter`` 0: the step of
     :func:`_tree_factor_solve` alone), then a halving line search on the
     objective.  ``state``: [the leaves' log loss at ``beta``, 1 when it, the leaves'
-    distributions (``work[10]``) and ``rows`` hold for ``beta``, else 0]; they hold on
-    return, so that the next call and :func:`_evidence_update` need no softmax of their
-    own; ``state[2:]``: work (the leaves' Sherman-Morrison factors, one a leaf).  Returns
-    the number of iterations (``max_iter`` + 1: not converged)."""
+    distributions (``work[10]``) and ``rows`` hold for ``beta``, 2 when besides the
+    leaves' rows of :func:`_curvature`'s ``a`` and ``b`` (``work[0]``, ``work[1]``) hold
+    for them (after :func:`_evidence_update`, which reads them and leaves them so), else
+    0]; they hold on return, so that the next call and :func:`_evidence_update` need no
+    softmax of their own; ``state[2:]``: work (the leaves' Sherman-Morrison factors, one a
+    leaf).  Returns the number of iterations (``max_iter`` + 1: not converged)."""
     n, V = beta.shape
     n_leaf = leaves.shape[0]
     leaf_first = n - n_leaf
@@ -600,8 +602,15 @@ def _newton(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, cg
         floor *= EXACT * tol
     for it in range(max_iter):
         # the gradient, and the diagonal curvature of the preconditioner, from the leaves'
-        # distributions at ``beta``
-        _curvature(leaf_first, prob, rows, leaves, a, g)
+        # distributions at ``beta`` (after an evidence update: its leaves' rows, the same
+        # numbers, and 0 at the other nodes as :func:`_curvature` writes them)
+        if state[1] == 2.0:
+            for q in range(leaf_first):
+                for v in range(V):
+                    a[q, v] = 0.0
+            state[1] = 1.0
+        else:
+            _curvature(leaf_first, prob, rows, leaves, a, g)
         for q in range(n - 1, 0, -1):
             p = parent[q]
             for v in range(V):
@@ -756,7 +765,10 @@ def _evidence_update(parent, level, leaves, pen, beta, eta, last, speed, work, r
     distributions ``work[10]`` and rows ``rows`` at ``beta``, as :func:`_newton` leaves
     them).  Updates ``pen`` in place (``last``, ``speed``: every level's last step in log and
     its acceleration, kept between updates) and returns the largest factor by which the
-    plain update would have changed a level's penalty."""
+    plain update would have changed a level's penalty.  The leaves' rows of ``a`` and all
+    of ``b`` (``work[0]``, ``work[1]``) are left as :func:`_curvature` writes them (the
+    sums up the tree write only the other nodes' rows of ``a``): :func:`_newton`'s next
+    step reads them instead of computing them again."""
     n, V = beta.shape
     n_levels = pen.size
     leaf_first = n - leaves.shape[0]
@@ -856,8 +868,11 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
             total += min(used, steps)
             if total >= budget:
                 break
-            if _evidence_update(parent, level, leaves, pen, beta, eta, last, speed,
-                                work, rows, settings.full) <= PENALTY_TOL:
+            change = _evidence_update(parent, level, leaves, pen, beta, eta, last, speed,
+                                      work, rows, settings.full)
+            # (its curvature's leaves' rows and gradient at ``beta``: the next step's)
+            state[1] = 2.0
+            if change <= PENALTY_TOL:
                 break
     if total < budget:
         used = _newton(parent, level, leaves, pen, beta, eta, settings.tol, budget - total, work,

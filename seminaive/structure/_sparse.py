@@ -423,7 +423,7 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
         key_counts.append(counts)
     n_nodes = [tree.n_nodes for tree in nodes]
     n_cells = [m * tree.V for m, tree in zip(n_nodes, nodes, strict=True)]
-    _check_tree_bytes(sum(n_nodes), sum(n_cells), table, max_table_bytes)
+    check_tree_bytes(sum(n_nodes), sum(n_cells), table, max_table_bytes)
     # every tree's counts written in place into the flat values (trees in order, levels
     # in order within a tree: the layout of :func:`assemble_trees`), not copied there
     values = np.zeros(sum(n_cells))
@@ -472,7 +472,7 @@ def with_depths(trees, table, parents, max_table_bytes=None):
     ``max_table_bytes`` as :func:`build_count_trees` checks it."""
     chains = [[int(p) for p in row if p >= 0] for row in trees.chain]
     depth = _depths(chains, parents)
-    _check_tree_bytes(trees.arrays.code.size, trees.arrays.values.size, table,
+    check_tree_bytes(trees.arrays.code.size, trees.arrays.values.size, table,
                       max_table_bytes)
     return CountTrees(trees.chain, depth, trees.arrays, trees.levels)
 
@@ -490,7 +490,7 @@ def _depths(chains, parents):
     return depth
 
 
-def _check_tree_bytes(nodes, cells, table, max_table_bytes):
+def check_tree_bytes(nodes, cells, table, max_table_bytes):
     """Refuse (:class:`TableTooLargeError`) count trees of ``nodes`` nodes holding
     ``cells`` counts in all that with the pair counts exceed ``max_table_bytes`` (None: no
     budget)."""

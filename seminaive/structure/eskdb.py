@@ -502,6 +502,9 @@ class ESKDB(_StructureBase):
     each, alternated, load 12), and the probabilities moved by at most 9e-9 (the fit
     before stopped up to ~1e-8 short of the optimum); the whole fit 0.98 of the CPU
     seconds on both (load 13).
+    The members' selection passes (their count trees over every candidate, about an
+    eighth of letter's CPU seconds with HLS) run one member per thread, the budget checked
+    afterwards member by member as one after another (the same trees and refusals).
     No configuration fits within the time of a random forest of 100 trees on every set of
     10,000 rows or more.  In an earlier run, ``smoothing="hls"`` took 0.34 (magic), 5.2
     (penbased), 8.0 (letter) and 1.5 times (LED7) as long as the forest in wall seconds
@@ -844,12 +847,53 @@ class ESKDB(_StructureBase):
     def _member_passes(self, members, sources, everyone=None):
         """Every member's selection pass (its count trees over every candidate), each
         within what the others (of ``everyone``, by default ``members``) already hold of
-        ``max_table_bytes``."""
+        ``max_table_bytes``.
+
+        The passes run on up to :func:`numba.get_num_threads` threads
+        (:func:`_in_member_order`; each member builds its own trees from its own counts,
+        so the trees are those of the passes one after another), and the budget is then
+        checked member by member as the passes one after another check it: member j's
+        trees within what the tables and the members before it hold
+        (:meth:`_check_member_trees`), the same refusal with the same message.  A pass
+        refused on a thread (its budget there counts no other member's trees, so the
+        passes one after another would refuse too, maybe an earlier member) runs the
+        passes again one after another, from what they were given, for the error those
+        raise."""
+        given = [{key: member.__dict__[key] for key in ("_stats_given", "_counted_families")
+                  if key in member.__dict__} for member in members]
+        if min(get_num_threads(), len(members)) > 1:
+            for member in members:  # (no member holds trees yet: the tables)
+                member._held_elsewhere = self._held_apart_from(member, everyone or members)
+            try:
+                passes = _in_member_order(
+                    lambda j: members[j]._selection_pass(sources[j]), len(members))
+            except TableTooLargeError:
+                for member, kept in zip(members, given, strict=True):
+                    for key in ("_counts", "_moments"):
+                        member.__dict__.pop(key, None)
+                    member.__dict__.update(kept)
+            else:
+                self._check_member_trees(members, everyone)
+                return passes
         passes = []
         for member, source in zip(members, sources, strict=True):
             member._held_elsewhere = self._held_apart_from(member, everyone or members)
             passes.append(member._selection_pass(source))
         return passes
+
+    def _check_member_trees(self, members, everyone=None):
+        """Refuse (:class:`TableTooLargeError`) the members' count trees as their selection
+        passes one after another would: member j's within ``max_table_bytes`` less the
+        tables and the members before it (of ``everyone``, by default ``members``;
+        ``_held_elsewhere`` left as those passes leave it)."""
+        after = sum(m._held_bytes() for m in members)
+        for member in members:
+            after -= member._held_bytes()  # (the members after this one: none held yet)
+            member._held_elsewhere = self._held_apart_from(member, everyone or members) - after
+            if self.max_table_bytes is not None:
+                arrays = member._counts.arrays
+                _sparse.check_tree_bytes(arrays.code.size, arrays.values.size,
+                                         member.table_, member._budget_left())
 
     def _member(self, seed, order=None):
         member = _Member(k=int(self.k), loss=self.loss, select="both", smoothing=self.smoothing,

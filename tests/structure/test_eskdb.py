@@ -435,6 +435,38 @@ def test_members_leave_one_out_on_threads_as_one_after_another(data, request, mo
     np.testing.assert_array_equal(two.predict_proba(X), one.predict_proba(X))
 
 
+@pytest.mark.parametrize("data", ["chess", "mixed"])
+def test_members_selection_passes_on_threads_refuse_as_one_after_another(data, request,
+                                                                          monkeypatch):
+    """The members' selection passes (their count trees) run on two threads, and the budget
+    is then checked member by member: for budgets from below the pair tables to above the
+    whole model, the fit on two threads refuses with the same message as member by member
+    on one thread (some of them at a member's count trees, the check made after the
+    threads), or gives the same probabilities bit for bit."""
+    from seminaive.structure import eskdb
+
+    X, y = request.getfixturevalue(data)
+    params = {"n_estimators": 4, "k": 2, "smoothing": "hls", "random_state": 0}
+    whole = ESKDB(**params).fit(X, y)
+    total = sum(m._held_bytes() for m in whole.estimators_) + sum(
+        {id(t): t.nbytes for t in [whole.table_, *(m.table_ for m in whole.estimators_)]}
+        .values())
+    outcomes = {1: [], 2: []}
+    for threads in (1, 2):
+        monkeypatch.setattr(eskdb, "get_num_threads", lambda threads=threads: threads)
+        for share in np.linspace(0.2, 1.2, 21):
+            try:
+                fitted = ESKDB(max_table_bytes=int(share * total), **params).fit(X, y)
+            except seminaive.TableTooLargeError as error:
+                outcomes[threads].append(("refused", str(error)))
+            else:
+                outcomes[threads].append(("fitted", fitted.predict_proba(X).tobytes()))
+    assert outcomes[2] == outcomes[1]
+    assert any(kind == "refused" and text.startswith("the family counts")
+               for kind, text in outcomes[1])
+    assert any(kind == "fitted" for kind, _ in outcomes[1])
+
+
 def test_members_on_threads_leave_the_warning_filters_as_they_were(monkeypatch):
     """Two members' calls whose ``catch_warnings`` blocks overlap (member 1 enters after
     member 0 and leaves after it) would leave member 0's filter behind; the filters after
