@@ -23,6 +23,9 @@ Here:
 * **pass 2** counts the combinations of order n + 1 with at least n members among the
   selected attributes (``FrequencyTable(..., parents=...)``): the children of every parent
   combination.  Where the full AnDE fits, it is learnt unchanged (every attribute a parent).
+  In the compact layout each set of n + 1 parents is counted once and its counts handed to
+  the n + 1 parent combinations that hold it (``seminaive.tables.counting.count_parent_sets``:
+  the same counts as counting every parent combination's children).
 
 **Sparse storage.**  A sub-model is read only where its parent cell qualifies (frequency >=
 ``min_count``), so the children of a parent cell that no training row holds are never read

@@ -70,6 +70,10 @@ class CompactCounter:
         self.slot_of, self.sizes, self.n_classes = table.slot_of, table.sizes, table.n_classes
         self.att_off, self.count_region = table.att_off, table.count_region
         self.size = table.compact_counts.size
+        self.position, self.binom = counting_kernels.parent_positions(
+            table.parents, self.sizes.size, self.compact_combos.shape[1])
+        self.costs = counting_kernels.parent_set_costs(
+            self.compact_combos, self.cell_first, self.sizes, self.n_classes, self.position)
 
     def __call__(self, codes, y, w):
         """The compact counts of one chunk.
@@ -91,10 +95,12 @@ class CompactCounter:
         counts = np.zeros(self.size)
         weighted = w is not None
         w = np.ascontiguousarray(w, dtype=np.float64) if weighted else np.zeros(1)
-        counting_kernels.count_parent_cells(
+        job = counting_kernels.ParentSetJob(
             np.asfortranarray(codes), np.ascontiguousarray(y, dtype=np.int32), w, weighted,
-            self.compact_combos, self.cell_first, self.slot_of, self.sizes, self.n_classes,
-            self.att_off, self.count_region, counts)
+            self.compact_combos, self.cell_first, self.slot_of, self.sizes,
+            int(self.n_classes), self.att_off, int(self.count_region), self.position,
+            self.binom)
+        counting_kernels.count_compact(job, counts, self.costs)
         return counts
 
 

@@ -871,3 +871,300 @@ def count_parent_cells(X, y, w, weighted, p_combos, cell_first, slot_of, sizes, 
             wt = w[r] if weighted else 1.0
             for i in range(a):
                 counts[base + att_off[i] + X[r, i] * k] += wt
+
+
+# --------------------------------------------------------------------------------------------
+# The same compact counts, each set of n + 1 parents counted once
+# --------------------------------------------------------------------------------------------
+
+
+class ParentSetJob(NamedTuple):
+    """What :func:`count_parent_sets` counts into a compact selective table's regions,
+    bundled for its kernels (read only; the counts they write are passed apart).
+
+    Attributes
+    ----------
+    X : ndarray of int, shape (n_rows, n_attributes)
+        Storage codes (Fortran order: each attribute's column is read row after row).
+    y : ndarray of int
+        Class codes.
+    w : ndarray of float64
+        Row weights (read only when ``weighted``).
+    weighted : bool
+        Whether the rows count ``w`` rather than 1.
+    p_combos, cell_first, slot_of, sizes, k, att_off, region
+        The compact layout, as for :func:`count_parent_cells`: the parent combinations of
+        order n (the combinations of the parents, in lexicographic order), where each one's
+        cells start in ``slot_of``, the slot of every cell (-1: not stored), the extent of
+        every attribute, the number of classes, where each attribute starts in a region and
+        the entries of a region.
+    position : ndarray of int64
+        Every attribute's position among the sorted parents (-1: not a parent).
+    binom : ndarray of int64, shape (n_parents + 1, n + 1)
+        ``binom[a, b]`` = C(a, b): the lexicographic rank of a parent combination.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    weighted: bool
+    p_combos: np.ndarray
+    cell_first: np.ndarray
+    slot_of: np.ndarray
+    sizes: np.ndarray
+    k: int
+    att_off: np.ndarray
+    region: int
+    position: np.ndarray
+    binom: np.ndarray
+
+
+#: rows whose parent cells :func:`count_parent_sets` computes at a time
+PARENT_SET_BLOCK = 2048
+
+
+def parent_positions(parents, n_attributes, n):
+    """``(position, binom)`` of :class:`ParentSetJob` for the sorted ``parents`` and the
+    parent order ``n``."""
+    position = np.full(n_attributes, -1, dtype=np.int64)
+    position[np.asarray(parents, dtype=np.int64)] = np.arange(len(parents))
+    m = len(parents)
+    binom = np.zeros((m + 1, n + 1), dtype=np.int64)
+    binom[:, 0] = 1
+    for a in range(1, m + 1):
+        binom[a, 1:] = binom[a - 1, 1:] + binom[a - 1, :-1]
+    return position, binom
+
+
+@njit(cache=True, nogil=True)
+def _combination_rank(q, binom):
+    """The lexicographic rank of the sorted positions ``q`` (n of them) among the
+    combinations of n of ``binom.shape[0] - 1`` parents: the combinations before it that
+    start with a smaller position at some t, sum_t (C(m - q[t-1] - 1, n - t) -
+    C(m - q[t], n - t)), with q[-1] = -1 (the hockey-stick identity)."""
+    n = q.size
+    m = binom.shape[0] - 1
+    rank = 0
+    prev = -1
+    for t in range(n):
+        rank += binom[m - prev - 1, n - t] - binom[m - q[t], n - t]
+        prev = q[t]
+    return rank
+
+
+@njit(cache=True, nogil=True)
+def _root_children(job, j, kids, kid_off):
+    """The children whose counts at parent combination ``j`` are counted there: its
+    members, the attributes that are not parents and the parents after its last member
+    (``kids``, their starts in the scratch histogram ``kid_off``, one block (value, cell,
+    class) each); returns their number and the histogram's size."""
+    p_combos, cell_first, sizes, k, position = (job.p_combos, job.cell_first, job.sizes,
+                                                job.k, job.position)
+    n = p_combos.shape[1]
+    last = p_combos[j, n - 1]
+    stride = (cell_first[j + 1] - cell_first[j]) * k
+    n_kids = 0
+    total = 0
+    for i in range(sizes.size):
+        member = False
+        for t in range(n):
+            if p_combos[j, t] == i:
+                member = True
+        if member or position[i] < 0 or i > last:
+            kids[n_kids] = i
+            kid_off[n_kids] = total
+            total += sizes[i] * stride
+            n_kids += 1
+    return n_kids, total
+
+
+@njit(cache=True, nogil=True)
+def _count_root(job, j, buffers, counts):
+    """Count the children of :func:`_root_children` at parent combination ``j`` over every
+    cell (missing codes included) into ``scratch``, rows in order, then add every total to
+    the regions that hold it: child i at ``j``'s stored cell and, for a parent child d after
+    the last member, the set of ``j``'s members and d at each of the n other parent
+    combinations it holds (``j`` without member t, and d), child ``p_combos[j, t]``."""
+    X, y, w, weighted = job.X, job.y, job.w, job.weighted
+    p_combos, cell_first, slot_of, sizes, k = (job.p_combos, job.cell_first, job.slot_of,
+                                               job.sizes, job.k)
+    att_off, region, position, binom = job.att_off, job.region, job.position, job.binom
+    n_rows = X.shape[0]
+    n = p_combos.shape[1]
+    last = p_combos[j, n - 1]
+    first = cell_first[j]
+    n_cells = cell_first[j + 1] - first
+    stride = n_cells * k
+    scratch, kids, kid_off, q, digits, drop = buffers
+    n_kids, total = _root_children(job, j, kids, kid_off)
+    scratch[:total] = 0.0
+    block = q.size
+    for start in range(0, n_rows, block):
+        stop = min(start + block, n_rows)
+        for r in range(start, stop):
+            cell = 0
+            for t in range(n):
+                att = p_combos[j, t]
+                cell = cell * sizes[att] + X[r, att]
+            q[r - start] = cell * k + y[r]
+        u = 0
+        while u + 4 <= n_kids:  # four children at a time: four independent chains of sums
+            c0, c1, c2, c3 = kids[u], kids[u + 1], kids[u + 2], kids[u + 3]
+            b0, b1, b2, b3 = kid_off[u], kid_off[u + 1], kid_off[u + 2], kid_off[u + 3]
+            for r in range(start, stop):
+                qr = q[r - start]
+                wt = w[r] if weighted else 1.0
+                scratch[b0 + X[r, c0] * stride + qr] += wt
+                scratch[b1 + X[r, c1] * stride + qr] += wt
+                scratch[b2 + X[r, c2] * stride + qr] += wt
+                scratch[b3 + X[r, c3] * stride + qr] += wt
+            u += 4
+        for v in range(u, n_kids):
+            col = kids[v]
+            base = kid_off[v]
+            for r in range(start, stop):
+                scratch[base + X[r, col] * stride + q[r - start]] += w[r] if weighted else 1.0
+    # the counts of j's own stored cells
+    for u in range(n_kids):
+        i = kids[u]
+        for cell in range(n_cells):
+            slot = slot_of[first + cell]
+            if slot < 0:
+                continue
+            for v in range(sizes[i]):
+                src = kid_off[u] + v * stride + cell * k
+                dst = slot * region + att_off[i] + v * k
+                for yy in range(k):
+                    value = scratch[src + yy]
+                    if value != 0.0:
+                        counts[dst + yy] += value
+    # the same sets of n + 1 parents at the other parent combinations that hold them: a
+    # cell's digits (member t's code, digits[t, cell]) and its code without member t
+    # (drop[t, cell]), computed once for every child
+    for cell in range(n_cells):
+        rest = cell
+        for s in range(n - 1, -1, -1):
+            size = sizes[p_combos[j, s]]
+            digits[s, cell] = rest % size
+            rest //= size
+        for t in range(n):
+            code = 0
+            for s in range(n):
+                if s != t:
+                    code = code * sizes[p_combos[j, s]] + digits[s, cell]
+            drop[t, cell] = code
+    other = np.empty(n, dtype=np.int64)
+    for u in range(n_kids):
+        d = kids[u]
+        if position[d] < 0 or d <= last:
+            continue
+        size_d = sizes[d]
+        for t in range(n):
+            s2 = 0
+            for s in range(n):
+                if s != t:
+                    other[s2] = position[p_combos[j, s]]
+                    s2 += 1
+            other[n - 1] = position[d]
+            first2 = cell_first[_combination_rank(other, binom)]
+            child_off = att_off[p_combos[j, t]]
+            for cell in range(n_cells):
+                cell2 = first2 + drop[t, cell] * size_d
+                dst_v = child_off + digits[t, cell] * k
+                for vd in range(size_d):
+                    src = kid_off[u] + vd * stride + cell * k
+                    held = False
+                    for yy in range(k):
+                        if scratch[src + yy] != 0.0:
+                            held = True
+                    if not held:
+                        continue
+                    slot = slot_of[cell2 + vd]
+                    if slot < 0:
+                        continue
+                    dst = slot * region + dst_v
+                    for yy in range(k):
+                        value = scratch[src + yy]
+                        if value != 0.0:
+                            counts[dst + yy] += value
+
+
+@njit(parallel=True, cache=True)
+def count_parent_sets(job, counts, n_workers):
+    """The counts of :func:`count_parent_cells` into ``counts`` (zeros, or any counts when
+    the rows are unweighted and the counts integers), each set of n + 1 parents counted
+    once rather than once at each of its n + 1 parent combinations.
+
+    Parent combination s (n parents) holds, at each stored cell, the counts of every child;
+    for a parent child d not in s, N(y, x_s, x_d) are the counts of the set s + {d}, which
+    the n other parent combinations of that set hold too.  Each combination counts its
+    members, the attributes that are not parents and the parents after its last member
+    (:func:`_count_root`), and hands the counts of each set it so counted to the other
+    combinations of that set, in which that child comes before their last member: a row
+    costs C(m, n + 1) + C(m, n) (a - m + n) increments (m parents of a attributes) instead
+    of C(m, n) a.  Every total is added to ``counts`` once, the sum of its rows in order
+    from 0.0 as :func:`count_parent_cells` adds them: into zeros, the same numbers bit for
+    bit.  The combinations run on ``n_workers`` workers, each taking every
+    ``n_workers``-th."""
+    p_combos, cell_first, sizes, k = job.p_combos, job.cell_first, job.sizes, job.k
+    n_combos = p_combos.shape[0]
+    if n_combos == 0 or job.X.shape[0] == 0:
+        return
+    max_cells = 0
+    for j in range(n_combos):
+        max_cells = max(max_cells, cell_first[j + 1] - cell_first[j])
+    size = max_cells * k * sizes.sum()
+    n_att = sizes.size
+    n_workers = max(1, min(n_workers, n_combos))
+    for worker in prange(n_workers):
+        n = p_combos.shape[1]
+        buffers = (np.empty(size, dtype=np.float64), np.empty(n_att, dtype=np.int64),
+                   np.empty(n_att, dtype=np.int64), np.empty(PARENT_SET_BLOCK, dtype=np.int64),
+                   np.empty((n, max_cells), dtype=np.int64),
+                   np.empty((n, max_cells), dtype=np.int64))
+        for j in range(worker, n_combos, n_workers):
+            _count_root(job, j, buffers, counts)
+
+
+def parent_set_costs(p_combos, cell_first, sizes, k, position):
+    """What counting the compact counts costs (increments): ``(per_row_cells,
+    per_row_sets, fixed_sets, scratch)``: a row in :func:`count_parent_cells`, a row in
+    :func:`count_parent_sets`, the latter's work per call that does not depend on the rows
+    (clearing and reading its histograms), and the entries of one worker's histogram."""
+    n_combos, n = p_combos.shape
+    a = sizes.size
+    if n_combos == 0 or n == 0:
+        return n_combos * a, n_combos * a, 0, 0
+    sizes = np.asarray(sizes, dtype=np.int64)
+    is_parent = position >= 0
+    parent_sizes = np.where(is_parent, sizes, 0)
+    after = np.concatenate([np.cumsum(parent_sizes[::-1])[::-1][1:], [0]])  # parents > i
+    n_after = np.concatenate([np.cumsum(is_parent[::-1])[::-1][1:], [0]])
+    last = p_combos[:, -1]
+    kids = n + int((~is_parent).sum()) + n_after[last]
+    kid_sizes = sizes[p_combos].sum(axis=1) + int(sizes[~is_parent].sum()) + after[last]
+    cells = np.diff(cell_first)
+    fixed = int((cells * k * (2 * kid_sizes + n * after[last])).sum())
+    scratch = int(cells.max()) * k * int(sizes.sum())
+    return n_combos * a, int(kids.sum()), fixed, scratch
+
+
+#: :func:`count_compact` counts by sets when a worker's histogram takes at most this many
+#: bytes and the estimated increments fall to at most this fraction
+PARENT_SET_SCRATCH_BYTES = 1 << 26
+PARENT_SET_GAIN = 0.8
+
+
+def count_compact(job, counts, costs):
+    """The compact counts of the rows of ``job`` (a :class:`ParentSetJob`) added to
+    ``counts``, which hold zeros: by :func:`count_parent_sets` where it costs less
+    (``costs``: :func:`parent_set_costs` of the layout), else by
+    :func:`count_parent_cells`; the same numbers either way."""
+    per_cells, per_sets, fixed, scratch = costs
+    rows = job.X.shape[0]
+    if (job.p_combos.shape[1] >= 1 and 8 * scratch <= PARENT_SET_SCRATCH_BYTES
+            and per_sets * rows + fixed < PARENT_SET_GAIN * per_cells * rows):
+        count_parent_sets(job, counts, get_num_threads())
+    else:
+        count_parent_cells(job.X, job.y, job.w, job.weighted, job.p_combos, job.cell_first,
+                           job.slot_of, job.sizes, job.k, job.att_off, job.region, counts)
