@@ -27,7 +27,7 @@ import numpy as np
 from ..exceptions import TableTooLargeError
 from ..kernels._jit import njit, prange
 from ..tables import FLOOR_RATIO, binned
-from ._sparse import DIRECT_KEYS, check_key_range
+from ._sparse import DIRECT_KEYS, check_key_range, gib
 
 #: bytes per stored cell: its code, three sums, the estimated mean and variance
 CELL_BYTES = 8 + 24 + 16
@@ -503,8 +503,8 @@ def check_budget(n_cells, other_bytes, max_table_bytes, n_grid=0):
     if max_table_bytes is not None and need + other_bytes > max_table_bytes:
         raise TableTooLargeError(
             f"the moments of the Gaussian children ({n_cells} occurring cells, "
-            f"{need / 2**30:.2f} GiB with their estimates) and the counts "
-            f"({other_bytes / 2**30:.2f} GiB) would exceed max_table_bytes="
+            f"{gib(need)} with their estimates) and the counts "
+            f"({gib(other_bytes)}) would exceed max_table_bytes="
             f"{max_table_bytes}: use numeric='discretize', fewer parents, or raise "
             "max_table_bytes")
 

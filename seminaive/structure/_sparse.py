@@ -500,7 +500,7 @@ def check_tree_bytes(nodes, cells, table, max_table_bytes):
     need = NODE_BYTES * nodes + 8 * cells
     if need + table.counts.nbytes > max_table_bytes:
         raise TableTooLargeError(
-            f"the family counts ({nodes} occurring nodes, {need / 2**30:.2f} GiB) and the "
+            f"the family counts ({nodes} occurring nodes, {gib(need)}) and the "
             f"pair counts ({gib(table.counts.nbytes)}) of {describe_data(table)} would "
             f"exceed max_table_bytes={max_table_bytes} ({gib(max_table_bytes)}): use fewer "
             "parents (a smaller k), fewer intervals per numeric attribute, or raise "

@@ -719,9 +719,9 @@ class ESKDB(_StructureBase):
         if single + members > budget:
             raise TableTooLargeError(
                 f"the pair tables of the {len(sizes)} members, each on its own "
-                f"discretisation, would need {members / 2**30:.2f} GiB even when each member "
-                f"counts its own (over the union of their cut points: {union / 2**30:.2f} "
-                f"GiB more), more than max_table_bytes={budget / 2**30:.2f} GiB: use fewer "
+                f"discretisation, would need {_sparse.gib(members)} even when each member "
+                f"counts its own (over the union of their cut points: {_sparse.gib(union)}"
+                f" more), more than max_table_bytes={_sparse.gib(budget)}: use fewer "
                 "members, discretization=\"shared\", or raise max_table_bytes")
         return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes)
 
@@ -1026,10 +1026,10 @@ class ESKDB(_StructureBase):
         if needs[start] > room:
             raise TableTooLargeError(
                 f"member {start} of {len(members)}: its count trees over all "
-                f"K={int(self.k)} candidates would need {needs[start] / 2**30:.2f} GiB besides "
-                f"{held / 2**30:.2f} GiB of pair tables and of the cut trees of the members "
-                f"before it, more than max_table_bytes={self.max_table_bytes / 2**30:.2f} "
-                "GiB: use a smaller k, fewer members, or raise max_table_bytes")
+                f"K={int(self.k)} candidates would need {_sparse.gib(needs[start])} besides "
+                f"{_sparse.gib(held)} of pair tables and of the cut trees of the members "
+                f"before it, more than max_table_bytes={_sparse.gib(self.max_table_bytes)}: "
+                "use a smaller k, fewer members, or raise max_table_bytes")
         return start + 1
 
     def _sampling_together(self, members, install):
@@ -1132,13 +1132,25 @@ class ESKDB(_StructureBase):
             plans.append((trees, member.table_.sizes, _short_trees_bytes(
                 candidates, member.table_.sizes, k)))
         luts = self._member_maps
-        guard = self._families_guard(
-            [(_sparse.TreeBounds(m.table_, getattr(source, "n_rows", None)), trees)
-             for m, (trees, _) in zip(members, plans, strict=True)],
+        # the members whose trees do not fit together are selected one at a time
+        # (:meth:`_next_group`): each member's trees alone must fit besides the pair tables
+        n_rows = getattr(source, "n_rows", None)
+        guards = [self._families_guard(
+            [(_sparse.TreeBounds(m.table_, n_rows), trees)],
             self.table_.nbytes + sum(m.table_.nbytes for m in members),
-            [(t, sizes) for trees, sizes in plans for t in trees], source,
-            f"the {len(members)} members, each on its own discretisation",
+            [(t, sizes) for t in trees], source,
+            f"the {len(members)} members, each on its own discretisation, even one "
+            "member's at a time",
             "discretization=\"shared\" (one discretisation for every member), ")
+            for m, (trees, sizes, _) in zip(members, plans, strict=True)]
+
+        def guard(parts):
+            if parts is not None:
+                start = 0
+                for check, (trees, _, _) in zip(guards, plans, strict=True):
+                    check(parts[start:start + len(trees)])
+                    start += len(trees)
+            return parts
 
         def count(codes, y, w):
             parts = []
@@ -1176,12 +1188,12 @@ class ESKDB(_StructureBase):
                 if max(needs) > room:
                     raise TableTooLargeError(
                         f"the families of the {len(members)} members, each on its own "
-                        f"discretisation, would need {need / 2**30:.2f} GiB (occurring "
+                        f"discretisation, would need {_sparse.gib(need)} (occurring "
                         f"nodes over all K={int(self.k)} candidates) besides "
-                        f"{used / 2**30:.2f} GiB of pair tables, and even one member's at "
+                        f"{_sparse.gib(used)} of pair tables, and even one member's at "
                         f"a time (its trees are cut back to its selected model after its "
-                        f"leave-one-out selection) {max(needs) / 2**30:.2f} GiB, more than "
-                        f"max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a "
+                        f"leave-one-out selection) {_sparse.gib(max(needs))}, more than "
+                        f"max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a "
                         "smaller k, or raise max_table_bytes")
         for member, result in zip(members, results, strict=True):
             if result:
@@ -1254,8 +1266,8 @@ class ESKDB(_StructureBase):
             if self.table_.nbytes + need > self.max_table_bytes:
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members would need "
-                    f"{need / 2**30:.2f} GiB (occurring nodes) besides the pair table, more "
-                    f"than max_table_bytes={self.max_table_bytes / 2**30:.2f} GiB: use a "
+                    f"{_sparse.gib(need)} (occurring nodes) besides the pair table, more "
+                    f"than max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a "
                     "smaller k, fewer members, or raise max_table_bytes")
         for member in members:
             member._counted_families = shared

@@ -136,20 +136,21 @@ def test_eskdb_refuses_before_counting(monkeypatch):
 
 def test_eskdb_per_member_refuses_before_counting(monkeypatch):
     rng = np.random.default_rng(11)
-    n = 1500
-    X = pd.DataFrame({c: rng.normal(size=n) for c in "abcd"})
+    n = 20_000
+    X = pd.DataFrame({c: rng.normal(size=n) for c in "abcdef"})
     y = np.where(X["a"] + X["b"] - X["c"] * X["d"] + rng.logistic(size=n) > 0, 1, 0)
     probe = ESKDB(n_estimators=3, k=3, n_iter=5, random_state=0,
                   smoothing="m_estimate").fit(X, y)
     # the ensemble's pair table (on the union of the cut points) fits, the members' trees
-    # do not
-    budget = estimate_table_bytes(probe.table_.sizes - 1, 2, 2)["total"] + 1000
+    # do not, even one member's at a time
+    budget = estimate_table_bytes(probe.table_.sizes - 1, 2, 2)["total"] + 3000
     _no_counting(monkeypatch)
     with pytest.raises(TableTooLargeError) as caught:
         ESKDB(n_estimators=3, k=3, n_iter=5, random_state=0, smoothing="m_estimate",
               max_table_bytes=budget).fit(X, y)
     message = str(caught.value)
     assert "families of the 3 members, each on its own discretisation" in message
+    assert "one member's at a time" in message
     assert "estimated before counting" in message
     assert 'discretization="shared"' in message and "n_bins" in message
 

@@ -462,8 +462,11 @@ def test_members_selection_passes_on_threads_refuse_as_one_after_another(data, r
             else:
                 outcomes[threads].append(("fitted", fitted.predict_proba(X).tobytes()))
     assert outcomes[2] == outcomes[1]
-    assert any(kind == "refused" and text.startswith("the family counts")
-               for kind, text in outcomes[1])
+    if data == "chess":  # (mixed: per-member discretisations, whose members are selected
+        # one at a time when their trees do not fit together: there the pair tables refuse
+        # every budget that the members' trees alone would)
+        assert any(kind == "refused" and text.startswith("the family counts")
+                   for kind, text in outcomes[1])
     assert any(kind == "fitted" for kind, _ in outcomes[1])
 
 
