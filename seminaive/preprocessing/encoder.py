@@ -31,9 +31,10 @@ MISSING_LABEL = "<missing>"
 
 
 def _is_nominal_dtype(dtype):
-    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
-            or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-            or _is_arrow_dictionary(dtype))
+    # the Arrow dictionaries of string files first: the cheapest test, and the commonest
+    return (_is_arrow_dictionary(dtype) or isinstance(dtype, pd.CategoricalDtype)
+            or pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+            or pd.api.types.is_bool_dtype(dtype))
 
 
 def _is_arrow_dictionary(dtype):
@@ -525,18 +526,23 @@ def _dictionary_codes(series, lookup, out, position=None):
     ``position``: the lookup as a dict of value -> code, when the caller keeps one."""
     start = 0
     for dictionary, indices in _dictionary_chunks(series):
-        values = dictionary.to_pylist()
-        if len(values) <= 1024:  # a few values: looked up in a dict
-            if position is None:
-                position = {v: i for i, v in enumerate(lookup.tolist())}
-            table = np.array([*(position.get(v, -1) for v in values), -1], dtype=np.int32)
-        else:
-            table = np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
-                              -1).astype(np.int32)  # the last entry: null
+        table = _dictionary_table(dictionary.to_pylist(), lookup, position)
         # indices lie in [-1, len(values)): "wrap" sends -1 (null) to the last entry, and
         # skips the bounds check that makes the default mode twice as slow
         np.take(table, indices, out=out[start:start + indices.size], mode="wrap")
         start += indices.size
+
+
+def _dictionary_table(values, lookup, position=None):
+    """The code of each of a dictionary's ``values`` against ``lookup`` (-1: not in it),
+    and -1 last (a null row's index -1 wraps to it); ``position``: the lookup as a dict of
+    value -> code, when the caller keeps one."""
+    if len(values) <= 1024:  # a few values: looked up in a dict
+        if position is None:
+            position = {v: i for i, v in enumerate(lookup.tolist())}
+        return np.array([*(position.get(v, -1) for v in values), -1], dtype=np.int32)
+    return np.append(lookup.get_indexer(pd.Index(values, dtype=object)),
+                     -1).astype(np.int32)  # the last entry: null
 
 
 def _object_codes(values, lookup):
@@ -643,7 +649,11 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         a = frame.shape[1]
         if isinstance(spec, str):
             if spec == "auto":
-                return np.array([_is_nominal_column(s) for _, s in frame.items()], dtype=bool)
+                # the dtypes, and a column's values only for an object column (which may
+                # hold numbers): a Series made for every column was most of the time
+                return np.array([_is_nominal_dtype(kind) and not (
+                    kind == np.dtype(object) and _holds_numbers(frame.iloc[:, c]))
+                    for c, kind in enumerate(frame.dtypes)], dtype=bool)
             if spec == "all":
                 return np.ones(a, dtype=bool)
             if spec == "none":
@@ -785,12 +795,14 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         _strings.remap_chunks(outs, _strings.object_tables(items, known))
         return {col for col, _, _ in made}
 
-    def _fit(self, frame, y, sample_weight=None, made=None):
+    def _fit(self, frame, y, sample_weight=None, made=None, find_values=True):
         """Fit on ``frame``; with ``made`` (a dict), the codes the fit makes as it finds the
         values are put there for :meth:`fit_encode`: ``"small"``, the storage codes of an
         integer matrix coded in its one pass; ``"strings"``, the chunk codes of the Arrow
         string columns (:func:`_string_values`); ``"objects"``, the object codes of the
-        object columns (:func:`_object_values`)."""
+        object columns (:func:`_object_values`).  Unless ``find_values``, the values of the
+        nominal columns are not looked for (their ``categories_`` left None, for
+        :meth:`fit_scanned`, which sets them from the whole data)."""
         if self.missing not in ("ignore", "value"):
             raise ValueError(f"missing={self.missing!r}: use 'ignore' or 'value'")
         for attr in ("feature_names_in_", "discretizer_"):
@@ -837,11 +849,13 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             for j, col in enumerate(numeric):
                 self.categories_[col] = self._bin_labels(j, n_bins[j])
         present = None if sample_weight is None else sample_weight > 0
-        if present is None and self.nominal_.all():
+        if find_values and present is None and self.nominal_.all():
             small = self._int_categories(frame)
             if made is not None and small is not None:
                 made["small"] = small
         todo = [c for c in np.flatnonzero(self.nominal_) if self.categories_[c] is None]
+        if not find_values:
+            todo = []
         columns = {c: frame.iloc[:, c] for c in todo}
         strings = _string_values(columns, present,
                                  None if made is None else made.setdefault("strings", []))
@@ -1064,7 +1078,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         missing = self.missing
         self.set_params(max_sample_rows=max_sample_rows, missing="ignore")
         try:
-            self._fit(sample, y, sample_weight)
+            # the values of the nominal columns are those of the whole data (below)
+            self._fit(sample, y, sample_weight, find_values=False)
         finally:
             self.set_params(missing=missing)
         if not np.array_equal(self.nominal_, nominal):
@@ -1098,6 +1113,29 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
             lookup = pd.Index(cats)
             self._lookup_[col] = lookup
         return lookup
+
+    def dictionary_codes(self, col, values):
+        """The codes :meth:`encode` gives the rows of nominal column ``col`` held as an Arrow
+        dictionary column of ``values`` (none of them null): entry ``k`` the code of
+        ``values[k]`` (-1: a value the fit did not see), the last entry that of a null
+        (-1, or the missing code under ``missing="value"``), as :meth:`_code_frame` codes
+        such a column (:func:`_dictionary_table`, then the missing code of a null row).
+
+        Parameters
+        ----------
+        col : int
+        values : list
+            The dictionary's values.
+
+        Returns
+        -------
+        ndarray of int32, shape (len(values) + 1,)
+        """
+        check_is_fitted(self, "categories_")
+        table = _dictionary_table(values, self._category_index(col), self._positions(col))
+        if self.missing == "value" and self.missing_code_[col] >= 0:
+            table[-1] = self.missing_code_[col]
+        return table
 
     def _positions(self, col):
         """The known values of column ``col`` as a dict of value -> code (kept with the

@@ -156,9 +156,23 @@ class KeptCodes:
 
 def storage_tables(encoder, values, types, names, sizes, owner):
     """Per column, the storage code of a null (index 0) and of each of its ``values``
-    (index ``k + 1`` for ``values[col][k]``), made by the fitted ``encoder`` on a frame
-    (columns ``names`` of Arrow dictionaries of ``types``) that holds every value once and
-    a null, so that the codes are those the encoder gives the rows."""
+    (index ``k + 1`` for ``values[col][k]``): the codes the fitted ``encoder`` gives the
+    rows of a frame (columns ``names`` of Arrow dictionaries of ``types``) that holds every
+    value once and a null, taken from its
+    :meth:`~seminaive.AttributeEncoder.dictionary_codes` (the table it codes such a
+    column through) where the encoder has one, else by encoding that frame."""
+    dictionary_codes = getattr(encoder, "dictionary_codes", None)
+    if dictionary_codes is not None and list(encoder.column_names_) == list(names) and bool(
+            np.all(encoder.nominal_)):
+        dtype = np.uint8 if sizes.max() <= 255 else np.int32
+        out = []
+        for col, column in enumerate(values):
+            codes = dictionary_codes(col, column)
+            table = np.empty(len(column) + 1, dtype=dtype)
+            table[0] = codes[-1] + 1  # a null
+            np.add(codes[:-1], 1, out=table[1:], casting="unsafe")
+            out.append(table)
+        return out
     a = len(values)
     rows = 1 + max(len(v) for v in values)
     columns = []

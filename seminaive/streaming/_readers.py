@@ -489,6 +489,7 @@ class _ArrowCsvReader:
         self.keep_bytes = None  # the memory budget (None: that of keep_bytes())
         self._advance = None  # plain_codes_of's progress (rows coded)
         self._names = {}
+        self._one_line = set()  # the paths whose header _header read from its first line
         for path in self.paths:
             _missing_file(path)
 
@@ -524,7 +525,9 @@ class _ArrowCsvReader:
     def _header(self, path):
         if path not in self._names:
             names = _header_line_names(path)
-            if names is None:  # a header that the first line alone cannot give
+            if names is not None:
+                self._one_line.add(path)
+            else:  # a header that the first line alone cannot give
                 reader = self._open(path, None, 1 << 16, declared=False)
                 names = list(reader.schema.names)
                 reader.close()
@@ -618,7 +621,7 @@ class _ArrowCsvReader:
             if kind is not None and not (is_string_type(kind) or (
                     pa.types.is_dictionary(kind) and is_string_type(kind.value_type))):
                 return None
-        if _header_line_names(path) != list(names):  # a header on more than one line
+        if path not in self._one_line:  # a header on more than one line
             return None
         with open(path, "rb") as handle:
             data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
@@ -862,11 +865,21 @@ def _inferred_as_strings(columns):
     ``columns`` (a list per column, and no others) as strings: its inference widens a type
     on a value it cannot hold, so that the distinct values decide the type of a column.
     One read of a small CSV text whose column ``j`` lists ``columns[j]`` (its first value
-    repeated down to the longest list: repeating a value changes no inferred type)."""
+    repeated down to the longest list: repeating a value changes no inferred type), of the
+    columns that hold no value :func:`_surely_text` says is text (its column is then typed
+    as strings, whatever its other values: the inference only ever widens a type)."""
     if not columns:
         return []
     if any(not values for values in columns):  # no row
         return [False] * len(columns)
+    todo = [j for j, values in enumerate(columns) if not any(map(_surely_text, values))]
+    if len(todo) < len(columns):
+        out = [True] * len(columns)
+        if todo:
+            for j, typed in zip(todo, _inferred_as_strings([columns[j] for j in todo]),
+                                strict=True):
+                out[j] = typed
+        return out
     rows = max(len(values) for values in columns)
     names = ",".join(f"c{j}" for j in range(len(columns))).encode()
     lines = [b",".join(values[i] if i < len(values) else values[0] for values in columns)
@@ -878,6 +891,15 @@ def _inferred_as_strings(columns):
     if table.num_columns != len(columns):
         return [False] * len(columns)
     return [is_string_type(field.type) for field in table.schema]
+
+
+def _surely_text(value):
+    """Whether the byte string ``value`` (valid UTF-8) is a field no type of pyarrow's CSV
+    inference but strings holds: it starts with an ASCII letter and holds an ASCII digit
+    (``v0``, ``c12``).  A null (``NA``, ``null``, ``nan``, ...), a boolean (``true``), a
+    number (``inf``, ``1e5``) or a date or time (which start with a digit) is never
+    both."""
+    return value[:1].isalpha() and any(48 <= c <= 57 for c in value)
 
 
 def _parse_type(kind):

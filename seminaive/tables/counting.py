@@ -308,11 +308,12 @@ def _count_groups(job, hs, h_base, counts, g0, g1):
     members, a triple's pairs).  Row by row block: ``base`` (the lane, the class and the
     prefix's code) is made once per prefix, ``idx`` adds the last members' codes, then the
     increments.  Once every row is counted, each output's block is the sum of the
-    histogram's cells over the members it does not hold, added to ``counts`` as one
-    integer per cell (the counts the row-by-row increments of :func:`_count_chunk` give).
+    histogram's cells over the members it does not hold (:func:`_group_outputs`), added
+    to ``counts`` as one integer per cell (the counts the row-by-row increments of
+    :func:`_count_chunk` give).
     """
     X, y = job.X, job.y
-    members, mults, sizes, k = job.members, job.mults, job.sizes, job.k
+    members, mults = job.members, job.mults
     n = X.shape[0]
     block = job.block
     base = np.empty(block, dtype=np.int32)
@@ -345,61 +346,97 @@ def _count_groups(job, hs, h_base, counts, g0, g1):
             h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
             for r in range(m):
                 h[idx[r]] += 1
-    digits = np.empty(members.shape[1], dtype=np.int64)
+    largest = 2
+    for g in range(g0, g1):
+        largest = max(largest, job.h_first[g + 1] - job.h_first[g])
+    cells = np.empty(largest // 2, dtype=np.int64)
+    work = np.empty(largest, dtype=np.int64)
+    ext = np.ones(GROUP_ORDER, dtype=np.int64)
+    step = np.zeros(GROUP_ORDER, dtype=np.int64)
     for g in range(g0, g1):
         h = hs[job.h_first[g] - h_base:job.h_first[g + 1] - h_base]
-        o0, o1 = job.out_first[g], job.out_first[g + 1]
-        # each output's block, in int64, at ``at[o - o0]`` of ``total``
-        at = np.zeros(o1 - o0 + 1, dtype=np.int64)
-        for o in range(o0, o1):
-            cells = k
-            for t in range(job.out_order[o]):
-                cells *= sizes[members[g, job.out_pos[o, t]]]
-            at[o - o0 + 1] = at[o - o0] + cells
-        total = np.zeros(at[o1 - o0], dtype=np.int64)
-        n_members = job.n_members[g]
-        n_out = o1 - o0
-        # the cells in order (the class fastest, then the members in turn), each output's
-        # index moved along by its strides as the members' codes advance: no division
-        stride = np.zeros((n_out, n_members), dtype=np.int64)
-        for o in range(o0, o1):
-            step = k
-            for t in range(job.out_order[o] - 1, -1, -1):
-                p = job.out_pos[o, t]
-                stride[o - o0, p] = step
-                step *= sizes[members[g, p]]
-        pos = at[:n_out].copy()
-        for p in range(n_members):
-            digits[p] = 0
-        cls = 0
-        for q in range(h.shape[0] // 2):
-            v = h[2 * q] + h[2 * q + 1]  # the two lanes
-            if v != 0:
-                for o in range(n_out):
-                    total[pos[o]] += v
-            cls += 1
-            if cls < k:
-                for o in range(n_out):
-                    pos[o] += 1
+        _group_outputs(job, g, h, counts, cells, work, ext, step)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_member(src, inner, extent, outer, dst):
+    """``dst[i, j] = sum over x of src[i, x, j]`` for ``src`` of shape (outer, extent,
+    inner) and ``dst`` of shape (outer, inner), both flat and C-ordered: a member summed
+    out of a histogram (the class and the members before it are ``inner``)."""
+    for i in range(outer):
+        a = i * extent * inner
+        b = i * inner
+        for j in range(inner):
+            dst[b + j] = src[a + j]
+        for _ in range(1, extent):
+            a += inner
+            for j in range(inner):
+                dst[b + j] += src[a + j]
+
+
+@njit(cache=True, nogil=True)
+def _group_outputs(job, g, h, counts, cells, work, ext, step):
+    """Add the outputs of group ``g`` (its histogram ``h``, two int32 lanes) to
+    ``counts``: the lanes summed into ``cells`` (int64; the class fastest, then the
+    members in turn), then per output the members it does not hold summed out one by one
+    (the highest first, each pass a contiguous sum of ``work``'s halves, no division), and
+    the block left, of the output's members in the group's order, added to the output's
+    block in the output's order of members (index = class + k * (last member + size of
+    the last * (the one before ...)))."""
+    members, sizes, k = job.members, job.sizes, job.k
+    n_cells = h.shape[0] // 2
+    for q in range(n_cells):
+        cells[q] = np.int64(h[2 * q]) + np.int64(h[2 * q + 1])
+    n_members = job.n_members[g]
+    half = work.shape[0] // 2
+    for o in range(job.out_first[g], job.out_first[g + 1]):
+        d = job.out_order[o]
+        held = 0  # bit p: the output holds the group's member p
+        for t in range(d):
+            held |= 1 << job.out_pos[o, t]
+        src = cells
+        size = n_cells
+        n_src = 0  # which half of work holds src (cells: none yet)
+        for p in range(n_members - 1, -1, -1):
+            if held >> p & 1:
                 continue
-            cls = 0
-            for o in range(n_out):
-                pos[o] -= k - 1
-            for p in range(n_members):
-                s = sizes[members[g, p]]
-                digits[p] += 1
-                if digits[p] < s:
-                    for o in range(n_out):
-                        pos[o] += stride[o, p]
-                    break
-                digits[p] = 0
-                for o in range(n_out):
-                    pos[o] -= (s - 1) * stride[o, p]
-        for o in range(o0, o1):
-            off = job.out_off[o]
-            a = at[o - o0]
-            for q in range(at[o - o0 + 1] - a):
-                counts[off + q] += total[a + q]
+            s = sizes[members[g, p]]
+            # every member below p is still in src (the highest are summed out first)
+            inner = k
+            for t in range(p):
+                inner *= sizes[members[g, t]]
+            outer = size // (inner * s)
+            dst = work[n_src * half:n_src * half + outer * inner]
+            _sum_member(src, inner, s, outer, dst)
+            src = dst
+            size = outer * inner
+            n_src = 1 - n_src
+        # src: the output's members in the group's order (the lowest fastest); their
+        # strides in the output's block
+        j = 0
+        for p in range(n_members):
+            if held >> p & 1:
+                stride = k
+                for t in range(d - 1, -1, -1):
+                    if job.out_pos[o, t] == p:
+                        break
+                    stride *= sizes[members[g, job.out_pos[o, t]]]
+                ext[j] = sizes[members[g, p]]
+                step[j] = stride
+                j += 1
+        for t in range(j, GROUP_ORDER):
+            ext[t] = 1
+            step[t] = 0
+        off = job.out_off[o]
+        q = 0
+        for x3 in range(ext[3]):
+            for x2 in range(ext[2]):
+                for x1 in range(ext[1]):
+                    for x0 in range(ext[0]):
+                        at = off + x0 * step[0] + x1 * step[1] + x2 * step[2] + x3 * step[3]
+                        for c in range(k):
+                            counts[at + c] += src[q + c]
+                        q += k
 
 
 def plan_groups(combos, orders, offsets, sizes, k):

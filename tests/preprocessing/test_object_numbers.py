@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from seminaive import AODE, NaiveBayes
+from seminaive import AODE, AttributeEncoder, NaiveBayes
 from seminaive.exceptions import InputError
 
 RNG = np.random.default_rng(3)
@@ -70,3 +70,25 @@ def test_a_text_value_at_fit_time_with_a_declared_numeric_column():
     message = str(info.value)
     assert "column 'age'" in message and "row 7: 'n/a' is not a number" in message
     assert "list it in categorical_features" in message
+
+
+def test_nominal_mask_from_the_dtypes_is_that_of_every_column():
+    """categorical_features="auto" reads the dtypes, and the values of object columns only:
+    the mask of testing every column's Series, for every kind of column (an object column
+    of numbers is numeric; of text, of None and text, of booleans nominal)."""
+    import pyarrow as pa
+
+    from seminaive.preprocessing.encoder import _arrow_frame, _is_nominal_column
+
+    frame = pd.DataFrame({
+        "text": ["x", "y", "x"], "ints": [1, 2, 3], "floats": [0.5, 1.5, np.nan],
+        "cat": pd.Categorical(["u", "v", "u"]), "obj_num": np.array([1, 2.5, None], object),
+        "obj_text": np.array([None, "x", "y"], dtype=object), "bools": [True, False, True],
+        "string": pd.array(["p", None, "q"], dtype="string"),
+        "obj_mixed": np.array([1, "a", 2], dtype=object)})
+    dictionary = _arrow_frame(pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode()}),
+                              {"d"})
+    frame = pd.concat([frame, dictionary], axis=1)
+    got = AttributeEncoder().nominal_mask(frame)
+    assert got.tolist() == [_is_nominal_column(s) for _, s in frame.items()]
+    assert got.tolist() == [True, False, False, True, False, True, True, True, True, True]

@@ -181,3 +181,54 @@ def test_a_file_beyond_the_budget_of_kept_chunks_is_parsed_once(tmp_path, spy, m
     assert len(spy) == 1
     assert len([p for p in opened if str(p) == str(path)]) == 1
     _assert_same_model(model, NaiveBayes().fit(X, y), X)
+
+
+@pytest.mark.parametrize("missing", ["ignore", "value"])
+def test_storage_tables_are_the_codes_of_encoding_the_frame(missing):
+    """The storage tables taken from the encoder's dictionary_codes are those of encoding
+    a frame of Arrow dictionaries that holds every value once and a null (the route taken
+    for an encoder without it): values the fit saw and did not see, a column of more than
+    1,024 values (looked up by the index, not the dict), a column with a missing value."""
+    import pyarrow as pa
+
+    from seminaive import AttributeEncoder
+    from seminaive.preprocessing.encoder import _arrow_frame
+    from seminaive.tables._layout import storage_codes
+
+    rng = np.random.default_rng(7)
+    fit_values = [[f"v{i}" for i in range(5)], [f"w{i}" for i in range(1500)],
+                  ["x0", "x1"]]
+    n = 3000
+    frame = pd.DataFrame({
+        "a": rng.choice(fit_values[0], n), "b": rng.choice(fit_values[1], n),
+        "c": np.where(rng.random(n) < 0.1, None, rng.choice(fit_values[2], n))})
+    encoder = AttributeEncoder(missing=missing, categorical_features="all").fit(frame)
+    sizes = encoder.n_values_ + 1
+    # the values met (in another order), with some the fit did not see
+    values = [["v3", "v9", "v0", "v1", "v4", "v2"], fit_values[1][::-1] + ["w-new"],
+              ["x1", "zz", "x0"]]
+    names = list(frame.columns)
+    types = [pa.string()] * 3
+    fast = codes_module.storage_tables(encoder, values, types, names, sizes, "test")
+    # the route by a frame of every value once and a null
+    rows = 1 + max(len(v) for v in values)
+    columns = []
+    for column in values:
+        indices = np.zeros(rows, dtype=np.int32)
+        indices[1:len(column) + 1] = np.arange(len(column))
+        mask = np.zeros(rows, dtype=bool)
+        mask[0] = True
+        columns.append(pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask),
+                                                      pa.array(column, type=pa.string())))
+    keys = [str(c) for c in range(3)]
+    coded = _arrow_frame(pa.table(columns, names=keys), set(keys))
+    coded.columns = names
+    reference = storage_codes(encoder.encode(coded, "test"), sizes)
+    for col, column in enumerate(values):
+        np.testing.assert_array_equal(fast[col], reference[:len(column) + 1, col])
+        assert fast[col].dtype == reference.dtype
+    if missing == "value":  # a null: the missing code of the column that holds one
+        assert fast[2][0] == encoder.missing_code_[2] + 1 and fast[0][0] == 0
+    else:
+        assert fast[2][0] == 0
+    assert fast[0][2] == 0 and fast[1][-1] == 0  # values the fit did not see

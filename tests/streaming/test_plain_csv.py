@@ -76,6 +76,29 @@ def test_not_plain_files_take_the_pyarrow_route(tmp_path, text):
     assert _plain_table(path) is None
 
 
+@pytest.mark.parametrize("value", [
+    "v0", "c12", "a1b", "E5", "e5", "e1e5", "Z9", "x2020-01-01", "T12:00:00", "n1", "nan1",
+    "inf1", "Inf1", "true1", "N1A", "x1.5", "A0x", "v0 ", "h1\t",
+    # not text by the rule (pyarrow decides): numbers, booleans, nulls, dates and times
+    "1", "-1", "1.5", "1e5", "inf", "-inf", "nan", "NaN", "true", "False", "NA", "N/A",
+    "null", "2020-01-01", "12:00:00", "2020-01-01T12:00:00", "0x1F", "1v", "v", "abc"])
+def test_surely_text_is_what_pyarrow_types_as_strings(value, monkeypatch):
+    """A value :func:`_surely_text` calls text makes pyarrow's inference type its column as
+    strings, whatever the column's other values (a number, a null, a date); the shortcut
+    and pyarrow's read decide every column alike."""
+    field = value.encode()
+    others = [b"1", b"", b"NA", b"2020-01-01", b"true", b"1.5"]
+    surely = readers._surely_text(field)
+    assert surely == (field[:1].isalpha() and any(ch.isdigit() for ch in value))
+    columns = [[field, other] for other in others] + [[other] for other in others]
+    got = readers._inferred_as_strings(columns)
+    monkeypatch.setattr(readers, "_surely_text", lambda v: False)  # pyarrow's read alone
+    reference = readers._inferred_as_strings(columns)
+    assert got == reference
+    if surely:
+        assert all(got[:len(others)])
+
+
 def test_bytes_that_are_not_utf8_take_the_pyarrow_route(tmp_path):
     path = tmp_path / "data.csv"
     path.write_bytes(b"a0,label\nv\xff,c0\nv1,c1\n")
