@@ -150,10 +150,10 @@ class AnDE(_InformationWeighted):
             auto.check_params(self)
         memory.check_params(self)
 
-    def _new_table(self, n_values, n_classes):
+    def _new_table(self, n_values, n_classes, encoder=None):
         if memory.selecting(self):
             return memory.new_table(self, n_values, n_classes)
-        return super()._new_table(n_values, n_classes)
+        return super()._new_table(n_values, n_classes, encoder)
 
     def _prepare_tables(self, source):
         if not _is_auto(self) and memory.selecting(self):
@@ -484,10 +484,10 @@ class A3DE(_HierarchicalOrder):
         super()._check_params()
         memory.check_params(self)
 
-    def _new_table(self, n_values, n_classes):
+    def _new_table(self, n_values, n_classes, encoder=None):
         if memory.selecting(self):
             return memory.new_table(self, n_values, n_classes)
-        return super()._new_table(n_values, n_classes)
+        return super()._new_table(n_values, n_classes, encoder)
 
     def _prepare_tables(self, source):
         if memory.selecting(self):

@@ -277,9 +277,10 @@ class Learner(ClassifierMixin, BaseEstimator):
     def _encode_target(self, y):
         return encode_labels(y, self.classes_)
 
-    def _new_table(self, n_values, n_classes):
+    def _new_table(self, n_values, n_classes, encoder=None):
         """An empty table for attributes of ``n_values`` values and ``n_classes`` classes
-        (refused before allocating if it would exceed ``max_table_bytes``)."""
+        (refused before allocating if it would exceed ``max_table_bytes``); ``encoder``:
+        the fitted encoder the table is made for (a learner may plan with it)."""
         return FrequencyTable(n_values, n_classes, self._table_order(), self.max_table_bytes,
                               budget_options=self._table_options)
 
@@ -436,7 +437,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         fitted ``encoder``, and make empty tables for them (refused before allocating, and
         before the reset, when they would exceed ``max_table_bytes``)."""
         try:
-            table = self._new_table(encoder.n_values_, len(classes))
+            table = self._new_table(encoder.n_values_, len(classes), encoder)
         except TableTooLargeError as error:
             note = _numeric_note(encoder)
             if not note:
@@ -455,13 +456,22 @@ class Learner(ClassifierMixin, BaseEstimator):
         """What the tables of a model with these parameters and this fitted ``encoder``
         hold: ``{"order": highest order of the counted combinations, "moment_numeric":
         attributes whose Gaussian moments the table keeps, "moment_order": their parent
-        order or None}`` (model files are checked against it before anything is
+        order or None}``, and ``"orders"``, the orders a table may have, when
+        :meth:`_table_orders` names several (model files are checked against it before anything is
         allocated)."""
         spec = {"order": int(self._table_order()),
                 "moment_numeric": np.empty(0, dtype=np.int64), "moment_order": None}
+        orders = self._table_orders(encoder)
+        if orders is not None:
+            spec["orders"] = orders
         for part in type(self).parts:
             spec.update(part.table_spec(self, encoder))
         return spec
+
+    def _table_orders(self, encoder):
+        """The orders a model file's table may have when there are several (a tuple), or
+        None: only ``_table_order()``."""
+        return None
 
     def learned_state(self):
         """The arrays learnt beyond the counts (name -> ndarray), for model files: the

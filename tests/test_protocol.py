@@ -34,7 +34,8 @@ def test_every_learner_implements_the_protocol_once(name):
 #: the hooks of the base a learner may override (docs/contributing.md, "Adding a learner")
 HOOKS = {"_order", "_table_order", "_check_params", "_learn_from_counts", "_scores",
          "_learned_state", "_set_learned_state", "_prepare_tables", "_new_table",
-         "_make_encoder", "_parameter_constraints", "parts"}
+         "_make_encoder", "_parameter_constraints", "parts", "_table_options",
+         "_table_orders"}
 #: public methods a learner may wrap (a warning, then the base's): partial_fit of the
 #: discriminative learners; scikit-learn's generated metadata-request setters
 WRAPPED = {"partial_fit", "set_fit_request", "set_partial_fit_request", "set_score_request"}

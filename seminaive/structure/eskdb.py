@@ -240,10 +240,11 @@ class _Member(SKDB):
 
     _order_given = None
     #: the order is the ensemble's choice, given before the member learns
-    _kept_by_reset = (*SKDB._kept_by_reset, "_order_given")
+    _kept_by_reset = (*SKDB._kept_by_reset, "_order_given", "_cuts_trees")
     #: whether the member keeps, after its selection, only the count trees of its selected
-    #: model (:meth:`_cut_trees`; False: over every candidate, the model being the same)
-    _cuts_trees = True
+    #: model (:meth:`_cut_trees`; False: over every candidate, the model being the same;
+    #: the ensemble's ``candidate_trees``)
+    _cuts_trees = False
 
     def _attribute_order(self, stats):
         return self._order_given
@@ -403,12 +404,13 @@ class ESKDB(_StructureBase):
     1,015 MiB against 1,115 MiB and the same CPU seconds.
 
     Every member selects its model by leave-one-out on count trees over all its K
-    candidate parents, then keeps only the trees of its selected model: each selected
+    candidate parents and keeps them (``candidate_trees="keep"``, the default); with
+    ``candidate_trees="cut"`` it keeps only the trees of its selected model: each selected
     attribute's tree over its first ``k_`` candidates, each other attribute's over none,
     with the same nodes and counts on the levels kept (the same model, bit for bit, and
     the same estimates); its model file and :meth:`partial_fit` read these cut trees.
-    With per-member discretisations, when the members' trees over all K candidates do not
-    fit ``max_table_bytes`` at once (their bytes are counted from the occurring keys before
+    With per-member discretisations and ``candidate_trees="cut"``, when the members' trees
+    over all K candidates do not fit ``max_table_bytes`` at once (their bytes are counted from the occurring keys before
     any tree is built: 20 members with K = 5 would need 13 GiB on 100,000 rows of
     RandomRBF and 7.9 GiB on waveform), the members are selected one at a time, each
     member's trees built, its leave-one-out pass run (one pass over the data per member)
@@ -583,7 +585,8 @@ class ESKDB(_StructureBase):
         "k", "loss", INPUT_PARAMETERS, HDP_PARAMETERS,
         n_estimators=[Interval(Integral, 1, None, closed="left")], smoothing=HDP_SMOOTHING,
         discretization=[Choices(*_DISCRETIZATION)],
-        tol=[Interval(Real, 0, None, closed="left")])
+        tol=[Interval(Real, 0, None, closed="left")],
+        candidate_trees=[Choices("keep", "cut")])
     _parameter_docs = {
         "n_estimators": """
         n_estimators : int, default=20
@@ -605,6 +608,19 @@ class ESKDB(_StructureBase):
         "min_count": "structure_min_count",
         "missing": "structure_missing",
         "discretization": "eskdb_discretization",
+        "candidate_trees": """
+        candidate_trees : {"keep", "cut"}, default="keep"
+            What every member keeps of its count trees over all K candidate parents after
+            its leave-one-out selection.  "keep": all of them (the model holds what its
+            selection passes needed).  "cut": only those of its selected model, its k and
+            attributes: the same model bit for bit, in less memory, and the same after
+            :meth:`partial_fit` (which keeps the members' choices and counts later chunks
+            into these trees); with per-member discretisations, when the members' trees over
+            every candidate do not fit ``max_table_bytes`` together, the members are then
+            selected one at a time, so that the peak is one member's trees over every
+            candidate besides the others' cut trees.  For data whose count trees are large
+            (numeric attributes at 10^5 rows and more).
+        """,
         "tol": """
         tol : float, default=0.0
             0: every HDP tree runs ``n_iter`` Gibbs iterations (Zhang et al. 2020).  Above 0:
@@ -637,6 +653,7 @@ class ESKDB(_StructureBase):
         tying: Literal["none", "parent", "level", "single"] = "level",
         discretization: Literal["per_member", "shared"] = "per_member",
         tol: float = 0.0,
+        candidate_trees: Literal["keep", "cut"] = "keep",
     ) -> None:
         self.n_estimators = n_estimators
         self.k = k
@@ -655,6 +672,7 @@ class ESKDB(_StructureBase):
         self.tying = tying
         self.discretization = discretization
         self.tol = tol
+        self.candidate_trees = candidate_trees
 
     def _check_params(self):
         super()._check_params()
@@ -675,14 +693,6 @@ class ESKDB(_StructureBase):
                                 categorical_features=self.categorical_features,
                                 random_state=self.random_state)
 
-    def begin_fit(self, classes, encoder):
-        # the plan of the tables (:meth:`_new_table`) needs the members' cut points
-        self._planning_encoder = encoder
-        try:
-            super().begin_fit(classes, encoder)
-        finally:
-            self.__dict__.pop("_planning_encoder", None)
-
     def _planned_member_values(self, encoder):
         """The value counts of every member's attributes (per-member cut points drawn by
         ``encoder``), or None when the members share one discretisation."""
@@ -699,7 +709,7 @@ class ESKDB(_StructureBase):
             sizes.append(n_values)
         return sizes
 
-    def _new_table(self, n_values, n_classes):
+    def _new_table(self, n_values, n_classes, encoder=None):
         """The ensemble's table, planned with the members' pair tables within
         ``max_table_bytes`` (estimated before anything is allocated).  With per-member cut
         points the ensemble counts its pair table over the union of the members' cut points
@@ -707,14 +717,14 @@ class ESKDB(_StructureBase):
         they do not, the ensemble counts only the class and attribute counts over the union
         and every member counts its own pair table from its own codes in an extra pass
         (:meth:`_counted_member_tables`), the same counts."""
-        sizes = self._planned_member_values(self.__dict__.get("_planning_encoder"))
+        sizes = self._planned_member_values(encoder)  # (the members' cut points)
         if sizes is None or self.max_table_bytes is None:
-            return super()._new_table(n_values, n_classes)
+            return super()._new_table(n_values, n_classes, encoder)
         budget = int(self.max_table_bytes)
         members = sum(estimate_table_bytes(s, n_classes, 2)["total"] for s in sizes)
         union = estimate_table_bytes(n_values, n_classes, 2)["total"]
         if union + members <= budget:
-            return super()._new_table(n_values, n_classes)
+            return super()._new_table(n_values, n_classes, encoder)
         single = estimate_table_bytes(n_values, n_classes, 1)["total"]
         if single + members > budget:
             raise TableTooLargeError(
@@ -728,7 +738,12 @@ class ESKDB(_StructureBase):
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
         pairs: :meth:`_new_table`)."""
-        return self._per_member() and self.table_.max_order < 2
+        return self._per_member() and not self._table_holds_pairs()
+
+    def _table_holds_pairs(self):
+        """Whether the ensemble's table holds the pair counts (not when its members count
+        their own, :meth:`_new_table`; with a single attribute there are none to hold)."""
+        return self.table_.max_order >= min(2, self.table_.sizes.size)
 
     def _counted_member_tables(self, source, previous=None):
         """Every member's pair table counted from its own codes in one pass over
@@ -771,15 +786,11 @@ class ESKDB(_StructureBase):
             tables = combine(tables, previous)
         return tables
 
-    def table_spec(self, encoder):
-        """The tables of this model (:meth:`~seminaive.base.BaseLearner.table_spec`); with
-        per-member cut points the ensemble's table may hold the attribute counts only
-        (``"orders"``: the orders a model file's table may have), its members then holding
-        their own pair tables (:meth:`_new_table`)."""
-        spec = super().table_spec(encoder)
-        if self._draws_cuts() and spec["order"] >= 2:
-            spec["orders"] = (1, spec["order"])
-        return spec
+    def _table_orders(self, encoder):
+        """With per-member cut points the ensemble's table may hold the attribute counts
+        only, its members then holding their own pair tables (:meth:`_new_table`)."""
+        order = int(self._table_order())
+        return (1, order) if self._draws_cuts() and order >= 2 else None
 
     def _per_member(self):
         """Whether the fitted members have their own discretisations."""
@@ -903,6 +914,7 @@ class ESKDB(_StructureBase):
                          max_table_bytes=self.max_table_bytes, random_state=seed,
                          n_iter=self.n_iter, burn_in=self.burn_in, tying=self.tying)
         member._order_given = order
+        member._cuts_trees = self.candidate_trees == "cut"
         return member
 
     def _share(self, member):
@@ -913,7 +925,7 @@ class ESKDB(_StructureBase):
         return member
 
     def _learn_from_counts(self, source):
-        if self.table_.max_order >= 2:
+        if self._table_holds_pairs():
             stats = PairStatistics(self.table_)
             self.mutual_info_ = stats.mi
             self.conditional_mutual_info_ = stats.cmi
@@ -1132,22 +1144,30 @@ class ESKDB(_StructureBase):
             plans.append((trees, member.table_.sizes, _short_trees_bytes(
                 candidates, member.table_.sizes, k)))
         luts = self._member_maps
-        # the members whose trees do not fit together are selected one at a time
-        # (:meth:`_next_group`): each member's trees alone must fit besides the pair tables
         n_rows = getattr(source, "n_rows", None)
-        guards = [self._families_guard(
-            [(_sparse.TreeBounds(m.table_, n_rows), trees)],
-            self.table_.nbytes + sum(m.table_.nbytes for m in members),
-            [(t, sizes) for t in trees], source,
-            f"the {len(members)} members, each on its own discretisation, even one "
-            "member's at a time",
-            "discretization=\"shared\" (one discretisation for every member), ")
-            for m, (trees, sizes, _) in zip(members, plans, strict=True)]
+        fixed = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+        whose = f"the {len(members)} members, each on its own discretisation"
+        shared = "discretization=\"shared\" (one discretisation for every member), "
+        if self.candidate_trees == "keep":  # every member's trees at once
+            guards = [self._families_guard(
+                [(_sparse.TreeBounds(m.table_, n_rows), trees)
+                 for m, (trees, _, _) in zip(members, plans, strict=True)], fixed,
+                [(t, sizes) for trees, sizes, _ in plans for t in trees], source, whose,
+                "candidate_trees=\"cut\" (the members selected one at a time), " + shared)]
+            plans_checked = [([t for trees, _, _ in plans for t in trees], None, None)]
+        else:  # the members whose trees do not fit together are selected one at a time
+            # (:meth:`_next_group`): each member's trees alone must fit besides the pair
+            # tables
+            guards = [self._families_guard(
+                [(_sparse.TreeBounds(m.table_, n_rows), trees)], fixed,
+                [(t, sizes) for t in trees], source, f"{whose}, even one member's at a time",
+                shared) for m, (trees, sizes, _) in zip(members, plans, strict=True)]
+            plans_checked = plans
 
         def guard(parts):
             if parts is not None:
                 start = 0
-                for check, (trees, _, _) in zip(guards, plans, strict=True):
+                for check, (trees, _, _) in zip(guards, plans_checked, strict=True):
                     check(parts[start:start + len(trees)])
                     start += len(trees)
             return parts
@@ -1181,6 +1201,15 @@ class ESKDB(_StructureBase):
             families = [[(tree, keys, sizes) for tree, (keys, _) in result.items()]
                         for (_, sizes, _), result in zip(plans, results, strict=True)]
             need = _families_bytes([f for own in families for f in own], k, room)
+            if need > room and self.candidate_trees == "keep":
+                raise TableTooLargeError(
+                    f"the families of the {len(members)} members, each on its own "
+                    f"discretisation, would need {_sparse.gib(need)} (occurring nodes) "
+                    f"besides {_sparse.gib(used)} of pair tables, more than "
+                    f"max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a smaller "
+                    "k, fewer members, candidate_trees=\"cut\" (the members selected one "
+                    "at a time, each keeping the trees of its selected model), or raise "
+                    "max_table_bytes")
             if need > room:  # not all at once: one member at a time (:meth:`_next_group`)
                 room += sum(short for _, _, short in plans)
                 needs = [_families_bytes(own, k, 0) + short
@@ -1309,12 +1338,12 @@ class ESKDB(_StructureBase):
         if set(arrays) != known:
             raise ValueError(f"unexpected learned arrays {sorted(set(arrays) - known)}")
         self.mutual_info_ = self.conditional_mutual_info_ = None
-        if self.table_.max_order >= 2:
+        if self._table_holds_pairs():
             stats = PairStatistics(self.table_)
             self.mutual_info_ = stats.mi
             self.conditional_mutual_info_ = stats.cmi
         pairs = [arrays.get(f"m{j}_pair_counts") for j in range(len(orders))]
-        apart = self.table_.max_order < 2
+        apart = not self._table_holds_pairs()
         if (any(p is not None for p in pairs) if not apart else
                 any(p is None for p in pairs) or "cut_masks" not in arrays):
             raise ValueError("the members' pair counts must be in the model file exactly when "
@@ -1353,7 +1382,7 @@ class ESKDB(_StructureBase):
         bounds = np.cumsum([0] + [u.size for u in union])
         self._set_member_cuts([[u[row[bounds[t]:bounds[t + 1]].astype(bool)]
                                 for t, u in enumerate(union)] for row in cut_masks])
-        if self.table_.max_order >= 2:
+        if self._table_holds_pairs():
             return self._member_tables()
         return self._read_member_tables(pairs)
 

@@ -207,12 +207,19 @@ def test_bad_discretization(mixed):
 
 
 def test_per_member_families_share_one_budget(mixed):
-    # the members' trees over all K candidates do not fit 30,000 bytes at once (refused
-    # before the members were cut back to their selected models): now selected one at
-    # a time, the same model as without a budget; refused when the next member's trees do
-    # not fit besides the pair tables and the cut trees of the members before it
     X, y = mixed
-    kw = dict(n_estimators=3, k=3, n_iter=20, random_state=0)
+    with pytest.raises(seminaive.TableTooLargeError, match="families of the 3 members"):
+        ESKDB(n_estimators=3, k=3, n_iter=20, random_state=0,
+              max_table_bytes=30_000).fit(X, y)
+
+
+def test_cut_members_selected_one_at_a_time_share_one_budget(mixed):
+    # with candidate_trees="cut" the members' trees over all K candidates, which do not fit
+    # 30,000 bytes at once, are selected one at a time: the same model as without a budget;
+    # refused when the next member's trees do not fit besides the pair tables and the cut
+    # trees of the members before it
+    X, y = mixed
+    kw = dict(n_estimators=3, k=3, n_iter=20, random_state=0, candidate_trees="cut")
     np.testing.assert_array_equal(
         ESKDB(max_table_bytes=30_000, **kw).fit(X, y).predict_proba(X),
         ESKDB(max_table_bytes=None, **kw).fit(X, y).predict_proba(X))
@@ -588,7 +595,9 @@ def test_members_own_pair_tables_save_and_load(tmp_path):
     same tables and probabilities, bit for bit; partial_fit on it goes on as on the model
     itself; damaged pair counts are refused."""
     X, y = _apart_data(12000)
-    kw = dict(n_estimators=5, k=2, n_iter=30, smoothing="hls", random_state=3)
+    # (the members' HLS estimates on their cut trees fit besides their own pair tables)
+    kw = dict(n_estimators=5, k=2, n_iter=30, smoothing="hls", random_state=3,
+              candidate_trees="cut")
     budget = _apart_budget(ESKDB(max_table_bytes=None, **kw).fit(X, y))
     apart = ESKDB(max_table_bytes=budget, **kw).fit(X, y)
     assert apart.table_.max_order == 1
@@ -619,12 +628,11 @@ def test_members_own_pair_tables_save_and_load(tmp_path):
 
 @pytest.mark.parametrize("smoothing", ["hdp", "hls", "m_estimate"])
 @pytest.mark.parametrize("data", ["mixed", "chess"])
-def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
-    """Every member keeps, after its leave-one-out selection, only the count trees of its
-    selected model: the same probabilities, bit for bit (fractional weights too, where the
-    smoothing takes them), as with the trees over every candidate, fewer bytes; saved and
-    loaded, and after partial_fit, the same again."""
-    from seminaive.structure import eskdb
+def test_cut_trees_same_model(data, smoothing, request, tmp_path):
+    """With candidate_trees="cut" every member keeps, after its leave-one-out selection,
+    only the count trees of its selected model: the same probabilities, bit for bit
+    (fractional weights too, where the smoothing takes them), as with the trees over every
+    candidate, fewer bytes; saved and loaded, and after partial_fit, the same again."""
     X, y = request.getfixturevalue(data)
     rng = np.random.default_rng(5)
     w = (rng.integers(0, 3, len(y)).astype(float) if smoothing == "hdp"
@@ -632,9 +640,11 @@ def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
     kw = dict(n_estimators=4, k=3, n_iter=30, smoothing=smoothing, random_state=0)
     models = {}
     for cut in (False, True):
-        monkeypatch.setattr(eskdb._Member, "_cuts_trees", cut)
-        models[cut] = ESKDB(**kw).fit(X, y, sample_weight=w)
+        models[cut] = ESKDB(candidate_trees="cut" if cut else "keep", **kw).fit(
+            X, y, sample_weight=w)
     whole, cut = models[False], models[True]
+    assert all(m._cuts_trees for m in cut.estimators_)
+    assert not any(m._cuts_trees for m in whole.estimators_)
     np.testing.assert_array_equal(cut.predict_proba(X), whole.predict_proba(X))
     held = [m._held_bytes() for m in cut.estimators_]
     assert all(h <= m._held_bytes() for h, m in zip(held, whole.estimators_, strict=True))
@@ -665,8 +675,7 @@ def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
     half = len(y) // 2
     chunked = {}
     for flag in (False, True):
-        monkeypatch.setattr(eskdb._Member, "_cuts_trees", flag)
-        model = ESKDB(**kw)
+        model = ESKDB(candidate_trees="cut" if flag else "keep", **kw)
         with pytest.warns(UserWarning):
             model.partial_fit(X.iloc[:half], y.iloc[:half], classes=np.unique(y))
             model.partial_fit(X.iloc[half:], y.iloc[half:])
@@ -675,30 +684,31 @@ def test_cut_trees_same_model(data, smoothing, request, monkeypatch, tmp_path):
                                   chunked[False].predict_proba(X))
 
 
-def test_uncut_model_files_still_load(mixed, monkeypatch, tmp_path):
-    """A model file whose members hold their trees over every candidate (written before
-    the members were cut) loads and predicts as it was saved."""
-    from seminaive.structure import eskdb
+def test_uncut_model_files_still_load(mixed, tmp_path):
+    """A model file whose members hold their trees over every candidate (the default,
+    candidate_trees="keep", and every file written before the option) loads and predicts
+    as it was saved, its members uncut."""
     X, y = mixed
-    monkeypatch.setattr(eskdb._Member, "_cuts_trees", False)
     whole = ESKDB(n_estimators=3, k=3, n_iter=30, random_state=2).fit(X, y)
     assert "m0_trees_cut" not in whole.learned_state()
     path = tmp_path / "whole.snb"
     whole.save(path)
-    monkeypatch.setattr(eskdb._Member, "_cuts_trees", True)
     loaded = seminaive.load(path)
+    assert not any(m.__dict__.get("_cut_chains") for m in loaded.estimators_)
     np.testing.assert_array_equal(loaded.predict_proba(X), whole.predict_proba(X))
 
 
 def test_members_selected_one_at_a_time():
-    """When every member's count trees over all K candidates do not fit max_table_bytes at
-    once, the members are selected one at a time (each member's trees cut before the
-    next one's are built): the same model, bit for bit; refused, naming max_table_bytes,
-    when not even one member's trees fit besides the pair tables."""
+    """With candidate_trees="cut", when every member's count trees over all K candidates
+    do not fit max_table_bytes at once, the members are selected one at a time (each
+    member's trees cut before the next one's are built): the same model, bit for bit;
+    refused, naming max_table_bytes, when not even one member's trees fit besides the pair
+    tables."""
     from seminaive.structure import eskdb
     X, y = _apart_data(20000)
     X = np.column_stack([X, np.random.default_rng(7).normal(size=(len(y), 4))])
-    kw = dict(n_estimators=6, k=5, n_iter=30, smoothing="hls", random_state=3)
+    kw = dict(n_estimators=6, k=5, n_iter=30, smoothing="hls", random_state=3,
+              candidate_trees="cut")
     whole = ESKDB(max_table_bytes=None, **kw).fit(X, y)
     groups = []
     real = eskdb.ESKDB._next_group
