@@ -220,7 +220,10 @@ LARGE_TILE_BYTES = 1 << 23
 #: into the cache before the rows' scattered reads only up to PREFETCH_BYTES: at 1,600 x 60
 #: with 8 values (0.7-1.7 MB per combination, near or above a core's 1 MB L2 cache) the nested
 #: pass took 12-15% less CPU time without it, at 4 values (0.3 MB) the same, at 2 values
-#: (31 kB) 3% more (see docs/performance.md)
+#: (31 kB) 3% more (see docs/performance.md).  The blocks of the children taken by selects
+#: (:func:`_select_tables` reads 8 of the 27 cells of each) are streamed too: their reads
+#: otherwise missed the cache one child after another (at 2 values, 4 and 5 classes, with
+#: every class's 16 numbers made at once, 6-9% less CPU time for the pass)
 PREFETCH_BYTES = 1 << 19
 
 
@@ -435,7 +438,7 @@ class _Tile(NamedTuple):
     # by selects (_select_plain): 2 a child, -2 a member
     pstride: np.ndarray  # pstride[u]: stride of member u in the parent block
     owncls: np.ndarray  # owncls[y, i]: 1 if y is row i's class, else 0
-    tab: np.ndarray  # the 16 factors of _select_plain (one child, one class)
+    tab: np.ndarray  # tab[y, :]: the 16 factors of _select_plain (one child, class y)
     sinv: np.ndarray  # sinv[y, :]: the 8 inverses of _select_inverses
     rank_of: np.ndarray  # rank_of[c]: the rank of attribute c
     sel: np.ndarray  # sel[0]: the tile's rows have no missing value and one held-out amount
@@ -541,7 +544,7 @@ def _block_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, pe, acc_j, ea_j):
 
 @njit(cache=True, inline="always")
 def _select_factor(t, own, a1, b1, c1):
-    """One of the 16 factors ``t`` (:func:`_select_table`) by selects, not by a gather:
+    """One of the 16 factors ``t`` (:func:`_select_tables`) by selects, not by a gather:
     ``t[8 own + 4 (x_a != 1) + 2 (x_b != 1) + (x_c != 1)]`` (``a1``, ``b1``, ``c1``:
     whether the row's values of the two members and of the child are 1)."""
     v1 = (t[0] if c1 else t[1]) if b1 else (t[2] if c1 else t[3])
@@ -556,7 +559,7 @@ def _select_plain(tab, xs, own, n, pv, acc_j):
     """:func:`_plain_child` of a child with two values under two parents with two values
     each (the ``xs`` rows: the child's, the first member's and the second member's
     values of the tile's rows): the factor is one of the 16 numbers ``tab``
-    (:func:`_select_table`, ``own[i]``: whether the class is row i's), chosen by selects,
+    (:func:`_select_tables`, ``own[i]``: whether the class is row i's), chosen by selects,
     so the loop reads no count and computes no union cell."""
     xc, xa, xb = xs
     t = (tab[0], tab[1], tab[2], tab[3], tab[4], tab[5], tab[6], tab[7], tab[8], tab[9],
@@ -600,25 +603,29 @@ def _select_inverses(counts, cells, k, h, m, inv):
 
 
 @njit(cache=True, inline="always")
-def _select_table(counts, cells, yy, h, inv, child, tab):
-    """The 16 factors of :func:`_select_plain` for class ``yy``: ``tab[8 own + 4 (a - 1)
-    + 2 (b - 1) + (v - 1)]`` is the m-estimate P(x_c = v | yy, x_a = a, x_b = b) less the
-    held-out amount ``h`` when ``own`` (the row's class is yy; its child value is v),
+def _select_tables(counts, cells, k, h, inv, child, tab):
+    """The 16 factors of :func:`_select_plain` for every class: ``tab[yy, 8 own + 4 (a -
+    1) + 2 (b - 1) + (v - 1)]`` is the m-estimate P(x_c = v | yy, x_a = a, x_b = b) less
+    the held-out amount ``h`` when ``own`` (the row's class is yy; its child value is v),
     times the child's scale: the same operations on the same counts as
-    :func:`_times_factor` (so the same numbers).  ``cells`` is ``(start of the union
-    block, strides of a, b and the child in it)``, ``inv`` the inverses of
-    :func:`_select_inverses`, ``child`` the child's ``(num_add, scale)``."""
+    :func:`_times_factor` (so the same numbers), each union cell's counts read once for
+    both values of ``own`` and all the classes (they are adjacent).  ``cells`` is
+    ``(start of the union block, strides of a, b and the child in it)``, ``inv`` the
+    inverses of :func:`_select_inverses`, ``child`` the child's ``(num_add, scale)``."""
     u0, us0, us1, usc = cells
     na, sc = child
-    for own in range(2):
-        hy = h if own == 1 else 0.0
-        for a_ in range(1, 3):
-            for b_ in range(1, 3):
-                iv = inv[yy, 4 * own + 2 * (a_ - 1) + (b_ - 1)]
-                for v in range(1, 3):
-                    count = counts[u0 + a_ * us0 + b_ * us1 + v * usc + yy]
-                    f = (max(count - hy, 0.0) + na) * iv
-                    tab[8 * own + 4 * (a_ - 1) + 2 * (b_ - 1) + (v - 1)] = f * sc
+    for a_ in range(1, 3):
+        for b_ in range(1, 3):
+            ic = 2 * (a_ - 1) + (b_ - 1)
+            for v in range(1, 3):
+                cell = u0 + a_ * us0 + b_ * us1 + v * usc
+                u = 2 * ic + (v - 1)
+                for yy in range(k):
+                    count = counts[cell + yy]
+                    f = (max(count - 0.0, 0.0) + na) * inv[yy, ic]
+                    tab[yy, u] = f * sc
+                    f = (max(count - h, 0.0) + na) * inv[yy, 4 + ic]
+                    tab[yy, 8 + u] = f * sc
 
 
 #: most the children's scales raise a product (:func:`child_scales`), in factors of 2
@@ -804,7 +811,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         # (PREFETCH_BYTES); larger ones would be evicted before the rows read them
         block_bytes = 0
         for j in range(a):
-            if 0 <= ctype[j] <= 1:
+            if 0 <= ctype[j]:  # (the gathers and the selects' 16 factors read them)
                 block_bytes += (iend[j] - idx0[j]) * counts.itemsize
         touched = 0.0
         step = 0
@@ -812,7 +819,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         while more:
             more = False
             for j in range(a):
-                if 0 <= ctype[j] <= 1 and idx0[j] + step < iend[j]:
+                if 0 <= ctype[j] and idx0[j] + step < iend[j]:
                     touched += counts[idx0[j] + step]
                     more = True
             step += line
@@ -855,18 +862,20 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 us1 = us_mid if pos == 2 else us_last
                 usc = us_first if pos == 0 else (us_mid if pos == 1 else us_last)
                 xs = (xrank[j], xrank[rank_of[members[0]]], xrank[rank_of[members[1]]])
-                for yy in range(k):
-                    if t_kind == 2:
-                        _select_table(counts, (idx0[j], us0, us1, usc), yy, hrow[0], sinv,
-                                      (num_add[j], scale[j]), tab)
-                    else:  # a member: the factor 1 times the scale, as _times_factor
+                if t_kind == 2:  # every class's 16 factors at once
+                    _select_tables(counts, (idx0[j], us0, us1, usc), k, hrow[0], sinv,
+                                   (num_add[j], scale[j]), tab)
+                else:  # a member: the factor 1 times the scale, as _times_factor
+                    for yy in range(k):
                         for u in range(16):
-                            tab[u] = 1.0 * scale[j]
+                            tab[yy, u] = 1.0 * scale[j]
+                for yy in range(k):
                     if plain:
-                        if _select_plain(tab, xs, owncls[yy], n_tile, pv[yy], acc[yy, j + 1]):
+                        if _select_plain(tab[yy], xs, owncls[yy], n_tile, pv[yy],
+                                         acc[yy, j + 1]):
                             if _renormalise_left(pv[yy], pe[yy], n_tile, blocks):
                                 plain = False
-                    elif _select_block(tab, xs, owncls[yy], n_tile, pv[yy], pe[yy],
+                    elif _select_block(tab[yy], xs, owncls[yy], n_tile, pv[yy], pe[yy],
                                        acc[yy, j + 1], ea[yy, j + 1]):
                         _renormalise_all(pv[yy], pe[yy], n_tile, blocks)
                 continue
@@ -985,7 +994,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(a, dtype=np.int64), np.empty(a, dtype=np.int64),
                    np.empty(width, dtype=np.int64), np.empty((k, tile), dtype=np.uint8),
-                   np.empty(16), np.empty((k, 8)), rank_of,
+                   np.empty((k, 16)), np.empty((k, 8)), rank_of,
                    np.zeros(1, dtype=np.bool_))
         rows, xrank, r_first, hrow, yrow = tl.rows, tl.xrank, tl.r_first, tl.hrow, tl.yrow
         part = partial[b]
