@@ -403,26 +403,26 @@ class ESKDB(_StructureBase):
     a4fa64f, load 3.5-4.5 on 2 cores); on waveform (40 attributes, a 97 MiB union table)
     1,015 MiB against 1,115 MiB and the same CPU seconds.
 
-    Every member selects its model by leave-one-out on count trees over all its K
-    candidate parents and keeps them (``candidate_trees="keep"``, the default); with
+    Every member selects its model by leave-one-out on count trees over all its K candidate
+    parents and keeps them (``candidate_trees="keep"``, the default); with
     ``candidate_trees="cut"`` it keeps only the trees of its selected model: each selected
     attribute's tree over its first ``k_`` candidates, each other attribute's over none,
-    with the same nodes and counts on the levels kept (the same model, bit for bit, and
-    the same estimates); its model file and :meth:`partial_fit` read these cut trees.
-    With per-member discretisations and ``candidate_trees="cut"``, when the members' trees
-    over all K candidates do not fit ``max_table_bytes`` at once (their bytes are counted from the occurring keys before
-    any tree is built: 20 members with K = 5 would need 13 GiB on 100,000 rows of
-    RandomRBF and 7.9 GiB on waveform), the members are selected one at a time, each
-    member's trees built, its leave-one-out pass run (one pass over the data per member)
-    and its trees cut before the next member's are built, the same model; the fit is
-    refused, naming ``max_table_bytes``, only when one member's trees over all K
-    candidates do not fit besides the pair tables and the cut trees of the members before
-    it.  On 100,000 rows with ``smoothing="hls"`` the fit then took 53 CPU seconds and a
-    peak of 2.0 GiB of resident memory on RandomRBF, 79 CPU seconds and 2.3 GiB on
-    waveform (one thread, at a load of 12-18; refused before).
-    With ``discretization="shared"``, another ``discretizer``, or nominal attributes only,
-    the members share one discretisation and the union of their families is counted once.
-    With ``smoothing="m_estimate"`` the members are plain SKDBs on perturbed orders.
+    with the same nodes and counts on the levels kept (the same model, bit for bit, and the
+    same estimates); its model file and :meth:`partial_fit` read these cut trees. With
+    per-member discretisations and ``candidate_trees="cut"``, when the members' trees over
+    all K candidates do not fit ``max_table_bytes`` at once (their bytes are counted from
+    the occurring keys before any tree is built: 20 members with K = 5 would need 13 GiB on
+    100,000 rows of RandomRBF and 7.9 GiB on waveform), the members are selected one at a
+    time, each member's trees built, its leave-one-out pass run (one pass over the data per
+    member) and its trees cut before the next member's are built, the same model; the fit is
+    refused, naming ``max_table_bytes``, only when one member's trees over all K candidates
+    do not fit besides the pair tables and the cut trees of the members before it.  On
+    100,000 rows with ``smoothing="hls"`` the fit then took 53 CPU seconds and a peak of 2.0
+    GiB of resident memory on RandomRBF, 79 CPU seconds and 2.3 GiB on waveform (one thread,
+    at a load of 12-18; refused before). With ``discretization="shared"``, another
+    ``discretizer``, or nominal attributes only, the members share one discretisation and
+    the union of their families is counted once. With ``smoothing="m_estimate"`` the members
+    are plain SKDBs on perturbed orders.
 
     The defaults are the settings of Zhang et al.'s experiments (their public code's run
     settings): 20 members, K = 5, 1000 Gibbs iterations of which the first 100 are burn-in
