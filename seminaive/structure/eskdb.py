@@ -745,16 +745,22 @@ class ESKDB(_StructureBase):
         their own, :meth:`_new_table`; with a single attribute there are none to hold)."""
         return self.table_.max_order >= min(2, self.table_.sizes.size)
 
-    def _counted_member_tables(self, source, previous=None):
-        """Every member's pair table counted from its own codes in one pass over
-        ``source`` (``previous``: the members' tables of earlier ``partial_fit`` chunks,
-        added), within ``max_table_bytes`` with the ensemble's table."""
+    def _member_sizes(self):
+        """Every member's numbers of values of the attributes (its cut points a subset of
+        the union's: ``_member_masks``)."""
         sizes = []
         for masks in self._member_masks:
             n_values = self.encoder_.n_values_.copy()
             for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
                 n_values[c] -= int((~masks[t]).sum())
             sizes.append(n_values)
+        return sizes
+
+    def _counted_member_tables(self, source, previous=None):
+        """Every member's pair table counted from its own codes in one pass over
+        ``source`` (``previous``: the members' tables of earlier ``partial_fit`` chunks,
+        added), within ``max_table_bytes`` with the ensemble's table."""
+        sizes = self._member_sizes()
         k = self.table_.n_classes
         maps = self._member_maps
 
@@ -818,12 +824,7 @@ class ESKDB(_StructureBase):
         block at its bins' ends (:func:`aggregate_blocks`: exact sums of whole numbers, the
         same counts as :func:`aggregate_table`'s sums along the axes, bit for bit), so the
         ensemble's table is read once rather than once per member."""
-        sizes = []
-        for masks in self._member_masks:
-            n_values = self.encoder_.n_values_.copy()
-            for t, c in enumerate(self.encoder_.numeric_columns_.tolist()):
-                n_values[c] -= int((~masks[t]).sum())
-            sizes.append(n_values)
+        sizes = self._member_sizes()
         budget = self.max_table_bytes
         if whole_counts(self.table_):
             tables = []
