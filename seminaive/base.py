@@ -457,7 +457,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         hold: ``{"order": highest order of the counted combinations, "moment_numeric":
         attributes whose Gaussian moments the table keeps, "moment_order": their parent
         order or None}``, and ``"orders"``, the orders a table may have, when
-        :meth:`_table_orders` names several (model files are checked against it before anything is
+        ``_table_orders`` names several (model files are checked against it before anything is
         allocated)."""
         spec = {"order": int(self._table_order()),
                 "moment_numeric": np.empty(0, dtype=np.int64), "moment_order": None}

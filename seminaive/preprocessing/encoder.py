@@ -1118,8 +1118,8 @@ class AttributeEncoder(TransformerMixin, BaseEstimator):
         """The codes :meth:`encode` gives the rows of nominal column ``col`` held as an Arrow
         dictionary column of ``values`` (none of them null): entry ``k`` the code of
         ``values[k]`` (-1: a value the fit did not see), the last entry that of a null
-        (-1, or the missing code under ``missing="value"``), as :meth:`_code_frame` codes
-        such a column (:func:`_dictionary_table`, then the missing code of a null row).
+        (-1, or the missing code under ``missing="value"``), as ``_code_frame`` codes
+        such a column (``_dictionary_table``, then the missing code of a null row).
 
         Parameters
         ----------
