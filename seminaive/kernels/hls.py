@@ -410,15 +410,24 @@ def _tree_factor_solve(parent, level, pen, a, inv, r, wb, s):
 def _tree_down(parent, level, pen, inv, wb, s):
     """The pass down of :func:`_tree_solve` (``wb``: the eliminated linear terms), and the
     centring of every node's coefficients."""
-    n, V = s.shape
-    for v in range(V):
-        s[0, v] = wb[0, v] * inv[0, v]
-    for q in range(1, n):
+    n = s.shape[0]
+    _down_to(parent, level, pen, inv, wb, s, n)
+    _centre(parent, s, n)
+
+
+@njit(cache=True)
+def _down_to(parent, level, pen, inv, wb, s, stop):
+    """The pass down over the nodes before ``stop`` (none when it is 0): every node's
+    coefficients from its parent's and its eliminated linear terms ``wb``."""
+    V = s.shape[1]
+    if stop > 0:
+        for v in range(V):
+            s[0, v] = wb[0, v] * inv[0, v]
+    for q in range(1, stop):
         p = parent[q]
         lam = pen[level[q]]
         for v in range(V):
             s[q, v] = (lam * s[p, v] + wb[q, v]) * inv[q, v]
-    _centre(parent, s, n)
 
 
 @njit(cache=True)
@@ -510,14 +519,7 @@ def _tree_solve_exact(parent, level, pen, inv, u, k, r, wb, s):
         lam = pen[level[q]]
         for v in range(V):
             wb[p, v] += lam * wb[q, v] * inv[q, v] - r[q, v]
-    if leaf_first > 0:
-        for v in range(V):
-            s[0, v] = wb[0, v] * inv[0, v]
-    for q in range(1, leaf_first):
-        p = parent[q]
-        lam = pen[level[q]]
-        for v in range(V):
-            s[q, v] = (lam * s[p, v] + wb[q, v]) * inv[q, v]
+    _down_to(parent, level, pen, inv, wb, s, leaf_first)
     # the leaves' path sums, then (their parents' still path sums) their coefficients,
     # centred: :func:`_centre`'s numbers, the leaves in the same pass
     for i in range(n_leaf):
