@@ -1246,6 +1246,8 @@ class ESKDB(_StructureBase):
         for bounds, own in plans:
             lo, hi = bounds.bytes(own)
             lower, upper = lower + lo, upper + hi
+        if fixed + upper <= budget:  # (then the lower bound fits too: nothing to advise)
+            return _sparse.PassGuard([], 0, None, "", "")
         n_rows = getattr(source, "n_rows", None)
         what = (f"ESKDB(n_estimators={int(self.n_estimators)}, k={int(self.k)}) on "
                 f"{_sparse.describe_data(self.table_, n_rows)}, the families of {whose}")
@@ -1257,8 +1259,6 @@ class ESKDB(_StructureBase):
                         "\"equal_frequency\" with a smaller n_bins), ")
         options = options.rstrip(", ")
         _sparse.refuse_before_counting(lower, upper, fixed, budget, what, options)
-        if fixed + upper <= budget:
-            return _sparse.PassGuard([], 0, None, "", "")
         return _sparse.PassGuard(trees, fixed, budget, what, options)
 
     def _count_shared_families(self, members, stats, source):

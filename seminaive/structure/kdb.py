@@ -268,10 +268,10 @@ class KDB(_FamilyLearner):
         fixed = table.counts.nbytes
         what = (f"{type(self).__name__}(k={int(self.k)}) on "
                 f"{_sparse.describe_data(table, n_rows)}")
+        if fixed + upper <= budget:  # (then the lower bound fits too: nothing to advise)
+            return _sparse.PassGuard([], 0, None, "", "")
         options = self._fit_options(bounds, every, fixed, budget)
         _sparse.refuse_before_counting(lower, upper, fixed, budget, what, options)
-        if fixed + upper <= budget:
-            return _sparse.PassGuard([], 0, None, "", "")
         counted = set(trees)
         read = bounds.bytes([t for t in every if t not in counted])[0]  # exact
         return _sparse.PassGuard([(t, table.sizes) for t in trees], fixed + read, budget,
