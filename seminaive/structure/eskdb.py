@@ -144,6 +144,29 @@ def _families_bytes(families, k, room):
     return sum(_sparse.tree_bytes(tree, keys, sizes, k) for tree, keys, sizes in families)
 
 
+class _KeysOverBudget(Exception):
+    """A counting pass over several members stopped: their counted keys (its argument,
+    bytes) exceeded what ``max_table_bytes`` leaves them."""
+
+
+def _keys_bytes(parts):
+    """Bytes of counted keys ``parts`` ((keys, counts) each, :func:`._sparse.count_keys`:
+    an int64 key and a float64 count per occurring key)."""
+    return sum(int(np.asarray(keys).nbytes) + int(np.asarray(counts).nbytes)
+               for keys, counts in parts)
+
+
+def _keys_bound(trees, sizes, k, n_rows):
+    """An upper bound on the bytes of the counted keys of the count trees ``trees``
+    (i, chain...) before they are counted: 16 bytes per key, at most min(rows, possible
+    keys) of them per tree (``n_rows`` None: unknown)."""
+    total = 0
+    for tree in trees:
+        span = _sparse.key_span(tree, sizes, k)
+        total += 16 * (span if n_rows is None else min(span, int(n_rows)))
+    return total
+
+
 def _short_trees_bytes(candidates, sizes, k):
     """A bound on the bytes of the count trees of the attributes of fewer than two
     candidates (read from the pair table): every cell occurring."""
@@ -416,7 +439,14 @@ class ESKDB(_StructureBase):
     time, each member's trees built, its leave-one-out pass run (one pass over the data per
     member) and its trees cut before the next member's are built, the same model; the fit is
     refused, naming ``max_table_bytes``, only when one member's trees over all K candidates
-    do not fit besides the pair tables and the cut trees of the members before it.  On
+    do not fit besides the pair tables and the cut trees of the members before it.  The
+    members' counted keys (an int64 key and a float64 count per occurring key, held from
+    the pass that counts them until each member's trees are built; about 1.3 GB for 20
+    members on 100,000 rows of waveform) count in that plan too: when they do not fit
+    besides the pair tables the counting pass over every member stops, and when the keys
+    of the members after the one being selected do not fit besides its trees they are
+    dropped; those members then count their own keys, each in a pass of its own just
+    before its selection (the same keys, the same model).  On
     100,000 rows with ``smoothing="hls"`` the fit then took 53 CPU seconds and a peak of 2.0
     GiB of resident memory on RandomRBF, 79 CPU seconds and 2.3 GiB on waveform (one thread,
     at a load of 12-18; refused before). With ``discretization="shared"``, another
@@ -1001,7 +1031,7 @@ class ESKDB(_StructureBase):
             self._share(member).table_ = table
         sources = [_RemappedSource(source, lut, t.sizes)
                    for lut, t in zip(self._member_maps, tables, strict=True)]
-        needs = self._count_member_families(members, stats, source)
+        needs, keys = self._count_member_families(members, stats, source)
         for member, st in zip(members, stats, strict=True):  # computed on its table already
             member._stats_given = st
         maps = [(lut, t.sizes) for lut, t in zip(self._member_maps, tables, strict=True)]
@@ -1014,6 +1044,7 @@ class ESKDB(_StructureBase):
         def install():
             start = 0
             while start < len(members):
+                self._plan_keys(members, stats, source, start, needs, keys)
                 stop = self._next_group(members, start, needs)
                 group = members[start:stop]
                 passes = self._member_passes(group, sources[start:stop], members)
@@ -1025,6 +1056,34 @@ class ESKDB(_StructureBase):
         self._sampling_together(members, install)
         self._members_chosen(members)
 
+    def _held_before(self, members, start):
+        """Bytes held when the member at ``start`` is selected one at a time: the pair
+        tables and the cut trees of the members before it."""
+        return self.table_.nbytes + sum(m.table_.nbytes for m in members) + sum(
+            m._held_bytes() for m in members[:start])
+
+    def _plan_keys(self, members, stats, source, start, needs, keys):
+        """Before the member at ``start`` is selected (one at a time): its counted keys, and
+        those of the members after it that are held, within ``max_table_bytes`` with its
+        trees (``needs[start]``) and what :meth:`_held_before` it.  The counted keys of the
+        members after it are dropped when they do not fit (each member then counts its
+        own, alone, in a pass of its own just before its selection: the same keys, the
+        same model); the member's own keys, when they were dropped or never counted
+        (the pass over every member stopped, :class:`_KeysOverBudget`), are counted here
+        (``needs`` and ``keys`` updated in place).  The member's own keys are not counted
+        against its trees, as a KDB's are not."""
+        if keys[start] is None:
+            own, counted = self._count_member_families(members, stats, source, [start])
+            needs[start], keys[start] = own[start], counted[start]
+            return
+        later = [j for j in range(start + 1, len(members)) if keys[j] is not None]
+        pending = sum(keys[j] for j in later)
+        if pending and (self._held_before(members, start) + pending + needs[start]
+                        > int(self.max_table_bytes)):
+            for j in later:
+                members[j].__dict__.pop("_counted_families", None)
+                keys[j] = None
+
     def _next_group(self, members, start, needs):
         """The end of the next group of members whose selection passes run together when
         their count trees over all K candidates do not fit ``max_table_bytes`` at once:
@@ -1033,8 +1092,7 @@ class ESKDB(_StructureBase):
         :meth:`_Member._cut_trees`; its leave-one-out pass costs what it costs among the
         others), once its trees (``needs[start]``, bytes) are known to fit; refused
         (:class:`TableTooLargeError`) when they do not."""
-        held = self.table_.nbytes + sum(m.table_.nbytes for m in members) + sum(
-            m._held_bytes() for m in members[:start])
+        held = self._held_before(members, start)
         room = int(self.max_table_bytes) - held
         if needs[start] > room:
             raise TableTooLargeError(
@@ -1133,26 +1191,40 @@ class ESKDB(_StructureBase):
         self._mark_choice()
         self.orders_ = np.array([m._order_given for m in members], dtype=np.int64)
 
-    def _count_member_families(self, members, stats, source):
-        """Count every member's count trees on its own codes, all in one pass; the members'
-        trees and pair tables together within ``max_table_bytes``."""
+    def _count_member_families(self, members, stats, source, group=None):
+        """Count the count trees of the members of ``group`` (indices into ``members``;
+        None: every member) on their own codes, all in one pass; the members' trees, their
+        counted keys and the pair tables within ``max_table_bytes``.
+
+        Returns ``(needs, keys)``: ``needs`` is None when every member's trees over all K
+        candidates fit at once besides the pair tables and every member's counted keys
+        (they are all held while the trees are built), else the bytes of every counted
+        member's trees (None for a member not counted here); ``keys`` the bytes of every
+        counted member's keys (:func:`_keys_bytes`; None: not counted).  With
+        ``candidate_trees="cut"`` the pass over several members stops as soon as their
+        keys exceed what the budget leaves them besides the pair tables (checked on every
+        chunk and merge when their upper bound, :func:`_keys_bound`, does not fit): no
+        member is counted then, each member counting its own before its selection
+        (:meth:`_plan_keys`); with ``candidate_trees="keep"`` that is refused."""
+        group = list(range(len(members))) if group is None else list(group)
+        whole = len(group) == len(members)
         k = self.table_.n_classes
         plans = []
-        for member, st in zip(members, stats, strict=True):
-            candidates, _, trees = member._plan(st)
+        for j in group:
+            candidates, _, trees = members[j]._plan(stats[j])
+            sizes = members[j].table_.sizes
             for t in trees:
-                _sparse.check_key_range(t[0], t[1:], member.table_.sizes, k)
-            plans.append((trees, member.table_.sizes, _short_trees_bytes(
-                candidates, member.table_.sizes, k)))
-        luts = self._member_maps
+                _sparse.check_key_range(t[0], t[1:], sizes, k)
+            plans.append((trees, sizes, _short_trees_bytes(candidates, sizes, k)))
+        luts = [self._member_maps[j] for j in group]
         n_rows = getattr(source, "n_rows", None)
         fixed = self.table_.nbytes + sum(m.table_.nbytes for m in members)
         whose = f"the {len(members)} members, each on its own discretisation"
         shared = "discretization=\"shared\" (one discretisation for every member), "
         if self.candidate_trees == "keep":  # every member's trees at once
             guards = [self._families_guard(
-                [(_sparse.TreeBounds(m.table_, n_rows), trees)
-                 for m, (trees, _, _) in zip(members, plans, strict=True)], fixed,
+                [(_sparse.TreeBounds(members[j].table_, n_rows), trees)
+                 for j, (trees, _, _) in zip(group, plans, strict=True)], fixed,
                 [(t, sizes) for trees, sizes, _ in plans for t in trees], source, whose,
                 "candidate_trees=\"cut\" (the members selected one at a time), " + shared)]
             plans_checked = [([t for trees, _, _ in plans for t in trees], None, None)]
@@ -1160,10 +1232,15 @@ class ESKDB(_StructureBase):
             # (:meth:`_next_group`): each member's trees alone must fit besides the pair
             # tables
             guards = [self._families_guard(
-                [(_sparse.TreeBounds(m.table_, n_rows), trees)], fixed,
+                [(_sparse.TreeBounds(members[j].table_, n_rows), trees)], fixed,
                 [(t, sizes) for t in trees], source, f"{whose}, even one member's at a time",
-                shared) for m, (trees, sizes, _) in zip(members, plans, strict=True)]
+                shared) for j, (trees, sizes, _) in zip(group, plans, strict=True)]
             plans_checked = plans
+        keys_room = None  # the keys of several members held at once: checked in the pass
+        if self.max_table_bytes is not None and len(group) > 1:
+            room = int(self.max_table_bytes) - fixed
+            if sum(_keys_bound(trees, sizes, k, n_rows) for trees, sizes, _ in plans) > room:
+                keys_room = room
 
         def guard(parts):
             if parts is not None:
@@ -1171,6 +1248,8 @@ class ESKDB(_StructureBase):
                 for check, (trees, _, _) in zip(guards, plans_checked, strict=True):
                     check(parts[start:start + len(trees)])
                     start += len(trees)
+                if keys_room is not None and _keys_bytes(parts) > keys_room:
+                    raise _KeysOverBudget(_keys_bytes(parts))
             return parts
 
         def count(codes, y, w):
@@ -1184,7 +1263,20 @@ class ESKDB(_StructureBase):
         def merge(a, b):
             return guard(_sparse.merge_keys(a, b))
 
-        counted = source.map_reduce(count, merge)
+        try:
+            counted = source.map_reduce(count, merge)
+        except _KeysOverBudget as over:
+            if self.candidate_trees == "keep":
+                raise TableTooLargeError(
+                    f"the counted keys of the families of {whose} (16 bytes per occurring "
+                    f"key, every member's held until the trees are built) already need "
+                    f"{_sparse.gib(over.args[0])} in the rows counted so far besides "
+                    f"{_sparse.gib(fixed)} of pair tables, more than max_table_bytes="
+                    f"{_sparse.gib(self.max_table_bytes)} (the counting pass was stopped "
+                    "there): use candidate_trees=\"cut\" (the members counted and selected "
+                    "one at a time), fewer members, a smaller k, or raise max_table_bytes"
+                    ) from None
+            return [None] * len(members), [None] * len(members)
         start = 0
         results = []
         for trees, _, _ in plans:
@@ -1192,43 +1284,50 @@ class ESKDB(_StructureBase):
                     else counted[start:start + len(trees)])
             start += len(trees)
             results.append(dict(zip(trees, part, strict=True)))
+        keys = [None] * len(members)
+        for j, result in zip(group, results, strict=True):
+            keys[j] = _keys_bytes(result.values())
         needs = None
         if self.max_table_bytes is not None:
-            used = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+            used = fixed
             room = int(self.max_table_bytes) - used
             # and the trees of fewer than two candidates, read from the pair tables (at
             # most every cell occurring)
             room -= sum(short for _, _, short in plans)
-            families = [[(tree, keys, sizes) for tree, (keys, _) in result.items()]
+            held = sum(keys[j] for j in group)  # every member's keys, held meanwhile
+            families = [[(tree, kk, sizes) for tree, (kk, _) in result.items()]
                         for (_, sizes, _), result in zip(plans, results, strict=True)]
-            need = _families_bytes([f for own in families for f in own], k, room)
-            if need > room and self.candidate_trees == "keep":
+            need = _families_bytes([f for own in families for f in own], k, room - held)
+            if need + held > room and self.candidate_trees == "keep":
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members, each on its own "
                     f"discretisation, would need {_sparse.gib(need)} (occurring nodes) "
-                    f"besides {_sparse.gib(used)} of pair tables, more than "
-                    f"max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a smaller "
-                    "k, fewer members, candidate_trees=\"cut\" (the members selected one "
-                    "at a time, each keeping the trees of its selected model), or raise "
-                    "max_table_bytes")
-            if need > room:  # not all at once: one member at a time (:meth:`_next_group`)
+                    f"and {_sparse.gib(held)} of counted keys besides {_sparse.gib(used)} "
+                    f"of pair tables, more than max_table_bytes="
+                    f"{_sparse.gib(self.max_table_bytes)}: use a smaller k, fewer members, "
+                    "candidate_trees=\"cut\" (the members selected one at a time, each "
+                    "keeping the trees of its selected model), or raise max_table_bytes")
+            if need + held > room or not whole:
+                # not all at once: one member at a time (:meth:`_next_group`)
                 room += sum(short for _, _, short in plans)
-                needs = [_families_bytes(own, k, 0) + short
-                         for own, (_, _, short) in zip(families, plans, strict=True)]
-                if max(needs) > room:
+                needs = [None] * len(members)
+                for j, own, (_, _, short) in zip(group, families, plans, strict=True):
+                    needs[j] = _families_bytes(own, k, 0) + short
+                if max(needs[j] for j in group) > room:
                     raise TableTooLargeError(
                         f"the families of the {len(members)} members, each on its own "
                         f"discretisation, would need {_sparse.gib(need)} (occurring "
                         f"nodes over all K={int(self.k)} candidates) besides "
                         f"{_sparse.gib(used)} of pair tables, and even one member's at "
                         f"a time (its trees are cut back to its selected model after its "
-                        f"leave-one-out selection) {_sparse.gib(max(needs))}, more than "
+                        f"leave-one-out selection) "
+                        f"{_sparse.gib(max(needs[j] for j in group))}, more than "
                         f"max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a "
                         "smaller k, or raise max_table_bytes")
-        for member, result in zip(members, results, strict=True):
+        for j, result in zip(group, results, strict=True):
             if result:
-                member._counted_families = result
-        return needs
+                members[j]._counted_families = result
+        return needs, keys
 
     def _families_guard(self, plans, fixed, trees, source, whose, other_options):
         """Check the members' count trees (``plans``: (:class:`._sparse.TreeBounds`,

@@ -1,0 +1,133 @@
+"""ESKDB's members' counted keys within max_table_bytes: the pass that counts every
+member's families holds their keys (an int64 key and a float64 count per occurring key)
+until each member's trees are built; with candidate_trees="cut" they are counted in the
+plan, and the members count their own keys one at a time when all of them do not fit."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import seminaive
+from seminaive import ESKDB
+from seminaive.structure import eskdb
+
+
+def _keys_data(n=5000, seed=0):
+    """Four numeric attributes (per-member cut points) and three nominal ones of 30 values
+    each, unrelated to the class: the members' count trees over their candidates have
+    nearly one key per row, and their selected models, without the nominal attributes,
+    small cut trees."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    df = pd.DataFrame(X, columns=[f"x{i}" for i in range(4)])
+    for c in range(3):
+        df[f"c{c}"] = pd.Categorical(rng.integers(0, 30, n).astype(str))
+    return df, y
+
+
+_KW = dict(n_estimators=12, k=3, n_iter=30, smoothing="hls", random_state=3,
+           candidate_trees="cut")
+
+
+def _sizes(model_kw, X, y, monkeypatch):
+    """Fit without a budget and measure, per member, its counted keys, its trees over
+    every candidate (:func:`eskdb._families_bytes`, exact) and its cut trees, with the
+    pair tables' bytes."""
+    real = eskdb.ESKDB._count_member_families
+    seen = {}
+
+    def record(self, members, stats, source, group=None):
+        out = real(self, members, stats, source, group)
+        k = self.table_.n_classes
+        seen["tables"] = self.table_.nbytes + sum(m.table_.nbytes for m in members)
+        seen["keys"] = list(out[1])
+        seen["trees"] = [eskdb._families_bytes(
+            [(t, kk, m.table_.sizes) for t, (kk, _) in m._counted_families.items()], k, 0)
+            for m in members]
+        return out
+
+    monkeypatch.setattr(eskdb.ESKDB, "_count_member_families", record)
+    whole = ESKDB(max_table_bytes=None, **model_kw).fit(X, y)
+    monkeypatch.setattr(eskdb.ESKDB, "_count_member_families", real)
+    seen["cut"] = [m._counts.arrays.nbytes for m in whole.estimators_]
+    return whole, seen
+
+
+def test_members_counted_keys_within_the_budget(monkeypatch):
+    """Budgets between the two plans' needs: all members' keys held from one pass while
+    the members are selected one at a time (plan A: the pair tables, the cut trees of the
+    members before, the keys of the members after and the member's trees over every
+    candidate) and every member counting its own keys just before its selection (plan B:
+    no other member's keys held).  Under every budget the fit holds, by the library's
+    own accounting at each member's selection (tables, every member's trees, the counted
+    keys not yet used), no more than max_table_bytes, and gives the model of the fit
+    without a budget bit for bit; below plan B's need it is refused, naming
+    max_table_bytes."""
+    X, y = _keys_data()
+    whole, size = _sizes(_KW, X, y, monkeypatch)
+    n = len(size["keys"])
+    tables, keys, trees, cut = size["tables"], size["keys"], size["trees"], size["cut"]
+    plan_a = max(tables + sum(cut[:j]) + sum(keys[j + 1:]) + trees[j] for j in range(n))
+    plan_b = max(tables + sum(cut[:j]) + trees[j] for j in range(n))
+    all_keys = tables + sum(keys)  # the pass over every member stops above it
+    assert plan_b < all_keys < plan_a  # (the data: keys large, cut trees small)
+
+    real_passes = eskdb.ESKDB._member_passes
+    real_count = eskdb.ESKDB._count_member_families
+    peaks, alone = [], []
+
+    def passes(self, members, sources, everyone=None):
+        out = real_passes(self, members, sources, everyone)
+        everyone = everyone or members
+        pending = sum(eskdb._keys_bytes(m.__dict__["_counted_families"].values())
+                      for m in everyone if "_counted_families" in m.__dict__)
+        held = self.table_.nbytes + sum(m.table_.nbytes + m._held_bytes() for m in everyone)
+        peaks.append(held + pending)
+        return out
+
+    def count(self, members, stats, source, group=None):
+        if group is not None:
+            alone.extend(group)
+        return real_count(self, members, stats, source, group)
+
+    monkeypatch.setattr(eskdb.ESKDB, "_member_passes", passes)
+    monkeypatch.setattr(eskdb.ESKDB, "_count_member_families", count)
+    expected = whole.predict_proba(X)
+    budgets = {"all keys held": plan_a + 20_000,
+               "some keys dropped": (max(all_keys, plan_b) + plan_a) // 2,
+               "each member its own": (plan_b + all_keys) // 2}
+    counted_alone = {}
+    for name, budget in budgets.items():
+        peaks.clear()
+        alone.clear()
+        model = ESKDB(max_table_bytes=budget, **_KW).fit(X, y)
+        np.testing.assert_array_equal(model.predict_proba(X), expected)
+        assert len(peaks) == n and max(peaks) <= budget, name
+        counted_alone[name] = list(alone)
+    assert counted_alone["all keys held"] == []
+    assert 0 < len(counted_alone["some keys dropped"]) < n
+    assert counted_alone["some keys dropped"] == list(
+        range(n - len(counted_alone["some keys dropped"]), n))
+    assert counted_alone["each member its own"] == list(range(n))
+    with pytest.raises(seminaive.TableTooLargeError, match="max_table_bytes"):
+        ESKDB(max_table_bytes=plan_b - 20_000, **_KW).fit(X, y)
+
+
+def test_keep_counts_the_members_keys(monkeypatch):
+    """candidate_trees="keep" builds every member's trees over every candidate while every
+    member's counted keys are held: a budget over the pair tables and the trees but under
+    them with the keys is refused, naming the counted keys and candidate_trees="cut"; with
+    the keys it fits, the model of the fit without a budget."""
+    X, y = _keys_data()
+    kw = dict(_KW, candidate_trees="keep")
+    whole, size = _sizes(kw, X, y, monkeypatch)
+    k = whole.table_.n_classes
+    short = sum(eskdb._short_trees_bytes(m.candidates_, m.table_.sizes, k)
+                for m in whole.estimators_)
+    need = size["tables"] + short + sum(size["trees"])
+    with pytest.raises(seminaive.TableTooLargeError,
+                       match=r"counted keys.*candidate_trees=\"cut\""):
+        ESKDB(max_table_bytes=need + sum(size["keys"]) // 2, **kw).fit(X, y)
+    fitted = ESKDB(max_table_bytes=need + sum(size["keys"]) + 10_000, **kw).fit(X, y)
+    np.testing.assert_array_equal(fitted.predict_proba(X), whole.predict_proba(X))
