@@ -451,7 +451,10 @@ class ESKDB(_StructureBase):
     GiB of resident memory on RandomRBF, 79 CPU seconds and 2.3 GiB on waveform (one thread,
     at a load of 12-18; refused before). With ``discretization="shared"``, another
     ``discretizer``, or nominal attributes only, the members share one discretisation and
-    the union of their families is counted once. With ``smoothing="m_estimate"`` the members
+    the union of their families is counted once (its keys held until every member's trees
+    are built); with ``candidate_trees="cut"`` the members are then selected one at a time
+    likewise when their own trees over all K candidates do not fit at once besides the pair
+    table and those keys (the same model). With ``smoothing="m_estimate"`` the members
     are plain SKDBs on perturbed orders.
 
     The defaults are the settings of Zhang et al.'s experiments (their public code's run
@@ -645,9 +648,9 @@ class ESKDB(_StructureBase):
             selection passes needed).  "cut": only those of its selected model, its k and
             attributes: the same model bit for bit, in less memory, and the same after
             :meth:`partial_fit` (which keeps the members' choices and counts later chunks
-            into these trees); with per-member discretisations, when the members' trees over
-            every candidate do not fit ``max_table_bytes`` together, the members are then
-            selected one at a time, so that the peak is one member's trees over every
+            into these trees); when the members' trees over every candidate do not fit
+            ``max_table_bytes`` together (with either ``discretization``), the members are
+            then selected one at a time, so that the peak is one member's trees over every
             candidate besides the others' cut trees.  For data whose count trees are large
             (numeric attributes at 10^5 rows and more).
         """,
@@ -992,11 +995,15 @@ class ESKDB(_StructureBase):
         members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
         for member in members:
             self._share(member)
-        self._count_shared_families(members, stats, source)
+        needs = self._count_shared_families(members, stats, source)
         for member in members:  # their selection passes read the ensemble's statistics
             member._stats_given = stats
-        passes = self._member_passes(members, [source] * len(members))
-        self._finish_members(members, passes, source.map_reduce(_members_loo(passes)))
+        sources = [source] * len(members)
+        if needs is None:  # every member's trees over all K candidates fit at once
+            passes = self._member_passes(members, sources)
+            self._finish_members(members, passes, source.map_reduce(_members_loo(passes)))
+            return
+        self._one_at_a_time(members, sources, None, needs, source)
 
     def _learn_per_member(self, source, kept):
         """Fit with per-member discretisations: each member on its own aggregated pair
@@ -1041,25 +1048,44 @@ class ESKDB(_StructureBase):
                                  source.map_reduce(_members_loo(passes, maps)))
             return
 
+        self._one_at_a_time(members, sources, maps, needs, source,
+                            lambda start: self._plan_keys(members, stats, source, start,
+                                                          needs, keys))
+
+    def _one_at_a_time(self, members, sources, maps, needs, source, plan=None):
+        """Select the members one at a time (:meth:`_next_group`; ``needs``: the bytes of
+        every member's trees over all K candidates), each member's trees built, its
+        leave-one-out pass run and its trees cut before the next member's are built
+        (``maps``: the members' value maps, None when they share the ensemble's codes;
+        ``plan(start)``: called before the member at ``start`` is selected)."""
+
         def install():
             start = 0
             while start < len(members):
-                self._plan_keys(members, stats, source, start, needs, keys)
+                if plan is not None:
+                    plan(start)
                 stop = self._next_group(members, start, needs)
                 group = members[start:stop]
                 passes = self._member_passes(group, sources[start:stop], members)
-                summed = source.map_reduce(_members_loo(passes, maps[start:stop]))
+                summed = source.map_reduce(_members_loo(
+                    passes, None if maps is None else maps[start:stop]))
                 self._finish_group(group, passes, summed, members)
                 del passes, summed  # the group's trees over all K candidates
                 start = stop
 
-        self._sampling_together(members, install)
+        try:
+            self._sampling_together(members, install)
+        finally:
+            self.__dict__.pop("_shared_keys", None)
         self._members_chosen(members)
 
     def _held_before(self, members, start):
         """Bytes held when the member at ``start`` is selected one at a time: the pair
-        tables and the cut trees of the members before it."""
-        return self.table_.nbytes + sum(m.table_.nbytes for m in members) + sum(
+        tables (each once: the members may share the ensemble's), the counted keys the
+        members share (``_shared_keys``, with one discretisation) and the cut trees of the
+        members before it."""
+        tables = {id(t): t.nbytes for t in [self.table_, *(m.table_ for m in members)]}
+        return sum(tables.values()) + int(self.__dict__.get("_shared_keys", 0)) + sum(
             m._held_bytes() for m in members[:start])
 
     def _plan_keys(self, members, stats, source, start, needs, keys):
@@ -1098,9 +1124,10 @@ class ESKDB(_StructureBase):
             raise TableTooLargeError(
                 f"member {start} of {len(members)}: its count trees over all "
                 f"K={int(self.k)} candidates would need {_sparse.gib(needs[start])} besides "
-                f"{_sparse.gib(held)} of pair tables and of the cut trees of the members "
-                f"before it, more than max_table_bytes={_sparse.gib(self.max_table_bytes)}: "
-                "use a smaller k, fewer members, or raise max_table_bytes")
+                f"{_sparse.gib(held)} of pair tables, counted keys and the cut trees of the "
+                f"members before it, more than max_table_bytes="
+                f"{_sparse.gib(self.max_table_bytes)}: use a smaller k, fewer members, or "
+                "raise max_table_bytes")
         return start + 1
 
     def _sampling_together(self, members, install):
@@ -1362,22 +1389,61 @@ class ESKDB(_StructureBase):
 
     def _count_shared_families(self, members, stats, source):
         """Count every member's count trees in one pass (their union, each counted once) and
-        hand each member its trees."""
-        union, seen = [], set()
+        hand each member its trees.
+
+        Returns None when every member's trees over all K candidates (each member builds
+        its own) fit ``max_table_bytes`` at once besides the pair table and the counted
+        keys, else (``candidate_trees="cut"``) the bytes of every member's trees, for the
+        members' selection one at a time (:meth:`_one_at_a_time`); refused
+        (:class:`~seminaive.exceptions.TableTooLargeError`) when even one member's do not
+        fit besides the pair table and the keys."""
+        union, seen, plans = [], set(), []
+        sizes, k = self.table_.sizes, self.table_.n_classes
         for member in members:
-            for tree in member._plan(stats)[2]:
+            candidates, _, trees = member._plan(stats)
+            plans.append((trees, _short_trees_bytes(candidates, sizes, k)))
+            for tree in trees:
                 if tree not in seen:
                     seen.add(tree)
                     union.append(tree)
         if not union:
-            return
-        sizes, k = self.table_.sizes, self.table_.n_classes
+            return None
         for t in union:
             _sparse.check_key_range(t[0], t[1:], sizes, k)
-        guard = self._families_guard(
-            [(_sparse.TreeBounds(self.table_, getattr(source, "n_rows", None)), union)],
-            self.table_.nbytes, [(t, sizes) for t in union], source,
-            f"the {len(members)} members", "")
+        n_rows = getattr(source, "n_rows", None)
+        bounds = _sparse.TreeBounds(self.table_, n_rows)
+        if self.candidate_trees == "keep":  # every member's trees at once: their union
+            checks = [(self._families_guard(
+                [(bounds, union)], self.table_.nbytes, [(t, sizes) for t in union], source,
+                f"the {len(members)} members", "candidate_trees=\"cut\" (the members "
+                "selected one at a time), "), list(range(len(union))))]
+        else:  # one member's at a time (:meth:`_one_at_a_time`) must fit
+            at = {t: i for i, t in enumerate(union)}
+            checks = [(self._families_guard(
+                [(bounds, trees)], self.table_.nbytes, [(t, sizes) for t in trees], source,
+                f"the {len(members)} members, even one member's at a time", ""),
+                [at[t] for t in trees]) for trees in {tuple(trees): None
+                                                      for trees, _ in plans}]
+        keys_room = None  # the keys of the union, held until every member's trees are built
+        if self.max_table_bytes is not None:
+            room = int(self.max_table_bytes) - self.table_.nbytes
+            if _keys_bound(union, sizes, k, n_rows) > room:
+                keys_room = room
+
+        def guard(parts):
+            if parts is not None:
+                for check, index in checks:
+                    check([parts[i] for i in index])
+                if keys_room is not None and _keys_bytes(parts) > keys_room:
+                    raise TableTooLargeError(
+                        f"the counted keys of the families of the {len(members)} members "
+                        f"(16 bytes per occurring key, held until every member's trees are "
+                        f"built) already need {_sparse.gib(_keys_bytes(parts))} in the rows "
+                        f"counted so far besides {_sparse.gib(self.table_.nbytes)} of pair "
+                        f"table, more than max_table_bytes="
+                        f"{_sparse.gib(self.max_table_bytes)} (the counting pass was stopped "
+                        "there): use a smaller k, fewer members, or raise max_table_bytes")
+            return parts
 
         def count(codes, y, w):
             return guard(_sparse.count_keys(codes, y, w, union, sizes))
@@ -1389,17 +1455,55 @@ class ESKDB(_StructureBase):
         if counted is None:
             counted = [(np.zeros(0, np.int64), np.zeros(0))] * len(union)
         shared = dict(zip(union, counted, strict=True))
+        needs = None
         if self.max_table_bytes is not None:
-            need = _families_bytes([(tree, keys, sizes) for tree, (keys, _) in shared.items()],
-                                   k, self.max_table_bytes - self.table_.nbytes)
-            if self.table_.nbytes + need > self.max_table_bytes:
+            budget = int(self.max_table_bytes)
+            keys = _keys_bytes(shared.values())  # held until every member's trees are built
+            room = budget - self.table_.nbytes - keys
+            need = _families_bytes([(tree, kk, sizes) for tree, (kk, _) in shared.items()],
+                                   k, room)
+            if need > room and self.candidate_trees == "keep":
                 raise TableTooLargeError(
                     f"the families of the {len(members)} members would need "
-                    f"{_sparse.gib(need)} (occurring nodes) besides the pair table, more "
-                    f"than max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a "
-                    "smaller k, fewer members, or raise max_table_bytes")
+                    f"{_sparse.gib(need)} (occurring nodes) and {_sparse.gib(keys)} of "
+                    f"counted keys besides the pair table, more than max_table_bytes="
+                    f"{_sparse.gib(self.max_table_bytes)}: use a smaller k, fewer members, "
+                    "candidate_trees=\"cut\" (the members selected one at a time, each "
+                    "keeping the trees of its selected model), or raise max_table_bytes")
+            if self.candidate_trees == "cut":
+                needs = self._shared_needs(plans, shared, room)
         for member in members:
             member._counted_families = shared
+        if needs is not None:
+            self._shared_keys = keys
+        return needs
+
+    def _shared_needs(self, plans, shared, room):
+        """With one discretisation and ``candidate_trees="cut"``: None when every member's
+        own trees (``plans``: its trees and the bound of those read from the pair table)
+        fit ``room`` at once, else the bytes of every member's, exact (each tree of
+        ``shared`` counted once, :func:`._sparse.tree_bytes`); refused when the largest
+        does not fit ``room``."""
+        sizes, k = self.table_.sizes, self.table_.n_classes
+        bound = sum(_families_bytes([(t, shared[t][0], sizes) for t in trees], k, np.inf)
+                    + short for trees, short in plans)
+        if bound <= room:
+            return None
+        exact = {t: _sparse.tree_bytes(t, kk, sizes, k) for t, (kk, _) in shared.items()}
+        needs = [sum(exact[t] for t in trees) + short for trees, short in plans]
+        if sum(needs) <= room:
+            return None
+        if max(needs) > room:
+            raise TableTooLargeError(
+                f"the families of the {len(plans)} members would need "
+                f"{_sparse.gib(sum(needs))} (occurring nodes over all K={int(self.k)} "
+                f"candidates, each member's own trees) besides the pair table and the "
+                f"counted keys ({_sparse.gib(int(self.max_table_bytes) - room)}), and even "
+                f"one member's at a time (its trees are cut back to its selected model "
+                f"after its leave-one-out selection) {_sparse.gib(max(needs))}, more than "
+                f"max_table_bytes={_sparse.gib(self.max_table_bytes)}: use a smaller k, or "
+                "raise max_table_bytes")
+        return needs
 
     def _scores(self, X):
         codes = self._storage_codes(X)

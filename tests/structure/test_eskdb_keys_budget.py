@@ -131,3 +131,71 @@ def test_keep_counts_the_members_keys(monkeypatch):
         ESKDB(max_table_bytes=need + sum(size["keys"]) // 2, **kw).fit(X, y)
     fitted = ESKDB(max_table_bytes=need + sum(size["keys"]) + 10_000, **kw).fit(X, y)
     np.testing.assert_array_equal(fitted.predict_proba(X), whole.predict_proba(X))
+
+
+def test_shared_discretisation_selects_members_one_at_a_time(monkeypatch):
+    """discretization="shared", candidate_trees="cut": when the members' own trees over
+    every candidate do not fit max_table_bytes at once besides the pair table and the
+    union's counted keys, the members are selected one at a time (each member's trees cut
+    before the next one's are built): the same model as all at once without a budget, bit
+    for bit; the library's accounting at each member's selection within the budget; below
+    one member's trees besides the others' cut trees, refused naming max_table_bytes (and
+    before counting, by the bounds of one member's trees, when even their lower bound does
+    not fit)."""
+    X, y = _keys_data()
+    kw = dict(_KW, n_estimators=6, discretization="shared")
+    real = eskdb.ESKDB._count_shared_families
+    seen = {}
+
+    def record(self, members, stats, source):
+        out = real(self, members, stats, source)
+        shared = members[0]._counted_families
+        seen["keys"] = eskdb._keys_bytes(shared.values())
+        seen["trees"] = [sum(eskdb._sparse.tree_bytes(t, shared[t][0], self.table_.sizes,
+                                                      self.table_.n_classes)
+                             for t in m._plan(stats)[2]) for m in members]
+        return out
+
+    monkeypatch.setattr(eskdb.ESKDB, "_count_shared_families", record)
+    whole = ESKDB(max_table_bytes=None, **kw).fit(X, y)
+    monkeypatch.setattr(eskdb.ESKDB, "_count_shared_families", real)
+    assert whole.member_cut_points_ is None
+    table, keys, trees = whole.table_.nbytes, seen["keys"], seen["trees"]
+    cut = [m._counts.arrays.nbytes for m in whole.estimators_]
+    together = table + keys + sum(trees)
+    alone = max(table + keys + sum(cut[:j]) + trees[j] for j in range(len(trees)))
+    assert alone < together / 2
+
+    groups, peaks = [], []
+    real_next, real_passes = eskdb.ESKDB._next_group, eskdb.ESKDB._member_passes
+
+    def next_group(self, members, start, needs):
+        stop = real_next(self, members, start, needs)
+        groups.append((start, stop))
+        return stop
+
+    def passes(self, members, sources, everyone=None):
+        out = real_passes(self, members, sources, everyone)
+        everyone = everyone or members
+        peaks.append(self.table_.nbytes + keys + sum(m._held_bytes() for m in everyone))
+        return out
+
+    monkeypatch.setattr(eskdb.ESKDB, "_next_group", next_group)
+    monkeypatch.setattr(eskdb.ESKDB, "_member_passes", passes)
+    budget = (alone + together) // 2
+    model = ESKDB(max_table_bytes=budget, **kw).fit(X, y)
+    assert groups == [(j, j + 1) for j in range(6)]
+    assert len(peaks) == 6 and max(peaks) <= budget
+    np.testing.assert_array_equal(model.predict_proba(X), whole.predict_proba(X))
+    np.testing.assert_array_equal(model.orders_, whole.orders_)
+    for a, b in zip(whole.estimators_, model.estimators_, strict=True):
+        np.testing.assert_array_equal(a.loo_loss_, b.loo_loss_)
+    groups.clear()
+    large = ESKDB(max_table_bytes=together + 100_000, **kw).fit(X, y)  # all at once
+    assert groups == []
+    np.testing.assert_array_equal(large.predict_proba(X), whole.predict_proba(X))
+    with pytest.raises(seminaive.TableTooLargeError, match="even one member's at a time"):
+        ESKDB(max_table_bytes=alone - 20_000, **kw).fit(X, y)
+    # "keep": every member's trees at once, refused under them
+    with pytest.raises(seminaive.TableTooLargeError, match="max_table_bytes"):
+        ESKDB(max_table_bytes=budget, **dict(kw, candidate_trees="keep")).fit(X, y)
