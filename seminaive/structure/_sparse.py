@@ -677,11 +677,21 @@ class PassGuard:
     as they, with ``fixed`` bytes held besides, exceed ``budget``.  ``trees`` lists (tree,
     sizes) in the order of the pass's results; ``what`` and ``options`` word the refusal
     (:func:`refuse_before_counting`).  The bytes are counted exactly only when the cheap
-    bound (every level with at most as many nodes as keys) does not fit."""
+    bound (every level with at most as many nodes as keys) does not fit, and then only
+    when the keys have at least doubled since the last exact count that fitted
+    (:attr:`GROWTH`): a pass's merges grow, and counting every merge's nodes again cost up
+    to a sixth of the pass; the pass still stops soon after its trees exceed the budget
+    (by the time its keys are at most twice those it had then, besides a chunk's), and the
+    exact check after the pass is unchanged."""
+
+    #: an exact count only once the keys have grown by this factor since the last one that
+    #: fitted
+    GROWTH = 2
 
     def __init__(self, trees, fixed, budget, what, options):
         self.trees, self.fixed, self.budget = trees, int(fixed), budget
         self.what, self.options = what, options
+        self._fitted_keys = 0  # the keys of the last exact count that fitted
 
     def __call__(self, result):
         """Check a chunk's or a merge's result (a list of (keys, counts)); return it."""
@@ -693,6 +703,9 @@ class PassGuard:
                                                                        strict=True))
         if cheap <= room:
             return result
+        n_keys = sum(int(np.size(keys)) for keys, _ in result)
+        if n_keys < self.GROWTH * self._fitted_keys:
+            return result  # (a part of the keys counted exactly: not doubled since)
         need = sum(occurring_nodes(keys, tree, sizes) * (NODE_BYTES + 8 * int(
             sizes[int(tree[0])])) for (tree, sizes), (keys, _) in zip(self.trees, result,
                                                                        strict=True))
@@ -703,6 +716,7 @@ class PassGuard:
                 f"held already (pair counts), more than max_table_bytes={int(self.budget):,} "
                 f"({gib(self.budget)}; the counting pass was stopped there): use "
                 f"{self.options}, or raise max_table_bytes above {int(self.fixed + need):,}")
+        self._fitted_keys = max(self._fitted_keys, n_keys)
         return result
 
 
