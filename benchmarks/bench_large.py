@@ -4,19 +4,23 @@ known structure and, where it can be computed, a known Bayes error.
 Data (each training size is its own draw, seed 0, so each learner's losses at the sizes form
 a learning curve; one separate draw of ``--test`` rows, seed 1, is held out):
 
-- ``poker``: poker hands (:func:`seminaive.datasets.make_poker_hand`), 10 columns; the
-  class is an exact function of the cards, Bayes error 0;
+- ``poker``: poker hands (:func:`seminaive.datasets.make_poker_hand`), 10 columns (suit
+  1-4 and rank 1-13 of five cards), 10 classes; the class is an exact function of the
+  cards, Bayes error 0;
 - ``alarm``, ``hailfinder``, ``hepar2``: forward samples of the Bayesian networks that
   PyPI ``pgmpy`` ships in its wheel (no web access), one node as the class (``VENTLUNG``,
-  ``Scenario``, ``ChHepatitis``), every other node an attribute; the Bayes error is
+  4 classes, 36 attributes; ``Scenario``, 11 classes, 55 attributes; ``ChHepatitis``, 3
+  classes, 69 attributes), every other node an attribute; the Bayes error is
   ``mean(1 - max_c P(c | x))`` on the test rows with the exact posterior of the class
   given its Markov blanket, read from the network's tables;
 - ``led``, ``waveform``, ``agrawal``, ``rbf``: PyPI ``river``'s synthetic streams
-  ``LED`` (24 attributes, ``noise_percentage=0.1``, which flips a segment with
-  probability 0.09: Bayes error :func:`seminaive.datasets.led_bayes_error` (0.09)),
-  ``Waveform`` (21 numeric attributes; Bayes error about 0.14 by Breiman et al. 1984, not
-  exact), ``Agrawal`` (function 7 of 10, no perturbation: Bayes error 0) and
-  ``RandomRBF`` (10 numeric attributes, 4 classes, 50 centroids; Bayes error unknown).
+  ``LED`` (24 binary attributes, 7 segments and 17 irrelevant bits, 10 classes;
+  ``noise_percentage=0.1`` flips a segment with probability 0.09: Bayes error
+  ``led_bayes_error(0.09)`` of :mod:`seminaive.datasets`, 0.2352), ``Waveform`` (21
+  numeric attributes, 3 classes; Bayes error about 0.14 by Breiman et al. 1984, not
+  exact), ``Agrawal`` (9 attributes, all given as numbers, 2 classes; function 7 of 10, no
+  perturbation: Bayes error 0) and ``RandomRBF`` (10 numeric attributes, 4 classes, 50
+  centroids; Bayes error unknown).
 
 Learners: ``NaiveBayes``, ``AODE``, ``A2DE``, ``A3DE(memory="select")``, ``SKDB``,
 ``ESKDB`` and their HLS variants (``smoothing="hls"``) with their defaults (every column
@@ -101,18 +105,23 @@ BUDGET_GIB = 6.0
 # --------------------------------------------------------------------------------------------
 
 
-def _river(name, n, seed):
+def _river_stream(name, seed):
+    """The river generator of ``name`` (its ``n_classes`` and ``n_features`` say the set's
+    classes and attributes)."""
     from river.datasets import synth
 
-    gen = {
+    return {
         "led": lambda: synth.LED(seed=seed, noise_percentage=0.1, irrelevant_features=True),
         "waveform": lambda: synth.Waveform(seed=seed),
         "agrawal": lambda: synth.Agrawal(classification_function=6, seed=seed),
         "rbf": lambda: synth.RandomRBF(seed_model=1, seed_sample=seed, n_classes=4,
                                        n_features=10, n_centroids=50),
     }[name]()
+
+
+def _river(name, n, seed):
     X, y = [], []
-    for x, label in gen.take(n):
+    for x, label in _river_stream(name, seed).take(n):
         X.append(list(x.values()))
         y.append(label)
     dtype = np.uint8 if name == "led" else np.float64
@@ -192,6 +201,29 @@ def generate(name, n, seed):
     X, y = _river(name, n, seed)
     bayes = {"led": led_bayes_error(0.09), "agrawal": 0.0}.get(name)
     return X, y, bayes
+
+
+def data_facts(name, cache, test):
+    """What the report states of the data set ``name``, read from its generator and its
+    ``test`` held-out rows (seed 1): the number of attributes, of values per attribute (None
+    for numeric attributes), of classes, the class node (None but for the networks) and the
+    Bayes error on those rows (None where unknown)."""
+    from seminaive.datasets import POKER_HAND_CLASSES
+
+    X, _, bayes = cached(cache, name, test, SEED + 1)
+    target, values = None, None
+    if name in NETWORKS:
+        net = Network(name)
+        target = net.target
+        values = [net.tables[v].shape[0] for v in net.attributes]
+        classes = net.tables[target].shape[0]
+    else:
+        classes = (len(POKER_HAND_CLASSES) if name == "poker"
+                   else _river_stream(name, SEED).n_classes)
+        if name in DISCRETE:  # suits and ranks, LED's bits: every value occurs in the rows
+            values = [len(np.unique(column)) for column in X.T]
+    return {"attributes": X.shape[1], "values": values, "classes": classes,
+            "target": target, "bayes": bayes}
 
 
 def cached(cache, name, n, seed):
@@ -375,27 +407,50 @@ def report(results, meta):
     lines = [MARK[0], "", "### The tables (generated)", "",
              f"Command: `{meta['command']}` (last run {meta['date']}, {meta['machine']}; "
              f"load average at the end {meta['load']}). " + meta["versions"] + ". "
-             "Each cell is one fresh process; fit and predict in seconds; memory is the peak "
+             "Each cell is one fresh process; fit and predict in seconds of wall time and, "
+             "where the cell recorded them (– where its run did not), in CPU seconds of the "
+             "cell's process, which depend far less on the load; memory is the peak "
              "resident memory (MiB) that fit and predict added to the loaded data; "
              f"log loss on {meta['test']:,} held-out rows; Bayes error on the same rows. "
              "A cell marked `not run` was not attempted in this run; a cell that was stopped "
              "says why. " + _seeds(results), ""]
     sizes = sorted({r["rows"] for r in results.values()})
+    facts = meta.get("facts", {})
+    if facts:
+        lines += ["#### The data sets", "",
+                  "Read from the generators and the held-out rows when the tables were "
+                  "written: attributes besides the class, values per attribute (numeric: "
+                  "MDL-discretised by the library, raw for the trees), classes, the "
+                  "network node that is the class, and the Bayes error on the held-out rows.",
+                  "", "| data | attributes | values per attribute | classes | class node | "
+                  "Bayes error |", "|---|---:|---:|---:|---|---:|"]
+        for data in DATA:
+            f = facts.get(data)
+            if f is None:
+                continue
+            values = "numeric" if f["values"] is None else (
+                f"{min(f['values'])}" if min(f["values"]) == max(f["values"])
+                else f"{min(f['values'])}–{max(f['values'])}")
+            bayes = "unknown" if f["bayes"] is None else _f(f["bayes"], 4)
+            lines.append(f"| {data} | {f['attributes']} | {values} | {f['classes']} | "
+                         f"{f['target'] or '–'} | {bayes} |")
+        lines.append("")
     for data in DATA:
         cells = {(r["learner"], r["rows"]): r for r in results.values() if r["data"] == data}
         if not cells:
             continue
         bayes = next((r["bayes"] for r in cells.values() if r.get("bayes") is not None), None)
         lines += [f"#### {data} (Bayes error {_f(bayes, 4) if bayes is not None else 'unknown'})",
-                  "", "| learner | rows | 0-1 loss | log loss | fit s | predict s | MiB |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+                  "", "| learner | rows | 0-1 loss | log loss | fit s | predict s | "
+                  "fit CPU s | predict CPU s | MiB |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for learner in LEARNERS:
             for rows in sizes:
                 r = cells.get((learner, rows))
                 if r is None:
                     continue
                 if "error" in r:
-                    lines.append(f"| {learner} | {rows:,} | {_why(r)} | | | | |")
+                    lines.append(f"| {learner} | {rows:,} | {_why(r)} | | | | | | |")
                     continue
                 if r.get("memory_gib", BUDGET_GIB) != BUDGET_GIB:
                     r = {**r, "note": "; ".join(filter(None, [
@@ -405,7 +460,8 @@ def report(results, meta):
                 mark = " (a)" if r.get("note") else ""
                 lines.append(f"| {learner}{mark} | {rows:,} | {_f(r['zero_one'], 4)} | "
                              f"{_f(r['log_loss'])} | {_t(r['fit_s'])} | "
-                             f"{_t(r['predict_s'])} | {r['peak_mib']:.0f} |")
+                             f"{_t(r['predict_s'])} | {_t(r.get('fit_cpu_s'))} | "
+                             f"{_t(r.get('predict_cpu_s'))} | {r['peak_mib']:.0f} |")
         lines.append("")
         notes = [r for r in cells.values() if r.get("note")]
         for r in notes:
@@ -503,7 +559,9 @@ def main():
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg()),
             "versions": f"LightGBM {lightgbm.__version__}, XGBoost {xgboost.__version__}, "
                         f"scikit-learn {sklearn.__version__}",
-            "test": args.test}
+            "test": args.test,
+            "facts": {data: data_facts(data, args.cache, args.test)
+                      for data in DATA if any(r["data"] == data for r in results.values())}}
     write_section(args.out, MARK, report(results, meta))
 
 
