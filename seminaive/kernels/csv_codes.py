@@ -7,7 +7,9 @@ small open-addressing hash table of its column's distinct byte strings (a string
 8 bytes is its own key, a longer one is keyed by the FNV-1a hash of its bytes and compared
 byte by byte with its first occurrence, as :mod:`.strings` does for Arrow arrays).  The
 parts of a file are coded on their own threads (:func:`._threads.parallel_calls`), each
-with its own tables; the caller merges the parts' distinct values and maps their codes.
+with its own tables; their distinct values are then merged in one call
+(:func:`merge_part_values`), and the caller maps the parts' codes through the tables it
+gives.
 
 Only plain CSV is read: a quote, a lone carriage return or a line with another number of
 fields makes the part give up (status below), and the caller reads the file another way.
@@ -269,32 +271,24 @@ def code_csv_parts(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_
     (parts, values) or None
         ``parts``: per part, ``(codes, tables)``: ``codes`` the uint16 array of shape (rows,
         n_cols) (a column's codes contiguous) of each field's index among its part's
-        distinct values of its column, ``tables[col]`` the int32 array of their indices in
-        ``values[col]``, the column's distinct byte strings in order of first appearance
-        over the whole of the bytes; None when the bytes are not plain CSV of ``n_cols``
-        fields (a quote, a lone carriage return, another number of fields) or a column has
-        more than ``max_values`` values.
+        distinct values of its column, ``tables`` the int32 array (n_cols, width) whose row
+        ``col`` holds their indices in ``values[col]`` (its first entries, as many as the
+        part's values of the column; the others 0), ``values[col]`` the column's distinct
+        byte strings in order of first appearance over the whole of the bytes; None when
+        the bytes are not plain CSV of ``n_cols`` fields (a quote, a lone carriage return,
+        another number of fields) or a column has more than ``max_values`` values.
     """
     if max_values > 1 << 16:
         raise ValueError("max_values: at most 65536 (two-byte codes)")
     parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, True)
     if parts is None:
         return None
-    lookups = [{} for _ in range(n_cols)]
-    out = []
-    for codes, (_, _, lengths, firsts, found), status in parts:
-        tables = []
-        for col in range(n_cols):
-            lookup = lookups[col]
-            tables.append(np.array(
-                [lookup.setdefault(data[f:f + n], len(lookup))
-                 for f, n in zip(firsts[col, :found[col]].tolist(),
-                                 lengths[col, :found[col]].tolist(), strict=True)],
-                dtype=np.int32))
-            if len(lookup) > max_values:
-                return None
-        out.append((codes[:int(status[0])], tables))
-    return out, [list(lookup) for lookup in lookups]
+    merged = _merged_values(data, parts, n_cols, max_values)
+    if merged is None:
+        return None
+    tables, values = merged
+    return [(codes[:int(status[0])], tables[p])
+            for p, (codes, _, status) in enumerate(parts)], values
 
 
 def csv_values(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_values=4096):
@@ -319,17 +313,81 @@ def csv_values(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_valu
     parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, False)
     if parts is None:
         return None
-    lookups = [{} for _ in range(n_cols)]
-    for _, (_, _, lengths, firsts, found), _ in parts:
-        for col in range(n_cols):
-            lookup = lookups[col]
-            for f, n in zip(firsts[col, :found[col]].tolist(),
-                            lengths[col, :found[col]].tolist(), strict=True):
-                lookup.setdefault(data[f:f + n], len(lookup))
-            if len(lookup) > max_values:
-                return None
-    return ([list(lookup) for lookup in lookups],
-            sum(int(status[0]) for _, _, status in parts))
+    merged = _merged_values(data, parts, n_cols, max_values)
+    if merged is None:
+        return None
+    return merged[1], sum(int(status[0]) for _, _, status in parts)
+
+
+def _merged_values(data, parts, n_cols, max_values):
+    """The distinct values of the parts of :func:`_split_parts` merged in order of first
+    appearance over the parts in turn (:func:`merge_part_values`, one call for every part
+    and column): ``(tables, values)``, ``tables[p]`` the int32 array (n_cols, width) of the
+    index in ``values[col]`` of each of part ``p``'s values of column ``col`` (its first
+    ``found`` entries; the others 0), ``values[col]`` the column's distinct byte strings;
+    None when a column has more than ``max_values`` values."""
+    n_parts = len(parts)
+    found = np.zeros((n_parts, n_cols), dtype=np.int64)
+    for p, (_, tables, _) in enumerate(parts):
+        found[p] = tables[4]
+    width = max(1, int(found.max(initial=0)))
+    keys = np.zeros((n_parts, n_cols, width), dtype=np.uint64)
+    lengths = np.zeros((n_parts, n_cols, width), dtype=np.int64)
+    firsts = np.zeros((n_parts, n_cols, width), dtype=np.int64)
+    for p, (_, (_, k, n, f, _), _) in enumerate(parts):
+        w = min(width, k.shape[1])
+        keys[p, :, :w] = k[:, :w]
+        lengths[p, :, :w] = n[:, :w]
+        firsts[p, :, :w] = f[:, :w]
+    cap = max(1, min(int(max_values), int(found.sum(axis=0).max(initial=0))))
+    size = 16
+    while size < 2 * cap:
+        size *= 2
+    slots = np.full((n_cols, size), -1, dtype=np.int32)
+    g_keys = np.empty((n_cols, cap), dtype=np.uint64)
+    g_lengths = np.empty((n_cols, cap), dtype=np.int64)
+    g_firsts = np.empty((n_cols, cap), dtype=np.int64)
+    g_found = np.zeros(n_cols, dtype=np.int64)
+    tables = np.zeros((n_parts, n_cols, width), dtype=np.int32)
+    if not merge_part_values(np.frombuffer(data, dtype=np.uint8), keys, lengths, firsts,
+                             found, slots, g_keys, g_lengths, g_firsts, g_found, tables):
+        return None
+    values = [[data[f:f + n] for f, n in zip(g_firsts[col, :g_found[col]].tolist(),
+                                             g_lengths[col, :g_found[col]].tolist(),
+                                             strict=True)]
+              for col in range(n_cols)]
+    return tables, values
+
+
+@njit(cache=True, nogil=True)
+def merge_part_values(data, keys, lengths, firsts, found, slots, g_keys, g_lengths, g_firsts,
+                      g_found, tables):
+    """Merge the distinct values of the parts of a file (each part's tables of
+    :func:`code_csv_part`, stacked: ``keys``, ``lengths`` and ``firsts`` of shape
+    (n_parts, n_cols, width), ``found`` (n_parts, n_cols)) in order of first appearance
+    over the parts in turn, into one table a column (``slots``, ``g_keys``, ``g_lengths``,
+    ``g_firsts`` and ``g_found``, as :func:`code_csv_part`'s, of at most
+    ``g_keys.shape[1]`` values): ``tables[p, col, i]`` receives the index of part ``p``'s
+    ``i``-th value of column ``col`` among the column's merged values.  The values are
+    compared as the parts compare them (the bytes of a value of at most 8 bytes are its
+    key; a longer one's FNV-1a hash, then its bytes).
+
+    Returns
+    -------
+    bool
+        False when a column has more values than ``g_keys.shape[1]``.
+    """
+    max_values = g_keys.shape[1]
+    mask = np.uint64(slots.shape[1] - 1)
+    for p in range(keys.shape[0]):
+        for col in range(keys.shape[1]):
+            for i in range(found[p, col]):
+                k = _lookup(data, firsts[p, col, i], lengths[p, col, i], keys[p, col, i], col,
+                            slots, g_keys, g_lengths, g_firsts, g_found, mask, max_values)
+                if k < 0:
+                    return False
+                tables[p, col, i] = k
+    return True
 
 
 def _split_parts(data, n_cols, start, end, sep, n_parts, max_values, write):
@@ -426,8 +484,7 @@ def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):
     for codes, tables in parts:
         rows = codes.shape[0]
         for col in range(n_cols):
-            table = tables[col] if tables[col].size else np.zeros(1, np.int32)
-            remaps.append((codes, col, table, out[row:row + rows, col]))
+            remaps.append((codes, col, tables[col], out[row:row + rows, col]))
         row += rows
     parallel_calls(_remap_rows, remaps)
     return out, values

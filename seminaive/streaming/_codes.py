@@ -272,17 +272,22 @@ class PlainCodes:
     def _chunks(self):
         """The chunks, group by group (a block's parts coded again)."""
         dtype = self._dtype
+        # per feature, the storage code of each of its values (padded with 0)
+        storage = np.zeros((self._cols.size, max([1] + [t.size for t in self._storage])),
+                           dtype=dtype)
+        for j, table in enumerate(self._storage):
+            storage[j, :table.size] = table
+        ycodes = np.zeros(max(1, self._ycodes.size), dtype=np.int32)
+        ycodes[:self._ycodes.size] = self._ycodes
         for group in _runs(self._groups):
             group = group if isinstance(group, list) else group.parts()
             parts = []  # per part: its first row, rows, codes, and its tables
             first = 0
             for codes, local in group:
-                width = max(1, max(int(local[col].size) for col in [*self._cols, self._ycol]))
-                tables = np.zeros((self._cols.size, width), dtype=dtype)
-                for j, col in enumerate(self._cols):
-                    tables[j, :local[col].size] = self._storage[j][local[col]]
-                ytable = np.zeros(width, dtype=np.int32)
-                ytable[:local[self._ycol].size] = self._ycodes[local[self._ycol]]
+                # each feature's values (local's rows) through its storage codes, and the
+                # class's through the class codes: one take each
+                tables = np.take_along_axis(storage, local[self._cols], axis=1)
+                ytable = ycodes[local[self._ycol]]
                 parts.append((first, codes.shape[0], codes, tables, ytable))
                 first += codes.shape[0]
             del group

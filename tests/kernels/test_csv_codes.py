@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pytest
 
-from seminaive.kernels.csv_codes import code_csv, code_csv_parts, line_parts
+from seminaive.kernels.csv_codes import code_csv, code_csv_parts, csv_values, line_parts
 
 
 def _pyarrow_cells(data, n_cols):
@@ -196,3 +196,35 @@ def test_values_alone_are_those_of_the_full_coder(n_parts, crlf, long):
         assert code_csv_parts(bad, 2, n_parts=n_parts) is None
         assert csv_values(bad, 2, n_parts=n_parts) is None
     assert csv_values(b"", 2, n_parts=n_parts) == ([[], []], 0)
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 7])
+def test_merged_values_against_a_dictionary_of_every_field(n_parts):
+    """The parts' values merged in one kernel call (merge_part_values): each column's
+    values in order of first appearance over the lines (a dictionary of every field, in
+    Python), each field's code through its part's table its index there, whatever the
+    number of parts; values of 0 to 12 bytes (keys of their bytes, and of their hash past
+    8 bytes), values met in one part only, in several, and in a later part first; and the
+    give-up exactly past ``max_values`` values of a column over the parts."""
+    rng = np.random.default_rng(100 + n_parts)
+    words = [b"", b"a", b"ab", b"abcdefg", b"abcdefgh", b"abcdefghi", b"abcdefghijkl",
+             b"abcdefghijkm", b"x" * 9, b"y1", b"1y"]
+    rows = []
+    for i in range(600):
+        late = [b"late%d" % (i // 50)] if i > 300 else []  # values first met in later parts
+        rows.append([words[rng.integers(len(words))],
+                     (words + late)[rng.integers(len(words) + len(late))],
+                     b"%d" % rng.integers(40)])
+    data = b"".join(b",".join(row) + b"\n" for row in rows)
+    parts, values = code_csv_parts(data, 3, n_parts=n_parts)
+    for col in range(3):
+        assert values[col] == list(_first_seen(row[col] for row in rows))
+    index = [_first_seen(row[col] for row in rows) for col in range(3)]
+    got = np.concatenate([np.stack([tables[j][codes[:, j]] for j in range(3)], axis=1)
+                          for codes, tables in parts])
+    expected = np.array([[index[j][row[j]] for j in range(3)] for row in rows])
+    np.testing.assert_array_equal(got, expected)
+    many = b"".join(b"%d,x\n" % i for i in range(300))
+    for limit, fits in ((299, False), (300, True)):
+        assert (code_csv_parts(many, 2, n_parts=n_parts, max_values=limit) is not None) == fits
+        assert (csv_values(many, 2, n_parts=n_parts, max_values=limit) is not None) == fits

@@ -321,3 +321,23 @@ def test_header_names_read_from_the_first_line(tmp_path, text, names, quick):
     assert (readers._header_line_names(path) is not None) == quick
     assert readers._ArrowCsvReader([path])._header(str(path)) == names
     assert list(pa_csv.open_csv(path).schema.names) == names
+
+
+def test_plain_header_lines_split_as_pyarrow_reads_them():
+    """A plain header line split at its commas (readers._plain_header, without pyarrow's
+    reader): the names pyarrow's parser gives, on lines of spaces, tabs, non-ASCII names,
+    CRLF and LF line ends and none; lines it does not take (a quote, a lone carriage
+    return, a byte-order mark, an empty name, bytes that are not UTF-8) give None."""
+    rng = np.random.default_rng(5)
+    pieces = ["a", "b1", " c", "d ", "é", "名前", "x\ty", "a.b", "_", "v0", "#", "1"]
+    for trial in range(200):
+        names = [str(rng.choice(pieces)) + str(i) for i in range(rng.integers(1, 8))]
+        end = [b"\n", b"\r\n", b""][trial % 3]
+        line = ",".join(names).encode("utf-8") + end
+        got = readers._plain_header(line)
+        assert got == names
+        text = line + (b"" if end else b"\n") + b"1" + b",1" * (len(names) - 1) + b"\n"
+        assert list(pa_csv.open_csv(pa.BufferReader(text)).schema.names) == got
+    for line in (b'"a",b\n', b"a,b\rc\n", b"\xef\xbb\xbfa,b\n", b"a,,b\n", b"a,b,\n",
+                 b"a,\xff\n", b"\n", b""):
+        assert readers._plain_header(line) is None
