@@ -196,9 +196,11 @@ def _tree_nodes(keys, V, radices):
     n = keys.size
     depth = radices.size  # the leaves' level
     # every level's codes and its nodes' parents, from the level below (one division per
-    # node): row t of ``up`` / ``par``
+    # node): row t of ``up`` / ``par``, written (and so their pages touched) only as far
+    # as the level's nodes go (not filled: a tree's levels are often much smaller than
+    # its keys)
     up = np.empty((depth + 1, max(n, 1)), dtype=np.int64)
-    par = np.zeros((depth + 1, max(n, 1)), dtype=np.int64)
+    par = np.empty((depth + 1, max(n, 1)), dtype=np.int64)
     leaf = np.empty(n, dtype=np.int64)  # every key's leaf
     size = np.zeros(depth + 1, dtype=np.int64)
     size[0] = 1  # the root, also without rows
@@ -230,7 +232,7 @@ def _tree_nodes(keys, V, radices):
     for t in range(1, depth + 1):
         for q in range(size[t]):
             codes[starts[t] + q] = up[t, q]
-            parent[starts[t] + q] = par[t, q]  # (level 1: the root, 0)
+            parent[starts[t] + q] = par[t, q] if t > 1 else 0  # (level 1: the root)
     return codes, parent, starts, leaf
 
 

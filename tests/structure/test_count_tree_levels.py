@@ -169,3 +169,24 @@ def test_build_count_trees_writes_the_levels_in_place(weighted):
                for tree in built.levels for lv in tree if lv[2].size)
     if weighted:
         assert not float(built.arrays.values.sum()).is_integer()
+
+
+def test_tree_nodes_of_deep_trees_are_the_per_level_prefixes():
+    """Deeper chains and more keys than :func:`_random_tree`: every level's codes and
+    parents, the levels' starts and every key's leaf as numpy finds them."""
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        k = int(rng.integers(1, 6))
+        sizes = rng.integers(1, 7, size=8)
+        chain = [int(p) for p in rng.permutation(7)[:int(rng.integers(0, 7))]]
+        V = int(sizes[7])
+        span = k * V * int(np.prod(sizes[chain]))
+        n = int(rng.integers(0, min(span, 400) + 1))
+        keys = np.sort(rng.choice(span, size=n, replace=False)).astype(np.int64)
+        nodes = _sparse.tree_nodes(keys, 7, chain, sizes, k)
+        want = _reference_levels(keys, np.ones(n), chain, sizes, k, V)
+        starts = np.cumsum([0] + [lv[0].size for lv in want])
+        assert nodes.starts == starts.tolist()
+        np.testing.assert_array_equal(nodes.codes, np.concatenate([lv[0] for lv in want]))
+        np.testing.assert_array_equal(nodes.parent, np.concatenate([lv[1] for lv in want]))
+        np.testing.assert_array_equal(nodes.leaf, np.searchsorted(want[-1][0], keys // V))
