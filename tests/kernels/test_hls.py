@@ -425,6 +425,107 @@ def test_one_leaf_softmax_serves_the_loss_and_the_curvature():
     np.testing.assert_array_equal(b[:n - n_leaf], 0.0)
 
 
+
+def _loose_reference(parent, level, leaves, pen, beta, eta, tol, max_iter, work, rows, state):
+    """The loose fits' Newton method in separate passes (:func:`hls._curvature`, the
+    gradient summed up the tree, the penalty's added, :func:`hls._tree_factor` and
+    :func:`hls._tree_solve`, the line search's trials as whole arrays): the contract of
+    :func:`hls._loose_newton`, written plainly."""
+    n, V = beta.shape
+    n_leaf = leaves.shape[0]
+    first = n - n_leaf
+    prob = work[10][:n_leaf]
+    if state[1] == 0.0:
+        hls._path_sums(parent, beta, eta)
+        state[0] = hls._leaf_softmax(first, leaves, eta, prob, rows)
+        state[1] = 1.0
+    current = hls._penalty_term(beta, pen, level) + state[0]
+    lam = pen[level][:, None]
+    for it in range(max_iter):
+        a, g = np.empty((n, V)), np.empty((n, V))
+        if state[1] == 2.0:  # the evidence update's curvature at the leaves, its gradient
+            a[:] = work[0]
+            a[:first] = 0.0
+            g[:] = work[1]
+        else:
+            hls._curvature(first, prob, rows, leaves, a, g)
+        state[1] = 1.0
+        for q in range(n - 1, 0, -1):
+            g[parent[q]] += g[q]
+        r = -(g + lam * beta)
+        inv, wb, z = np.empty((n, V)), np.empty((n, V)), np.empty((n, V))
+        hls._tree_factor(parent, level, pen, a, inv)
+        hls._tree_solve(parent, level, pen, inv, r, wb, z)
+        step = np.abs(z).max()
+        t, accepted = 1.0, False
+        for _ in range(hls.MAX_HALVINGS):
+            trial = beta + t * z
+            hls._path_sums(parent, trial, eta)
+            penalty = hls._penalty_term(trial, pen, level)
+            data = hls._trial_softmax(first, leaves, eta, prob, rows, penalty, current)
+            if penalty + data <= current:
+                accepted = True
+                break
+            t *= 0.5
+        if accepted:
+            beta[:] = trial
+            current = penalty + data
+            state[0] = data
+        else:
+            hls._path_sums(parent, beta, eta)
+            state[0] = hls._leaf_softmax(first, leaves, eta, prob, rows)
+        if not accepted or t * step <= tol:
+            return it + 1
+    return max_iter + 1
+
+
+@pytest.mark.parametrize("shape", ["deep", "root", "hierarchical"])
+def test_loose_newton_is_its_separate_passes(shape):
+    """:func:`hls._loose_newton` (its passes fused, the accepted trial swapped in) gives the
+    numbers of the same steps in separate passes bit for bit (:func:`_loose_reference`),
+    on the path :func:`hls.fit_tree` takes: a first fit (whole, and cut short), then the
+    evidence's updates (the next step reads their curvature) and one step after each."""
+    rng = np.random.default_rng(11)
+    if shape == "deep":
+        parent, level_start, level = _deep_tree()
+        V = 5
+        leaves = rng.integers(0, 12, size=(9, V)).astype(float)
+        leaves[3] = 0.0  # a leaf without rows
+        leaves[5, :2] = 0.0
+    elif shape == "root":
+        parent, level_start, V = np.array([-1]), np.array([0, 1]), 4
+        leaves = np.array([[7.0, 0.0, 2.5, 1.0]])
+    else:
+        parent, level_start, leaves = _hierarchical_counts(3, rows=25, V=6)
+        V = 6
+    level = np.repeat(np.arange(len(level_start) - 1), np.diff(level_start)).astype(np.int64)
+    n = len(parent)
+    for first_iter in (500, 3):
+        pen = np.full(len(level_start) - 1, 1.0)
+        sides = []
+        for fit in (hls._loose_newton, _loose_reference):
+            beta, eta = np.zeros((n, V)), np.zeros((n, V))
+            work = np.zeros((hls.WORK_ARRAYS - 2, n, V))
+            rows, state = np.zeros(n), np.zeros(2 + leaves.shape[0])
+            p = pen.copy()
+            last, speed = np.zeros(p.size), np.ones(p.size)
+            trace = []
+            for update in range(6):
+                used = fit(parent, level, leaves, p, beta, eta, 1e-4,
+                           first_iter if update == 0 else 1, work, rows, state)
+                trace.append((used, beta.copy(), eta.copy(), state[:2].copy(), rows.copy(),
+                              work[10][:leaves.shape[0]].copy()))
+                hls._evidence_update(parent, level, leaves, p, beta, eta, last, speed, work,
+                                     rows, False)
+                state[1] = 2.0
+                trace.append((p.copy(), work[0][n - leaves.shape[0]:].copy(),
+                               work[1].copy()))
+            sides.append(trace)
+        for got, want in zip(*sides, strict=True):
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
 def test_a_trial_stops_once_it_is_rejected():
     """:func:`hls._trial_softmax` (the line search's): below its limit, the numbers of
     :func:`hls._leaf_softmax` bit for bit; above it, a loss that already puts the trial
