@@ -198,7 +198,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
                 kernels.tile_size(a, table.n_classes, tile_rows,
-                                  table_bytes=bundle.table.counts.nbytes), scales)
+                                  table_bytes=bundle.table.counts.nbytes,
+                                  block_rows=-(-X.shape[0] // blocks)), scales)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

@@ -343,6 +343,42 @@ def test_tile_size_takes_larger_tiles_for_tables_larger_than_the_cache():
     assert k.tile_size(3, 2) == k.TILE_ROWS == 512
 
 
+def test_tile_size_takes_a_block_that_fits_a_large_tile_as_one_tile():
+    """A block of at most LARGE_TILE_ROWS rows whose sums fit in LARGE_TILE_BYTES is one
+    tile, whatever the table's size; a larger block, or an explicit number of rows or
+    bytes, keeps the tiles of before."""
+    k = st.kernels
+    assert k.tile_size(60, 5, block_rows=800) == 800
+    assert k.tile_size(60, 5, table_bytes=k.LARGE_TABLE_BYTES + 1, block_rows=800) == 800
+    assert k.tile_size(60, 5, block_rows=k.LARGE_TILE_ROWS) == k.LARGE_TILE_ROWS
+    assert k.tile_size(60, 5, block_rows=k.LARGE_TILE_ROWS + 1) == 330
+    assert k.tile_size(60, 5, block_rows=0) == 330
+    assert k.tile_size(60, 5, 16, block_rows=800) == 16
+    assert k.tile_size(60, 5, tile_bytes=1 << 21, block_rows=800) == 330
+    # 61 * (2 * 50 + 2) * 8 + 480 = 50,256 bytes per row: 167 rows in 8 MiB
+    assert k.tile_size(60, 50, block_rows=200) == (1 << 21) // 50256 == 41
+    assert k.tile_size(60, 50, block_rows=166) == 166
+
+
+@pytest.mark.parametrize("n_values", [(2,) * 8, (4,) * 6])
+def test_linear_nested_pass_is_the_same_in_one_tile_per_block(n_values):
+    """The default tiling (one tile per block when it fits) gives the losses of small
+    tiles bit for bit (a tile changes when a row's sums are reset, not the order of any
+    sum), with two-valued attributes (the select loops) and four-valued ones."""
+    X, y = _data(n_rows=150, n_values=n_values, k=3, missing=0.0, seed=2)
+    w = np.ones(len(y))
+    table = _table(X, y, w, n_values, 3, 3)
+    ranking = np.arange(len(n_values), dtype=np.int64)
+    args = (table, ArraySource(X, y, w), ranking, 2, np.ones(len(n_values)), "m_estimate",
+            1.0, 1, "rmse")
+    one, one_sq, _ = st.nested_losses(*args, squares=True, n_blocks=2)
+    for tile_rows in (7, 40):
+        small, small_sq, _ = st.nested_losses(*args, squares=True, n_blocks=2,
+                                              tile_rows=tile_rows)
+        np.testing.assert_array_equal(one, small)
+        np.testing.assert_array_equal(one_sq, small_sq)
+
+
 def test_linear_nested_pass_of_single_row_chunks():
     """Chunks (and blocks) of one row."""
     X, y, w, table, ranking, args = _tiling_case()
