@@ -607,6 +607,11 @@ class ESKDB(_StructureBase):
     """
 
     parts = (HIERARCHICAL_FAMILIES,)
+    #: the ensemble's and members' pair tables are planned (:meth:`_new_table`) and checked
+    #: with their log tables' bytes, as before the structure learners' tables counted their
+    #: counts only: the choice between the union's table and the members' own rests on it
+    _table_counts_only = False
+
     @property
     def _table_options(self):
         """What would make the ensemble's pair table fit: with per-member discretisations
