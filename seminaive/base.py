@@ -282,7 +282,8 @@ class Learner(ClassifierMixin, BaseEstimator):
         (refused before allocating if it would exceed ``max_table_bytes``); ``encoder``:
         the fitted encoder the table is made for (a learner may plan with it)."""
         return FrequencyTable(n_values, n_classes, self._table_order(), self.max_table_bytes,
-                              budget_options=self._table_options)
+                              budget_options=self._table_options,
+                              counts_only=self._table_counts_only)
 
     # ---------------------------------------------------------------------------- fitting
     def fit(self, X, y, sample_weight=None):
@@ -366,6 +367,9 @@ class Learner(ClassifierMixin, BaseEstimator):
     #: what a refusal of the tables over ``max_table_bytes`` advises besides raising it
     #: (None: AnDE's, a smaller n, fewer attributes, fewer bins)
     _table_options = None
+    #: whether the budget of the tables counts their counts only (the learner never builds
+    #: their log tables: the structure learners)
+    _table_counts_only = False
     #: what scikit-learn's own machinery sets on an estimator (metadata requests, output
     #: configuration, the callbacks a meta-estimator hands its steps before their fit):
     #: never learnt state, always kept by :meth:`reset`

@@ -659,7 +659,9 @@ def load_model(path, max_bytes=None):
         _expect(not missing, f"table arrays {missing} are missing")
         _validate_table_arrays(table_state, model, classes, encoder)
         try:
-            table = FrequencyTable.from_state(table_state, model.max_table_bytes)
+            table = FrequencyTable.from_state(
+                table_state, model.max_table_bytes,
+                counts_only=getattr(model, "_table_counts_only", False))
         except TableTooLargeError as err:
             # the file's own budget refuses the tables it holds: no fit could have written
             # them (fit and partial_fit refuse the same estimate), so the header is damaged

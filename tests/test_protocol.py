@@ -35,7 +35,7 @@ def test_every_learner_implements_the_protocol_once(name):
 HOOKS = {"_order", "_table_order", "_check_params", "_learn_from_counts", "_scores",
          "_learned_state", "_set_learned_state", "_prepare_tables", "_new_table",
          "_make_encoder", "_parameter_constraints", "parts", "_table_options",
-         "_table_orders"}
+         "_table_orders", "_table_counts_only"}
 #: public methods a learner may wrap (a warning, then the base's): partial_fit of the
 #: discriminative learners; scikit-learn's generated metadata-request setters
 WRAPPED = {"partial_fit", "set_fit_request", "set_partial_fit_request", "set_score_request"}

@@ -72,6 +72,9 @@ class _StructureBase(_BaseAnDE):
     _table_options = ("fewer attributes, fewer values per attribute (fewer intervals per "
                       "numeric attribute: discretizer=\"equal_frequency\" with a smaller "
                       "n_bins)")
+    #: the pair table's log tables are never built: its budget counts the counts, as the
+    #: checks of the count trees count them besides the trees
+    _table_counts_only = True
 
     def _order(self):
         return 1

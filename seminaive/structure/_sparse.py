@@ -505,7 +505,8 @@ def check_tree_bytes(nodes, cells, table, max_table_bytes):
             f"the family counts ({nodes} occurring nodes, {gib(need)}) and the "
             f"pair counts ({gib(table.counts.nbytes)}) of {describe_data(table)} would "
             f"exceed max_table_bytes={max_table_bytes} ({gib(max_table_bytes)}): use fewer "
-            "parents (a smaller k), fewer intervals per numeric attribute, or raise "
+            "parents (a smaller k, for the learners that have one), fewer attributes or "
+            "fewer values per attribute (fewer intervals per numeric attribute), or raise "
             f"max_table_bytes to at least {gib(need + table.counts.nbytes)}")
 
 

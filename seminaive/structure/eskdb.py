@@ -441,12 +441,16 @@ class ESKDB(_StructureBase):
     refused, naming ``max_table_bytes``, only when one member's trees over all K candidates
     do not fit besides the pair tables and the cut trees of the members before it.  The
     members' counted keys (an int64 key and a float64 count per occurring key, held from
-    the pass that counts them until each member's trees are built; about 1.3 GB for 20
-    members on 100,000 rows of waveform) count in that plan too: when they do not fit
-    besides the pair tables the counting pass over every member stops, and when the keys
-    of the members after the one being selected do not fit besides its trees they are
-    dropped; those members then count their own keys, each in a pass of its own just
-    before its selection (the same keys, the same model).  On
+    the pass that counts them until each member's trees are built; 0.46 GiB for the 19
+    members after the first on 100,000 rows of waveform) count in that plan too: when they
+    do not fit besides the pair tables the counting pass over every member stops, and when
+    the keys of the members after the one being selected do not fit besides its trees they
+    are dropped; those members then count their own keys, each in a pass of its own just
+    before its selection (the same keys, the same model).  On those waveform rows with HLS
+    and ``max_table_bytes`` = 0.7 GiB the fit now holds at most 0.46 GiB by the library's
+    accounting (each member counting its own keys; 72 CPU seconds, a peak of 2.03 GiB of
+    resident memory), where the version before held 0.85 GiB, over the budget (79.5 CPU
+    seconds, 2.20 GiB; one fit each at a load of 5-10, not alternated).  On
     100,000 rows with ``smoothing="hls"`` the fit then took 53 CPU seconds and a peak of 2.0
     GiB of resident memory on RandomRBF, 79 CPU seconds and 2.3 GiB on waveform (one thread,
     at a load of 12-18; refused before). With ``discretization="shared"``, another
@@ -607,6 +611,11 @@ class ESKDB(_StructureBase):
     """
 
     parts = (HIERARCHICAL_FAMILIES,)
+    #: the ensemble's and members' pair tables are planned (:meth:`_new_table`) and checked
+    #: with their log tables' bytes, as before the structure learners' tables counted their
+    #: counts only: the choice between the union's table and the members' own rests on it
+    _table_counts_only = False
+
     @property
     def _table_options(self):
         """What would make the ensemble's pair table fit: with per-member discretisations

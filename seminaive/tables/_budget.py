@@ -156,11 +156,15 @@ def _format_bytes(n):
 
 
 def check_table_budget(n_values, n_classes, max_order, max_table_bytes, what="this model",
-                       parents=None, occupied=None, options=None):
+                       parents=None, occupied=None, options=None, counts_only=False):
     """Raise :class:`TableTooLargeError` if the tables would exceed the budget; ``options``
-    (None: AnDE's) says what would make them fit."""
+    (None: AnDE's) says what would make them fit.  ``counts_only``: the learner never
+    builds the log tables (nor an index beyond the counts' offsets): only the counts are
+    checked, the bytes its other budget checks count for the table."""
     estimate = estimate_table_bytes(n_values, n_classes, max_order, parents=parents,
                                     occupied=occupied)
+    if counts_only:
+        estimate = dict(estimate, total=estimate["counts"])
     if max_table_bytes is not None and estimate["total"] > max_table_bytes:
         a = len(n_values)
         select = ""

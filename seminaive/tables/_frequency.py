@@ -258,6 +258,10 @@ class FrequencyTable(_CountTable):
     budget_options : str, optional
         What a refusal over ``max_table_bytes`` advises besides raising it (the learner's
         options; None: AnDE's, a smaller n, fewer attributes, fewer bins).
+    counts_only : bool, default=False
+        Check only the counts against ``max_table_bytes``: for a learner that never builds
+        the table's log tables (the structure learners, whose budget checks of their
+        count trees count the table's counts besides them).
 
     Examples
     --------
@@ -275,7 +279,7 @@ class FrequencyTable(_CountTable):
     """
 
     def __init__(self, n_values, n_classes, max_order, max_table_bytes=None, parents=None,
-                 occupied=None, budget_options=None):
+                 occupied=None, budget_options=None, counts_only=False):
         n_values = np.asarray(n_values, dtype=np.int64)
         if n_values.ndim != 1:
             raise ValueError("n_values must be one-dimensional")
@@ -295,7 +299,8 @@ class FrequencyTable(_CountTable):
         check_table_budget(n_values, self.n_classes, self.max_order, max_table_bytes,
                            parents=parents,
                            occupied=int(occupied.sum()) if self.compact else None,
-                           options=budget_options)
+                           options=budget_options, counts_only=counts_only)
+        self.counts_only = bool(counts_only)
         self.sizes = n_values + 1
         self._build_index()
         if self.compact:
@@ -382,7 +387,8 @@ class FrequencyTable(_CountTable):
     def _check_budget(self, n_values):
         check_table_budget(n_values, self.n_classes, self.max_order, self.max_table_bytes,
                            parents=self.parents,
-                           occupied=self.n_slots if self.compact else None)
+                           occupied=self.n_slots if self.compact else None,
+                           counts_only=getattr(self, "counts_only", False))
 
     # ------------------------------------------------------------------ the compact layout
     def _compact_layout(self, occupied):
@@ -806,7 +812,8 @@ class FrequencyTable(_CountTable):
         steps of 0 or 1 from 0, as for cut points dropped from a discretisation), each block
         is summed along its axes (``numpy.add.reduceat``) instead of cell by cell.
         """
-        member = FrequencyTable(n_values, self.n_classes, self.max_order, max_table_bytes)
+        member = FrequencyTable(n_values, self.n_classes, self.max_order, max_table_bytes,
+                                counts_only=getattr(self, "counts_only", False))
         k = self.n_classes
         starts = _merged_runs(lut, self.sizes, member.sizes)
         if starts is not None:  # every new value a run of old ones: sums along each axis
@@ -1472,10 +1479,11 @@ class FrequencyTable(_CountTable):
         return state
 
     @classmethod
-    def from_state(cls, state, max_table_bytes=None):
+    def from_state(cls, state, max_table_bytes=None, counts_only=False):
         n_classes, max_order = (int(v) for v in state["meta"])
         table = cls(np.asarray(state["sizes"]) - 1, n_classes, max_order, max_table_bytes,
-                    parents=state.get("parents"), occupied=state.get("occupied"))
+                    parents=state.get("parents"), occupied=state.get("occupied"),
+                    counts_only=counts_only)
         counts = np.asarray(state["counts"], dtype=np.float64)
         if counts.shape != table.counts.shape:
             raise ValueError(f"count array has {counts.size} entries, the layout needs "
