@@ -143,7 +143,7 @@ def _chunk_values(values, n_rows, gaussian, needs):
 
 def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, loss, *,
                   squares=False, gaussian=None, linear=True, n_blocks=None, tile_rows=None,
-                  scales=None):
+                  scales=None, prefetch_bytes=None):
     """Weighted LOO loss sums of every nested model (L, r, s), L <= n, and the total weight.
 
     Returns ``(losses, total_weight)`` (with ``squares``: ``(losses, squared, total)``, the
@@ -158,8 +158,11 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     ``tile_rows`` (rows per tile of the linear-space kernel) change only the order of the
     operations, and ``scales`` (powers of 2, one per child rank; default
     :func:`~seminaive.selection._kernels.child_scales`) only the powers of 2 by which the
-    linear-space kernel's products are kept (for tests).  The table must hold the counts
-    of order n + 1 (the children of the order-n combinations; ValueError otherwise).
+    linear-space kernel's products are kept, and ``prefetch_bytes`` (default
+    :data:`~seminaive.selection._kernels.nested.PREFETCH_BYTES`) only which union blocks
+    the linear-space kernel streams into the cache together (for tests).  The table must
+    hold the counts of order n + 1 (the children of the order-n combinations; ValueError
+    otherwise).
     """
     a = table.n_attributes
     n = min(n, a)
@@ -181,6 +184,7 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
     if scales is None:
         scales = kernels.child_scales(table.sizes[ranking] - 1, kind)
     scales = np.ascontiguousarray(scales, dtype=np.float64)
+    prefetch = kernels.PREFETCH_BYTES if prefetch_bytes is None else int(prefetch_bytes)
 
     def one_chunk(codes, y, w, values=None):
         w = _chunk_weights(y, w)
@@ -199,7 +203,8 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
                 blocks, out, out_sq,
                 kernels.tile_size(a, table.n_classes, tile_rows,
                                   table_bytes=bundle.table.counts.nbytes,
-                                  block_rows=-(-X.shape[0] // blocks)), scales)
+                                  block_rows=-(-X.shape[0] // blocks)), scales,
+                prefetch)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

@@ -379,6 +379,29 @@ def test_linear_nested_pass_is_the_same_in_one_tile_per_block(n_values):
         np.testing.assert_array_equal(one_sq, small_sq)
 
 
+@pytest.mark.parametrize("n_values, missing", [((2, 3, 2, 3, 2, 2), 0.1), ((4,) * 6, 0.0),
+                                               ((4, 5, 3, 4, 2, 4), 0.15)])
+def test_linear_nested_pass_streams_blocks_one_child_at_a_time(n_values, missing):
+    """The union blocks streamed one child at a time (``prefetch_bytes`` 0: each child's
+    block just before its rows' reads) or all together (a bound no combination reaches)
+    only add reads: the losses are the default's bit for bit, with and without missing
+    values, and equal the log-space reference to rounding."""
+    X, y = _data(n_rows=120, n_values=n_values, k=3, missing=missing, seed=4)
+    w = np.ones(len(y))
+    table = _table(X, y, w, n_values, 3, 3)
+    ranking = np.arange(len(n_values), dtype=np.int64)
+    args = (table, ArraySource(X, y, w), ranking, 2, np.ones(len(n_values)), "m_estimate",
+            1.0, 1, "rmse")
+    default, default_sq, _ = st.nested_losses(*args, squares=True, n_blocks=2)
+    for prefetch in (0, 1 << 40):
+        other, other_sq, _ = st.nested_losses(*args, squares=True, n_blocks=2,
+                                              prefetch_bytes=prefetch)
+        np.testing.assert_array_equal(default, other)
+        np.testing.assert_array_equal(default_sq, other_sq)
+    log, _ = st.nested_losses(*args, linear=False, n_blocks=2)
+    assert_allclose(default, log, rtol=1e-9, equal_nan=True)
+
+
 def test_linear_nested_pass_of_single_row_chunks():
     """Chunks (and blocks) of one row."""
     X, y, w, table, ranking, args = _tiling_case()

@@ -17,6 +17,7 @@ from .nested import (  # noqa: F401
     LARGE_TABLE_BYTES,
     LARGE_TILE_BYTES,
     LARGE_TILE_ROWS,
+    PREFETCH_BYTES,
     SCALE_BITS,
     TILE_BYTES,
     TILE_ROWS,

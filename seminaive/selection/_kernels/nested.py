@@ -223,8 +223,13 @@ LARGE_TILE_BYTES = 1 << 23
 #: (31 kB) 3% more (see docs/performance.md).  The blocks of the children taken by selects
 #: (:func:`_select_tables` reads 8 of the 27 cells of each) are streamed too: their reads
 #: otherwise missed the cache one child after another (at 2 values, 4 and 5 classes, with
-#: every class's 16 numbers made at once, 6-9% less CPU time for the pass)
-PREFETCH_BYTES = 1 << 19
+#: every class's 16 numbers made at once, 6-9% less CPU time for the pass).  Above it,
+#: each child's block is streamed just before its rows' reads (a sequential read the cache
+#: prefetches, instead of the rows' scattered misses): ``AnDE(n="auto")`` at 1,600 x 60
+#: fitted in 1.19x less CPU time at 8 values and 5 classes, 1.10x at 8 and 4, 1.04-1.05x at
+#: 4 values and 4-5 classes (one child at a time was also 3-5% faster than all together at
+#: 4 values and 3-5 classes, 0.17-0.29 MB; the same at 2 values, so the bound is 128 kB)
+PREFETCH_BYTES = 1 << 17
 
 
 def tile_size(n_attributes, n_classes, tile_rows=None, tile_bytes=None, table_bytes=0,
@@ -679,7 +684,7 @@ def child_scales(n_values, loss_kind):
 
 @njit(cache=True)
 def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind, part,
-                part_sq):
+                part_sq, prefetch_bytes):
     """Level L of the nested pass for the tile's rows ``tl.rows[:n_tile]`` (``tl``: a
     :class:`_Tile`): combinations in the outer loop, the tile's rows in the innermost one,
     as the wide prediction kernel does, so that one combination's union blocks stay in cache
@@ -824,14 +829,16 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                 cidx[j, i] = t if xc != 0 else -1
         # stream the blocks into cache before the rows' scattered reads: the next line of
         # every block at once (independent misses), when they fit in the cache together
-        # (PREFETCH_BYTES); larger ones would be evicted before the rows read them
+        # (prefetch_bytes, by default PREFETCH_BYTES); larger ones are streamed one child
+        # at a time, below
         block_bytes = 0
         for j in range(a):
             if 0 <= ctype[j]:  # (the gathers and the selects' 16 factors read them)
                 block_bytes += (iend[j] - idx0[j]) * counts.itemsize
         touched = 0.0
         step = 0
-        more = block_bytes <= PREFETCH_BYTES
+        streamed = block_bytes <= prefetch_bytes
+        more = streamed
         while more:
             more = False
             for j in range(a):
@@ -868,6 +875,11 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
         for j in range(a):
             t_kind = ctype[j]
             cidx_j = cidx[j]
+            if not streamed and 0 <= t_kind:
+                # blocks too large to stream together: each child's block just before its
+                # rows' scattered reads (a sequential read, which the cache prefetches)
+                for t in range(idx0[j], iend[j], line):
+                    touched += counts[t]
             if t_kind == -2 or t_kind == 2:
                 pos = cpos[j]
                 # strides of the members and of the child in the union block (sorted)
@@ -948,6 +960,8 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
                         _block_add(acc, ea, yy, j + 1, i, p, pe_y[i])
                     else:  # every block 0
                         acc[yy, j + 1, i] += p
+        if touched < 0.0:  # never (counts are not negative): keeps the reads
+            pv[0, 0] = touched
     while next_r <= a:
         _tile_snapshot(next_r, L, n_levels, n_tile, tl, w, y, part, part_sq, a, k, loss_kind)
         next_r += 1
@@ -955,7 +969,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
 
 @njit(parallel=True, cache=True)
 def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq,
-                            tile_rows, scale):
+                            tile_rows, scale, prefetch_bytes):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -971,7 +985,9 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     found first, and a level's losses are added to the higher levels that cascade to it.
     Agrees with :func:`nested_loo_loss` to rounding (the operations differ); ``ctx.lc`` is
     not read.  The counts may be float32 (:func:`~seminaive.selection._structure.compact_bundle`:
-    an exact copy, the same values in half the bytes, so the same results).
+    an exact copy, the same values in half the bytes, so the same results).  A
+    combination's union blocks are streamed into the cache together when they take at most
+    ``prefetch_bytes``, else one child's at a time (only reads: the same results).
     """
     table, n_observed, has_missing, _, _ = ctx
     counts, offsets, combos, orders, sizes, k, order_first, ext_first, sub_index = table
@@ -1040,7 +1056,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
             tl.sel[0] = complete
             for L in range(n_levels):
                 _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
-                            est, (num_add, den_add, scale), loss_kind, part, part_sq)
+                            est, (num_add, den_add, scale), loss_kind, part, part_sq,
+                            prefetch_bytes)
     for b in range(n_blocks):
         out += partial[b]
         out_sq += partial_sq[b]
