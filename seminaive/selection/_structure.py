@@ -201,10 +201,10 @@ def nested_losses(table, source, ranking, n, weights, smoothing, m, min_count, l
             kernels.nested_loo_loss_nominal(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, bundle, space, est, kind,
                 blocks, out, out_sq,
-                kernels.tile_size(a, table.n_classes, tile_rows,
-                                  table_bytes=bundle.table.counts.nbytes,
-                                  block_rows=-(-X.shape[0] // blocks)), scales,
-                prefetch)
+                (kernels.tile_size(a, table.n_classes, tile_rows,
+                                   table_bytes=bundle.table.counts.nbytes,
+                                   block_rows=-(-X.shape[0] // blocks)), prefetch),
+                scales)
         elif X.shape[0]:
             kernels.nested_loo_loss(
                 X, np.ascontiguousarray(y, dtype=np.int64), w, ctx.bundle, space, est, kind,

@@ -683,8 +683,8 @@ def child_scales(n_values, loss_kind):
 
 
 @njit(cache=True)
-def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind, part,
-                part_sq, prefetch_bytes):
+def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind, sums,
+                prefetch_bytes):
     """Level L of the nested pass for the tile's rows ``tl.rows[:n_tile]`` (``tl``: a
     :class:`_Tile`): combinations in the outer loop, the tile's rows in the innermost one,
     as the wide prediction kernel does, so that one combination's union blocks stay in cache
@@ -703,8 +703,9 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
     ``observed`` the :class:`CountContext`'s ``(n_observed, has_missing)``, ``space`` a
     :class:`NestedSpace`, ``est`` a :class:`LooEstimate` and ``add`` the children's
     ``(num_add, den_add)``: what the smoothing adds to a child's numerator and denominator,
-    by rank."""
+    by rank; ``sums`` the block's ``(part, part_sq)``, to which the losses are added."""
     X, y, w = data
+    part, part_sq = sums
     n_observed, has_missing = observed
     counts, offsets, _, _, sizes, k, _, ext_first, _ = table
     rank, combo_members, level_first, combo_maxrank, combo_weight, n_levels = space
@@ -969,7 +970,7 @@ def _level_tile(L, n_tile, tl, data, table, observed, space, est, add, loss_kind
 
 @njit(parallel=True, cache=True)
 def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, out_sq,
-                            tile_rows, scale, prefetch_bytes):
+                            tiling, scale):
     """:func:`nested_loo_loss` without Gaussian children, in linear space.
 
     The same models and leave-one-out estimates, but every sub-model's running product
@@ -978,7 +979,8 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     or exp per term), kept with a block exponent (:func:`_renormalise`) so that it never
     underflows, and summed over the combinations with :func:`_block_add`; the losses read
     the posterior from these sums.  Each of the ``n_blocks`` row blocks is taken in tiles
-    of equal size, at most ``tile_rows`` (each tile reads the whole table once):
+    of equal size, at most ``tile_rows`` (``tiling``: ``(tile_rows, prefetch_bytes)``; each
+    tile reads the whole table once):
     per level, the combinations in the outer loop and the tile's rows in the inner one
     (:func:`_level_tile`).  A row with no qualifying combination of level L at r takes the
     losses of level L - 1 at r (the cascade): the first r at which each level qualifies is
@@ -1001,6 +1003,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
     for j in range(a):
         nv = max(sizes[rank[j]] - 1, 1)
         num_add[j], den_add[j] = pseudo_counts(nv, m, laplace)
+    tile_rows, prefetch_bytes = tiling
     tile = max(1, tile_rows)
     width = max(n_levels - 1, 1)
     rank_of = np.empty(a, dtype=np.int64)
@@ -1056,7 +1059,7 @@ def nested_loo_loss_nominal(X, y, w, ctx, space, est, loss_kind, n_blocks, out, 
             tl.sel[0] = complete
             for L in range(n_levels):
                 _level_tile(L, n_tile, tl, (X, y, w), lay, (n_observed, has_missing), space,
-                            est, (num_add, den_add, scale), loss_kind, part, part_sq,
+                            est, (num_add, den_add, scale), loss_kind, (part, part_sq),
                             prefetch_bytes)
     for b in range(n_blocks):
         out += partial[b]
