@@ -210,9 +210,9 @@ TILE_BYTES = 1 << 21
 #: LARGE_TABLE_BYTES, at most LARGE_TILE_ROWS rows and LARGE_TILE_BYTES per tile: every tile
 #: streams the whole table (every combination's union blocks) through the cache once, which
 #: dominates once the table is many times the cache (at 1,600 x 60 with 8 values, 200-500
-#: MB, each thread's rows then fit in one tile: 8-25% less time; at 2 values, 19 MB, the
-#: smaller tiles were faster, at 4 values and 5 classes, 86 MB, the same; see
-#: docs/performance.md)
+#: MB, each thread's rows then fit in one tile: 8-25% less time; see docs/performance.md).
+#: A block of rows that fits one large tile is taken as one tile whatever the table's size
+#: (:func:`tile_size`): smaller tiles, once faster at 2 values, no longer are
 LARGE_TABLE_BYTES = 1 << 27
 LARGE_TILE_ROWS = 1024
 LARGE_TILE_BYTES = 1 << 23
