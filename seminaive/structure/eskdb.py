@@ -1004,7 +1004,7 @@ class ESKDB(_StructureBase):
         members = [self._member(int(s), o) for s, o in zip(seeds, orders, strict=True)]
         for member in members:
             self._share(member)
-        needs = self._count_shared_families(members, stats, source)
+        needs, keys = self._count_shared_families(members, stats, source)
         for member in members:  # their selection passes read the ensemble's statistics
             member._stats_given = stats
         sources = [source] * len(members)
@@ -1012,7 +1012,7 @@ class ESKDB(_StructureBase):
             passes = self._member_passes(members, sources)
             self._finish_members(members, passes, source.map_reduce(_members_loo(passes)))
             return
-        self._one_at_a_time(members, sources, None, needs, source)
+        self._one_at_a_time(members, sources, None, needs, source, shared_keys=keys)
 
     def _learn_per_member(self, source, kept):
         """Fit with per-member discretisations: each member on its own aggregated pair
@@ -1061,19 +1061,21 @@ class ESKDB(_StructureBase):
                             lambda start: self._plan_keys(members, stats, source, start,
                                                           needs, keys))
 
-    def _one_at_a_time(self, members, sources, maps, needs, source, plan=None):
+    def _one_at_a_time(self, members, sources, maps, needs, source, plan=None,
+                       shared_keys=0):
         """Select the members one at a time (:meth:`_next_group`; ``needs``: the bytes of
         every member's trees over all K candidates), each member's trees built, its
         leave-one-out pass run and its trees cut before the next member's are built
         (``maps``: the members' value maps, None when they share the ensemble's codes;
-        ``plan(start)``: called before the member at ``start`` is selected)."""
+        ``plan(start)``: called before the member at ``start`` is selected;
+        ``shared_keys``: the bytes of the counted keys the members share, held meanwhile)."""
 
         def install():
             start = 0
             while start < len(members):
                 if plan is not None:
                     plan(start)
-                stop = self._next_group(members, start, needs)
+                stop = self._next_group(members, start, needs, shared_keys)
                 group = members[start:stop]
                 passes = self._member_passes(group, sources[start:stop], members)
                 summed = source.map_reduce(_members_loo(
@@ -1082,19 +1084,16 @@ class ESKDB(_StructureBase):
                 del passes, summed  # the group's trees over all K candidates
                 start = stop
 
-        try:
-            self._sampling_together(members, install)
-        finally:
-            self.__dict__.pop("_shared_keys", None)
+        self._sampling_together(members, install)
         self._members_chosen(members)
 
-    def _held_before(self, members, start):
+    def _held_before(self, members, start, shared_keys=0):
         """Bytes held when the member at ``start`` is selected one at a time: the pair
         tables (each once: the members may share the ensemble's), the counted keys the
-        members share (``_shared_keys``, with one discretisation) and the cut trees of the
-        members before it."""
+        members share (``shared_keys``, bytes, with one discretisation) and the cut trees of
+        the members before it."""
         tables = {id(t): t.nbytes for t in [self.table_, *(m.table_ for m in members)]}
-        return sum(tables.values()) + int(self.__dict__.get("_shared_keys", 0)) + sum(
+        return sum(tables.values()) + int(shared_keys) + sum(
             m._held_bytes() for m in members[:start])
 
     def _plan_keys(self, members, stats, source, start, needs, keys):
@@ -1119,15 +1118,16 @@ class ESKDB(_StructureBase):
                 members[j].__dict__.pop("_counted_families", None)
                 keys[j] = None
 
-    def _next_group(self, members, start, needs):
+    def _next_group(self, members, start, needs, shared_keys=0):
         """The end of the next group of members whose selection passes run together when
         their count trees over all K candidates do not fit ``max_table_bytes`` at once:
         the member at ``start`` alone (the peak is then one member's trees over all K
         candidates besides the pair tables and the cut trees of the members before it,
         :meth:`_Member._cut_trees`; its leave-one-out pass costs what it costs among the
         others), once its trees (``needs[start]``, bytes) are known to fit; refused
-        (:class:`TableTooLargeError`) when they do not."""
-        held = self._held_before(members, start)
+        (:class:`TableTooLargeError`) when they do not; ``shared_keys``: see
+        :meth:`_held_before`."""
+        held = self._held_before(members, start, shared_keys)
         room = int(self.max_table_bytes) - held
         if needs[start] > room:
             raise TableTooLargeError(
@@ -1400,10 +1400,12 @@ class ESKDB(_StructureBase):
         """Count every member's count trees in one pass (their union, each counted once) and
         hand each member its trees.
 
-        Returns None when every member's trees over all K candidates (each member builds
-        its own) fit ``max_table_bytes`` at once besides the pair table and the counted
-        keys, else (``candidate_trees="cut"``) the bytes of every member's trees, for the
-        members' selection one at a time (:meth:`_one_at_a_time`); refused
+        Returns ``(needs, keys)``: ``needs`` is None when every member's trees over all K
+        candidates (each member builds its own) fit ``max_table_bytes`` at once besides the
+        pair table and the counted keys, else (``candidate_trees="cut"``) the bytes of every
+        member's trees, for the members' selection one at a time (:meth:`_one_at_a_time`),
+        and ``keys`` the bytes of the counted keys then held meanwhile (0 with ``needs``
+        None); refused
         (:class:`~seminaive.exceptions.TableTooLargeError`) when even one member's do not
         fit besides the pair table and the keys."""
         union, seen, plans = [], set(), []
@@ -1416,7 +1418,7 @@ class ESKDB(_StructureBase):
                     seen.add(tree)
                     union.append(tree)
         if not union:
-            return None
+            return None, 0
         for t in union:
             _sparse.check_key_range(t[0], t[1:], sizes, k)
         n_rows = getattr(source, "n_rows", None)
@@ -1483,9 +1485,7 @@ class ESKDB(_StructureBase):
                 needs = self._shared_needs(plans, shared, room)
         for member in members:
             member._counted_families = shared
-        if needs is not None:
-            self._shared_keys = keys
-        return needs
+        return needs, (keys if needs is not None else 0)
 
     def _shared_needs(self, plans, shared, room):
         """With one discretisation and ``candidate_trees="cut"``: None when every member's

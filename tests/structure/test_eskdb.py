@@ -713,8 +713,8 @@ def test_members_selected_one_at_a_time():
     groups = []
     real = eskdb.ESKDB._next_group
 
-    def record(self, members, start, needs):
-        stop = real(self, members, start, needs)
+    def record(self, members, start, needs, *rest):
+        stop = real(self, members, start, needs, *rest)
         groups.append((start, stop))
         return stop
 

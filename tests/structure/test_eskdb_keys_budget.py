@@ -169,8 +169,8 @@ def test_shared_discretisation_selects_members_one_at_a_time(monkeypatch):
     groups, peaks = [], []
     real_next, real_passes = eskdb.ESKDB._next_group, eskdb.ESKDB._member_passes
 
-    def next_group(self, members, start, needs):
-        stop = real_next(self, members, start, needs)
+    def next_group(self, members, start, needs, *rest):
+        stop = real_next(self, members, start, needs, *rest)
         groups.append((start, stop))
         return stop
 
