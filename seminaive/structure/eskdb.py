@@ -611,10 +611,11 @@ class ESKDB(_StructureBase):
     """
 
     parts = (HIERARCHICAL_FAMILIES,)
-    #: the ensemble's and members' pair tables are planned (:meth:`_new_table`) and checked
-    #: with their log tables' bytes, as before the structure learners' tables counted their
-    #: counts only: the choice between the union's table and the members' own rests on it
-    _table_counts_only = False
+    #: the ensemble's and members' pair tables are checked by their counts, as the other
+    #: structure learners' (their log tables are never built); only the choice between the
+    #: union's table and the members' own (:meth:`_new_table`) keeps the log tables' bytes,
+    #: as the margin the members' count trees and estimates need later
+    _table_counts_only = True
 
     @property
     def _table_options(self):
@@ -758,16 +759,27 @@ class ESKDB(_StructureBase):
         and aggregates every member's from it (:meth:`_member_tables`) when both fit; when
         they do not, the ensemble counts only the class and attribute counts over the union
         and every member counts its own pair table from its own codes in an extra pass
-        (:meth:`_counted_member_tables`), the same counts."""
+        (:meth:`_counted_member_tables`), the same counts.
+
+        The tables are checked by their counts (``_table_counts_only``): the members' own
+        are refused only when their counts and the ensemble's attribute counts exceed
+        ``max_table_bytes``.  The union route is taken only when the tables fit with the
+        bytes of their log tables (about twice the counts), which the structure learners
+        never build: the union's table stays held for the whole fit, and chosen by its
+        counts alone it would leave no room for the members' count trees and estimates at
+        budgets under which the members' own tables leave it (the fit then refused at
+        their estimates, not counted before this choice)."""
         sizes = self._planned_member_values(encoder)  # (the members' cut points)
         if sizes is None or self.max_table_bytes is None:
             return super()._new_table(n_values, n_classes, encoder)
         budget = int(self.max_table_bytes)
-        members = sum(estimate_table_bytes(s, n_classes, 2)["total"] for s in sizes)
-        union = estimate_table_bytes(n_values, n_classes, 2)["total"]
-        if union + members <= budget:
+        planned = [estimate_table_bytes(s, n_classes, 2) for s in sizes]
+        members = sum(p["total"] for p in planned)
+        union = estimate_table_bytes(n_values, n_classes, 2)
+        if union["total"] + members <= budget:
             return super()._new_table(n_values, n_classes, encoder)
-        single = estimate_table_bytes(n_values, n_classes, 1)["total"]
+        members, union = sum(p["counts"] for p in planned), union["counts"]
+        single = estimate_table_bytes(n_values, n_classes, 1)["counts"]
         if single + members > budget:
             raise TableTooLargeError(
                 f"the pair tables of the {len(sizes)} members, each on its own "
@@ -775,7 +787,7 @@ class ESKDB(_StructureBase):
                 f"counts its own (over the union of their cut points: {_sparse.gib(union)}"
                 f" more), more than max_table_bytes={_sparse.gib(budget)}: use fewer "
                 "members, discretization=\"shared\", or raise max_table_bytes")
-        return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes)
+        return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes, counts_only=True)
 
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
@@ -813,7 +825,7 @@ class ESKDB(_StructureBase):
                 if self.max_table_bytes is not None:
                     budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
                         t.nbytes for t in tables)
-                tables.append(FrequencyTable(n_values, k, 2, budget))
+                tables.append(FrequencyTable(n_values, k, 2, budget, counts_only=True))
             return tables
 
         def count(codes, y, w):
@@ -875,7 +887,8 @@ class ESKDB(_StructureBase):
                     budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
                         t.nbytes for t in tables)
                 tables.append(FrequencyTable(n_values, self.table_.n_classes,
-                                             self.table_.max_order, budget))
+                                             self.table_.max_order, budget,
+                                             counts_only=True))
             if aggregate_blocks(self.table_, self._member_maps, tables):
                 return tables
         tables = []
@@ -1625,5 +1638,5 @@ class ESKDB(_StructureBase):
             tables.append(FrequencyTable.from_state(
                 {"sizes": n_values + 1, "counts": counts,
                  "meta": np.array([k, 2], dtype=np.int64), "n_rows": np.array([n_rows])},
-                budget))
+                budget, counts_only=True))
         return tables
