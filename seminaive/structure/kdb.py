@@ -286,7 +286,15 @@ class KDB(_FamilyLearner):
         (:class:`~seminaive.exceptions.TableTooLargeError`) when even their lower bound
         (:class:`._sparse.TreeBounds`) does not fit; returns the check of the pass's
         partial counts (:class:`._sparse.PassGuard`; none when the upper bound fits).  The
-        exact check follows the pass (:meth:`_count_trees`)."""
+        exact check follows the pass (:meth:`_count_trees`).
+
+        The pass's counted keys (16 bytes a key, at most min(rows, possible keys) per
+        tree) are not counted against the trees: they live from the pass until the trees
+        are built from them (:meth:`_install` drops them; ``_family_counts`` reads them
+        back from the trees), and the budget is that of the model the fit keeps, its pair
+        counts and trees, exactly (a fit at those bytes is accepted, one byte less
+        refused: tests/structure/test_budget_before_counting.py and
+        test_pair_table_budget.py).  ESKDB counts its members' keys in its own plan."""
         budget = self._budget_left()
         if budget is None:
             return _sparse.PassGuard([], 0, None, "", "")
