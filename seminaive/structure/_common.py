@@ -216,6 +216,9 @@ class _FamilyLearner(_StructureBase):
         self._stats = stats
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._counts = self._count_trees(counted or {})
+        # the counted keys the trees were built from are read back from the trees when
+        # needed (KDB's ``_family_counts``): the fitted model holds the trees only
+        self.__dict__.pop("_family_keys", None)
         loaded = self.__dict__.pop("_hdp_loaded", None)
         self._trees = (self._estimate_trees(loaded) if self._smoothing_spec().hierarchical
                        else None)

@@ -468,6 +468,35 @@ def cut_keys(levels, keys, tree, depth, sizes):
     return cut.astype(np.int64), np.array(counts[node, value], dtype=np.float64)
 
 
+def keys_from_levels(levels, tree, sizes):
+    """(keys, counts) of the count tree (i, chain...) read back from its ``levels`` (root
+    first, as :func:`tree_levels` gives them): the non-zero cells of its last level and,
+    for a node of that level whose counts are all zero (rows of zero weight), its key of
+    value 0 with a count of zero.  A tree built from them (:func:`build_count_trees`) has
+    the same nodes and counts as the one ``levels`` come from, bit for bit: every key is
+    one cell of the last level, whose counts are the keys' own, and the levels above are
+    their sums.  Sorted, as the keys :func:`count_keys` gives."""
+    V = int(sizes[int(tree[0])])
+    codes, _, counts = levels[len(tree)]  # (level 1 + the number of parents)
+    kept = np.asarray(counts) != 0
+    kept[~kept.any(axis=1), 0] = True
+    node, value = np.nonzero(kept)
+    return ((np.asarray(codes, dtype=np.int64)[node] * V + value).astype(np.int64),
+            np.array(counts[node, value], dtype=np.float64))
+
+
+def keys_from_trees(trees, counted, sizes):
+    """The (keys, counts) of the trees ``counted`` ((i, chain...) each) read back from the
+    count trees ``trees`` (a :class:`CountTrees` over ``sizes``; :func:`keys_from_levels`),
+    by tree; a tree whose attribute has another chain in ``trees`` is left out."""
+    out = {}
+    for tree in counted:
+        i = int(tree[0])
+        if [int(p) for p in trees.chain[i] if p >= 0] == [int(p) for p in tree[1:]]:
+            out[tree] = keys_from_levels(trees.levels[i], tree, sizes)
+    return out
+
+
 def with_depths(trees, table, parents, max_table_bytes=None):
     """The count trees ``trees`` (a :class:`CountTrees`) with the families of ``parents``
     instead (the first of each chain; the same trees, shared, not copied), within

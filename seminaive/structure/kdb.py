@@ -208,6 +208,38 @@ class KDB(_FamilyLearner):
                 trees.append((i, *chain))
         return trees
 
+    @property
+    def _family_counts(self):
+        """The counted trees' (keys, counts) ({(i, chain...): (keys, counts)}; None before
+        any is counted): held from the pass that counts them until the count trees are
+        built from them (:meth:`_install`), then read back from the trees
+        (:func:`._sparse.keys_from_trees`, the same trees bit for bit) when a model file or
+        :meth:`partial_fit` needs them, so that the fitted model holds its trees and no keys
+        besides them (the bytes ``max_table_bytes`` counts for it)."""
+        held = self.__dict__.get("_family_keys")
+        if held is not None:
+            return held
+        trees, sizes = self.__dict__.get("_counts"), self.__dict__.get("_family_sizes")
+        if trees is None or sizes is None:
+            return None
+        return _sparse.keys_from_trees(trees, self._counted_trees(), sizes)
+
+    @_family_counts.setter
+    def _family_counts(self, counted):
+        self.__dict__["_family_keys"] = counted
+
+    def _holds_family_counts(self):
+        """Whether counted trees of earlier rows are held (``_family_counts`` not empty),
+        without reading their keys back."""
+        held = self.__dict__.get("_family_keys")
+        if held is not None:
+            return bool(held)
+        trees = self.__dict__.get("_counts")
+        if trees is None or self.__dict__.get("_family_sizes") is None:
+            return False
+        return any([int(p) for p in trees.chain[t[0]] if p >= 0] == list(t[1:])
+                   for t in self._counted_trees())
+
     def _count_families(self, trees, source):
         """Count the trees ``trees`` ((i, chain...): keys of occurring prefixes, :mod:`._sparse`)
         in a pass over ``source``, kept as ``_family_counts``; a tree counted by an earlier
@@ -254,14 +286,21 @@ class KDB(_FamilyLearner):
         (:class:`~seminaive.exceptions.TableTooLargeError`) when even their lower bound
         (:class:`._sparse.TreeBounds`) does not fit; returns the check of the pass's
         partial counts (:class:`._sparse.PassGuard`; none when the upper bound fits).  The
-        exact check follows the pass (:meth:`_count_trees`)."""
+        exact check follows the pass (:meth:`_count_trees`).
+
+        The pass's counted keys (16 bytes a key, at most min(rows, possible keys) per
+        tree) are not counted against the trees: they live from the pass until the trees
+        are built from them (:meth:`_install` drops them; ``_family_counts`` reads them
+        back from the trees), and the budget is that of the model the fit keeps, its pair
+        counts and trees, exactly (a fit at those bytes is accepted, one byte less
+        refused: tests/structure/test_budget_before_counting.py and
+        test_pair_table_budget.py).  ESKDB counts its members' keys in its own plan."""
         budget = self._budget_left()
         if budget is None:
             return _sparse.PassGuard([], 0, None, "", "")
         table = self.table_
         # after partial_fit the trees hold earlier rows too: no bound by the rows
-        n_rows = None if getattr(self, "_family_counts", None) else getattr(
-            source, "n_rows", None)
+        n_rows = None if self._holds_family_counts() else getattr(source, "n_rows", None)
         bounds = _sparse.TreeBounds(table, n_rows)
         every = [(i, *self._tree_chain(i)) for i in range(table.n_attributes)]
         lower, upper = bounds.bytes(every)
