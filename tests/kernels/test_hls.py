@@ -550,6 +550,85 @@ def test_a_trial_stops_once_it_is_rejected():
             assert np.isnan(p2[-1]).all()  # stopped before the last leaf
 
 
+
+def test_vectorised_exponential_is_within_one_unit_of_the_library():
+    """:func:`hls._exp_block` (the exponentials of the leaves' softmax, vectorised): within
+    one unit in the last place of the C library's exp (``math.exp``) from 0 down to where
+    exp underflows, exactly 1 at 0, and 0 below -746 as the library's."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([-rng.exponential(3.0, 100_000), -rng.uniform(0.0, 746.0, 100_000),
+                        -np.logspace(-300, np.log10(746.0), 2000),
+                        [0.0, -0.0, -1e-300, -708.39, -708.4, -709.0, -744.0, -745.1,
+                         -745.2, -746.0, -746.5, -800.0, -1e300]])
+    got = x.copy()
+    hls._exp_block(got)
+    want = np.array([math.exp(v) for v in x])
+    normal = want >= np.finfo(np.float64).tiny
+    ulps = np.abs(got[normal].view(np.int64) - want[normal].view(np.int64))
+    assert ulps.max() <= 1
+    np.testing.assert_allclose(got[~normal], want[~normal], rtol=0, atol=5e-324)
+    assert got[x == 0.0].tolist() == [1.0, 1.0]
+    assert (got[x <= -746.0] == 0.0).all()
+
+
+def _library_trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
+    """:func:`hls._trial_softmax` with the C library's exp, leaf by leaf (the kernel before
+    its exponentials were vectorised), in Python."""
+    V = eta.shape[1]
+    total = 0.0
+    for i in range(leaves.shape[0]):
+        q = leaf_first + i
+        hi = eta[q, 0]
+        for v in range(1, V):
+            hi = max(hi, eta[q, v])
+        s = 0.0
+        for v in range(V):
+            e = math.exp(eta[q, v] - hi)
+            prob[i, v] = e
+            s += e
+        lse = hi + math.log(s)
+        scale = 1.0 / s
+        n_row = 0.0
+        for v in range(V):
+            n_row += leaves[i, v]
+            total += leaves[i, v] * (lse - eta[q, v])
+            prob[i, v] *= scale
+        rows[i] = n_row
+        if penalty + total > limit:
+            return total
+    return total
+
+
+@pytest.mark.parametrize("case", ["hierarchical", "deep", "many values"])
+def test_fit_with_vectorised_exponentials_is_the_library_fit(case, monkeypatch):
+    """:func:`hls.fit_tree` (compiled, the leaves' exponentials vectorised) against the
+    same fit run in Python with the C library's exp in the line search's softmax: the
+    same Newton iterations, the chosen penalties and the estimates within 1e-10
+    relative."""
+    rng = np.random.default_rng(5)
+    if case == "hierarchical":
+        parent, level_start, leaves = _hierarchical_counts(4, rows=30, V=5)
+    elif case == "deep":
+        parent, level_start, _ = _deep_tree()
+        leaves = rng.integers(0, 15, size=(9, 7)).astype(float)
+        leaves[2] = 0.0
+    else:
+        parent, level_start, leaves = _hierarchical_counts(6, rows=200, V=26)
+    n, V = parent.size, leaves.shape[1]
+    settings = hls.Settings(hls.PENALTY_START, True, hls.TOL, hls.MAX_ITER, False)
+    depth = level_start.size - 1
+    pen, out = np.full(depth, hls.PENALTY_START), np.empty((n, V))
+    used = hls.fit_tree(parent, level_start, leaves, settings, pen, out)
+    for name in ("_loose_newton", "_newton", "_leaf_softmax"):
+        monkeypatch.setattr(hls, name, getattr(hls, name).py_func)
+    monkeypatch.setattr(hls, "_trial_softmax", _library_trial_softmax)
+    pen_lib, out_lib = np.full(depth, hls.PENALTY_START), np.empty((n, V))
+    used_lib = hls.fit_tree.py_func(parent, level_start, leaves, settings, pen_lib, out_lib)
+    assert used == used_lib <= hls.MAX_ITER
+    np.testing.assert_allclose(pen, pen_lib, rtol=1e-10)
+    np.testing.assert_allclose(out, out_lib, rtol=1e-10, atol=0)
+
+
 STORED = np.load(Path(__file__).resolve().parents[1] / "data" / "hls_reference.npz")
 
 
