@@ -492,13 +492,16 @@ def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
     """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
     :func:`_gather_child`) times its scale ``sc`` times each row's running product of
     that class, added to its sum, when every product and sum of the tile is in block 0: a
-    loop without branches (vectorised); whether a product left [_TINY, _BLOCK)
-    (:func:`_left_block_zero`)."""
+    loop without branches (vectorised); whether a product left [_TINY, _BLOCK).  (Tested
+    in the loop: :func:`_left_block_zero` after it, as the selects' loop does, took 3%
+    more time for the pass at 4 and 8 values and 5 classes.)"""
+    n_out = 0
     for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
         pv[i] = p
         acc_j[i] += p
-    return _left_block_zero(pv, n)
+        n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
+    return n_out > 0
 
 
 @njit(cache=True, inline="always")
