@@ -278,17 +278,68 @@ def code_csv_parts(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_
         the bytes are not plain CSV of ``n_cols`` fields (a quote, a lone carriage return,
         another number of fields) or a column has more than ``max_values`` values.
     """
+    return code_csv_files([data], n_cols, starts=[start], ends=[end], sep=sep,
+                          n_parts=n_parts, max_values=max_values)[0]
+
+
+def code_csv_files(datas, n_cols, *, starts=None, ends=None, sep=b",", n_parts=2,
+                   max_values=4096):
+    """:func:`code_csv_parts` of several buffers (the lines of several files of ``n_cols``
+    fields), the parts of all of them coded in one batch on the threads: one wait for the
+    threads instead of one a buffer, and no thread idle at the end of each buffer.  The
+    ``n_parts`` parts are shared among the buffers in proportion to their bytes (at least
+    one each); each buffer's values are merged on their own (the same parts, codes and
+    values as :func:`code_csv_parts` of the buffer alone with its share of the parts).
+
+    Parameters
+    ----------
+    datas : list of bytes or mmap.mmap
+    n_cols : int
+    starts, ends : list of int, optional
+        Per buffer, as ``start`` and ``end`` of :func:`code_csv_parts` (default: 0 and
+        None).
+    sep : bytes, default=b","
+    n_parts : int, default=2
+        Parts over all the buffers.
+    max_values : int, default=4096
+
+    Returns
+    -------
+    list
+        Per buffer, what :func:`code_csv_parts` gives: ``(parts, values)`` or None.
+
+    Examples
+    --------
+    >>> from seminaive.kernels.csv_codes import code_csv_files
+    >>> [values for _, values in code_csv_files([b"a,x\\nb,x\\n", b"b,y\\n"], 2)]
+    [[[b'a', b'b'], [b'x']], [[b'b'], [b'y']]]
+    """
     if max_values > 1 << 16:
         raise ValueError("max_values: at most 65536 (two-byte codes)")
-    parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, True)
-    if parts is None:
-        return None
-    merged = _merged_values(data, parts, n_cols, max_values)
-    if merged is None:
-        return None
-    tables, values = merged
-    return [(codes[:int(status[0])], tables[p])
-            for p, (codes, _, status) in enumerate(parts)], values
+    segments = _segments(datas, starts, ends, n_parts)
+    out = []
+    for data, parts in zip(datas, _split_parts(segments, n_cols, sep, max_values, True),
+                           strict=True):
+        merged = None if parts is None else _merged_values(data, parts, n_cols, max_values)
+        if merged is None:
+            out.append(None)
+            continue
+        tables, values = merged
+        out.append(([(codes[:int(status[0])], tables[p])
+                     for p, (codes, _, status) in enumerate(parts)], values))
+    return out
+
+
+def _segments(datas, starts, ends, n_parts):
+    """``(data, start, end, parts)`` of every buffer: ``n_parts`` shared in proportion to
+    the bytes (at least one a buffer)."""
+    starts = [0] * len(datas) if starts is None else list(starts)
+    ends = [None] * len(datas) if ends is None else list(ends)
+    sizes = [max(0, (len(d) if e is None else int(e)) - int(s))
+             for d, s, e in zip(datas, starts, ends, strict=True)]
+    total = max(1, sum(sizes))
+    return [(data, int(start), end, max(1, round(n_parts * size / total)))
+            for data, start, end, size in zip(datas, starts, ends, sizes, strict=True)]
 
 
 def csv_values(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_values=4096):
@@ -310,7 +361,7 @@ def csv_values(data, n_cols, *, start=0, end=None, sep=b",", n_parts=2, max_valu
     >>> csv_values(b"a,x\\nb,x\\na,y\\n", 2)
     ([[b'a', b'b'], [b'x', b'y']], 3)
     """
-    parts = _split_parts(data, n_cols, start, end, sep, n_parts, max_values, False)
+    parts = _split_parts([(data, start, end, n_parts)], n_cols, sep, max_values, False)[0]
     if parts is None:
         return None
     merged = _merged_values(data, parts, n_cols, max_values)
@@ -390,24 +441,29 @@ def merge_part_values(data, keys, lengths, firsts, found, slots, g_keys, g_lengt
     return True
 
 
-def _split_parts(data, n_cols, start, end, sep, n_parts, max_values, write):
-    """The parts of ``data[start:end]`` split on the threads, with the codes (``write``:
-    :func:`code_csv_part`) or without (:func:`csv_part_values`): per part, ``(codes or
-    None, (slots, keys, lengths, firsts, found), status)``; None when the bytes are not
-    plain CSV or a column has more than ``max_values`` values in a part.  A part first
-    gets tables of ``FIRST_VALUES`` values a column, and is split again with tables of
+def _split_parts(segments, n_cols, sep, max_values, write):
+    """The parts of the buffers ``segments`` (``(data, start, end, n_parts)`` each: the
+    bytes ``data[start:end]`` in ``n_parts`` parts) split on the threads, all in one batch,
+    with the codes (``write``: :func:`code_csv_part`) or without
+    (:func:`csv_part_values`): per segment, per part, ``(codes or None, (slots, keys,
+    lengths, firsts, found), status)``, or None for a segment whose bytes are not plain CSV
+    or that has a column of more than ``max_values`` values in a part.  A part first gets
+    tables of ``FIRST_VALUES`` values a column, and is split again with tables of
     ``max_values`` if it meets more."""
     from ._threads import parallel_calls
 
-    array = np.frombuffer(data, dtype=np.uint8)
-    pieces = line_parts(data, n_parts, start, end)
+    pieces = []  # (segment, array, lo, hi) of every part
+    for s, (data, start, end, n_parts) in enumerate(segments):
+        array = np.frombuffer(data, dtype=np.uint8)
+        pieces.extend((s, array, lo, hi) for lo, hi in line_parts(data, n_parts, start, end))
     first = min(FIRST_VALUES, max_values)
     parts = [None] * len(pieces)
+    failed = set()  # the segments given up
     todo = list(range(len(pieces)))
     while todo:
         calls = []
         for p in todo:
-            lo, hi = pieces[p]
+            _, array, lo, hi = pieces[p]
             size = 16
             while size < 2 * first:
                 size *= 2
@@ -429,14 +485,20 @@ def _split_parts(data, n_cols, start, end, sep, n_parts, max_values, write):
                 calls.append((array, lo, hi, sep[0], n_cols, *tables, status))
             parts[p] = (codes, tables, status)
         parallel_calls(_code_part_into if write else _part_values_into, calls)
-        statuses = [int(parts[p][2][0]) for p in todo]
-        if any(s == BAD_LINE for s in statuses):
-            return None
-        again = [p for p, s in zip(todo, statuses, strict=True) if s == TOO_MANY_VALUES]
-        if again and first == max_values:
-            return None
-        todo, first = again, max_values
-    return parts
+        again = []
+        for p in todo:
+            status = int(parts[p][2][0])
+            if status == BAD_LINE or (status == TOO_MANY_VALUES and first == max_values):
+                failed.add(pieces[p][0])
+            elif status == TOO_MANY_VALUES:
+                again.append(p)
+        todo = [p for p in again if pieces[p][0] not in failed]
+        first = max_values
+    out = [None if s in failed else [] for s in range(len(segments))]
+    for (s, _, _, _), part in zip(pieces, parts, strict=True):
+        if s not in failed:
+            out[s].append(part)
+    return out
 
 
 def code_csv(data, n_cols, *, sep=b",", n_parts=2, max_values=65536):

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..exceptions import InputError
-from ..kernels.csv_codes import code_csv_parts, csv_values, line_parts
+from ..kernels.csv_codes import code_csv_files, code_csv_parts, csv_values, line_parts
 from ..preprocessing._strings import (
     MAX_HASHED_VALUES,
     dictionary_encode,
@@ -474,6 +474,24 @@ def _wider_type(kind, value):
     return DICTIONARY
 
 
+#: :attr:`_PlainFile.coded` of a file whose fields are not coded yet
+_NOT_CODED = object()
+
+
+class _PlainFile:
+    """A CSV file opened by :meth:`_ArrowCsvReader._plain_open` for
+    :meth:`_ArrowCsvReader.plain_codes`: its columns (``names``), those read (``wanted``),
+    its bytes (``data``, a memory map), where its lines start after the header
+    (``start``), its size, and ``coded``: what
+    :func:`~seminaive.kernels.csv_codes.code_csv_parts` gives of its lines when they were
+    coded with those of other files (``_NOT_CODED``: not yet)."""
+
+    def __init__(self, names, wanted, data, start, size):
+        self.names, self.wanted, self.data = names, wanted, data
+        self.start, self.size = int(start), int(size)
+        self.coded = _NOT_CODED
+
+
 class _ArrowCsvReader:
     """CSV files read with pyarrow's block reader; string columns dictionary-encoded as they
     are parsed, every column's type decided once for all files (see the module's text).
@@ -595,7 +613,7 @@ class _ArrowCsvReader:
         except (pa.ArrowException, OSError) as err:
             raise InputError(f"{path!r} could not be read as CSV: {err}") from err
 
-    def plain_codes(self, path, columns=None, empty=False, blocks=False):
+    def plain_codes(self, path, columns=None, empty=False, blocks=False, opened=None):
         """The fields of a plain all-string CSV file coded as its lines are split
         (:func:`~seminaive.kernels.csv_codes.code_csv_parts`, the file memory-mapped, its
         parts on the threads), without string arrays, or None (then pyarrow reads it)
@@ -619,15 +637,71 @@ class _ArrowCsvReader:
             Code the file block by block (:func:`_plain_blocks`), its codes not kept, as a
             file is coded when it is larger than half the budget or its codes take more
             than the budget.
+        opened : _PlainFile, optional
+            The file opened by :meth:`_plain_open` for ``path`` and ``columns``, and its
+            fields already coded (:attr:`_PlainFile.coded`, with the other files of a
+            batch, :meth:`plain_codes_of`): not coded again unless ``blocks``.
 
         Returns
         -------
         PlainCsv or None
         """
+        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
+        if opened is None:
+            opened = self._plain_open(path, columns)
+            if opened is None:
+                return None
+        names, wanted, data, start = opened.names, opened.wanted, opened.data, opened.start
+        cols = [names.index(name) for name in wanted]
+        got = None
+        if not blocks and opened.size <= budget // 2:
+            got = opened.coded if opened.coded is not _NOT_CODED else code_csv_parts(
+                data, len(names), start=start, n_parts=_plain_parts_count(),
+                max_values=MAX_HASHED_VALUES)
+            opened.coded = _NOT_CODED
+            if got is None:
+                return None
+            parts, raw = got
+            n_rows = sum(codes.shape[0] for codes, _ in parts)
+            groups = [parts]
+            if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
+                got = parts = groups = None  # the codes do not fit: coded block by block
+            elif self._advance is not None:
+                self._advance(n_rows)
+        if got is None:
+            got = _plain_blocks(path, data, start, len(names), cols, budget,
+                                self._advance)
+            if got is None:
+                return None
+            groups, raw, n_rows = got
+        del data, opened
+        values = {}
+        for col in cols:
+            try:
+                values[col] = [v.decode("utf-8") for v in raw[col]]
+            except UnicodeDecodeError:
+                return None
+        # a column an earlier file typed as strings is read as strings (as pyarrow reads it
+        # with the type declared); a file without rows types no column
+        undecided = [col for col in cols if self.types.get(names[col]) is None]
+        if n_rows == 0:
+            if not empty:
+                return None
+        elif not all(_inferred_as_strings([raw[col] for col in undecided])):
+            return None
+        if n_rows:
+            for name in wanted:
+                self.types.setdefault(name, pa.string())
+        return PlainCsv(names, groups, [values.get(col) for col in range(len(names))],
+                        n_rows)
+
+    def _plain_open(self, path, columns):
+        """``path`` memory-mapped after the checks of :meth:`plain_codes` that need no
+        field of it (its suffix, size, header, the declared types of ``columns``, a byte
+        order mark): a :class:`_PlainFile`, or None when the file cannot be plain."""
         if Path(path).suffix.lower() in COMPRESSION_SUFFIXES:
             return None
         size = os.path.getsize(path)
-        budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
         if size == 0:
             return None
         names = self._header(path)
@@ -651,53 +725,44 @@ class _ArrowCsvReader:
             return None
         if end < 0:  # a header without a line end: no rows
             end = len(data) - 1
-        cols = [names.index(name) for name in wanted]
-        got = None
-        if not blocks and size <= budget // 2:
-            got = code_csv_parts(data, len(names), start=end + 1, n_parts=_plain_parts_count(),
+        return _PlainFile(names, wanted, data, end + 1, size)
+
+    def _code_batch(self, paths, columns, budget):
+        """The files of ``paths`` from the first, while their bytes together are within
+        half the ``budget`` (the most one file coded whole may take), opened
+        (:meth:`_plain_open`) and their fields coded in one batch on the threads
+        (:func:`~seminaive.kernels.csv_codes.code_csv_files`): the :class:`_PlainFile` of
+        each (None for a file that cannot be plain, which ends the batch); the first file
+        is always opened, and coded when it is within half the budget."""
+        batch, total = [], 0
+        for path in paths:
+            size = os.path.getsize(path) if os.path.exists(path) else 0
+            if batch and total + size > budget // 2:
+                break
+            opened = self._plain_open(path, columns)
+            batch.append(opened)
+            if opened is None:
+                break
+            total += size
+        coding = [opened for opened in batch if opened is not None
+                  and opened.size <= budget // 2]
+        if coding:
+            got = code_csv_files([opened.data for opened in coding], len(coding[0].names),
+                                 starts=[opened.start for opened in coding],
+                                 n_parts=_plain_parts_count() * len(coding),
                                  max_values=MAX_HASHED_VALUES)
-            if got is None:
-                return None
-            parts, raw = got
-            n_rows = sum(codes.shape[0] for codes, _ in parts)
-            groups = [parts]
-            if 2 * n_rows * len(names) + n_rows * len(wanted) > budget:
-                got = parts = groups = None  # the codes do not fit: coded block by block
-            elif self._advance is not None:
-                self._advance(n_rows)
-        if got is None:
-            got = _plain_blocks(path, data, end + 1, len(names), cols, budget,
-                                self._advance)
-            if got is None:
-                return None
-            groups, raw, n_rows = got
-        del data
-        values = {}
-        for col in cols:
-            try:
-                values[col] = [v.decode("utf-8") for v in raw[col]]
-            except UnicodeDecodeError:
-                return None
-        # a column an earlier file typed as strings is read as strings (as pyarrow reads it
-        # with the type declared); a file without rows types no column
-        undecided = [col for col in cols if self.types.get(names[col]) is None]
-        if n_rows == 0:
-            if not empty:
-                return None
-        elif not all(_inferred_as_strings([raw[col] for col in undecided])):
-            return None
-        if n_rows:
-            for name in wanted:
-                self.types.setdefault(name, pa.string())
-        return PlainCsv(names, groups, [values.get(col) for col in range(len(names))],
-                        n_rows)
+            for opened, coded in zip(coding, got, strict=True):
+                opened.coded = coded
+        return batch
 
     def plain_codes_of(self, paths, columns=None, advance=None):
         """:meth:`plain_codes` of several files of the same header, as the codes of the
         file that holds their lines one after the other (:meth:`PlainCsv.concatenated`; a
         file of a header alone adds no rows), or None (the types :meth:`plain_codes`
-        decided forgotten) when a file is not plain or the files have other headers.  A
-        file whose codes, with those of the files before it, exceed the memory budget is
+        decided forgotten) when a file is not plain or the files have other headers.  The
+        files are coded in batches (:meth:`_code_batch`: files of at most half the memory
+        budget together), the parts of a batch's files together on the threads.  A file
+        whose codes, with those of the files before it, exceed the memory budget is
         coded block by block.
 
         Parameters
@@ -716,10 +781,16 @@ class _ArrowCsvReader:
         budget = keep_bytes() if self.keep_bytes is None else self.keep_bytes
         plains = []
         used = 0  # bytes of the codes kept so far
+        batch = []
         try:
-            for path in paths:
+            for k, path in enumerate(paths):
                 self._advance = advance
-                plain = self.plain_codes(path, columns, len(paths) > 1)  # empty
+                if not batch:
+                    batch = self._code_batch(paths[k:], columns, budget)
+                opened = batch.pop(0)
+                # (positional: empty, not in blocks, the opened file)
+                plain = None if opened is None else self.plain_codes(
+                    path, columns, len(paths) > 1, False, opened)
                 if plain is not None and plain.kept:
                     n_read = sum(v is not None for v in plain.values)
                     size = plain.n_rows * (2 * len(plain.names) + n_read)

@@ -454,7 +454,12 @@ def plan_groups(combos, orders, offsets, sizes, k):
     attributes of 5 values (2 classes) then take 37 groups of mostly four attributes (35
     at least: a covering of the pairs of 20 points by quadruples); seeded in the order of
     the combinations and extended from the seed's prefix only, 46; grouped in the order of
-    the combinations alone, 70.  A combination with repeated members, of more than
+    the combinations alone, 70.  The pairs of ``n`` attributes (every pair of them, left
+    to count at order 2) whose groups can only be triples (every triple's histogram fits,
+    no quadruple's) are covered by the triples of :func:`pair_covering` instead, where it
+    has fewer (:func:`_pair_design`): the 1,225 pairs of 50 attributes of 8 values (3
+    classes) in 417 groups, the fewest possible, where the greedy covering made 458.  A
+    combination with repeated members, of more than
     ``GROUP_ORDER`` members, or whose own histogram is larger, is left to
     :func:`_count_chunk`.
 
@@ -493,6 +498,14 @@ def plan_groups(combos, orders, offsets, sizes, k):
                 for i in range(d):
                     extend.setdefault(key[:i] + key[i + 1:], {})[key[i]] = None
             todo[key].append((c, member))
+        if d == 2:  # every pair of the attributes: triples of a design, if it fits
+            for every in _pair_design(todo, sizes_l, k):
+                g = len(groups)
+                groups.append([(every[0],), every, 2 * k * _product(sizes_l, every), []])
+                for a in every:
+                    holding.setdefault(a, []).append(g)
+                for sub in itertools.combinations(sorted(every), 2):
+                    groups[g][3].extend(todo.pop(sub, ()))
         # how many combinations not counted yet each attribute is a member of, and which
         degree, containing = {}, {}
         for key in todo:
@@ -687,6 +700,110 @@ def every_call_grouped():
         yield
     finally:
         _grouping_all -= 1
+
+
+def _bose_triples(n):
+    """The Steiner triple system of ``6n + 3`` points (Bose 1939): the points ``(x, i)``,
+    ``x`` of the idempotent commutative quasigroup ``x o y = (n + 1)(x + y) mod 2n + 1``
+    and ``i`` of Z_3, numbered ``x + (2n + 1) i``; the triples ``{(x, 0), (x, 1), (x,
+    2)}`` and, for ``x < y``, ``{(x, i), (y, i), (x o y, i + 1)}``."""
+    q = 2 * n + 1
+    out = [(x, x + q, x + 2 * q) for x in range(q)]
+    for x in range(q):
+        for y in range(x + 1, q):
+            z = (x + y) * (n + 1) % q
+            out.extend((x + q * i, y + q * i, z + q * ((i + 1) % 3)) for i in range(3))
+    return out
+
+
+def _skolem_triples(n):
+    """The Steiner triple system of ``6n + 1`` points (Skolem 1958): the points ``(x, i)``,
+    ``x`` of the half-idempotent commutative quasigroup of order ``2n`` (the addition
+    table of Z_2n, its entries ``2j`` renamed ``j`` and ``2j + 1`` renamed ``n + j``) and
+    ``i`` of Z_3, numbered ``x + 2n i``, and a point ``6n``; the triples ``{(x, 0), (x,
+    1), (x, 2)}`` for ``x < n``, ``{6n, (x + n, i), (x, i + 1)}`` for ``x < n``, and, for
+    ``x < y``, ``{(x, i), (y, i), (x o y, i + 1)}``."""
+    q = 2 * n
+    out = [(x, x + q, x + 2 * q) for x in range(n)]
+    out.extend((3 * q, x + n + q * i, x + q * ((i + 1) % 3)) for x in range(n)
+               for i in range(3))
+    for x in range(q):
+        for y in range(x + 1, q):
+            s = (x + y) % q
+            z = s // 2 if s % 2 == 0 else n + s // 2
+            out.extend((x + q * i, y + q * i, z + q * ((i + 1) % 3)) for i in range(3))
+    return out
+
+
+def steiner_triples(v):
+    """The triples of a Steiner triple system on ``range(v)`` (``v`` 1 or 3 modulo 6):
+    every pair of points in exactly one triple (Bose 1939 for ``v = 6n + 3``, Skolem 1958
+    for ``v = 6n + 1``).
+
+    Examples
+    --------
+    >>> from seminaive.tables.counting import steiner_triples
+    >>> sorted(tuple(sorted(t)) for t in steiner_triples(7))
+    [(0, 1, 3), (0, 2, 4), (0, 5, 6), (1, 2, 6), (1, 4, 5), (2, 3, 5), (3, 4, 6)]
+    """
+    if v % 6 == 3:
+        return _bose_triples(v // 6)
+    if v % 6 == 1:
+        return _skolem_triples(v // 6)
+    raise ValueError(f"a Steiner triple system has 1 or 3 points modulo 6, not {v}")
+
+
+def pair_covering(n):
+    """Triples of ``range(n)`` (``n >= 3``) that hold every pair of points: the Steiner
+    triple system (:func:`steiner_triples`) of the largest ``v <= n`` that has one, and,
+    for each other point in turn, triples of it and two points it is not yet in a triple
+    with (the last with any point when they are odd in number).  For ``n`` 1, 2, 3 or 4
+    modulo 6 (one point at most outside the system) that is Schoenheim's lower bound
+    ``ceil(n / 3 ceil((n - 1) / 2))`` triples, the fewest (Fort & Hedlund 1958): 417 for
+    50 points; for ``n`` 0 or 5 modulo 6 a few more (399 for 48 points, 384 at least).
+
+    Examples
+    --------
+    >>> from seminaive.tables.counting import pair_covering
+    >>> len(pair_covering(50)), len(pair_covering(52))
+    (417, 451)
+    """
+    v = max(u for u in range(1, n + 1) if u % 6 in (1, 3))
+    out = [tuple(sorted(t)) for t in steiner_triples(v)] if v >= 3 else []
+    covered = set()
+    for e in range(v, n):
+        partners = [x for x in range(n) if x != e and (min(x, e), max(x, e)) not in covered]
+        for j in range(0, len(partners), 2):
+            pair = partners[j:j + 2]
+            if len(pair) == 1:
+                pair.append(next(x for x in range(n) if x not in (e, pair[0])))
+            triple = tuple(sorted((e, *pair)))
+            out.append(triple)
+            covered.update(itertools.combinations(triple, 2))
+    return out
+
+
+#: attribute counts whose pairs :func:`plan_groups` covers greedily rather than by
+#: :func:`pair_covering` (at 8 values and 3 classes, 25 and 57 groups against 27 and 59;
+#: from 7 to 60 attributes, the covering made fewer at every other count)
+GREEDY_PAIR_COUNTS = (12, 18)
+
+
+def _pair_design(todo, sizes, k):
+    """The groups (lists of three attributes) of :func:`pair_covering` for the pairs
+    ``todo`` (sorted pairs of attributes) of :func:`plan_groups`, or none: only when
+    ``todo`` holds every pair of its attributes, at least 7 of them (not one of
+    ``GREEDY_PAIR_COUNTS``), every triple's histogram fits in ``GROUP_ENTRIES`` and no
+    quadruple's does (the greedy covering's groups would be triples too)."""
+    attributes = sorted({a for key in todo for a in key})
+    n = len(attributes)
+    if n < 7 or n in GREEDY_PAIR_COUNTS or len(todo) != n * (n - 1) // 2:
+        return []
+    by_size = sorted(sizes[a] for a in attributes)
+    if 2 * k * by_size[-1] * by_size[-2] * by_size[-3] > GROUP_ENTRIES or (
+            2 * k * by_size[0] * by_size[1] * by_size[2] * by_size[3] <= GROUP_ENTRIES):
+        return []
+    return [[attributes[i] for i in triple] for triple in pair_covering(n)]
 
 
 def _holder(groups, holding, member):

@@ -228,3 +228,37 @@ def test_merged_values_against_a_dictionary_of_every_field(n_parts):
     for limit, fits in ((299, False), (300, True)):
         assert (code_csv_parts(many, 2, n_parts=n_parts, max_values=limit) is not None) == fits
         assert (csv_values(many, 2, n_parts=n_parts, max_values=limit) is not None) == fits
+
+
+@pytest.mark.parametrize("n_parts", [1, 3, 8])
+def test_files_coded_in_one_batch_as_each_alone(n_parts):
+    """code_csv_files (the parts of several buffers coded together on the threads): each
+    buffer's codes and values those code_csv gives of its bytes alone (after a header,
+    within ``start``/``end``, a column of 300 values coded again with larger tables, an
+    empty buffer), and a buffer that is not plain CSV, or has too many values, given up
+    alone (None) while the others are coded."""
+    from seminaive.kernels.csv_codes import code_csv_files
+
+    rng = np.random.default_rng(50 + n_parts)
+    bodies = [_random_csv(rng, 1200, 3, 300, crlf=True), _random_csv(rng, 40, 3, 5),
+              b"", _random_csv(rng, 2000, 3, 40, long=True),
+              b'a,"b",c\n', b"a,b,c\nd,e\n"]
+    datas = [b"h0,h1,h2\n" + body for body in bodies]
+    ends = [None] * len(datas)
+    ends[3] = datas[3].find(b"\n", 20000) + 1  # a block of the file
+    got = code_csv_files(datas, 3, starts=[9] * len(datas), ends=ends, n_parts=n_parts)
+    assert len(got) == len(datas)
+    assert got[4] is None and got[5] is None
+    for data, end, coded in zip(datas[:4], ends, got[:4], strict=False):
+        alone = code_csv(data[9:end], 3, n_parts=1)
+        parts, values = coded
+        assert values == alone[1]
+        if not parts or sum(c.shape[0] for c, _ in parts) == 0:
+            assert alone[0].shape[0] == 0
+            continue
+        codes = np.concatenate([np.stack([t[c[:, j]] for j, t in enumerate(tables)], axis=1)
+                                for c, tables in parts])
+        np.testing.assert_array_equal(codes, alone[0])
+    few = code_csv_files(datas[:2], 3, starts=[9, 9], n_parts=n_parts, max_values=200)
+    assert few[0] is None and few[1] is not None  # 300 values: that buffer alone
+    assert few[1][1] == got[1][1]

@@ -602,3 +602,69 @@ def test_linear_nested_pass_of_binary_attributes(loss, missing):
     one, one_sq, _ = st.nested_losses(*args, squares=True, tile_rows=1, n_blocks=1)
     assert_allclose(one, ref, rtol=1e-12, atol=1e-13, equal_nan=True)
     assert_allclose(one_sq, ref_sq, rtol=1e-11, atol=1e-13, equal_nan=True)
+
+
+def test_left_block_zero_is_the_test_of_each_product():
+    """``_left_block_zero`` (largest and smallest bits, read after the loop of products)
+    says whether some product is in (0, _TINY) or at least _BLOCK, as testing each product
+    does (the test it replaced): at the edges (0, the smallest subnormal, _TINY and the
+    doubles next to it, _BLOCK and the doubles next to it, infinity) and on random
+    products of every block, of any length (the vectorised loop and its remainder)."""
+    nested = st.kernels.nested
+    tiny, block = nested._TINY, nested._BLOCK
+    edges = [0.0, 5e-324, np.nextafter(tiny, 0.0), tiny, np.nextafter(tiny, 1.0), 1.0,
+             np.nextafter(block, 0.0), block, np.nextafter(block, np.inf), np.inf]
+
+    def by_product(p):
+        return bool((((p < tiny) & (p > 0.0)) | (p >= block)).any())
+
+    rng = np.random.default_rng(5)
+    cases = [np.array([v]) for v in edges]
+    cases += [np.array([1.0, v, 0.5] * 7) for v in edges]
+    for n in (1, 7, 8, 9, 31, 64, 100):
+        exps = rng.integers(-300, 300, n)
+        p = rng.uniform(1.0, 2.0, n) * 2.0 ** exps.astype(np.float64)
+        p[rng.random(n) < 0.2] = 0.0
+        cases.append(p)
+        cases.append(np.clip(p, tiny, np.nextafter(block, 0.0)))  # every product inside
+        cases.append(np.where(p > 0, np.clip(p, tiny, np.nextafter(block, 0.0)), 0.0))
+    seen = set()
+    for p in cases:
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        expected = by_product(p)
+        seen.add(expected)
+        assert nested._left_block_zero(p, p.size) is expected, p
+        # only the first n products are read
+        assert nested._left_block_zero(np.append(p, np.inf), p.size) is expected
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("n_values", [2, 3, 4, 5])
+def test_linear_nested_pass_renormalises_products_both_ways(n_values):
+    """Scales of 2^60 and 2^-60 per child push the products above _BLOCK and below _TINY
+    after a few children and, over 24 children, beyond the range of doubles unless they
+    are renormalised (2-5 values, 2-5 classes, with missing values and in tiles without
+    them): the products that left block 0 are found after each child's loop
+    (``_left_block_zero``) and renormalised, so the RMSE losses are bit for bit those with
+    scales 1 on the same tiles (a power of 2 changes no rounding), and the same as the
+    log-space kernel's to rounding."""
+    for k, missing in ((2, 0.0), (3, 0.05), (4, 0.0), (5, 0.05)):
+        values = (n_values,) * 24
+        X, y = _data(n_rows=48, n_values=values, k=k, missing=missing, seed=n_values + k)
+        if missing == 0.0:
+            X[X == 0] = 1
+        table = _table(X, y, np.ones(len(y)), values, k, 3)
+        ranking = np.random.default_rng(k).permutation(len(values)).astype(np.int64)
+        args = (table, ArraySource(X, y), ranking, 2, np.ones(len(values)), "m_estimate",
+                0.5, 1, "rmse")
+        ones = np.ones(len(values))
+        for tile_rows in (None, 5):  # (the tiles set the order of the sums over rows)
+            plain, plain_sq, _ = st.nested_losses(*args, squares=True, scales=ones,
+                                                  tile_rows=tile_rows)
+            for scale in (2.0 ** 60, 2.0 ** -60):
+                lin, lin_sq, _ = st.nested_losses(*args, squares=True, scales=ones * scale,
+                                                  tile_rows=tile_rows)
+                assert np.array_equal(lin, plain, equal_nan=True)
+                assert np.array_equal(lin_sq, plain_sq, equal_nan=True)
+        ref, _ = st.nested_losses(*args, linear=False)
+        assert_allclose(plain, ref, rtol=1e-11, atol=1e-13, equal_nan=True)

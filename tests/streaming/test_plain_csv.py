@@ -339,6 +339,45 @@ def test_a_bad_file_among_several_is_named(tmp_path, monkeypatch, bad):
             fit_stream(NaiveBayes(), paths, target="label")
 
 
+@pytest.mark.parametrize("cls", [NaiveBayes, AODE, KDB])
+@pytest.mark.parametrize("split", [None, 3, 1])
+def test_files_coded_in_batches_give_the_model_of_the_pyarrow_route(
+        tmp_path, monkeypatch, cls, split):
+    """The files' parts coded together on the threads (code_csv_files), in batches of at
+    most half the budget of bytes: one batch of every file (the default budget), the first
+    three and the last (a budget of twice their bytes), or one a file (no two fit); a
+    file whose codes do not fit with those before it coded again block by block.  Each
+    file read once by plain_codes, the classes, values, counts and predictions of the
+    pyarrow route."""
+    rng = np.random.default_rng(47)
+    paths = _parts(tmp_path, rng)
+    sizes = [os.path.getsize(p) for p in paths]
+    budget = None
+    if split is not None:
+        budget = 2 * (sum(sizes[:split]) + (split == 1))
+    batches = []
+    files = readers.code_csv_files
+
+    def spy(datas, *args, **kwargs):
+        batches.append(len(datas))
+        return files(datas, *args, **kwargs)
+
+    monkeypatch.setattr(readers, "code_csv_files", spy)
+    calls = _spy_plain_codes(monkeypatch)
+    model = fit_stream(cls(), paths, target="label", keep_bytes=budget)
+    assert calls == [True] * len(paths)
+    if split is None:
+        assert batches == [4]
+    elif split == 3:
+        assert batches == [3, 1]
+    else:  # each file alone; the third, over half the budget, coded block by block
+        assert sizes[2] > budget // 2 >= max(sizes[0], sizes[1], sizes[3])
+        assert batches == [1, 1, 1]
+    monkeypatch.setattr(_ArrowCsvReader, "plain_fits", False)
+    ref = fit_stream(cls(), paths, target="label", keep_bytes=budget)
+    _same_model(model, ref, _frame_of(paths))
+
+
 def test_files_of_a_header_alone_hold_no_rows(tmp_path, monkeypatch):
     paths = _parts(tmp_path, None, ["a0,label\n", "a0,label"])
     with pytest.raises(InputError) as plain:

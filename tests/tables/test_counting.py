@@ -480,3 +480,107 @@ def test_the_plan_covers_the_pairs_of_20_attributes_in_few_groups():
             assert set(combos[c, :orders[c]].tolist()) <= held
     assert covered >= set(itertools.combinations(range(a), 2))
     assert sorted(offsets.searchsorted(out_off).tolist()) == list(range(len(members)))
+
+
+@pytest.mark.parametrize("v", [v for v in range(3, 62) if v % 6 in (1, 3)])
+def test_steiner_triples_hold_every_pair_once(v):
+    """steiner_triples: triples of three distinct points of range(v), every pair of points
+    in exactly one of them (brute force over the pairs), v (v - 1) / 6 triples."""
+    triples = counting.steiner_triples(v)
+    seen = {}
+    for triple in triples:
+        assert len(set(triple)) == 3 and all(0 <= a < v for a in triple)
+        for pair in itertools.combinations(sorted(triple), 2):
+            seen[pair] = seen.get(pair, 0) + 1
+    assert sorted(seen) == list(itertools.combinations(range(v), 2))
+    assert set(seen.values()) == {1}
+    assert len(triples) == v * (v - 1) // 6
+    with pytest.raises(ValueError):
+        counting.steiner_triples(v + 1)
+
+
+@pytest.mark.parametrize("n", range(3, 62))
+def test_pair_covering_holds_every_pair(n):
+    """pair_covering: triples of three distinct points of range(n) holding every pair
+    (brute force over the pairs); Schoenheim's bound, the fewest triples, for n 1, 2, 3 or
+    4 modulo 6 (417 for 50 points), at most a tenth more otherwise."""
+    triples = pair_covering = counting.pair_covering(n)
+    covered = set()
+    for triple in pair_covering:
+        assert len(set(triple)) == 3 and all(0 <= a < n for a in triple)
+        covered.update(itertools.combinations(sorted(triple), 2))
+    assert covered == set(itertools.combinations(range(n), 2))
+    bound = -(-n * -(-(n - 1) // 2) // 3)
+    if n % 6 in (1, 2, 3, 4):
+        assert len(triples) == bound
+    else:
+        assert bound <= len(triples) <= 1.1 * bound + 1
+    if n == 50:
+        assert len(triples) == 417
+
+
+@pytest.mark.parametrize("a, n_values, k, groups", [
+    (50, 8, 3, 417),  # the design: 458 groups greedily
+    (25, 8, 3, 100),
+    (12, 8, 3, 25),  # greedy (the design: 27)
+    (20, 5, 2, None),  # quadruples fit: greedy
+])
+def test_the_plan_of_every_pair_by_a_design_counts_as_brute_force(a, n_values, k, groups):
+    """The pairs and singles of ``a`` attributes whose groups can only be triples: the
+    triples of pair_covering (417 groups at 50 attributes of 8 values, 3 classes; the
+    greedy covering at 12 attributes, and where quadruples fit); every combination an
+    output of exactly one group, of its members; the counts those of brute force."""
+    sizes = np.full(a, n_values + 1, dtype=np.int64)
+    members = [(i,) for i in range(a)] + list(itertools.combinations(range(a), 2))
+    combos = np.full((len(members), 2), -1, dtype=np.int64)
+    for c, m in enumerate(members):
+        combos[c, :len(m)] = m
+    orders = np.array([len(m) for m in members], dtype=np.int64)
+    offsets, size = _layout(combos, orders, sizes, k)
+    plan, rest = counting.plan_groups(combos, orders, offsets, sizes, k)
+    n_members, members_of, h_first, out_first, out_off = plan[1], plan[2], plan[5], plan[6], \
+        plan[9]
+    assert rest.size == 0
+    if groups is not None:
+        assert n_members.size == groups
+    else:
+        assert n_members.max() == 4
+    assert np.all(np.diff(h_first) <= counting.GROUP_ENTRIES)
+    counted = []
+    for g in range(n_members.size):
+        held = set(members_of[g, :n_members[g]].tolist())
+        assert len(held) == n_members[g]
+        for o in range(out_first[g], out_first[g + 1]):
+            c = int(np.flatnonzero(offsets == out_off[o])[0])
+            assert set(combos[c, :orders[c]].tolist()) <= held
+            counted.append(c)
+    assert sorted(counted) == list(range(len(orders)))
+    X, y = _data(301, [n_values] * a, k, a)
+    counts = np.zeros(size)
+    counting.count_combinations(X, y, np.zeros(1), False, combos, orders, offsets, sizes, k,
+                                counts, 64, grouped=True)
+    np.testing.assert_array_equal(
+        counts, _brute_force(X, y, None, combos, orders, offsets, sizes, k, size))
+
+
+def test_aode_counted_by_the_design_as_one_by_one(monkeypatch):
+    """AODE on 25 attributes of 8 values, 3 classes, enough rows for a plan: its pairs
+    counted in the 100 triples of pair_covering; the counts and predictions of the fit
+    counted one by one."""
+    rng = np.random.default_rng(19)
+    rows = counting.GROUP_PLAN_ROWS + 1000
+    codes = rng.integers(0, 8, (rows, 25))
+    y = (codes[:, 0] + codes[:, 1] + rng.integers(0, 2, rows)) % 3
+    X = np.char.add("v", codes.astype(str)).astype(object)  # nominal: 8 values each
+    models = {}
+    for grouped in (True, False):
+        monkeypatch.setattr(counting, "_plans", {})
+        if not grouped:
+            monkeypatch.setattr(counting, "GROUP_PLAN_ROWS", 1 << 40)
+        models[grouped] = AODE().fit(X, y)
+        if grouped:
+            (plan, _), = counting._plans.values()
+            assert plan[0].size == len(counting.pair_covering(25)) == 100
+    np.testing.assert_array_equal(models[True].table_.counts, models[False].table_.counts)
+    np.testing.assert_array_equal(models[True].predict_proba(X[:500]),
+                                  models[False].predict_proba(X[:500]))

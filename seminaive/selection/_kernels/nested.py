@@ -200,6 +200,10 @@ _BLOCK = 2.0 ** 256
 _TINY = 2.0 ** -256
 _LOG_BLOCK = 256.0 * math.log(2.0)
 _NO_BLOCK = -(1 << 40)  # below any block
+#: the bits of _BLOCK and of _TINY less 1 as unsigned integers: the bits of non-negative
+#: doubles are in the order of their values (:func:`_left_block_zero`)
+_BLOCK_BITS = np.uint64(np.float64(_BLOCK).view(np.uint64))
+_TINY_BITS_LESS_1 = np.uint64(np.float64(_TINY).view(np.uint64) - np.uint64(1))
 #: a row's union cells when the combination does not qualify for it (below any cell)
 _NO_CELL = -(1 << 60)
 #: rows whose running sums a nested pass keeps at once (:func:`_level_tile`): at most
@@ -488,7 +492,9 @@ def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
     """One child's m-estimate factor (``gat``: the rows' union cell counts of one class,
     :func:`_gather_child`) times its scale ``sc`` times each row's running product of
     that class, added to its sum, when every product and sum of the tile is in block 0: a
-    loop without branches (vectorised); whether a product left [_TINY, _BLOCK)."""
+    loop without branches (vectorised); whether a product left [_TINY, _BLOCK).  (Tested
+    in the loop: :func:`_left_block_zero` after it, as the selects' loop does, took 3%
+    more time for the pass at 4 and 8 values and 5 classes.)"""
     n_out = 0
     for i in range(n):
         p = _times_factor(pv[i], gat[i], hcls[i], inv_den[i], na, cidx_j[i], sc)
@@ -496,6 +502,25 @@ def _plain_child(gat, cidx_j, n, hcls, inv_den, na, sc, pv, acc_j):
         acc_j[i] += p
         n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
     return n_out > 0
+
+
+@njit(cache=True, inline="always")
+def _left_block_zero(pv, n):
+    """Whether some product ``pv[:n]`` is in (0, _TINY) or at least _BLOCK (the products
+    are not negative: 0 or products of positive factors), read after the loop that made
+    them, as the largest of their bits and the smallest of their bits less 1 as unsigned
+    integers (0 wraps to the largest): two integer minima and maxima per row, which
+    vectorise, instead of three comparisons in the loop of products (about 20% of its
+    time in the selects' loop, :func:`_select_plain`)."""
+    bits = pv.view(np.uint64)
+    hi = np.uint64(0)
+    lo = np.uint64(0xFFFFFFFFFFFFFFFF)
+    one = np.uint64(1)
+    for i in range(n):
+        b = bits[i]
+        hi = max(hi, b)
+        lo = min(lo, b - one)
+    return hi >= _BLOCK_BITS or lo < _TINY_BITS_LESS_1
 
 
 @njit(cache=True, inline="always")
@@ -581,17 +606,16 @@ def _select_plain(tab, xs, own, n, pv, acc_j):
     each (the ``xs`` rows: the child's, the first member's and the second member's
     values of the tile's rows): the factor is one of the 16 numbers ``tab``
     (:func:`_select_tables`, ``own[i]``: whether the class is row i's), chosen by selects,
-    so the loop reads no count and computes no union cell."""
+    so the loop reads no count and computes no union cell; whether a product left
+    [_TINY, _BLOCK) (:func:`_left_block_zero`)."""
     xc, xa, xb = xs
     t = (tab[0], tab[1], tab[2], tab[3], tab[4], tab[5], tab[6], tab[7], tab[8], tab[9],
          tab[10], tab[11], tab[12], tab[13], tab[14], tab[15])
-    n_out = 0
     for i in range(n):
         p = pv[i] * _select_factor(t, own[i] != 0, xa[i] == 1, xb[i] == 1, xc[i] == 1)
         pv[i] = p
         acc_j[i] += p
-        n_out += ((p < _TINY) & (p > 0.0)) | (p >= _BLOCK)
-    return n_out > 0
+    return _left_block_zero(pv, n)
 
 
 @njit(cache=True, inline="always")
