@@ -15,10 +15,12 @@ are to run through :data:`LIBRARY_VARIABLE` (:func:`library_env`).
 """
 
 import argparse
+import atexit
 import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -192,6 +194,14 @@ def serve_worker(spec_json, tasks):
     spec = json.loads(spec_json)
     print(json.dumps(tasks[spec["task"]](spec)))
     return True
+
+
+def scratch_dir(prefix):
+    """A new temporary directory (``prefix`` in its name), removed with everything in it
+    when the benchmark's process exits (exported libraries, generated data files)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def export_library(root, commit, into):

@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import re
-import tempfile
 import time
 from pathlib import Path
 
@@ -44,7 +43,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from _sections import export_library, run_library, write_section
+from _sections import export_library, run_library, scratch_dir, write_section
 
 from seminaive import AttributeEncoder, NaiveBayes
 
@@ -201,7 +200,7 @@ def worker(spec):
 def against_reference(args, shapes, kinds):
     """Every row measured with the library at ``args.reference`` and with this tree's, each
     in a fresh process, alternated: table rows (values/s, seconds, ratios)."""
-    ref_dir = export_library(ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+    ref_dir = export_library(ROOT, args.reference, scratch_dir("bench-ref-"))
     rows = []
     for n, a in shapes:
         for kind in kinds:

@@ -24,12 +24,17 @@ Run from the repository root::
 import argparse
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from _sections import export_library, parse_or_serve, run_library, write_table_section
+from _sections import (
+    export_library,
+    parse_or_serve,
+    run_library,
+    scratch_dir,
+    write_table_section,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKS = ("<!-- bench_files -->", "<!-- /bench_files -->")
@@ -129,10 +134,10 @@ def main():
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:
         return
-    ref_dir = export_library(ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+    ref_dir = export_library(ROOT, args.reference, scratch_dir("bench-ref-"))
     now_dir = ROOT if args.commit is None else export_library(
-        ROOT, args.commit, tempfile.mkdtemp(prefix="bench-now-"))
-    data_dir = tempfile.mkdtemp(prefix="bench-files-")
+        ROOT, args.commit, scratch_dir("bench-now-"))
+    data_dir = scratch_dir("bench-files-")
     load_start = os.getloadavg()[0]
     rows = []
     shapes = QUICK_SHAPES if args.quick else SHAPES

@@ -46,6 +46,7 @@ from _sections import (
     reset_peak,
     run_library,
     run_worker,
+    scratch_dir,
     serve_worker,
     write_section,
 )
@@ -343,7 +344,7 @@ def main():
     if args.petal:
         names = dict(item.split("=", 1) for item in args.petal_learners.split(",") if item)
         ref_dir = None if args.reference is None else export_library(
-            ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+            ROOT, args.reference, scratch_dir("bench-ref-"))
         petal_header = PETAL_HEADER + (REFERENCE_HEADER if ref_dir else "")
         print(petal_header, flush=True)
         for attributes, n_rows in shapes:

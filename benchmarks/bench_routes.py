@@ -19,7 +19,6 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from _sections import (  # noqa: E402
     export_library,
     parse_or_serve,
     run_library,
+    scratch_dir,
     write_table_section,
 )
 
@@ -90,7 +90,7 @@ def worker(spec):
     cls = getattr(seminaive, name)
     X, y = make_data(spec["rows"])
     classes = np.unique(y)
-    path = Path(tempfile.mkdtemp()) / "train.parquet"
+    path = Path(scratch_dir("bench-routes-")) / "train.parquet"
     X.assign(target=y).to_parquet(path, row_group_size=max(1, spec["rows"] // 4))
     bounds = np.array_split(np.arange(len(y)), 4)
     times = {r: [] for r in ROUTES}
@@ -125,7 +125,7 @@ def main():
     args = parse_or_serve(parser, worker, ROOT)
     if args is None:  # a worker: measured and printed
         return
-    ref_dir = export_library(ROOT, args.reference, tempfile.mkdtemp(prefix="bench-ref-"))
+    ref_dir = export_library(ROOT, args.reference, scratch_dir("bench-ref-"))
     rows = []
     for learner in args.learners:
         spec = {"learner": learner, "rows": args.rows, "repeats": args.repeats}
