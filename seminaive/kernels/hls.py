@@ -307,12 +307,11 @@ def _trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
                 hi = max(hi, eta[q, v])
             for v in range(V):
                 prob[i, v] = eta[q, v] - hi
+            rows[i] = hi  # (the leaf's largest eta until its rows are written below)
         _exp_block(flat[b0 * V:b1 * V])
         for i in range(b0, b1):
             q = leaf_first + i
-            hi = eta[q, 0]
-            for v in range(1, V):
-                hi = max(hi, eta[q, v])
+            hi = rows[i]
             s = 0.0
             for v in range(V):
                 s += prob[i, v]

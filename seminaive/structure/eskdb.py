@@ -787,7 +787,8 @@ class ESKDB(_StructureBase):
                 f"counts its own (over the union of their cut points: {_sparse.gib(union)}"
                 f" more), more than max_table_bytes={_sparse.gib(budget)}: use fewer "
                 "members, discretization=\"shared\", or raise max_table_bytes")
-        return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes, counts_only=True)
+        return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes,
+                              counts_only=self._table_counts_only)
 
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
@@ -825,7 +826,8 @@ class ESKDB(_StructureBase):
                 if self.max_table_bytes is not None:
                     budget = int(self.max_table_bytes) - self.table_.nbytes - sum(
                         t.nbytes for t in tables)
-                tables.append(FrequencyTable(n_values, k, 2, budget, counts_only=True))
+                tables.append(FrequencyTable(n_values, k, 2, budget,
+                                             counts_only=self._table_counts_only))
             return tables
 
         def count(codes, y, w):
@@ -888,7 +890,7 @@ class ESKDB(_StructureBase):
                         t.nbytes for t in tables)
                 tables.append(FrequencyTable(n_values, self.table_.n_classes,
                                              self.table_.max_order, budget,
-                                             counts_only=True))
+                                             counts_only=self._table_counts_only))
             if aggregate_blocks(self.table_, self._member_maps, tables):
                 return tables
         tables = []
@@ -1638,5 +1640,5 @@ class ESKDB(_StructureBase):
             tables.append(FrequencyTable.from_state(
                 {"sizes": n_values + 1, "counts": counts,
                  "meta": np.array([k, 2], dtype=np.int64), "n_rows": np.array([n_rows])},
-                budget, counts_only=True))
+                budget, counts_only=self._table_counts_only))
         return tables
