@@ -98,3 +98,77 @@ def test_a_kernel_new_to_the_process_is_compiled_here_then_every_call_runs_on_th
     assert sorted(e[1] for e in events[1:]) == [0, 2]  # each call once, after the compile
     assert len({e[2] for e in events[1:]}) == 2  # on two threads
     assert out.tolist() == [0.0, 0.0, 2.0, 2.0]
+
+
+def test_the_calling_thread_keeps_taking_calls_and_no_more_than_the_threads_run_at_once():
+    """With more calls than threads, every runner (the calling thread one of them) takes
+    the next call when it is done: the calling thread runs several calls, and at most
+    ``threads`` calls run at the same time (the calling thread used to run the first call
+    only and then wait, while a pool of ``threads`` workers ran the rest beside it)."""
+    import threading
+    import time
+
+    from seminaive.kernels._threads import parallel_calls
+
+    lock = threading.Lock()
+    running, most, where = [0], [0], []
+
+    def kernel(i, out):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            where.append(threading.get_ident())
+        time.sleep(0.02)  # releases the GIL, as a nogil kernel does
+        out[i] = i
+        with lock:
+            running[0] -= 1
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        out = np.zeros(12)
+        parallel_calls(kernel, [(i, out) for i in range(12)])
+    finally:
+        numba.set_num_threads(saved)
+    assert out.tolist() == list(range(12))
+    assert most[0] == 2
+    assert where.count(threading.get_ident()) >= 3
+    assert len(set(where)) == 2
+
+
+def test_an_error_in_one_call_stops_the_others_taking_calls_and_is_raised():
+    import threading
+    import time
+
+    import pytest
+
+    from seminaive.kernels._threads import parallel_calls
+
+    done, running, at_raise = [], [0], []
+    lock = threading.Lock()
+
+    def kernel(i):
+        with lock:
+            running[0] += 1
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        if i == 1:
+            raise ValueError("call 1 failed")
+        with lock:
+            done.append(i)
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        with pytest.raises(ValueError, match="call 1 failed"):
+            try:
+                parallel_calls(kernel, [(i,) for i in range(50)])
+            except ValueError:
+                at_raise.append(running[0])
+                raise
+    finally:
+        numba.set_num_threads(saved)
+    assert at_raise == [0]  # every runner had stopped when the error was raised
+    time.sleep(0.3)
+    assert len(done) < 5  # and none took a call after the error

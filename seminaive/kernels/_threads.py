@@ -45,12 +45,38 @@ def _executor(threads):
         return _pool[0][0]
 
 
-def _run(caller, kernel, args):
-    set_caller(caller)
+class _Calls:
+    """The calls of one :func:`parallel_calls`, taken one at a time by its runners."""
+
+    def __init__(self, calls):
+        self._calls = iter(calls)
+        self._lock = threading.Lock()
+        self.failed = False
+
+    def take(self):
+        """The next call's arguments, or None when none is left or a runner failed."""
+        with self._lock:
+            return None if self.failed else next(self._calls, None)
+
+
+def _drain(caller, kernel, queue, args):
+    """Run ``kernel`` on ``args``, then on the calls of ``queue`` until none is left
+    (``caller``: the thread that made the calls, for the compile notice; None in that
+    thread itself)."""
+    if caller is not None:
+        set_caller(caller)
     try:
-        kernel(*args)
+        while args is not None:
+            if queue.failed:
+                break
+            kernel(*args)
+            args = queue.take()
+    except BaseException:
+        queue.failed = True
+        raise
     finally:
-        set_caller(None)
+        if caller is not None:
+            set_caller(None)
 
 
 def parallel_calls(kernel, calls):
@@ -98,10 +124,19 @@ def _parallel_calls(kernel, calls):
             calls = calls[1:]
             if not calls:
                 return
-    caller = threading.get_ident()
-    pool = _executor(threads)
-    futures = [pool.submit(_run, caller, kernel, args) for args in calls[1:]]
-    kernel(*calls[0])  # this thread takes a part too
+    # ``threads`` runners in all, this thread one of them: runner r runs call r first, then
+    # each takes the next call left until none is (a runner that finishes early takes
+    # more, and no more than ``threads`` calls run at once); after an error the runners
+    # take no new call
+    queue = _Calls(calls[threads:])
+    pool = _executor(threads - 1)
+    futures = [pool.submit(_drain, threading.get_ident(), kernel, queue, calls[r])
+               for r in range(1, threads)]
+    try:
+        _drain(None, kernel, queue, calls[0])
+    finally:
+        for done in futures:
+            done.exception()  # wait for every runner before anything is raised
     for done in futures:
         done.result()
 
