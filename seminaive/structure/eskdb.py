@@ -419,7 +419,12 @@ class ESKDB(_StructureBase):
     RandomRBF), the ensemble counts only the class and attribute counts over the union
     and every member counts its own pair table from its own codes in one more pass: the
     same counts and model, ``mutual_info_`` and ``conditional_mutual_info_`` of the
-    ensemble are then None, and its model file holds every member's pair table.  On
+    ensemble are then None, and its model file holds every member's pair table.  The
+    union route is chosen only when the pair tables fit with the bytes of their log tables
+    as room for what comes later; when it is still refused later (the members' count trees
+    or estimates do not fit besides the union's table), :meth:`fit` goes on by the other
+    route, the union's table cut to its class and attribute counts (the same model, at the
+    cost of the passes done again), instead of refusing.  On
     10,000 rows of RandomRBF (10 numeric attributes) with HLS that route peaked at 990 MiB
     of resident memory against 1,210 MiB for the union route (a 219 MiB pair table) and
     took 0.69 of its fit CPU seconds (best of three fresh processes each, alternated with
@@ -768,7 +773,9 @@ class ESKDB(_StructureBase):
         never build: the union's table stays held for the whole fit, and chosen by its
         counts alone it would leave no room for the members' count trees and estimates at
         budgets under which the members' own tables leave it (the fit then refused at
-        their estimates, not counted before this choice)."""
+        their estimates, not counted before this choice).  Should the union route still be
+        refused later, the fit goes on by the members' own tables
+        (:meth:`_learn_from_counts`)."""
         sizes = self._planned_member_values(encoder)  # (the members' cut points)
         if sizes is None or self.max_table_bytes is None:
             return super()._new_table(n_values, n_classes, encoder)
@@ -789,6 +796,17 @@ class ESKDB(_StructureBase):
                 "members, discretization=\"shared\", or raise max_table_bytes")
         return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes,
                               counts_only=self._table_counts_only)
+
+    def _attribute_table(self):
+        """The ensemble's table of the union's class and attribute counts only (those of
+        its table over the pairs, the blocks of order 0 and 1 coming first), the route of
+        :meth:`_new_table` where every member counts its own pair table."""
+        union = self.table_
+        table = FrequencyTable(union.sizes - 1, union.n_classes, 1, self.max_table_bytes,
+                               counts_only=self._table_counts_only)
+        table.counts[:] = union.counts[:table.counts.size]
+        table.n_rows = union.n_rows
+        return table
 
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
@@ -997,6 +1015,20 @@ class ESKDB(_StructureBase):
             self._set_member_cuts(disc.draw_cut_points_ if numeric and isinstance(
                 disc, RandomizedMDLDiscretizer) else None)
         if self._per_member():
+            if kept or not self._table_holds_pairs() or self.max_table_bytes is None \
+                    or self.table_.moments is not None:
+                self._learn_per_member(source, kept)
+                return
+            stats = None  # (it reads the union's table)
+            try:
+                self._learn_per_member(source, kept)
+                return
+            except TableTooLargeError:
+                pass  # (the failed route's tables and trees go with the traceback)
+            # the union's pair table left no room for the members' trees or estimates: the
+            # members count their own pair tables instead (:meth:`_new_table`)
+            self.table_ = self._attribute_table()
+            self.mutual_info_ = self.conditional_mutual_info_ = None
             self._learn_per_member(source, kept)
             return
         if kept:
