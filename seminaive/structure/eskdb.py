@@ -444,7 +444,13 @@ class ESKDB(_StructureBase):
     time, each member's trees built, its leave-one-out pass run (one pass over the data per
     member) and its trees cut before the next member's are built, the same model; the fit is
     refused, naming ``max_table_bytes``, only when one member's trees over all K candidates
-    do not fit besides the pair tables and the cut trees of the members before it.  The
+    do not fit besides the pair tables and the cut trees of the members before it.  That
+    refusal, made before the member's trees are allocated, names the budget the member
+    needs (the least ``max_table_bytes`` that fits when no member after it needs more) and
+    the largest k whose trees over the member's first k candidates fit (their bytes
+    counted from its counted keys).  A member's trees are not built in stages: its
+    leave-one-out pass scores every k <= K of a row in one walk down each attribute's tree
+    over all K candidates, so those trees are held together for its pass.  The
     members' counted keys (an int64 key and a float64 count per occurring key, held from
     the pass that counts them until each member's trees are built; 0.46 GiB for the 19
     members after the first on 100,000 rows of waveform) count in that plan too: when they
@@ -1177,14 +1183,48 @@ class ESKDB(_StructureBase):
         held = self._held_before(members, start, shared_keys)
         room = int(self.max_table_bytes) - held
         if needs[start] > room:
+            fits = self._member_k_fitting(members[start], room)
+            smaller = ("a smaller k" if fits is None else
+                       f"k <= {fits} (its trees over its first {fits} candidates fit)")
             raise TableTooLargeError(
                 f"member {start} of {len(members)}: its count trees over all "
                 f"K={int(self.k)} candidates would need {_sparse.gib(needs[start])} besides "
                 f"{_sparse.gib(held)} of pair tables, counted keys and the cut trees of the "
                 f"members before it, more than max_table_bytes="
-                f"{_sparse.gib(self.max_table_bytes)}: use a smaller k, fewer members, or "
-                "raise max_table_bytes")
+                f"{_sparse.gib(self.max_table_bytes)}: raise max_table_bytes to at least "
+                f"{held + needs[start]:,} (what this member needs; a member after it may "
+                f"need more), use {smaller}, or fewer members")
         return start + 1
+
+    def _member_k_fitting(self, member, room):
+        """The largest k < K whose count trees of ``member`` (its trees over its first k
+        candidates, cut from its counted keys: :func:`._sparse.tree_bytes` of the cut keys,
+        the trees of fewer than two parents bounded as :func:`_short_trees_bytes` bounds
+        them) fit ``room`` bytes, or None (none does, or the keys are not held)."""
+        stats = member.__dict__.get("_stats_given")
+        counted = member.__dict__.get("_counted_families")
+        if stats is None or counted is None:
+            return None
+        candidates, _, trees = member._plan(stats)
+        sizes, k = member.table_.sizes, self.table_.n_classes
+        if any(t not in counted for t in trees):
+            return None
+        for fits in range(int(self.k) - 1, -1, -1):
+            need = _short_trees_bytes(candidates[:, :max(fits, 1)] if fits else
+                                      np.full((len(candidates), 1), -1), sizes, k)
+            for tree in trees:
+                cut = tree[:1 + fits]
+                if len(cut) < 3:
+                    continue
+                keys = np.asarray(counted[tree][0], dtype=np.int64)
+                V, drop = int(sizes[tree[0]]), 1
+                for p in tree[1 + fits:]:
+                    drop *= int(sizes[p])
+                need += _sparse.tree_bytes(cut, np.unique(keys // V // drop * V + keys % V),
+                                           sizes, k)
+            if need <= room:
+                return fits
+        return None
 
     def _sampling_together(self, members, install):
         """Run ``install()`` (which installs the members' models) with the members handing
