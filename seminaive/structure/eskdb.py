@@ -808,11 +808,12 @@ class ESKDB(_StructureBase):
         its table over the pairs, the blocks of order 0 and 1 coming first), the route of
         :meth:`_new_table` where every member counts its own pair table."""
         union = self.table_
-        table = FrequencyTable(union.sizes - 1, union.n_classes, 1, self.max_table_bytes,
-                               counts_only=self._table_counts_only)
-        table.counts[:] = union.counts[:table.counts.size]
-        table.n_rows = union.n_rows
-        return table
+        return FrequencyTable.from_state(
+            {"sizes": union.sizes, "counts": union.counts[:union.cell_start(2)
+                                                          * union.n_classes],
+             "meta": np.array([union.n_classes, 1], dtype=np.int64),
+             "n_rows": np.array([union.n_rows])},
+            self.max_table_bytes, counts_only=self._table_counts_only)
 
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
