@@ -390,12 +390,49 @@ def hdp_levels(levels, depth):
     return [(c, p, v) for c, p, v, _ in out]
 
 
+class TreeLevels:
+    """The levels of every tree of a :class:`TreeArrays` (``sizes``: every tree's number of
+    values, its counts' width), read off its flat arrays when asked for: ``levels[i]`` is
+    tree i's list (root first) of (codes, parent index in the level above, counts), as
+    :func:`tree_levels` gives them, the codes and counts views of the flat arrays and the
+    parent indices computed (the global parents less the level above's start).  The trees
+    hold no copy of their nodes' codes and parents besides the flat arrays (16 bytes per
+    node that ``max_table_bytes`` did not count)."""
+
+    def __init__(self, arrays, sizes):
+        self.arrays = arrays
+        self.sizes = sizes
+
+    def __len__(self):
+        return int(self.arrays.root.size)
+
+    def __getitem__(self, i):
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        i = int(i) % len(self)
+        a = self.arrays
+        starts = [int(v) for v in a.level_start[i, :int(a.depth[i]) + 3]]
+        root, V = starts[0], int(self.sizes[i])
+        base = int(a.value_off[root]) if starts[-1] > root else 0
+        out = []
+        for t in range(len(starts) - 1):
+            lo, hi = starts[t], starts[t + 1]
+            parent = a.parent[lo:hi] - (starts[t - 1] if t else 0)
+            counts = a.values[base + V * (lo - root):base + V * (hi - root)].reshape(-1, V)
+            out.append((a.code[lo:hi], parent, counts))
+        return out
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
 @dataclass
 class CountTrees:
     """Per-attribute count trees of occurring nodes: attribute i conditions on the class,
     then on ``chain[i]`` (-1 padding); its family uses the first ``depth[i]`` of them.
     ``arrays``: the trees' :class:`TreeArrays` (values: the child's counts, missing slot
-    first); ``levels``: per tree, its levels (codes, parent index, counts)."""
+    first); ``levels``: per tree, its levels (codes, parent index, counts;
+    :class:`TreeLevels`, read off ``arrays``)."""
 
     chain: np.ndarray
     depth: np.ndarray
@@ -439,7 +476,8 @@ def build_count_trees(table, chains, parents, counted, max_table_bytes=None):
         chain[i, :len(c)] = c
     arrays = assemble_trees(levels, sizes, with_values=False)
     arrays.values = values
-    return CountTrees(chain, depth, arrays, levels)
+    # (the levels' codes and parents, copied into the flat arrays, are not kept)
+    return CountTrees(chain, depth, arrays, TreeLevels(arrays, np.asarray(sizes)))
 
 
 def cut_keys(levels, keys, tree, depth, sizes):

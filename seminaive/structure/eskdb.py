@@ -419,7 +419,12 @@ class ESKDB(_StructureBase):
     RandomRBF), the ensemble counts only the class and attribute counts over the union
     and every member counts its own pair table from its own codes in one more pass: the
     same counts and model, ``mutual_info_`` and ``conditional_mutual_info_`` of the
-    ensemble are then None, and its model file holds every member's pair table.  On
+    ensemble are then None, and its model file holds every member's pair table.  The
+    union route is chosen only when the pair tables fit with the bytes of their log tables
+    as room for what comes later; when it is still refused later (the members' count trees
+    or estimates do not fit besides the union's table), :meth:`fit` goes on by the other
+    route, the union's table cut to its class and attribute counts (the same model, at the
+    cost of the passes done again), instead of refusing.  On
     10,000 rows of RandomRBF (10 numeric attributes) with HLS that route peaked at 990 MiB
     of resident memory against 1,210 MiB for the union route (a 219 MiB pair table) and
     took 0.69 of its fit CPU seconds (best of three fresh processes each, alternated with
@@ -439,7 +444,13 @@ class ESKDB(_StructureBase):
     time, each member's trees built, its leave-one-out pass run (one pass over the data per
     member) and its trees cut before the next member's are built, the same model; the fit is
     refused, naming ``max_table_bytes``, only when one member's trees over all K candidates
-    do not fit besides the pair tables and the cut trees of the members before it.  The
+    do not fit besides the pair tables and the cut trees of the members before it.  That
+    refusal, made before the member's trees are allocated, names the budget the member
+    needs (the least ``max_table_bytes`` that fits when no member after it needs more) and
+    the largest k whose trees over the member's first k candidates fit (their bytes
+    counted from its counted keys).  A member's trees are not built in stages: its
+    leave-one-out pass scores every k <= K of a row in one walk down each attribute's tree
+    over all K candidates, so those trees are held together for its pass.  The
     members' counted keys (an int64 key and a float64 count per occurring key, held from
     the pass that counts them until each member's trees are built; 0.46 GiB for the 19
     members after the first on 100,000 rows of waveform) count in that plan too: when they
@@ -768,7 +779,9 @@ class ESKDB(_StructureBase):
         never build: the union's table stays held for the whole fit, and chosen by its
         counts alone it would leave no room for the members' count trees and estimates at
         budgets under which the members' own tables leave it (the fit then refused at
-        their estimates, not counted before this choice)."""
+        their estimates, not counted before this choice).  Should the union route still be
+        refused later, the fit goes on by the members' own tables
+        (:meth:`_learn_from_counts`)."""
         sizes = self._planned_member_values(encoder)  # (the members' cut points)
         if sizes is None or self.max_table_bytes is None:
             return super()._new_table(n_values, n_classes, encoder)
@@ -789,6 +802,18 @@ class ESKDB(_StructureBase):
                 "members, discretization=\"shared\", or raise max_table_bytes")
         return FrequencyTable(n_values, n_classes, 1, self.max_table_bytes,
                               counts_only=self._table_counts_only)
+
+    def _attribute_table(self):
+        """The ensemble's table of the union's class and attribute counts only (those of
+        its table over the pairs, the blocks of order 0 and 1 coming first), the route of
+        :meth:`_new_table` where every member counts its own pair table."""
+        union = self.table_
+        return FrequencyTable.from_state(
+            {"sizes": union.sizes, "counts": union.counts[:union.cell_start(2)
+                                                          * union.n_classes],
+             "meta": np.array([union.n_classes, 1], dtype=np.int64),
+             "n_rows": np.array([union.n_rows])},
+            self.max_table_bytes, counts_only=self._table_counts_only)
 
     def _pairs_apart(self):
         """Whether the members count their own pair tables (the ensemble's table holds no
@@ -997,6 +1022,20 @@ class ESKDB(_StructureBase):
             self._set_member_cuts(disc.draw_cut_points_ if numeric and isinstance(
                 disc, RandomizedMDLDiscretizer) else None)
         if self._per_member():
+            if kept or not self._table_holds_pairs() or self.max_table_bytes is None \
+                    or self.table_.moments is not None:
+                self._learn_per_member(source, kept)
+                return
+            stats = None  # (it reads the union's table)
+            try:
+                self._learn_per_member(source, kept)
+                return
+            except TableTooLargeError:
+                pass  # (the failed route's tables and trees go with the traceback)
+            # the union's pair table left no room for the members' trees or estimates: the
+            # members count their own pair tables instead (:meth:`_new_table`)
+            self.table_ = self._attribute_table()
+            self.mutual_info_ = self.conditional_mutual_info_ = None
             self._learn_per_member(source, kept)
             return
         if kept:
@@ -1145,14 +1184,48 @@ class ESKDB(_StructureBase):
         held = self._held_before(members, start, shared_keys)
         room = int(self.max_table_bytes) - held
         if needs[start] > room:
+            fits = self._member_k_fitting(members[start], room)
+            smaller = ("a smaller k" if fits is None else
+                       f"k <= {fits} (its trees over its first {fits} candidates fit)")
             raise TableTooLargeError(
                 f"member {start} of {len(members)}: its count trees over all "
                 f"K={int(self.k)} candidates would need {_sparse.gib(needs[start])} besides "
                 f"{_sparse.gib(held)} of pair tables, counted keys and the cut trees of the "
                 f"members before it, more than max_table_bytes="
-                f"{_sparse.gib(self.max_table_bytes)}: use a smaller k, fewer members, or "
-                "raise max_table_bytes")
+                f"{_sparse.gib(self.max_table_bytes)}: raise max_table_bytes to at least "
+                f"{held + needs[start]:,} (what this member needs; a member after it may "
+                f"need more), use {smaller}, or fewer members")
         return start + 1
+
+    def _member_k_fitting(self, member, room):
+        """The largest k < K whose count trees of ``member`` (its trees over its first k
+        candidates, cut from its counted keys: :func:`._sparse.tree_bytes` of the cut keys,
+        the trees of fewer than two parents bounded as :func:`_short_trees_bytes` bounds
+        them) fit ``room`` bytes, or None (none does, or the keys are not held)."""
+        stats = member.__dict__.get("_stats_given")
+        counted = member.__dict__.get("_counted_families")
+        if stats is None or counted is None:
+            return None
+        candidates, _, trees = member._plan(stats)
+        sizes, k = member.table_.sizes, self.table_.n_classes
+        if any(t not in counted for t in trees):
+            return None
+        for fits in range(int(self.k) - 1, -1, -1):
+            need = _short_trees_bytes(candidates[:, :max(fits, 1)] if fits else
+                                      np.full((len(candidates), 1), -1), sizes, k)
+            for tree in trees:
+                cut = tree[:1 + fits]
+                if len(cut) < 3:
+                    continue
+                keys = np.asarray(counted[tree][0], dtype=np.int64)
+                V, drop = int(sizes[tree[0]]), 1
+                for p in tree[1 + fits:]:
+                    drop *= int(sizes[p])
+                need += _sparse.tree_bytes(cut, np.unique(keys // V // drop * V + keys % V),
+                                           sizes, k)
+            if need <= room:
+                return fits
+        return None
 
     def _sampling_together(self, members, install):
         """Run ``install()`` (which installs the members' models) with the members handing

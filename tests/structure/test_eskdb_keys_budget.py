@@ -110,8 +110,13 @@ def test_members_counted_keys_within_the_budget(monkeypatch):
     assert counted_alone["some keys dropped"] == list(
         range(n - len(counted_alone["some keys dropped"]), n))
     assert counted_alone["each member its own"] == list(range(n))
+    # (below plan B's need with the members' own pair tables too, the route the fit falls
+    # back to when the union's is refused: the union's table less its attribute counts)
+    from seminaive.tables import estimate_table_bytes
+    pairs = whole.table_.nbytes - estimate_table_bytes(whole.table_.sizes - 1,
+                                                       whole.table_.n_classes, 1)["counts"]
     with pytest.raises(seminaive.TableTooLargeError, match="max_table_bytes"):
-        ESKDB(max_table_bytes=plan_b - 20_000, **_KW).fit(X, y)
+        ESKDB(max_table_bytes=plan_b - pairs - 20_000, **_KW).fit(X, y)
 
 
 def test_keep_counts_the_members_keys(monkeypatch):
@@ -199,3 +204,37 @@ def test_shared_discretisation_selects_members_one_at_a_time(monkeypatch):
     # "keep": every member's trees at once, refused under them
     with pytest.raises(seminaive.TableTooLargeError, match="max_table_bytes"):
         ESKDB(max_table_bytes=budget, **dict(kw, candidate_trees="keep")).fit(X, y)
+
+
+def test_refusal_names_the_least_budget_and_k(monkeypatch):
+    """One member's trees over every candidate not fitting besides the others' cut trees:
+    the refusal names the bytes that member needs (the least budget when it is the member
+    that decides it) and the largest k whose trees of that member fit.  The least budget
+    that fits (bisection) gives the model of the fit without a budget; one byte below it
+    the refusal names that budget."""
+    X, y = _keys_data()
+    whole, size = _sizes(_KW, X, y, monkeypatch)
+    lo, hi = 0, size["tables"] + sum(size["keys"]) + sum(size["trees"])
+    refusals = {}
+
+    def fit(budget):
+        try:
+            return ESKDB(max_table_bytes=budget, **_KW).fit(X, y)
+        except seminaive.TableTooLargeError as error:
+            refusals[budget] = str(error)
+            return None
+
+    assert fit(hi) is not None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fit(mid) is None:
+            lo = mid
+        else:
+            hi = mid
+    np.testing.assert_array_equal(fit(hi).predict_proba(X), whole.predict_proba(X))
+    message = refusals[hi - 1]
+    assert "member " in message
+    assert f"raise max_table_bytes to at least {hi:,}" in message
+    import re
+    advised = re.search(r"use k <= (\d+)", message)
+    assert advised is not None and int(advised.group(1)) < _KW["k"]
