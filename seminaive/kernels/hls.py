@@ -112,7 +112,8 @@ instead of one turned one line search's decision on one of letter's trees and mo
 chosen penalties by up to 5.7e-10: not kept; the evidence's path is that sensitive to the
 loss's last bits.)  The HLS fit of those forests took 0.99 and 1.02 of 6e5b9cc's CPU
 seconds (one thread, alternated, best of 9 x 3, load 8-10): the logarithms were a few
-percent of it, within the noise of that machine.
+percent of it, within the noise of that machine.  ESKDB-HLS's probabilities on the test
+halves of letter and penbased moved by at most 2.2e-14 relative (no predicted class changed).
 The trees of a forest are flattened by the HDP's set-up
 (:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
 forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
