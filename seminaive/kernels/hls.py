@@ -100,6 +100,20 @@ losses: the HLS fit of letter's and penbased's ESKDB forests (320 trees each) in
 0.83 of the CPU seconds of d7deb14 (one thread, alternated, best of 3 x 3, load 7-10),
 the same Newton iterations on every tree, the estimates within 3.5e-12 (letter) and
 4.5e-14 (penbased) relative of d7deb14's.
+The logarithms of a block's sums likewise go in one vectorised loop
+(:func:`_log_positive`: k log 2 plus the odd series of 2 atanh(f / (2 + f)), within one
+unit in the last place of the C library's log, subnormals included); they enter only the
+losses the line search compares, not the distributions, and on letter's and penbased's
+ESKDB forests every comparison comes out as before: the same iterations and penalties bit
+for bit.  The leaves' estimates are the last softmax of the fit (the line search's or the
+start's, which holds for the final coefficients) rather than one more exponential per
+value: they move by at most 8e-16 relative.  (Summing a leaf's loss in two partial sums
+instead of one turned one line search's decision on one of letter's trees and moved its
+chosen penalties by up to 5.7e-10: not kept; the evidence's path is that sensitive to the
+loss's last bits.)  The HLS fit of those forests took 0.99 and 1.02 of 6e5b9cc's CPU
+seconds (one thread, alternated, best of 9 x 3, load 8-10): the logarithms were a few
+percent of it, within the noise of that machine.  ESKDB-HLS's probabilities on the test
+halves of letter and penbased moved by at most 2.2e-14 relative (no predicted class changed).
 The trees of a forest are flattened by the HDP's set-up
 (:func:`.hdp.forest_layout`; :func:`hls_forest`'s dense trees by one kernel for the whole
 forest, :func:`_dense_forest`, which makes the same occurring nodes, and one more fills every
@@ -275,7 +289,7 @@ def _leaf_softmax(leaf_first, leaves, eta, prob, rows):
     return _trial_softmax(leaf_first, leaves, eta, prob, rows, 0.0, math.inf)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
     """:func:`_leaf_softmax` for a trial of the line search, which is rejected when
     ``penalty`` + the leaves' log loss exceeds ``limit``: it stops after the block of
@@ -287,12 +301,17 @@ def _trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
     The leaves go in blocks, the first of about :data:`EXP_BLOCK` cells (leaves x values),
     each next one of twice the leaves up to :data:`EXP_BLOCK_MAX` cells: the exponentials
     of a block's every leaf and value, exp(eta - the leaf's largest eta), in one flat
-    vectorised loop (:func:`_exp_block`), then every leaf's sum, logarithm and loss in
-    turn."""
+    vectorised loop (:func:`_exp_block`), then every leaf's sum, the block's logarithms of
+    those sums in one vectorised loop (:func:`_log_block`), then every leaf's loss and
+    distribution in turn."""
     V = eta.shape[1]
     n_leaf = leaves.shape[0]
     flat = prob.reshape(n_leaf * V)
     step = max(1, EXP_BLOCK // max(V, 1))
+    # a block's sums then their logarithms (a block has fewer than 2 x EXP_BLOCK_MAX leaves)
+    buf = np.empty(4 * EXP_BLOCK_MAX)
+    sums = buf[:2 * EXP_BLOCK_MAX]
+    logs = buf[2 * EXP_BLOCK_MAX:]
     total = 0.0
     b1 = 0
     while b1 < n_leaf:
@@ -309,14 +328,17 @@ def _trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
                 prob[i, v] = eta[q, v] - hi
             rows[i] = hi  # (the leaf's largest eta until its rows are written below)
         _exp_block(flat[b0 * V:b1 * V])
+        m = b1 - b0
+        for i in range(b0, b1):
+            t = 0.0
+            for v in range(V):
+                t += prob[i, v]
+            sums[i - b0] = t
+        _log_block(sums[:m], logs[:m])
         for i in range(b0, b1):
             q = leaf_first + i
-            hi = rows[i]
-            s = 0.0
-            for v in range(V):
-                s += prob[i, v]
-            lse = hi + math.log(s)
-            scale = 1.0 / s
+            lse = rows[i] + logs[i - b0]
+            scale = 1.0 / sums[i - b0]
             n_row = 0.0
             for v in range(V):
                 n_row += leaves[i, v]
@@ -377,6 +399,59 @@ def _exp_block(x):
     negative, which numba's indexing wraps; a slice's ``range(size)`` is.)"""
     for j in range(x.size):
         x[j] = _exp_nonpositive(x[j])
+
+
+#: log(x) = k log 2 + log(m), m = x / 2**k in [sqrt(1/2), sqrt(2)); log(m) = log(1 + f)
+#: = 2 atanh(s), s = f / (2 + f) (|s| < 0.172), by its odd Taylor series to s**23
+#: (remainder below 2e-19 relative), written as f - hfsq + s (hfsq + R(s**2)), hfsq = f**2 / 2,
+#: so that the large terms are exact and only R's few units are rounded
+_LOG_C = tuple(2.0 / (2 * j + 1) for j in range(1, 12))
+_TWO52 = 4503599627370496.0
+_TINY = 2.2250738585072014e-308
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _log_positive(x):
+    """log(``x``) for a finite ``x`` > 0 (normal or subnormal), in operations a loop
+    vectorises (no call, no branch; compiled without the division's zero check): the
+    series of the comment above, a subnormal ``x`` scaled by 2**52 first.  Within one unit
+    in the last place of the C library's log (``tests/kernels/test_hls.py``), not always
+    the same bits."""
+    sub = x < _TINY
+    x = x * _TWO52 if sub else x
+    bits = np.float64(x).view(np.int64)
+    # the biased exponent of x / sqrt(1/2), rounded down (0x3FF0... less sqrt(1/2)'s bits)
+    eb = (bits + np.int64(0x00095F619980C433)) >> 52
+    m = np.int64(bits - ((eb - 1023) << 52)).view(np.float64)
+    # k as a double without an int64 conversion (none vectorises without AVX-512)
+    k = ((np.int64(0x4330000000000000 | eb).view(np.float64) - _TWO52)
+         - (1023.0 + (52.0 if sub else 0.0)))
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 = _LOG_C
+    r = c11
+    r = r * z + c10
+    r = r * z + c9
+    r = r * z + c8
+    r = r * z + c7
+    r = r * z + c6
+    r = r * z + c5
+    r = r * z + c4
+    r = r * z + c3
+    r = r * z + c2
+    r = r * z + c1
+    r = r * z
+    hfsq = 0.5 * f * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _log_block(x, out):
+    """``out`` <- log(``x``), every entry finite and > 0 (:func:`_log_positive`), in one
+    vectorised loop."""
+    for j in range(x.size):
+        out[j] = _log_positive(x[j])
 
 
 @njit(cache=True)
@@ -1108,11 +1183,18 @@ def fit_tree(parent, level_start, leaves, settings, pen, out):
         total += min(used, budget - total)
     else:
         converged = False
-    for q in range(n):  # every node's softmax, one exponential per value
+    # every node's softmax (one exponential per value) but the leaves', which the last
+    # line search (or the start) left in ``work[10]`` for ``beta`` (``state[1]`` >= 1)
+    n_leaf = leaves.shape[0]
+    stop = n - n_leaf if state[1] >= 1.0 else n
+    for q in range(stop):
         s = _exp_row(eta, q, out, q)[1]
         scale = 1.0 / s
         for v in range(V):
             out[q, v] *= scale
+    for q in range(stop, n):
+        for v in range(V):
+            out[q, v] = work[10][q - stop, v]
     return total if converged else settings.max_iter + 1
 
 

@@ -571,6 +571,35 @@ def test_vectorised_exponential_is_within_one_unit_of_the_library():
     assert (got[x <= -746.0] == 0.0).all()
 
 
+def test_vectorised_logarithm_is_within_one_unit_of_the_library():
+    """:func:`hls._log_block` (the logarithms of the leaves' softmax sums, vectorised):
+    within one unit in the last place of the C library's log (``math.log``) over every
+    binade from the smallest subnormal to the largest double, around the cut at sqrt(1/2)
+    and the powers of two, and exactly 0 at 1."""
+    rng = np.random.default_rng(12)
+    tiny = np.finfo(np.float64).tiny
+    x = np.concatenate([
+        rng.uniform(1.0, 30.0, 100_000),  # a softmax's sums: 1 to V
+        np.exp(rng.uniform(-744.0, 709.0, 100_000)),
+        rng.uniform(0.5, 2.0, 50_000),
+        rng.uniform(5e-324, tiny, 20_000),  # subnormals
+        rng.integers(1, 2**52, 20_000).view(np.float64),  # subnormals, every bit pattern
+        np.ldexp(1.0, np.arange(-1074, 1024)),
+        np.nextafter(np.ldexp(1.0, np.arange(-1073, 1024)), 0.0),
+        np.sqrt(0.5) * np.ldexp(1.0, np.arange(-1000, 1000)),
+        [5e-324, 1e-323, tiny, np.nextafter(tiny, 0.0), np.sqrt(0.5),
+         np.nextafter(np.sqrt(0.5), 0.0), np.nextafter(np.sqrt(0.5), 1.0), np.sqrt(2.0),
+         1.0, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0), np.finfo(np.float64).max]])
+    got = np.empty_like(x)
+    hls._log_block(x, got)
+    want = np.array([math.log(v) for v in x])
+    ulps = np.abs(got - want) / np.spacing(np.abs(want))
+    assert np.all(np.isfinite(got))
+    assert ulps.max() <= 1.0, x[np.argmax(ulps)]
+    assert (got[x == 1.0] == 0.0).all()
+    assert np.mean(got != want) < 0.1  # mostly the library's bits
+
+
 def _library_trial_softmax(leaf_first, leaves, eta, prob, rows, penalty, limit):
     """:func:`hls._trial_softmax` with the C library's exp, leaf by leaf (the kernel before
     its exponentials were vectorised), in Python."""
